@@ -1,0 +1,147 @@
+"""Everything that touches vcrpy, in one private module imported lazily.
+
+- Match on method, path and the parsed JSON body; never on headers (both SDKs send
+  `x-stainless-*` headers that vary by machine) or host and port (the local server's port
+  is random).
+- Keep only `content-type` in recorded headers: authorisation, keys, cookies, organisation,
+  project and request ids never reach disk. Key-shaped strings in bodies are redacted.
+- Drop non-2xx interactions: a retried call leaves only its success.
+- Cassettes are written atomically; recording always starts a fresh cassette, so N
+  identical requests (repeats) are all recorded and replay in order, each once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import vcr
+from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
+from vcr.serialize import deserialize, serialize
+
+from judges.atomic import atomic_write_text
+
+_KEEP_HEADERS = {"content-type"}
+SECRET_PATTERN = re.compile(
+    r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{12,})"
+)
+REDACTED = "<redacted>"
+
+
+class _AtomicPersister:
+    """vcrpy's filesystem persister, but writes go through temp file + rename."""
+
+    def __init__(self, fresh: bool) -> None:
+        self.fresh = fresh
+
+    def load_cassette(self, cassette_path: str, serializer: Any) -> tuple[list, list]:
+        path = Path(cassette_path)
+        if self.fresh or not path.is_file():
+            raise CassetteNotFoundError()
+        try:
+            return deserialize(path.read_text(encoding="utf-8"), serializer)
+        except (UnicodeDecodeError, ValueError) as error:
+            raise CassetteDecodeError(f"{path}: cannot read the cassette: {error}") from error
+
+    def save_cassette(self, cassette_path: str, cassette_dict: dict, serializer: Any) -> None:
+        atomic_write_text(Path(cassette_path), serialize(cassette_dict, serializer))
+
+
+def _redact(body: Any) -> Any:
+    if isinstance(body, bytes):
+        text = body.decode("utf-8", errors="replace")
+        return SECRET_PATTERN.sub(REDACTED, text).encode() if SECRET_PATTERN.search(text) else body
+    if isinstance(body, str):
+        return SECRET_PATTERN.sub(REDACTED, body)
+    return body
+
+
+def scrub_request(request: Any) -> Any:
+    for name in list(request.headers):
+        if name.lower() not in _KEEP_HEADERS:
+            del request.headers[name]
+    request.body = _redact(request.body)
+    return request
+
+
+def scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
+    if not 200 <= response["status"]["code"] < 300:
+        return None
+    response["headers"] = {
+        name: value for name, value in response["headers"].items() if name.lower() in _KEEP_HEADERS
+    }
+    body = response.get("body", {})
+    if "string" in body:
+        body["string"] = _redact(body["string"])
+    return response
+
+
+# The body of one request is parsed once, not once per recorded interaction it is compared
+# with: vcrpy's own body matcher re-parses every stored body for every request.
+_CANONICAL: dict[bytes, Any] = {}
+
+
+def _canonical_body(body: Any) -> Any:
+    if body is None:
+        return None
+    raw = body if isinstance(body, bytes) else str(body).encode()
+    if raw not in _CANONICAL:
+        try:
+            _CANONICAL[raw] = json.dumps(json.loads(raw), sort_keys=True)
+        except ValueError:
+            _CANONICAL[raw] = raw
+    return _CANONICAL[raw]
+
+
+def json_body(r1: Any, r2: Any) -> None:
+    if _canonical_body(r1.body) != _canonical_body(r2.body):
+        raise AssertionError("request bodies differ")
+
+
+def make_vcr(*, record: bool) -> vcr.VCR:
+    recorder = vcr.VCR(
+        record_mode="all" if record else "none",
+        match_on=("method", "path", "json_body"),
+        before_record_request=scrub_request,
+        before_record_response=scrub_response,
+        decode_compressed_response=True,
+    )
+    recorder.register_matcher("json_body", json_body)
+    recorder.register_persister(_AtomicPersister(fresh=record))  # type: ignore[arg-type]
+    return recorder
+
+
+@contextmanager
+def cassette(path: Path, *, record: bool) -> Iterator[Any]:
+    """Replay (record=False) or freshly record (record=True) one cassette file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with make_vcr(record=record).use_cassette(str(path)) as recorded:
+        yield recorded
+
+
+def is_replay_miss(error: BaseException) -> bool:
+    """True for vcrpy's "no recorded response", also when an SDK wrapped it."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def interaction_count(path: Path) -> int:
+    """How many interactions a cassette file holds (0 when there is none)."""
+    if not path.is_file():
+        return 0
+    try:
+        requests, _ = deserialize(path.read_text(encoding="utf-8"), vcr.serializers.yamlserializer)
+    except (ValueError, UnicodeDecodeError):
+        return 0
+    return len(requests)

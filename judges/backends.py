@@ -1,0 +1,289 @@
+"""Judge backends: one small protocol, three implementations over the official SDKs.
+
+Every call goes through the SDK's own HTTP client, so a cassette sees real HTTP and
+replays it offline. A backend returns the reply text, whether it was cut off, and the
+token usage; the runner turns that into a verdict and the price table into a cost.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
+# vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
+_PINNED_HEADERS = {"Accept-Encoding": "gzip, deflate"}
+_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
+
+
+class BackendError(ValueError):
+    """A backend cannot be built as asked (unknown backend, missing key)."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """`backend:model`, e.g. `local:smollm2-135m` or `openai:gpt-4o-2024-11-20`."""
+
+    backend: str
+    model: str
+
+    @classmethod
+    def parse(cls, text: str) -> ModelRef:
+        backend, sep, model = text.partition(":")
+        if not sep or not model or backend not in ("openai", "anthropic", "local"):
+            raise BackendError(
+                f"judge model {text!r} must be backend:model with backend one of openai, "
+                "anthropic, local (e.g. local:smollm2-135m, openai:gpt-4o-2024-11-20, "
+                "anthropic:claude-sonnet-4-6)"
+            )
+        return cls(backend, model)
+
+    def __str__(self) -> str:
+        return f"{self.backend}:{self.model}"
+
+    @property
+    def slug(self) -> str:
+        """A folder name: `local-smollm2-135m`."""
+        return f"{self.backend}-{self.model}".replace("/", "_").replace(":", "-")
+
+
+@dataclass(frozen=True)
+class Price:
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+
+
+def load_prices(*paths: Path) -> dict[str, Price]:
+    """Price table in USD per million tokens; later files override earlier ones."""
+    prices: dict[str, Price] = {}
+    for path in (DEFAULT_PRICES, *paths):
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+            for model, row in table.get("models", {}).items():
+                prices[model] = Price(float(row["input_per_mtok"]), float(row["output_per_mtok"]))
+        except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
+            raise BackendError(
+                f"{path}: price table must hold [models.\"backend:model\"] tables with "
+                f"input_per_mtok and output_per_mtok ({error!r})"
+            ) from None
+    return prices
+
+
+def price_for(prices: dict[str, Price], model: ModelRef) -> Price:
+    """Unknown local models are free; an unknown paid model is an error, not a silent 0."""
+    if str(model) in prices:
+        return prices[str(model)]
+    if model.backend == "local":
+        return Price(0.0, 0.0)
+    raise BackendError(
+        f"no price for {model}; add [models.\"{model}\"] with input_per_mtok and "
+        "output_per_mtok to a price file passed with --judge-prices"
+    )
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """Everything a backend needs for one call."""
+
+    system: str
+    prompt: str
+    schema_name: str
+    schema: dict[str, Any]
+    max_tokens: int
+    temperature: float | None = None
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class JudgeResponse:
+    text: str
+    truncated: bool
+    input_tokens: int
+    output_tokens: int
+
+
+class Backend(Protocol):
+    model: ModelRef
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse: ...
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline `$defs`, drop titles, close every object: what all three grammars accept."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return walk(copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]]))
+            out = {k: walk(v) for k, v in node.items() if k not in ("$defs", "title")}
+            if out.get("type") == "object":
+                out["additionalProperties"] = False
+            if out.get("type") == "integer" and {"minimum", "maximum"} <= out.keys():
+                # An enum binds every grammar; not all of them honour minimum/maximum.
+                out["enum"] = list(range(out.pop("minimum"), out.pop("maximum") + 1))
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+def _api_key(backend: str, environ: dict[str, str]) -> str:
+    variable = _KEY_VARIABLES[backend]
+    key = environ.get(variable, "")
+    if not key:
+        raise BackendError(
+            f"live {backend} calls need {variable} in the environment; export it, or replay "
+            "the recorded cassettes by running pytest without --record"
+        )
+    return key
+
+
+class OpenAIBackend:
+    """Chat completions with a JSON-schema response format."""
+
+    def __init__(self, model: ModelRef, client: Any) -> None:
+        self.model = model
+        self.client = client
+
+    def _response_format(self, request: JudgeRequest) -> dict[str, Any]:
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+        }
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse:
+        options: dict[str, Any] = {}
+        if request.temperature is not None:
+            options["temperature"] = request.temperature
+        if request.seed is not None:
+            options["seed"] = request.seed
+        completion = self.client.chat.completions.create(
+            model=self.model.model,
+            messages=[
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.prompt},
+            ],
+            max_tokens=request.max_tokens,
+            response_format=self._response_format(request),
+            **options,
+        )
+        choice = completion.choices[0]
+        usage = completion.usage
+        return JudgeResponse(
+            text=choice.message.content or "",
+            truncated=choice.finish_reason == "length",
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+        )
+
+
+class LocalBackend(OpenAIBackend):
+    """An OpenAI-compatible server (llama.cpp, Ollama, vLLM) at a base URL.
+
+    llama.cpp's server turns `{"type": "json_object", "schema": ...}` into a grammar; it
+    does not accept OpenAI's `json_schema` form.
+    """
+
+    def _response_format(self, request: JudgeRequest) -> dict[str, Any]:
+        return {"type": "json_object", "schema": bound_strings(request.schema)}
+
+
+def bound_strings(schema: dict[str, Any], limit: int = 240) -> dict[str, Any]:
+    """Give every free string a maximum length.
+
+    A small local model otherwise keeps writing inside its rationale until `max_tokens` and
+    the reply is cut off before the JSON closes.
+    """
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: walk(v) for k, v in node.items()}
+            if out.get("type") == "string" and "enum" not in out:
+                out.setdefault("maxLength", limit)
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+class AnthropicBackend:
+    """Messages with JSON-schema output. The 2.x SDK has no temperature: repeats vary."""
+
+    def __init__(self, model: ModelRef, client: Any) -> None:
+        self.model = model
+        self.client = client
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse:
+        message = self.client.messages.create(
+            model=self.model.model,
+            max_tokens=request.max_tokens,
+            system=request.system,
+            messages=[{"role": "user", "content": request.prompt}],
+            output_config={"format": {"type": "json_schema", "schema": request.schema}},
+        )
+        text = "".join(block.text for block in message.content if block.type == "text")
+        return JudgeResponse(
+            text=text,
+            truncated=message.stop_reason == "max_tokens",
+            input_tokens=message.usage.input_tokens,
+            output_tokens=message.usage.output_tokens,
+        )
+
+
+def make_backend(
+    model: ModelRef,
+    *,
+    base_url: str | None = None,
+    live: bool,
+    environ: dict[str, str] | None = None,
+    timeout: float = 300.0,
+) -> Backend:
+    """Build the SDK client. In replay no key is needed and nothing is retried.
+
+    Replay must not retry: anthropic wraps vcrpy's "no match" error in a connection error
+    and retries it with sleeps.
+    """
+    environ = dict(os.environ) if environ is None else environ
+    retries = 2 if live else 0
+    if model.backend == "anthropic":
+        import anthropic
+
+        key = _api_key("anthropic", environ) if live else "replay-no-key"
+        client: Any = anthropic.Anthropic(
+            api_key=key, max_retries=retries, timeout=timeout, default_headers=_PINNED_HEADERS
+        )
+        return AnthropicBackend(model, client)
+
+    import openai
+
+    if model.backend == "openai":
+        key = _api_key("openai", environ) if live else "replay-no-key"
+        client = openai.OpenAI(
+            api_key=key,
+            base_url=base_url,
+            max_retries=retries,
+            timeout=timeout,
+            default_headers=_PINNED_HEADERS,
+        )
+        return OpenAIBackend(model, client)
+    client = openai.OpenAI(
+        api_key=environ.get(LOCAL_KEY_VARIABLE) or "local-no-key",
+        base_url=base_url or "http://127.0.0.1:8080/v1",
+        max_retries=retries,
+        timeout=timeout,
+        default_headers=_PINNED_HEADERS,
+    )
+    return LocalBackend(model, client)

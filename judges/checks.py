@@ -1,0 +1,48 @@
+"""Assertion messages that say what was expected, what the judge said and why."""
+
+from __future__ import annotations
+
+import json
+
+from judges.results import JudgementRow
+
+_SHOWN = (
+    "factual_accuracy", "factual_accuracy_as_judged", "completeness", "causal_reasoning",
+    "core_total", "product_identity_match", "reference_product", "answer_product",
+    "faithfulness", "coverage", "coherence", "fluency", "score", "level", "missing", "extra",
+)  # fmt: skip
+
+
+def describe_verdict(row: JudgementRow) -> str:
+    verdict = row.verdict or {}
+    shown = {key: verdict[key] for key in _SHOWN if key in verdict}
+    return ", ".join(f"{key}={json.dumps(value)}" for key, value in shown.items())
+
+
+def failure_message(row: JudgementRow) -> str:
+    expected = " and ".join(str(e) for e in row.expect)
+    head = f"{row.item_id} ({row.category}{', control' if row.control else ''})"
+    where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
+    if row.status != "ok":
+        tried = "; ".join(
+            f"attempt {a.attempt + 1}{f' {a.facet}' if a.facet else ''}: {a.error_kind}"
+            for a in row.attempts
+            if a.error
+        )
+        return (
+            f"{head}: the judgement failed ({row.status}) under {where}: {row.error}"
+            + (f"\n  attempts: {tried}" if tried else "")
+        )
+    verdict = row.verdict or {}
+    rationale = verdict.get("rationale") or verdict.get("rationales") or ""
+    return (
+        f"{head}: expected {expected}; {where} returned {describe_verdict(row)}\n"
+        f"  rationale: {json.dumps(rationale)[:400]}"
+    )
+
+
+def assert_expected(row: JudgementRow) -> None:
+    """Fail with a readable message unless the verdict meets every expectation."""
+    __tracebackhide__ = True
+    if row.status != "ok" or not row.met:
+        raise AssertionError(failure_message(row))

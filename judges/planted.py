@@ -1,0 +1,224 @@
+"""Planted-error sets: items, accepted misses and gates, loaded with errors that say where.
+
+    planted_sets/<judge>/items.jsonl        one planted item per line
+    planted_sets/<judge>/expectations.toml  accepted misses per judge model and prompt version
+    planted_sets/<judge>/gates.toml         thresholds per judge model and prompt version
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judges.results import Expectation
+from judges.runner import Subject
+from judges.spec import JudgeSpec
+
+
+class PlantedSetError(ValueError):
+    """A planted-set file is malformed; the message names file, line, field and the fix."""
+
+
+class Provenance(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: Literal["hand", "generated"]
+    clean_item: str | None = None
+    perturbation: str | None = None
+    seed: int | None = None
+    note: str = ""
+
+
+class PlantedItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[A-Z]{2,4}-\d{2,3}$")
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=40)
+    judge: str
+    category: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    control: bool = False
+    inputs: dict[str, Any]
+    expect: tuple[Expectation, ...] = Field(min_length=1)
+    provenance: Provenance
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.id}-{self.slug}"
+
+    def subject(self) -> Subject:
+        return Subject(self.id, self.category, self.control, self.inputs, self.expect)
+
+
+class Gates(BaseModel):
+    """Thresholds for one (judge model, prompt version)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_detection: dict[str, float] = {}
+    max_control_false_positive: float | None = Field(default=None, ge=0, le=1)
+    max_error_rate: float | None = Field(default=None, ge=0, le=1)
+    noise_floor: dict[str, float] = {}
+    test_retest: dict[str, float] = {}
+    panel: dict[str, float] = {}
+    sme: dict[str, float] = {}
+    note: str = ""
+
+
+class SetConfig(BaseModel):
+    """`set.toml`: which items the noise floor and the retest run use."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    noise_items: tuple[str, ...] = ()
+    noise_repeats: int = Field(default=5, ge=2)
+    noise_versions: tuple[str, ...] = ()
+    retest_versions: tuple[str, ...] = ()
+
+
+@dataclass
+class PlantedSet:
+    judge: str
+    path: Path
+    items: list[PlantedItem]
+    accepted_misses: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    gates: dict[tuple[str, str], Gates] = field(default_factory=dict)
+    config: SetConfig = field(default_factory=SetConfig)
+
+    def item(self, item_id: str) -> PlantedItem:
+        for item in self.items:
+            if item.id == item_id:
+                return item
+        raise KeyError(item_id)
+
+    def categories(self) -> list[str]:
+        return sorted({item.category for item in self.items})
+
+    def accepted_miss(self, model: str, version: str, item_id: str) -> str | None:
+        return self.accepted_misses.get((model, version), {}).get(item_id)
+
+
+def _field_error(path: Path, line: int, error: ValidationError) -> PlantedSetError:
+    problems = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(p) for p in e["loc"]) or "<item>"
+        problems.append(f"field {where!r}: {e['msg']} (got {str(e.get('input'))[:60]!r})")
+    return PlantedSetError(f"{path}:{line}: " + "; ".join(problems))
+
+
+def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
+    """Every item of one JSONL file, validated, including the judge's own inputs model."""
+    items: list[PlantedItem] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise PlantedSetError(
+                f"{path}:{number}: not JSON ({error.msg} at column {error.colno}); each line "
+                "must be one JSON object"
+            ) from None
+        try:
+            item = PlantedItem.model_validate(raw)
+        except ValidationError as error:
+            raise _field_error(path, number, error) from None
+        if item.judge != spec.name:
+            raise PlantedSetError(
+                f"{path}:{number}: field 'judge' is {item.judge!r} but this set belongs to "
+                f"{spec.name!r}"
+            )
+        try:
+            spec.parse_inputs(item.inputs)
+        except ValidationError as error:
+            wrapped = _field_error(path, number, error)
+            raise PlantedSetError(str(wrapped).replace("field '", "field 'inputs.")) from None
+        except ValueError as error:
+            raise PlantedSetError(f"{path}:{number}: field 'inputs': {error}") from None
+        if item.id in seen:
+            raise PlantedSetError(
+                f"{path}:{number}: field 'id': {item.id} already used on line {seen[item.id]}"
+            )
+        seen[item.id] = number
+        items.append(item)
+    for number, item in enumerate(items, start=1):
+        clean = item.provenance.clean_item
+        if clean is not None and clean not in seen:
+            raise PlantedSetError(
+                f"{path}:{seen[item.id]}: field 'provenance.clean_item': {clean} is not an "
+                f"item of this set (item {item.id})"
+            )
+    return items
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise PlantedSetError(f"{path}: not valid TOML: {error}") from None
+
+
+def _per_model_version(path: Path, table: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    """`["backend:model"."version"]` tables, keyed by (model, version)."""
+    out: dict[tuple[str, str], Any] = {}
+    for model, versions in table.items():
+        if not isinstance(versions, dict) or ":" not in model:
+            raise PlantedSetError(
+                f"{path}: top-level keys are judge models such as \"local:smollm2-135m\" "
+                f"holding one table per prompt version; got {model!r}"
+            )
+        for version, value in versions.items():
+            out[(model, version)] = value
+    return out
+
+
+def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
+    folder = root / spec.name
+    items = load_items(folder / "items.jsonl", spec)
+    ids = {item.id for item in items}
+    misses_path = folder / "expectations.toml"
+    misses = _per_model_version(misses_path, _load_toml(misses_path))
+    for (model, version), table in misses.items():
+        unknown = sorted(set(table) - ids)
+        if unknown:
+            raise PlantedSetError(
+                f"{misses_path}: [\"{model}\".\"{version}\"] lists {unknown}, which are not "
+                "items of the set; remove them"
+            )
+    gates_path = folder / "gates.toml"
+    gates: dict[tuple[str, str], Gates] = {}
+    for key, table in _per_model_version(gates_path, _load_toml(gates_path)).items():
+        try:
+            gates[key] = Gates.model_validate(table)
+        except ValidationError as error:
+            raise PlantedSetError(f"{gates_path}: [\"{key[0]}\".\"{key[1]}\"]: {error}") from None
+    config_path = folder / "set.toml"
+    try:
+        config = SetConfig.model_validate(_load_toml(config_path))
+    except ValidationError as error:
+        raise PlantedSetError(f"{config_path}: {error}") from None
+    unknown = sorted(set(config.noise_items) - ids)
+    if unknown:
+        raise PlantedSetError(f"{config_path}: noise_items {unknown} are not items of the set")
+    return PlantedSet(spec.name, folder, items, misses, gates, config)
+
+
+def load_planted_sets(root: Path, catalog: dict[str, JudgeSpec]) -> dict[str, PlantedSet]:
+    """The planted set of every judge that has one."""
+    return {
+        name: load_planted_set(root, spec)
+        for name, spec in catalog.items()
+        if (root / name / "items.jsonl").is_file()
+    }
+
+
+def category_counts(items: list[PlantedItem]) -> Counter[str]:
+    return Counter(item.category for item in items)

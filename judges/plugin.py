@@ -1,0 +1,357 @@
+"""The pytest plugin: options, parametrization, fixtures and the hooks that gather results.
+
+Each hook is a few lines handing off to `JudgesSession` (one per process, in
+`config.stash`). Result rows travel from xdist workers to the controlling process on the
+test reports' `user_properties`, so reports are written once, by the controller.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judges.backends import BackendError, ModelRef
+from judges.gates import GateResult, evaluate
+from judges.naming import Case
+from judges.results import JudgementRow
+from judges.session import JudgementMissing, JudgesSession, RecordMode, Settings
+
+OPTION_RECORD = "--record"
+OPTION_MODEL = "--judge-model"
+OPTION_BASE_URL = "--judge-base-url"
+OPTION_COST_CAP = "--cost-cap"
+OPTION_PRICES = "--judge-prices"
+OPTION_REPEATS = "--noise-repeats"
+ROW_PROPERTY = "judges.row"
+GATE_PROPERTY = "judges.gate"
+
+session_key = pytest.StashKey[JudgesSession]()
+server_key = pytest.StashKey[Any]()
+restore_network_key = pytest.StashKey[Any]()
+
+
+def _model(text: str) -> ModelRef:
+    try:
+        return ModelRef.parse(text)
+    except BackendError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _usd(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("the cost cap is a non-negative amount of USD")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("judges", "judge reliability (record/replay of judge calls)")
+    group.addoption(
+        OPTION_RECORD,
+        dest="judges_record",
+        nargs="?",
+        const=RecordMode.ALL.value,
+        default=RecordMode.NONE.value,
+        choices=[RecordMode.ALL.value, RecordMode.MISSING.value],
+        help="make live judge calls and write cassettes: all selected tests (default), or "
+        "'missing' ones only. Without it every judge call replays offline.",
+    )
+    group.addoption(
+        OPTION_MODEL,
+        dest="judges_models",
+        action="append",
+        type=_model,
+        default=[],
+        help="judge model as backend:model (local:smollm2-135m, openai:gpt-4o-2024-11-20, "
+        "anthropic:claude-sonnet-4-6); repeatable. Default: each judge's baseline model.",
+    )
+    group.addoption(
+        OPTION_BASE_URL,
+        dest="judges_base_url",
+        default=None,
+        help="OpenAI-compatible base URL of a running server (Ollama, vLLM, llama-server) "
+        "instead of the embedded local judge.",
+    )
+    group.addoption(
+        OPTION_COST_CAP,
+        dest="judges_cost_cap",
+        type=_usd,
+        default=None,
+        help="stop live judge calls once this many USD are spent; the rest end as cost_cap.",
+    )
+    group.addoption(
+        OPTION_PRICES,
+        dest="judges_prices",
+        action="append",
+        type=Path,
+        default=[],
+        help="extra price table (TOML, USD per million tokens) overriding judges/prices.toml.",
+    )
+    group.addoption(
+        OPTION_REPEATS,
+        dest="judges_noise_repeats",
+        type=int,
+        default=None,
+        help="repeats per item for noise-floor tests (default: the planted set's set.toml).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Runs in every process, xdist workers included: each maps the flags itself.
+    config.addinivalue_line("markers", "judges: a test that judges through recorded calls")
+    workerinput = getattr(config, "workerinput", {})
+    rootdir = Path(config.rootpath)
+    settings = Settings(
+        rootdir=rootdir,
+        record=RecordMode(config.getoption("judges_record")),
+        models=tuple(config.getoption("judges_models")),
+        base_url=workerinput.get("judges_base_url") or config.getoption("judges_base_url"),
+        cost_cap_usd=config.getoption("judges_cost_cap"),
+        price_files=tuple(config.getoption("judges_prices")),
+        cassettes=rootdir / "cassettes",
+        planted_sets=rootdir / "planted_sets",
+        reports=rootdir / "reports",
+        noise_repeats=config.getoption("judges_noise_repeats"),
+        **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
+    )
+    try:
+        session = JudgesSession(settings)
+    except BackendError as error:
+        raise pytest.UsageError(str(error)) from None
+    config.stash[session_key] = session
+    if not settings.live:
+        from judges.network import block_network
+
+        config.stash[restore_network_key] = block_network()
+    elif not workerinput and settings.base_url is None and _needs_embedded_server(session):
+        session.settings = _start_embedded_server(config, settings)
+    config.pluginmanager.register(_ResultCollector(session), "judges-collector")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+
+
+def _needs_embedded_server(session: JudgesSession) -> bool:
+    models = list(session.settings.models) or [
+        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
+    ]
+    return any(model.backend == "local" for model in models)
+
+
+def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
+    from dataclasses import replace
+
+    from judges.local_server import LocalServerError, start_local_server
+    from judges.session import local_key_from_env
+
+    try:
+        server = start_local_server(log_dir=settings.scratch, api_key=local_key_from_env())
+    except LocalServerError as error:
+        raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
+    config.stash[server_key] = server
+    return replace(settings, base_url=server.base_url)
+
+
+class _XdistHooks:
+    """Hand the one embedded server and the shared ledger to every worker."""
+
+    def __init__(self, session: JudgesSession) -> None:
+        self.session = session
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput["judges_base_url"] = self.session.settings.base_url
+        node.workerinput["judges_session_id"] = self.session.settings.session_id
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = config.stash.get(server_key, None)
+    if server is not None:
+        server.stop()
+    restore = config.stash.get(restore_network_key, None)
+    if restore is not None:
+        restore()
+
+
+# -- parametrization -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GateCase:
+    judge: str
+    version: str
+    model: ModelRef
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.judge}-{self.version}"
+
+
+def _multi_model(session: JudgesSession) -> bool:
+    return len(session.settings.models) > 1
+
+
+def _case_id(session: JudgesSession, case: Case | GateCase) -> str:
+    return f"{case.test_id}-{case.model.slug}" if _multi_model(session) else case.test_id
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    session = metafunc.config.stash[session_key]
+    if "planted_case" in metafunc.fixturenames:
+        params = []
+        for planted in session.planted_sets.values():
+            for case in session.cases(planted):
+                reason = planted.accepted_miss(str(case.model), case.version, case.item_id)
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                params.append(pytest.param(case, id=_case_id(session, case), marks=marks))
+        metafunc.parametrize("planted_case", params)
+    if "gate_case" in metafunc.fixturenames:
+        gate_cases = [
+            GateCase(name, version, model)
+            for name in session.planted_sets
+            for version in session.catalog[name].versions
+            for model in session.models_for(session.catalog[name])
+        ]
+        metafunc.parametrize(
+            "gate_case", gate_cases, ids=[_case_id(session, c) for c in gate_cases]
+        )
+
+
+# -- fixtures -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
+    """The run's judging session: catalog, planted sets, record mode and ledger."""
+    return pytestconfig.stash[session_key]
+
+
+class JudgeRunner:
+    """Judges cases for one test and attaches every result row to its report."""
+
+    def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
+        self.session = session
+        self.item = item
+
+    def judge(
+        self, case: Case, *, run: str = "main", repeats: int = 1, draw_offset: int = 0
+    ) -> list[JudgementRow]:
+        __tracebackhide__ = True
+        try:
+            rows = self.session.judge_case(
+                case, nodeid=self.item.nodeid, run=run, repeats=repeats, draw_offset=draw_offset
+            )
+        except JudgementMissing as error:
+            missing = str(error)
+        else:
+            missing = ""
+        if missing:
+            pytest.fail(missing, pytrace=False)
+        for row in rows:
+            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
+        capped = [row for row in rows if row.status == "cost_cap"]
+        if capped:
+            pytest.skip(f"cost_cap: {capped[0].error}")
+        return rows
+
+    def replay_set(self, gate: GateCase) -> list[JudgementRow]:
+        """Every main-run judgement of a planted set, replayed (never live)."""
+        __tracebackhide__ = True
+        planted = self.session.planted_sets[gate.judge]
+        rows = []
+        for item in planted.items:
+            case = Case(gate.judge, gate.version, gate.model, item.id, item.slug)
+            nodeid = _planted_nodeid(self.item, self.session, case)
+            try:
+                rows += self.session.judge_case(case, nodeid=nodeid, replay_only=True)
+            except JudgementMissing as error:
+                missing = str(error)
+                break
+        else:
+            return rows
+        pytest.fail(missing, pytrace=False)
+
+    def check_gates(self, gate: GateCase, rows: list[JudgementRow]) -> list[GateResult]:
+        __tracebackhide__ = True
+        planted = self.session.planted_sets[gate.judge]
+        thresholds = planted.gates.get((str(gate.model), gate.version))
+        results = evaluate(rows, thresholds)
+        self.item.user_properties.append(
+            (
+                GATE_PROPERTY,
+                {
+                    "judge": gate.judge,
+                    "prompt_version": gate.version,
+                    "model": str(gate.model),
+                    "gates": [r.as_dict() for r in results],
+                },
+            )
+        )
+        if thresholds is None:
+            pytest.skip(
+                f"no gates for {gate.model} prompt {gate.version} in "
+                f"{planted.path / 'gates.toml'}: add a [\"{gate.model}\".\"{gate.version}\"] table"
+            )
+        failed = [r for r in results if r.passed is False]
+        if failed:
+            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed)
+            passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
+            pytest.fail(
+                f"{gate.judge} prompt {gate.version} on {gate.model}: {len(failed)} gate(s) "
+                f"failed (thresholds in {planted.path / 'gates.toml'})\n{lines}\n{passed}",
+                pytrace=False,
+            )
+        return results
+
+
+def _planted_nodeid(item: pytest.Item, session: JudgesSession, case: Case) -> str:
+    """The node id of the planted-item test that records `case` (for re-record hints)."""
+    return f"regression_tests/test_planted.py::test_planted_item[{_case_id(session, case)}]"
+
+
+@pytest.fixture
+def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) -> JudgeRunner:
+    """Judge planted cases inside this test's cassettes; rows go to the session's reports."""
+    return JudgeRunner(judges_session, request.node)
+
+
+# -- gathering and reporting ---------------------------------------------------------
+
+
+class _ResultCollector:
+    """Gathers the rows and gate results that tests attached to their reports."""
+
+    def __init__(self, session: JudgesSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" or (report.when == "setup" and report.skipped):
+            properties = report.user_properties
+            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.gate_results.extend(
+                value for name, value in properties if name == GATE_PROPERTY
+            )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return
+    judges_session = session.config.stash.get(session_key, None)
+    if judges_session is None or not judges_session.rows:
+        return
+    from judges.report import write_session_reports
+
+    judges_session.written = write_session_reports(judges_session)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    judges_session = config.stash.get(session_key, None)
+    if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
+        return
+    from judges.report import summary_lines
+
+    terminalreporter.section("judges")
+    for line in summary_lines(judges_session):
+        terminalreporter.write_line(line)

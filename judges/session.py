@@ -1,0 +1,206 @@
+"""The run: settings from the command line, judging inside cassettes, rows gathered for reports.
+
+The plugin's hooks are a few lines each and hand off to this object, kept in
+`config.stash`. Judging itself (`judges.runner`) knows nothing of pytest or vcrpy.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import shlex
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judges.backends import LOCAL_KEY_VARIABLE, ModelRef, load_prices, make_backend, price_for
+from judges.ledger import Ledger
+from judges.naming import Case
+from judges.planted import PlantedItem, PlantedSet, load_planted_sets
+from judges.results import JudgementRow, Usage
+from judges.runner import Call, Subject, judge
+from judges.spec import JudgeSpec, load_catalog
+
+
+class RecordMode(enum.Enum):
+    NONE = "none"  # replay only; network blocked
+    ALL = "all"  # live calls; every selected cassette is recorded afresh
+    MISSING = "missing"  # live calls only where no cassette exists yet
+
+
+class JudgementMissing(Exception):
+    """No recorded judgement matches: the cassette is absent or stale."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    rootdir: Path
+    record: RecordMode = RecordMode.NONE
+    models: tuple[ModelRef, ...] = ()
+    base_url: str | None = None
+    cost_cap_usd: float | None = None
+    price_files: tuple[Path, ...] = ()
+    cassettes: Path = Path("cassettes")
+    planted_sets: Path = Path("planted_sets")
+    reports: Path = Path("reports")
+    noise_repeats: int | None = None
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @property
+    def live(self) -> bool:
+        return self.record is not RecordMode.NONE
+
+    @property
+    def scratch(self) -> Path:
+        return self.rootdir / ".judges-tmp"
+
+
+def rerecord_command(nodeid: str) -> str:
+    return f"pytest --record {shlex.quote(nodeid)}"
+
+
+class JudgesSession:
+    """Owns one pytest run's judging: catalog, planted sets, backends, ledger and rows."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.rows: list[JudgementRow] = []
+        self.gate_results: list[dict[str, Any]] = []
+        self._backends: dict[tuple[str, bool], Any] = {}
+        self._replayed: dict[tuple[Path, float], JudgementRow] = {}
+        self.ledger = Ledger(
+            settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
+        )
+        self.prices = load_prices(*settings.price_files)
+
+    # -- what there is to judge -------------------------------------------------------
+
+    @property
+    def catalog(self) -> dict[str, JudgeSpec]:
+        return load_catalog()
+
+    @property
+    def planted_sets(self) -> dict[str, PlantedSet]:
+        if not hasattr(self, "_planted_sets"):
+            self._planted_sets = load_planted_sets(self.settings.planted_sets, self.catalog)
+        return self._planted_sets
+
+    def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
+        return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
+
+    def cases(self, planted: PlantedSet, items: Iterable[PlantedItem] | None = None) -> list[Case]:
+        spec = self.catalog[planted.judge]
+        return [
+            Case(spec.name, version, model, item.id, item.slug)
+            for version in spec.versions
+            for model in self.models_for(spec)
+            for item in (planted.items if items is None else items)
+        ]
+
+    def subject(self, case: Case) -> Subject:
+        return self.planted_sets[case.judge].item(case.item_id).subject()
+
+    # -- judging ------------------------------------------------------------------------
+
+    def _backend(self, model: ModelRef, live: bool) -> Any:
+        key = (str(model), live)
+        if key not in self._backends:
+            base_url = self.settings.base_url if model.backend != "anthropic" else None
+            self._backends[key] = make_backend(model, base_url=base_url, live=live)
+        return self._backends[key]
+
+    def _should_record(self, path: Path) -> bool:
+        mode = self.settings.record
+        return mode is RecordMode.ALL or (mode is RecordMode.MISSING and not path.is_file())
+
+    def judge_case(
+        self,
+        case: Case,
+        *,
+        nodeid: str,
+        run: str = "main",
+        repeats: int = 1,
+        draw_offset: int = 0,
+        replay_only: bool = False,
+    ) -> list[JudgementRow]:
+        """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
+        from judges import _vcr
+
+        path = case.cassette(self.settings.cassettes, run)
+        record = not replay_only and self._should_record(path)
+        if not record:
+            cached = self._replayed.get((path, _mtime(path)))
+            if cached is not None and repeats == 1:
+                return [cached]
+        spec = self.catalog[case.judge]
+        backend = self._backend(case.model, record)
+        price = price_for(self.prices, case.model)
+        subject = self.subject(case)
+        rows: list[JudgementRow] = []
+        try:
+            with _vcr.cassette(path, record=record):
+                for repeat in range(repeats):
+                    call = Call(
+                        backend=backend,
+                        price=price,
+                        live=record,
+                        ledger=self.ledger,
+                        is_fatal=_vcr.is_replay_miss,
+                        run=run,
+                        repeat=repeat,
+                        draw=draw_offset + repeat,
+                    )
+                    rows.append(judge(spec, case.version, subject, call))
+        except Exception as error:
+            if not _vcr.is_replay_miss(error):
+                raise
+            state = (
+                "does not exist"
+                if not path.is_file()
+                else "does not match the request: the prompt file, the item's inputs or the "
+                "sampling settings changed since it was recorded"
+            )
+            raise JudgementMissing(
+                f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
+                f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
+                f"Re-record it with:  {rerecord_command(nodeid)}"
+            ) from None
+        if not record and repeats == 1:
+            self._replayed[(path, _mtime(path))] = rows[0]
+        return rows
+
+    # -- gathering ----------------------------------------------------------------------
+
+    def add_rows(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
+
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Calls, tokens and cost per model over every row of this session."""
+        totals: dict[str, Usage] = {}
+        for row in self.rows:
+            usage = totals.setdefault(row.model, Usage())
+            usage.calls += row.usage.calls
+            usage.input_tokens += row.usage.input_tokens
+            usage.output_tokens += row.usage.output_tokens
+            usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
+        return dict(sorted(totals.items()))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return -1.0
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def local_key_from_env() -> str | None:
+    return os.environ.get(LOCAL_KEY_VARIABLE)

@@ -1,0 +1,179 @@
+"""Judges as data: a `judge.toml`, versioned prompt files and a verdict module.
+
+Layout of one judge (nothing else in the harness names it):
+
+    judges/prompts/<judge>/judge.toml          name, verdict module, facets, sampling
+    judges/prompts/<judge>/<version>.md        one call per judgement
+    judges/prompts/<judge>/<version>/<facet>.md  one call per facet (e.g. per dimension)
+
+The verdict module provides `Inputs` (a pydantic model with `prompt_fields()`),
+`reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+PROMPTS_ROOT = Path(__file__).parent / "prompts"
+_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
+
+
+class SpecError(ValueError):
+    """A judge specification or prompt file is unusable."""
+
+
+class Sampling(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int = Field(default=512, gt=0)
+    seed: int | None = None
+
+
+class JudgeConfig(BaseModel):
+    """The contents of `judge.toml`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = ""
+    module: str
+    baseline_model: str
+    system: str = "You are a meticulous evaluation judge. Reply with one JSON object only."
+    facets: tuple[str, ...] = ()
+    max_attempts: int = Field(default=3, ge=1, le=10)
+    sampling: Sampling = Sampling()
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Order prompt versions numerically: 0.3 < 0.3.1 < 0.10."""
+    return tuple(int(part) for part in version.split("."))
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt version of one judge: a template per facet (`None` = single call)."""
+
+    judge: str
+    version: str
+    templates: dict[str | None, str]
+    paths: dict[str | None, Path]
+
+    def render(self, facet: str | None, fields: dict[str, str]) -> str:
+        template = self.templates[facet]
+        missing = sorted(set(_PLACEHOLDER.findall(template)) - set(fields))
+        if missing:
+            raise SpecError(
+                f"{self.paths[facet]}: placeholders {missing} have no value; the item gives "
+                f"{sorted(fields)}"
+            )
+        return _PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge: its configuration, its verdict module and every prompt version on disk."""
+
+    config: JudgeConfig
+    root: Path
+    prompts: dict[str, Prompt] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def versions(self) -> list[str]:
+        return sorted(self.prompts, key=version_key)
+
+    @property
+    def module(self) -> ModuleType:
+        return importlib.import_module(self.config.module)
+
+    def previous_version(self, version: str) -> str | None:
+        ordered = self.versions
+        index = ordered.index(version)
+        return ordered[index - 1] if index else None
+
+    def parse_inputs(self, raw: dict[str, Any]) -> BaseModel:
+        return self.module.Inputs.model_validate(raw)
+
+    def reply_model(self, version: str, facet: str | None) -> type[BaseModel]:
+        return self.module.reply_model(version, facet)
+
+    def build_verdict(
+        self, replies: dict[str | None, tuple[BaseModel, str]], inputs: BaseModel, version: str
+    ) -> BaseModel:
+        return self.module.build_verdict(replies, inputs, version)
+
+
+def prompt_hash(system: str, rendered: dict[str | None, str]) -> str:
+    """A short, stable fingerprint of exactly what the judge was shown."""
+    digest = hashlib.sha256(system.encode())
+    for facet in sorted(rendered, key=lambda f: f or ""):
+        digest.update(f"\0{facet or ''}\0{rendered[facet]}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _load_prompts(root: Path, config: JudgeConfig) -> dict[str, Prompt]:
+    prompts: dict[str, Prompt] = {}
+    for path in sorted(root.iterdir()):
+        if path.is_file() and path.suffix == ".md" and path.stem != "README":
+            if config.facets:
+                raise SpecError(
+                    f"{path}: judge {config.name!r} has facets {list(config.facets)}, so a "
+                    f"prompt version is a folder {path.stem}/ holding one <facet>.md per facet"
+                )
+            paths: dict[str | None, Path] = {None: path}
+            version = path.stem
+        elif path.is_dir() and not path.name.startswith((".", "_")):
+            version = path.name
+            paths = {facet: path / f"{facet}.md" for facet in config.facets}
+            absent = [str(p) for p in paths.values() if not p.is_file()]
+            if not config.facets or absent:
+                raise SpecError(
+                    f"{path}: a prompt version folder needs one file per facet of "
+                    f"{config.name!r} {list(config.facets)}; missing {absent}"
+                )
+        else:
+            continue
+        if not re.fullmatch(r"\d+(\.\d+)*", version):
+            raise SpecError(f"{path}: prompt versions are dotted numbers such as 0.3.1")
+        prompts[version] = Prompt(
+            config.name, version, {f: p.read_text(encoding="utf-8") for f, p in paths.items()}, paths
+        )
+    if not prompts:
+        raise SpecError(f"{root}: judge {config.name!r} has no prompt version (<version>.md)")
+    return prompts
+
+
+def load_judge(root: Path) -> JudgeSpec:
+    """Load one judge folder, with errors that name the file and the field."""
+    toml_path = root / "judge.toml"
+    try:
+        config = JudgeConfig.model_validate(tomllib.loads(toml_path.read_text(encoding="utf-8")))
+    except (tomllib.TOMLDecodeError, ValidationError) as error:
+        raise SpecError(f"{toml_path}: {error}") from None
+    if config.name != root.name:
+        raise SpecError(f"{toml_path}: name {config.name!r} must equal its folder {root.name!r}")
+    return JudgeSpec(config=config, root=root, prompts=_load_prompts(root, config))
+
+
+@cache
+def load_catalog(root: Path = PROMPTS_ROOT) -> dict[str, JudgeSpec]:
+    """Every judge under `root`, by name."""
+    return {
+        path.name: load_judge(path)
+        for path in sorted(root.iterdir())
+        if path.is_dir() and (path / "judge.toml").is_file()
+    }
