@@ -71,7 +71,7 @@ def load_prices(*paths: Path) -> dict[str, Price]:
                 prices[model] = Price(float(row["input_per_mtok"]), float(row["output_per_mtok"]))
         except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
             raise BackendError(
-                f"{path}: price table must hold [models.\"backend:model\"] tables with "
+                f'{path}: price table must hold [models."backend:model"] tables with '
                 f"input_per_mtok and output_per_mtok ({error!r})"
             ) from None
     return prices
@@ -84,7 +84,7 @@ def price_for(prices: dict[str, Price], model: ModelRef) -> Price:
     if model.backend == "local":
         return Price(0.0, 0.0)
     raise BackendError(
-        f"no price for {model}; add [models.\"{model}\"] with input_per_mtok and "
+        f'no price for {model}; add [models."{model}"] with input_per_mtok and '
         "output_per_mtok to a price file passed with --judge-prices"
     )
 
@@ -199,7 +199,7 @@ class LocalBackend(OpenAIBackend):
         return {"type": "json_object", "schema": bound_strings(request.schema)}
 
 
-def bound_strings(schema: dict[str, Any], limit: int = 240) -> dict[str, Any]:
+def bound_strings(schema: dict[str, Any], limit: int = 160) -> dict[str, Any]:
     """Give every free string a maximum length.
 
     A small local model otherwise keeps writing inside its rationale until `max_tokens` and

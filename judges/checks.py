@@ -21,7 +21,8 @@ def describe_verdict(row: JudgementRow) -> str:
 
 def failure_message(row: JudgementRow) -> str:
     expected = " and ".join(str(e) for e in row.expect)
-    head = f"{row.item_id} ({row.category}{', control' if row.control else ''})"
+    control = ", control" if row.control and row.category != "control" else ""
+    head = f"{row.item_id} ({row.category}{control})"
     where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
     if row.status != "ok":
         tried = "; ".join(
@@ -29,9 +30,8 @@ def failure_message(row: JudgementRow) -> str:
             for a in row.attempts
             if a.error
         )
-        return (
-            f"{head}: the judgement failed ({row.status}) under {where}: {row.error}"
-            + (f"\n  attempts: {tried}" if tried else "")
+        return f"{head}: the judgement failed ({row.status}) under {where}: {row.error}" + (
+            f"\n  attempts: {tried}" if tried else ""
         )
     verdict = row.verdict or {}
     rationale = verdict.get("rationale") or verdict.get("rationales") or ""
@@ -46,3 +46,17 @@ def assert_expected(row: JudgementRow) -> None:
     __tracebackhide__ = True
     if row.status != "ok" or not row.met:
         raise AssertionError(failure_message(row))
+
+
+def assert_accounted(rows: list[JudgementRow], expected: int) -> None:
+    """Every repeat left a row: a verdict, or an error that says what failed.
+
+    Failed judgements of a reliability run are data (its error rate is gated); what must
+    never happen is a repeat that left nothing, or an error row with no explanation.
+    """
+    __tracebackhide__ = True
+    if len(rows) != expected:
+        raise AssertionError(f"expected {expected} result rows, got {len(rows)}")
+    unexplained = [row for row in rows if row.status != "ok" and not row.error]
+    if unexplained or any(row.status == "ok" and row.verdict is None for row in rows):
+        raise AssertionError("a result row has neither a verdict nor an error message")

@@ -129,4 +129,6 @@ def start_local_server(
             return server
         time.sleep(0.5)
     server.stop()
-    raise LocalServerError(f"llama.cpp server not healthy after {startup_timeout:.0f}s; see {log_path}")
+    raise LocalServerError(
+        f"llama.cpp server not healthy after {startup_timeout:.0f}s; see {log_path}"
+    )

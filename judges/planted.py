@@ -1,8 +1,8 @@
 """Planted-error sets: items, accepted misses and gates, loaded with errors that say where.
 
-    planted_sets/<judge>/items.jsonl        one planted item per line
-    planted_sets/<judge>/expectations.toml  accepted misses per judge model and prompt version
-    planted_sets/<judge>/gates.toml         thresholds per judge model and prompt version
+planted_sets/<judge>/items.jsonl        one planted item per line
+planted_sets/<judge>/expectations.toml  accepted misses per judge model and prompt version
+planted_sets/<judge>/gates.toml         thresholds per judge model and prompt version
 """
 
 from __future__ import annotations
@@ -70,8 +70,19 @@ class Gates(BaseModel):
     note: str = ""
 
 
+class PanelConfig(BaseModel):
+    """The cross-check judge of a panel, labelled for what it honestly is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    versions: tuple[str, ...] = ()
+    model: str | None = None  # default: the primary judge model
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    label: str
+
+
 class SetConfig(BaseModel):
-    """`set.toml`: which items the noise floor and the retest run use."""
+    """`set.toml`: which items and prompt versions the reliability runs use."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -79,6 +90,9 @@ class SetConfig(BaseModel):
     noise_repeats: int = Field(default=5, ge=2)
     noise_versions: tuple[str, ...] = ()
     retest_versions: tuple[str, ...] = ()
+    sme_labels: str | None = None  # a JSONL file under planted_sets/sme/
+    sme_versions: tuple[str, ...] = ()
+    panel: PanelConfig | None = None
 
 
 @dataclass
@@ -147,7 +161,7 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
             )
         seen[item.id] = number
         items.append(item)
-    for number, item in enumerate(items, start=1):
+    for item in items:
         clean = item.provenance.clean_item
         if clean is not None and clean not in seen:
             raise PlantedSetError(
@@ -172,7 +186,7 @@ def _per_model_version(path: Path, table: dict[str, Any]) -> dict[tuple[str, str
     for model, versions in table.items():
         if not isinstance(versions, dict) or ":" not in model:
             raise PlantedSetError(
-                f"{path}: top-level keys are judge models such as \"local:smollm2-135m\" "
+                f'{path}: top-level keys are judge models such as "local:smollm2-135m" '
                 f"holding one table per prompt version; got {model!r}"
             )
         for version, value in versions.items():
@@ -190,7 +204,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
         unknown = sorted(set(table) - ids)
         if unknown:
             raise PlantedSetError(
-                f"{misses_path}: [\"{model}\".\"{version}\"] lists {unknown}, which are not "
+                f'{misses_path}: ["{model}"."{version}"] lists {unknown}, which are not '
                 "items of the set; remove them"
             )
     gates_path = folder / "gates.toml"
@@ -199,7 +213,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
         try:
             gates[key] = Gates.model_validate(table)
         except ValidationError as error:
-            raise PlantedSetError(f"{gates_path}: [\"{key[0]}\".\"{key[1]}\"]: {error}") from None
+            raise PlantedSetError(f'{gates_path}: ["{key[0]}"."{key[1]}"]: {error}') from None
     config_path = folder / "set.toml"
     try:
         config = SetConfig.model_validate(_load_toml(config_path))

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from judges.backends import BackendError, ModelRef
-from judges.gates import GateResult, evaluate
 from judges.naming import Case
+from judges.planted import Gates
 from judges.results import JudgementRow
 from judges.session import JudgementMissing, JudgesSession, RecordMode, Settings
 
@@ -177,9 +177,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # -- parametrization -----------------------------------------------------------------
 
+# Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
+ITEM_FIXTURES = {
+    "planted_case": "main",
+    "noise_case": "noise",
+    "retest_case": "retest",
+    "panel_case": "panel",
+}
+SET_FIXTURES = {
+    "gate_set": "main",
+    "noise_set": "noise",
+    "retest_set": "retest",
+    "panel_set": "panel",
+    "sme_set": "sme",
+}
+
 
 @dataclass(frozen=True)
-class GateCase:
+class SetCase:
+    """One planted set under one prompt version and judge model: gates and statistics."""
+
     judge: str
     version: str
     model: ModelRef
@@ -193,30 +210,52 @@ def _multi_model(session: JudgesSession) -> bool:
     return len(session.settings.models) > 1
 
 
-def _case_id(session: JudgesSession, case: Case | GateCase) -> str:
+def _case_id(session: JudgesSession, case: Case | SetCase) -> str:
     return f"{case.test_id}-{case.model.slug}" if _multi_model(session) else case.test_id
+
+
+def _item_params(session: JudgesSession, run: str) -> list[Any]:
+    params = []
+    for planted in session.planted_sets.values():
+        plan = session.run_plan(planted, run)
+        spec = session.catalog[planted.judge]
+        for version in plan.versions:
+            for model in session.models_for(spec):
+                for item in plan.items:
+                    case = Case(spec.name, version, plan.model or model, item.id, item.slug)
+                    reason = planted.accepted_miss(str(model), version, item.id)
+                    marks = (
+                        [pytest.mark.xfail(strict=True, reason=reason)]
+                        if reason and run == "main"
+                        else []
+                    )
+                    params.append(pytest.param(case, id=_case_id(session, case), marks=marks))
+    return params
+
+
+def _set_params(session: JudgesSession, run: str) -> list[Any]:
+    params = []
+    for planted in session.planted_sets.values():
+        spec = session.catalog[planted.judge]
+        if run == "sme":
+            versions = planted.config.sme_versions if planted.config.sme_labels else ()
+        else:
+            versions = session.run_plan(planted, run).versions
+        for version in versions:
+            for model in session.models_for(spec):
+                case = SetCase(spec.name, version, model)
+                params.append(pytest.param(case, id=_case_id(session, case)))
+    return params
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
-    if "planted_case" in metafunc.fixturenames:
-        params = []
-        for planted in session.planted_sets.values():
-            for case in session.cases(planted):
-                reason = planted.accepted_miss(str(case.model), case.version, case.item_id)
-                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-                params.append(pytest.param(case, id=_case_id(session, case), marks=marks))
-        metafunc.parametrize("planted_case", params)
-    if "gate_case" in metafunc.fixturenames:
-        gate_cases = [
-            GateCase(name, version, model)
-            for name in session.planted_sets
-            for version in session.catalog[name].versions
-            for model in session.models_for(session.catalog[name])
-        ]
-        metafunc.parametrize(
-            "gate_case", gate_cases, ids=[_case_id(session, c) for c in gate_cases]
-        )
+    for name, run in ITEM_FIXTURES.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, _item_params(session, run))
+    for name, run in SET_FIXTURES.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, _set_params(session, run))
 
 
 # -- fixtures -------------------------------------------------------------------------
@@ -235,13 +274,18 @@ class JudgeRunner:
         self.session = session
         self.item = item
 
-    def judge(
-        self, case: Case, *, run: str = "main", repeats: int = 1, draw_offset: int = 0
-    ) -> list[JudgementRow]:
+    def judge(self, case: Case, run: str = "main") -> list[JudgementRow]:
+        """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
+        plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
         try:
             rows = self.session.judge_case(
-                case, nodeid=self.item.nodeid, run=run, repeats=repeats, draw_offset=draw_offset
+                case,
+                nodeid=self.item.nodeid,
+                run=run,
+                repeats=plan.repeats,
+                draw_offset=plan.draw_offset,
+                sampling=plan.sampling,
             )
         except JudgementMissing as error:
             missing = str(error)
@@ -256,16 +300,33 @@ class JudgeRunner:
             pytest.skip(f"cost_cap: {capped[0].error}")
         return rows
 
-    def replay_set(self, gate: GateCase) -> list[JudgementRow]:
-        """Every main-run judgement of a planted set, replayed (never live)."""
+    def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
+        """Every judgement of one run of a planted set, replayed (never live)."""
         __tracebackhide__ = True
-        planted = self.session.planted_sets[gate.judge]
-        rows = []
-        for item in planted.items:
-            case = Case(gate.judge, gate.version, gate.model, item.id, item.slug)
-            nodeid = _planted_nodeid(self.item, self.session, case)
+        if self.session.settings.live:
+            pytest.skip(
+                "set-level gates are evaluated on replay: run pytest again without --record"
+            )
+        planted = self.session.planted_sets[set_case.judge]
+        plan = self.session.run_plan(planted, run)
+        test = {"main": "test_planted.py::test_planted_item"}.get(
+            run, f"test_reliability.py::test_{run}_item"
+        )
+        rows: list[JudgementRow] = []
+        for item in plan.items:
+            model = plan.model or set_case.model
+            case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
+            nodeid = f"regression_tests/{test}[{_case_id(self.session, case)}]"
             try:
-                rows += self.session.judge_case(case, nodeid=nodeid, replay_only=True)
+                rows += self.session.judge_case(
+                    case,
+                    nodeid=nodeid,
+                    run=run,
+                    repeats=plan.repeats,
+                    draw_offset=plan.draw_offset,
+                    sampling=plan.sampling,
+                    replay_only=True,
+                )
             except JudgementMissing as error:
                 missing = str(error)
                 break
@@ -273,42 +334,45 @@ class JudgeRunner:
             return rows
         pytest.fail(missing, pytrace=False)
 
-    def check_gates(self, gate: GateCase, rows: list[JudgementRow]) -> list[GateResult]:
+    def check_gates(
+        self, set_case: SetCase, section: str, results: list[Any], data: Any = None
+    ) -> None:
+        """Attach the results for the report; fail when a threshold is missed."""
         __tracebackhide__ = True
-        planted = self.session.planted_sets[gate.judge]
-        thresholds = planted.gates.get((str(gate.model), gate.version))
-        results = evaluate(rows, thresholds)
+        planted = self.session.planted_sets[set_case.judge]
         self.item.user_properties.append(
             (
                 GATE_PROPERTY,
                 {
-                    "judge": gate.judge,
-                    "prompt_version": gate.version,
-                    "model": str(gate.model),
+                    "judge": set_case.judge,
+                    "prompt_version": set_case.version,
+                    "model": str(set_case.model),
+                    "section": section,
                     "gates": [r.as_dict() for r in results],
+                    "data": data,
                 },
             )
         )
-        if thresholds is None:
+        where = planted.path / "gates.toml"
+        if (str(set_case.model), set_case.version) not in planted.gates:
             pytest.skip(
-                f"no gates for {gate.model} prompt {gate.version} in "
-                f"{planted.path / 'gates.toml'}: add a [\"{gate.model}\".\"{gate.version}\"] table"
+                f"no gates for {set_case.model} prompt {set_case.version} in {where}: add a "
+                f'["{set_case.model}"."{set_case.version}"] table'
             )
         failed = [r for r in results if r.passed is False]
         if failed:
             lines = "\n".join(f"  FAILED {r.describe()}" for r in failed)
             passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
             pytest.fail(
-                f"{gate.judge} prompt {gate.version} on {gate.model}: {len(failed)} gate(s) "
-                f"failed (thresholds in {planted.path / 'gates.toml'})\n{lines}\n{passed}",
+                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: "
+                f"{len(failed)} {section} gate(s) failed (thresholds in {where})\n"
+                f"{lines}\n{passed}",
                 pytrace=False,
             )
-        return results
 
-
-def _planted_nodeid(item: pytest.Item, session: JudgesSession, case: Case) -> str:
-    """The node id of the planted-item test that records `case` (for re-record hints)."""
-    return f"regression_tests/test_planted.py::test_planted_item[{_case_id(session, case)}]"
+    def gates(self, set_case: SetCase) -> Gates | None:
+        planted = self.session.planted_sets[set_case.judge]
+        return planted.gates.get((str(set_case.model), set_case.version))
 
 
 @pytest.fixture

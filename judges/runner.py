@@ -18,7 +18,7 @@ from judges.backends import Backend, JudgeRequest, Price, strict_schema
 from judges.ledger import CostCapReached, Ledger
 from judges.parsing import ReplyError, parse_reply
 from judges.results import Attempt, Expectation, JudgementRow, Usage
-from judges.spec import JudgeSpec, prompt_hash
+from judges.spec import JudgeSpec, Sampling, prompt_hash
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
 _DRAW_STRIDE = 1000
@@ -47,6 +47,7 @@ class Call:
     run: str = "main"
     repeat: int = 0
     draw: int = 0
+    sampling: Sampling | None = None  # None: the judge's production settings
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -90,7 +91,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
         request_schema = strict_schema(reply_model.model_json_schema())
         last_error: ReplyError | None = None
         for attempt in range(spec.config.max_attempts):
-            sampling = spec.config.sampling
+            sampling = call.sampling or spec.config.sampling
             request = JudgeRequest(
                 system=spec.config.system,
                 prompt=rendered[facet],

@@ -21,13 +21,31 @@ from judges.naming import Case
 from judges.planted import PlantedItem, PlantedSet, load_planted_sets
 from judges.results import JudgementRow, Usage
 from judges.runner import Call, Subject, judge
-from judges.spec import JudgeSpec, load_catalog
+from judges.spec import JudgeSpec, Sampling, load_catalog
 
 
 class RecordMode(enum.Enum):
     NONE = "none"  # replay only; network blocked
     ALL = "all"  # live calls; every selected cassette is recorded afresh
     MISSING = "missing"  # live calls only where no cassette exists yet
+
+
+# The retest run's seeds sit far from the noise floor's repeats: independent draws.
+RETEST_DRAW = 100
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One kind of run over a planted set (main, noise, retest, panel)."""
+
+    run: str
+    versions: tuple[str, ...]
+    items: tuple[PlantedItem, ...]
+    repeats: int = 1
+    draw_offset: int = 0
+    sampling: Sampling | None = None
+    model: ModelRef | None = None  # a panel's cross-check may be another model
+    label: str = ""
 
 
 class JudgementMissing(Exception):
@@ -99,6 +117,31 @@ class JudgesSession:
             for item in (planted.items if items is None else items)
         ]
 
+    def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
+        """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
+        spec = self.catalog[planted.judge]
+        config = planted.config
+        latest = (spec.versions[-1],)
+        if run == "main":
+            return RunPlan(run, tuple(spec.versions), tuple(planted.items))
+        if run == "noise":
+            repeats = self.settings.noise_repeats or config.noise_repeats
+            items = tuple(planted.item(i) for i in config.noise_items)
+            return RunPlan(run, config.noise_versions or latest, items, repeats=repeats)
+        if run == "retest":
+            versions = config.retest_versions
+            return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+        if run == "panel" and config.panel is not None:
+            sampling = spec.config.sampling.model_copy(
+                update={"temperature": config.panel.temperature}
+            )
+            model = ModelRef.parse(config.panel.model) if config.panel.model else None
+            return RunPlan(
+                run, config.panel.versions, tuple(planted.items), sampling=sampling,
+                model=model, label=config.panel.label,
+            )  # fmt: skip
+        return RunPlan(run, (), ())
+
     def subject(self, case: Case) -> Subject:
         return self.planted_sets[case.judge].item(case.item_id).subject()
 
@@ -124,6 +167,7 @@ class JudgesSession:
         repeats: int = 1,
         draw_offset: int = 0,
         replay_only: bool = False,
+        sampling: Sampling | None = None,
     ) -> list[JudgementRow]:
         """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
         from judges import _vcr
@@ -151,6 +195,7 @@ class JudgesSession:
                         run=run,
                         repeat=repeat,
                         draw=draw_offset + repeat,
+                        sampling=sampling,
                     )
                     rows.append(judge(spec, case.version, subject, call))
         except Exception as error:

@@ -51,6 +51,9 @@ class JudgeConfig(BaseModel):
     baseline_model: str
     system: str = "You are a meticulous evaluation judge. Reply with one JSON object only."
     facets: tuple[str, ...] = ()
+    # Verdict fields that statistics compare across repeats, runs and judges.
+    dimensions: tuple[str, ...] = ()
+    flag: str | None = None
     max_attempts: int = Field(default=3, ge=1, le=10)
     sampling: Sampling = Sampling()
 
@@ -150,7 +153,10 @@ def _load_prompts(root: Path, config: JudgeConfig) -> dict[str, Prompt]:
         if not re.fullmatch(r"\d+(\.\d+)*", version):
             raise SpecError(f"{path}: prompt versions are dotted numbers such as 0.3.1")
         prompts[version] = Prompt(
-            config.name, version, {f: p.read_text(encoding="utf-8") for f, p in paths.items()}, paths
+            config.name,
+            version,
+            {f: p.read_text(encoding="utf-8") for f, p in paths.items()},
+            paths,
         )
     if not prompts:
         raise SpecError(f"{root}: judge {config.name!r} has no prompt version (<version>.md)")

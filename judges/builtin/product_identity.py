@@ -121,6 +121,4 @@ def build_verdict(
     replies: dict[str | None, tuple[BaseModel, str]], inputs: Inputs, prompt_version: str
 ) -> JudgeScore:
     reply, raw = replies[None]
-    return JudgeScore(
-        **reply.model_dump(), judge_prompt_version=prompt_version, raw=raw
-    )
+    return JudgeScore(**reply.model_dump(), judge_prompt_version=prompt_version, raw=raw)

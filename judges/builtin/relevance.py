@@ -54,8 +54,7 @@ class Inputs(BaseModel):
 
     def prompt_fields(self) -> dict[str, str]:
         criteria = "\n".join(
-            f"- {c.name} (weight {c.weight:g}): {c.description}".rstrip(": ")
-            for c in self.criteria
+            f"- {c.name} (weight {c.weight:g}): {c.description}".rstrip(": ") for c in self.criteria
         )
         document = f"{self.document.title}\n\n{self.document.text}"
         return {"query": self.query, "criteria": criteria, "document": document}
