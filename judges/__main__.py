@@ -24,8 +24,42 @@ def _derive(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from judges.compare import comparison_markdown
+    from judges.report import ResultsMissing, load_comparison, rebuild_reports
+
+    if args.compare and not args.judge:
+        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
+        return 2
+    try:
+        if args.compare:
+            before, after = args.compare
+            comparisons = load_comparison(args.reports, args.judge, before, after)
+            for comparison in comparisons:
+                print(comparison_markdown(comparison))
+            if not comparisons:
+                print(f"no main-run rows of {args.judge} prompt {after} to compare")
+            return 0
+        built = rebuild_reports(args.reports, args.planted_sets, judge=args.judge)
+    except ResultsMissing as error:
+        print(f"python -m judges report: {error}", file=sys.stderr)
+        return 2
+    for line in built.lines():
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m judges", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m judges",
+        description=__doc__,
+        epilog="examples:\n"
+        "  python -m judges derive product_identity\n"
+        "  python -m judges report                      rebuild every report from results.jsonl\n"
+        "  python -m judges report --judge geval        one judge only\n"
+        "  python -m judges report --judge product_identity --compare 0.3 0.3.1",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     derive = commands.add_parser(
         "derive", help="regenerate a planted set's generated items from its derived.toml"
@@ -33,6 +67,24 @@ def build_parser() -> argparse.ArgumentParser:
     derive.add_argument("judge", help="judge name, e.g. product_identity")
     derive.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
     derive.set_defaults(run=_derive)
+    report = commands.add_parser(
+        "report",
+        help="rebuild report files from results.jsonl (no judging), or compare two versions",
+        description="Rebuild report.md, report.json, failures.md, comparison.md and index.html "
+        "in reports/<judge>/<version>/ from each folder's results.jsonl, without judging "
+        "or pytest. With --compare, print the paired comparison of two prompt versions "
+        "instead: items that flipped, McNemar's exact p, mean change per dimension.",
+    )
+    report.add_argument("--judge", help="only this judge (default: every judge with results)")
+    report.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="print prompt version A against B of --judge (paired per item) to stdout",
+    )
+    report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
+    report.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    report.set_defaults(run=_report)
     return parser
 
 

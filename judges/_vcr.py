@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import vcr
+import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
@@ -27,7 +28,9 @@ from vcr.serialize import deserialize, serialize
 from judges.atomic import atomic_write_text
 
 _KEEP_HEADERS = {"content-type"}
+# Anchored on the left so words such as "task-specific" are never mistaken for a key.
 SECRET_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9_-])"
     r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{12,})"
 )
 REDACTED = "<redacted>"
@@ -142,6 +145,6 @@ def interaction_count(path: Path) -> int:
         return 0
     try:
         requests, _ = deserialize(path.read_text(encoding="utf-8"), vcr.serializers.yamlserializer)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, KeyError, yaml.YAMLError):
         return 0
     return len(requests)

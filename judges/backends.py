@@ -120,11 +120,17 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Inline `$defs`, drop titles, close every object: what all three grammars accept."""
     defs = schema.get("$defs", {})
 
-    def walk(node: Any) -> Any:
+    def walk(node: Any, in_properties: bool = False) -> Any:
         if isinstance(node, dict):
-            if "$ref" in node:
+            if "$ref" in node and not in_properties:
                 return walk(copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]]))
-            out = {k: walk(v) for k, v in node.items() if k not in ("$defs", "title")}
+            if in_properties:  # keys here are field names, even one called "title"
+                return {k: walk(v) for k, v in node.items()}
+            out = {
+                k: walk(v, in_properties=k == "properties")
+                for k, v in node.items()
+                if k not in ("$defs", "title")
+            }
             if out.get("type") == "object":
                 out["additionalProperties"] = False
             if out.get("type") == "integer" and {"minimum", "maximum"} <= out.keys():

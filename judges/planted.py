@@ -76,6 +76,7 @@ class PanelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     versions: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()  # default: every item of the set
     model: str | None = None  # default: the primary judge model
     temperature: float | None = Field(default=None, ge=0, le=2)
     label: str
@@ -219,9 +220,10 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
         config = SetConfig.model_validate(_load_toml(config_path))
     except ValidationError as error:
         raise PlantedSetError(f"{config_path}: {error}") from None
-    unknown = sorted(set(config.noise_items) - ids)
+    panel_items = config.panel.items if config.panel else ()
+    unknown = sorted((set(config.noise_items) | set(panel_items)) - ids)
     if unknown:
-        raise PlantedSetError(f"{config_path}: noise_items {unknown} are not items of the set")
+        raise PlantedSetError(f"{config_path}: items {unknown} are not items of the set")
     return PlantedSet(spec.name, folder, items, misses, gates, config)
 
 

@@ -19,6 +19,7 @@ from judges.naming import Case
 from judges.planted import Gates
 from judges.results import JudgementRow
 from judges.session import JudgementMissing, JudgesSession, RecordMode, Settings
+from judges.spec import version_key
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -256,6 +257,26 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for name, run in SET_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _set_params(session, run))
+
+
+_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.stash[session_key].settings.live:
+        return
+
+    # Live runs: judgements of one item run back to back, so consecutive prompts share
+    # their long prefix (the item's texts) and a local server reuses its prompt cache.
+    def order(item: pytest.Item) -> tuple[Any, ...]:
+        params = getattr(item, "callspec", None)
+        for name, run in ITEM_FIXTURES.items():
+            if params is not None and name in params.params:
+                case = params.params[name]
+                return (0, case.judge, case.item_id, version_key(case.version), _RUN_ORDER[run])
+        return (1,)
+
+    items.sort(key=order)
 
 
 # -- fixtures -------------------------------------------------------------------------

@@ -38,9 +38,9 @@ class Expectation(BaseModel):
                 return False
             actual = actual[part]
         if self.op == "in":
-            return actual in self.value
+            return any(_same(actual, option) for option in self.value)
         if self.op in ("==", "!="):
-            return (actual == self.value) is (self.op == "==")
+            return _same(actual, self.value) is (self.op == "==")
         if actual is None or isinstance(actual, bool) != isinstance(self.value, bool):
             return False
         return {
@@ -49,6 +49,11 @@ class Expectation(BaseModel):
             "<": actual < self.value,
             ">": actual > self.value,
         }[self.op]
+
+
+def _same(actual: Any, expected: Any) -> bool:
+    """Equality that never lets True stand for 1 (Python's bool is an int)."""
+    return isinstance(actual, bool) == isinstance(expected, bool) and actual == expected
 
 
 class Usage(BaseModel):

@@ -27,7 +27,7 @@ class CriteriaCollision(ValueError):
 
 def normalise_criterion_name(name: str) -> str:
     """Case, `_` versus space and surrounding white space never distinguish two criteria."""
-    return " ".join(name.replace("_", " ").split()).lower()
+    return " ".join(name.replace("_", " ").split()).casefold()
 
 
 def check_distinct_criteria(names: Iterable[str]) -> None:

@@ -136,8 +136,9 @@ class JudgesSession:
                 update={"temperature": config.panel.temperature}
             )
             model = ModelRef.parse(config.panel.model) if config.panel.model else None
+            items = tuple(planted.item(i) for i in config.panel.items) or tuple(planted.items)
             return RunPlan(
-                run, config.panel.versions, tuple(planted.items), sampling=sampling,
+                run, config.panel.versions, items, sampling=sampling,
                 model=model, label=config.panel.label,
             )  # fmt: skip
         return RunPlan(run, (), ())

@@ -130,8 +130,10 @@ def test_an_extra_criterion_is_reported_not_fatal(data: st.DataObject, criteria,
     result = verdict(criteria, with_extra)
     assert result.extra == (unknown,)
     assert result.status == "ok"
-    assert (result.score, result.level) == (verdict(criteria, exact).score,
-                                            verdict(criteria, exact).level)  # fmt: skip
+    assert (result.score, result.level) == (
+        verdict(criteria, exact).score,
+        verdict(criteria, exact).level,
+    )
 
 
 @given(
@@ -187,11 +189,6 @@ def test_seed_verification_table(judged_names: list[str], status: str, level: in
         assert result.score is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: rules.normalise_criterion_name uses str.lower(), not str.casefold(), so "
-    "upper-casing 'Größe' (-> 'GRÖSSE') is not treated as a case variant",
-)
 def test_full_unicode_case_variants_match() -> None:
     criteria = (Criterion(name="Größe", weight=1.0),)
     result = verdict(criteria, [("Größe".upper(), "Perfectly Relevant")])
@@ -218,8 +215,9 @@ def test_score_to_level_is_monotone(a: float, b: float) -> None:
 def test_weighted_score_is_a_fraction(weight_list: list[float], data: st.DataObject) -> None:
     points = [data.draw(st.sampled_from([0, 1, 3])) for _ in weight_list]
     keys = [f"c{i}" for i in range(len(weight_list))]
-    score = rules.weighted_score(dict(zip(keys, weight_list, strict=True)),
-                                 dict(zip(keys, points, strict=True)))  # fmt: skip
+    score = rules.weighted_score(
+        dict(zip(keys, weight_list, strict=True)), dict(zip(keys, points, strict=True))
+    )
     assert 0.0 <= score <= 1.0
 
 
@@ -243,15 +241,8 @@ def test_level_never_drops_when_a_criterion_gets_more_relevant(
     assert after.score >= before.score
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: relevance.score_judgements reports round(score, 6) but levels the unrounded "
-    "score, so 0.28+0.33+0.06 = 0.6700000000000002 shows score 0.67 with level 2",
-)
 def test_reported_score_and_level_agree() -> None:
-    criteria = tuple(
-        Criterion(name=f"c{i}", weight=w) for i, w in enumerate((0.28, 0.33, 0.06))
-    )
+    criteria = tuple(Criterion(name=f"c{i}", weight=w) for i, w in enumerate((0.28, 0.33, 0.06)))
     result = verdict(criteria, [(c.name, "Perfectly Relevant") for c in criteria])
     assert result.score == 0.67
     assert result.level == rules.score_to_level(result.score) == 1
@@ -294,8 +285,9 @@ def test_false_flag_caps_and_other_flags_leave_scores_alone(case) -> None:
         assert score.factual_accuracy == judged
         assert score.capped is False
     assert (score.completeness, score.causal_reasoning) == (
-        raw["completeness"], raw["causal_reasoning"]
-    )  # fmt: skip
+        raw["completeness"],
+        raw["causal_reasoning"],
+    )
 
 
 @given(judge_scores())
@@ -356,11 +348,6 @@ def test_cap_factual_accuracy_is_idempotent(value: int, flag: bool | None) -> No
         assert once == value
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: JudgeScore._apply_identity_cap only caps when the values are already a "
-    "Python int and `False`; pydantic then coerces '\"false\"', 0 or 3.0, so the cap is skipped",
-)
 @pytest.mark.parametrize(
     ("factual_accuracy", "flag"),
     [(3, '"false"'), (3, "0"), (3.0, "false")],

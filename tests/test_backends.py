@@ -71,7 +71,10 @@ def chat_completion(
 
 
 def anthropic_message(
-    text: str, stop: str = "end_turn", usage: tuple[int, int] = (120, 30), blocks: list | None = None
+    text: str,
+    stop: str = "end_turn",
+    usage: tuple[int, int] = (120, 30),
+    blocks: list | None = None,
 ) -> Message:
     return Message.model_validate(
         {
@@ -176,8 +179,9 @@ def test_openai_leaves_out_unset_sampling() -> None:
     assert "seed" not in client.calls[0]
 
 
-@pytest.mark.parametrize(("finish", "truncated"), [("stop", False), ("length", True),
-                                                    ("content_filter", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("finish", "truncated"), [("stop", False), ("length", True), ("content_filter", False)]
+)
 def test_openai_truncation_from_finish_reason(finish: str, truncated: bool) -> None:
     client = SimpleNamespace(
         chat=SimpleNamespace(
@@ -207,8 +211,9 @@ def test_local_sends_a_json_object_format_with_bounded_strings() -> None:
     assert fmt["type"] == "json_object"
     assert set(fmt) == {"type", "schema"}
     item = fmt["schema"]["properties"]["criteria"]["items"]["properties"]
-    assert item["name"]["maxLength"] == 240
-    assert item["evidence"]["maxLength"] == 240
+    assert fmt["schema"] == bound_strings(sent.schema)
+    assert isinstance(item["name"]["maxLength"], int) and item["name"]["maxLength"] > 0
+    assert item["evidence"]["maxLength"] == item["name"]["maxLength"]
     assert "maxLength" not in item["relevance"]  # an enum is already bounded
     assert sent.schema == before, "the request's schema must not be changed in place"
     assert client.calls[0]["model"] == "smollm2-135m"
@@ -216,8 +221,10 @@ def test_local_sends_a_json_object_format_with_bounded_strings() -> None:
 
 
 def test_bound_strings_keeps_an_explicit_limit() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 10},
-                                               "b": {"type": "string"}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "maxLength": 10}, "b": {"type": "string"}},
+    }
     bounded = bound_strings(schema, limit=50)
     assert bounded["properties"]["a"]["maxLength"] == 10
     assert bounded["properties"]["b"]["maxLength"] == 50
@@ -237,8 +244,9 @@ def test_anthropic_request_and_response() -> None:
     assert (response.input_tokens, response.output_tokens) == (120, 30)
 
 
-@pytest.mark.parametrize(("stop", "truncated"), [("end_turn", False), ("max_tokens", True),
-                                                 ("stop_sequence", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("stop", "truncated"), [("end_turn", False), ("max_tokens", True), ("stop_sequence", False)]
+)
 def test_anthropic_truncation_from_stop_reason(stop: str, truncated: bool) -> None:
     client = SimpleNamespace(
         messages=SimpleNamespace(create=lambda **kw: anthropic_message('{"a": ', stop))
@@ -286,8 +294,10 @@ def test_strict_schema_inlines_defs_and_closes_objects() -> None:
     item = schema["properties"]["criteria"]["items"]
     assert set(item["properties"]) == {"name", "relevance", "evidence"}
     assert item["properties"]["relevance"]["enum"] == [
-        "Perfectly Relevant", "Somewhat Relevant", "Not Relevant"
-    ]  # fmt: skip
+        "Perfectly Relevant",
+        "Somewhat Relevant",
+        "Not Relevant",
+    ]
 
 
 def test_strict_schema_turns_integer_bounds_into_an_enum() -> None:
@@ -317,20 +327,19 @@ def test_strict_schema_resolves_each_reference_separately() -> None:
 
     schema = strict_schema(Pair.model_json_schema())
     left, right = schema["properties"]["left"], schema["properties"]["right"]
-    assert left == right == {
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-        "type": "object",
-        "additionalProperties": False,
-    }
+    assert (
+        left
+        == right
+        == {
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+            "type": "object",
+            "additionalProperties": False,
+        }
+    )
     assert left is not right
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: strict_schema drops every key named 'title', including a property called "
-    "'title', leaving it in 'required' but absent from 'properties' (unsatisfiable)",
-)
 def test_strict_schema_keeps_a_property_named_title() -> None:
     class Cited(BaseModel):
         title: str
@@ -391,8 +400,11 @@ def test_load_prices_later_files_override(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['[models."openai:x"]\ninput_per_mtok = 1\n', "not toml [", '[models."openai:x"]\n'
-     'input_per_mtok = "cheap"\noutput_per_mtok = 1\n'],  # fmt: skip
+    [
+        '[models."openai:x"]\ninput_per_mtok = 1\n',
+        "not toml [",
+        '[models."openai:x"]\ninput_per_mtok = "cheap"\noutput_per_mtok = 1\n',
+    ],
     ids=["missing-output", "bad-toml", "not-a-number"],
 )
 def test_load_prices_refuses_a_bad_file(tmp_path: Path, text: str) -> None:
@@ -404,13 +416,16 @@ def test_load_prices_refuses_a_bad_file(tmp_path: Path, text: str) -> None:
 
 
 def test_load_prices_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(BackendError, match="absent.toml"):
+    with pytest.raises(BackendError, match=r"absent\.toml"):
         load_prices(tmp_path / "absent.toml")
 
 
 @pytest.mark.parametrize(
     ("model", "variable"),
-    [("openai:gpt-4o-mini", "OPENAI_API_KEY"), ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY")],
+    [
+        ("openai:gpt-4o-mini", "OPENAI_API_KEY"),
+        ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY"),
+    ],
 )
 def test_make_backend_live_needs_a_key(model: str, variable: str) -> None:
     with pytest.raises(BackendError, match=variable):
@@ -421,8 +436,11 @@ def test_make_backend_live_needs_a_key(model: str, variable: str) -> None:
 
 @pytest.mark.parametrize(
     ("model", "kind"),
-    [("openai:gpt-4o-mini", OpenAIBackend), ("anthropic:claude-sonnet-4-6", AnthropicBackend),
-     ("local:smollm2-135m", LocalBackend)],  # fmt: skip
+    [
+        ("openai:gpt-4o-mini", OpenAIBackend),
+        ("anthropic:claude-sonnet-4-6", AnthropicBackend),
+        ("local:smollm2-135m", LocalBackend),
+    ],
 )
 def test_make_backend_builds_each_kind(model: str, kind: type) -> None:
     ref = ModelRef.parse(model)
@@ -448,37 +466,61 @@ CATALOG = load_catalog()
 
 SUBJECTS = {
     "product_identity": Subject(
-        "PE-90", "sign_flip", False,
-        {"question": "What does a BRC pay?", "reference": "A coupon, always.",
-         "answer": "A coupon only if the barrier holds."},
+        "PE-90",
+        "sign_flip",
+        False,
+        {
+            "question": "What does a BRC pay?",
+            "reference": "A coupon, always.",
+            "answer": "A coupon only if the barrier holds.",
+        },
         (Expectation(field="factual_accuracy", op="<=", value=3),),
     ),
     "geval": Subject(
-        "GE-90", "control", True,
+        "GE-90",
+        "control",
+        True,
         {"transcript": "A: We approved the roof. B: Good.", "summary": "The roof was approved."},
         (Expectation(field="overall", op=">=", value=1),),
     ),
     "relevance": Subject(
-        "RE-90", "control", True,
-        {"query": "decoupled distributed RL",
-         "criteria": [{"name": "decoupled workers", "weight": 0.5},
-                      {"name": "distributed RL", "weight": 0.5}],
-         "document": {"id": "d1", "title": "IMPALA", "text": "Actors and learners decoupled."}},
+        "RE-90",
+        "control",
+        True,
+        {
+            "query": "decoupled distributed RL",
+            "criteria": [
+                {"name": "decoupled workers", "weight": 0.5},
+                {"name": "distributed RL", "weight": 0.5},
+            ],
+            "document": {"id": "d1", "title": "IMPALA", "text": "Actors and learners decoupled."},
+        },
         (Expectation(field="level", op="==", value=3),),
     ),
-}  # fmt: skip
+}
 
 GOOD = {
     "product_identity": {
-        "reference_product": "BRC", "answer_product": "BRC", "product_identity_match": True,
-        "factual_accuracy": 2, "completeness": 2, "causal_reasoning": 1, "rationale": "Close.",
+        "reference_product": "BRC",
+        "answer_product": "BRC",
+        "product_identity_match": True,
+        "factual_accuracy": 2,
+        "completeness": 2,
+        "causal_reasoning": 1,
+        "rationale": "Close.",
     },
     "geval": {"score": 4, "rationale": "Fine."},
-    "relevance": {"criteria": [
-        {"name": "decoupled workers", "relevance": "Perfectly Relevant", "evidence": "decoupled"},
-        {"name": "distributed rl", "relevance": "Perfectly Relevant", "evidence": "learners"},
-    ]},
-}  # fmt: skip
+    "relevance": {
+        "criteria": [
+            {
+                "name": "decoupled workers",
+                "relevance": "Perfectly Relevant",
+                "evidence": "decoupled",
+            },
+            {"name": "distributed rl", "relevance": "Perfectly Relevant", "evidence": "learners"},
+        ]
+    },
+}
 
 
 def bad_reply(judge_name: str, kind: str) -> tuple[str, bool]:
@@ -567,8 +609,12 @@ def run(
 @pytest.mark.parametrize("judge_name", SUBJECTS)
 @pytest.mark.parametrize(
     "wrap",
-    [lambda t: t, lambda t: f"Here is my verdict:\n{t}\nThanks!",
-     lambda t: f"```json\n{t}\n```", lambda t: f"Sure.\n```\n{t}\n```"],  # fmt: skip
+    [
+        lambda t: t,
+        lambda t: f"Here is my verdict:\n{t}\nThanks!",
+        lambda t: f"```json\n{t}\n```",
+        lambda t: f"Sure.\n```\n{t}\n```",
+    ],
     ids=["bare", "prose", "json-fence", "plain-fence"],
 )
 def test_wrapped_json_is_recovered(judge_name: str, flavour: str, wrap: Callable) -> None:
@@ -586,8 +632,10 @@ def test_wrapped_json_is_recovered(judge_name: str, flavour: str, wrap: Callable
     assert row.usage.cost_usd == pytest.approx(facets * Price(1.0, 2.0).cost(120, 30))
     assert row.model == str(FLAVOURS[flavour].model)
     assert (row.judge, row.prompt_version, row.item_id) == (
-        judge_name, latest(spec), SUBJECTS[judge_name].item_id
-    )  # fmt: skip
+        judge_name,
+        latest(spec),
+        SUBJECTS[judge_name].item_id,
+    )
 
 
 @pytest.mark.parametrize(("judge_name", "flavour", "kind"), FAILURE_CASES)
@@ -614,7 +662,9 @@ def test_a_failure_every_time_ends_unparseable(judge_name: str, flavour: str, ki
 def test_a_failure_then_a_good_reply_is_ok(judge_name: str, flavour: str, kind: str) -> None:
     spec = CATALOG[judge_name]
     facet = FAILING_FACET[judge_name]
-    script = Script(judge_name, {facet: [bad_reply(judge_name, kind), (json.dumps(GOOD[judge_name]), False)]})  # fmt: skip
+    script = Script(
+        judge_name, {facet: [bad_reply(judge_name, kind), (json.dumps(GOOD[judge_name]), False)]}
+    )
     row, client = run(judge_name, flavour, script)
     assert row.status == "ok", row.error
     retried = [a for a in row.attempts if a.facet == facet]
@@ -633,9 +683,12 @@ def test_geval_retries_only_the_failing_dimension(flavour: str) -> None:
     assert len(client.calls) == row.usage.calls == 6
     assert [(a.facet, a.attempt, a.error_kind) for a in row.attempts] == [
         ("faithfulness", 0, None),
-        ("coverage", 0, "invalid"), ("coverage", 1, "invalid"), ("coverage", 2, None),
-        ("coherence", 0, None), ("fluency", 0, None),
-    ]  # fmt: skip
+        ("coverage", 0, "invalid"),
+        ("coverage", 1, "invalid"),
+        ("coverage", 2, None),
+        ("coherence", 0, None),
+        ("fluency", 0, None),
+    ]
     assert row.verdict["coverage"] == 4
 
 
@@ -643,7 +696,7 @@ def test_geval_retries_only_the_failing_dimension(flavour: str) -> None:
 @pytest.mark.parametrize("judge_name", SUBJECTS)
 def test_a_client_error_is_a_transport_row(judge_name: str, flavour: str) -> None:
     script = Script(judge_name, {})
-    script.outcomes = dict.fromkeys(script.facet_of.values(), [ConnectionError("reset by peer")])
+    script.outcomes = {f: [ConnectionError("reset by peer")] for f in script.facet_of.values()}
     row, client = run(judge_name, flavour, script)
     assert row.status == "transport"
     assert row.error == "ConnectionError: reset by peer"
@@ -680,8 +733,13 @@ def test_relevance_missing_criterion_is_incomplete(flavour: str) -> None:
 def test_an_unmet_expectation_is_an_ok_row_with_met_false() -> None:
     reply = {**GOOD["geval"], "score": 1}
     spec = CATALOG["geval"]
-    subject = Subject("GE-91", "coverage", False, SUBJECTS["geval"].inputs,
-                      (Expectation(field="coverage", op=">=", value=3),))  # fmt: skip
+    subject = Subject(
+        "GE-91",
+        "coverage",
+        False,
+        SUBJECTS["geval"].inputs,
+        (Expectation(field="coverage", op=">=", value=3),),
+    )
     script = Script("geval", {f: [(json.dumps(reply), False)] for f in spec.config.facets})
     backend, _ = FLAVOURS["openai"].build(script)
     row = judge(spec, "1.0", subject, Call(backend=backend, price=Price(0, 0), live=False))
@@ -692,7 +750,9 @@ def test_an_unmet_expectation_is_an_ok_row_with_met_false() -> None:
 def test_sampling_and_seeds_per_attempt() -> None:
     spec = CATALOG["product_identity"]
     bad = bad_reply("product_identity", "no_json")
-    script = Script("product_identity", {None: [bad, (json.dumps(GOOD["product_identity"]), False)]})
+    script = Script(
+        "product_identity", {None: [bad, (json.dumps(GOOD["product_identity"]), False)]}
+    )
     row, client = run("product_identity", "openai", script, draw=2)
     sampling = spec.config.sampling
     assert [c["seed"] for c in client.calls] == [seed_for(sampling.seed, 2, a) for a in (0, 1)]
@@ -702,7 +762,9 @@ def test_sampling_and_seeds_per_attempt() -> None:
     assert client.calls[0]["messages"][0]["content"] == spec.config.system
     schema = client.calls[0]["response_format"]["json_schema"]
     assert schema["name"] == "product_identity_verdict"
-    assert schema["schema"] == strict_schema(spec.reply_model(latest(spec), None).model_json_schema())
+    assert schema["schema"] == strict_schema(
+        spec.reply_model(latest(spec), None).model_json_schema()
+    )
     assert row.status == "ok"
 
 
@@ -715,7 +777,8 @@ def test_seed_for() -> None:
 def test_live_calls_are_charged_and_capped(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path / "ledger.jsonl", cap_usd=1.0)
     script = Script("geval", {})
-    row, _ = run("geval", "anthropic", script, ledger=ledger)
+    replayed, _ = run("geval", "anthropic", script, ledger=ledger)
+    assert replayed.status == "ok"
     assert ledger.totals() == {}, "replayed calls cost nothing"
 
     backend, client = FLAVOURS["anthropic"].build(script)

@@ -109,8 +109,14 @@ def test_a_complete_object_wins_over_the_truncation_flag() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "I cannot judge this summary.", "score: 4, rationale: fine", "[1, 2, 3]",
-     "use {braces} carefully"],  # fmt: skip
+    [
+        "",
+        "   ",
+        "I cannot judge this summary.",
+        "score: 4, rationale: fine",
+        "[1, 2, 3]",
+        "use {braces} carefully",
+    ],
 )
 def test_no_json(text: str) -> None:
     with pytest.raises(NoJSON, match="no JSON object") as caught:
@@ -163,8 +169,15 @@ def test_missing_field() -> None:
 
 
 def test_every_problem_is_listed() -> None:
-    text = json.dumps({**IDENTITY, "factual_accuracy": 9, "product_identity_match": "perhaps",
-                       "completeness": "most"} | {"rationale": None})  # fmt: skip
+    text = json.dumps(
+        {
+            **IDENTITY,
+            "factual_accuracy": 9,
+            "product_identity_match": "perhaps",
+            "completeness": "most",
+        }
+        | {"rationale": None}
+    )
     text = text.replace('"causal_reasoning": 2, ', "")
     found = problems(text, ReplyV031)
     by_field = {p.split(":", 1)[0]: p for p in found}
@@ -176,10 +189,12 @@ def test_every_problem_is_listed() -> None:
 
 
 def test_label_outside_the_allowed_set() -> None:
-    reply = {"criteria": [
-        {"name": "decoupled workers", "relevance": "Perfectly Relevant", "evidence": ""},
-        {"name": "distributed RL", "relevance": "Highly Relevant", "evidence": ""},
-    ]}  # fmt: skip
+    reply = {
+        "criteria": [
+            {"name": "decoupled workers", "relevance": "Perfectly Relevant", "evidence": ""},
+            {"name": "distributed RL", "relevance": "Highly Relevant", "evidence": ""},
+        ]
+    }
     (found,) = problems(json.dumps(reply), RelevanceReply)
     assert found.startswith("criteria.1.relevance: label outside the allowed set")
     assert "Highly Relevant" in found

@@ -91,20 +91,22 @@ class JudgeScore(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _apply_identity_cap(cls, data: Any) -> Any:
+    def _keep_what_the_judge_wrote(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
         data = dict(data)
         # Derived fields: a stored value is recomputed, never trusted.
         data.pop("core_total", None)
         data.pop("capped", None)
-        as_judged = data.get("factual_accuracy_as_judged", data.get("factual_accuracy"))
-        data["factual_accuracy_as_judged"] = as_judged
-        if isinstance(as_judged, int):
-            data["factual_accuracy"] = cap_factual_accuracy(
-                as_judged, data.get("product_identity_match")
-            )
+        data.setdefault("factual_accuracy_as_judged", data.get("factual_accuracy"))
         return data
+
+    @model_validator(mode="after")
+    def _apply_identity_cap(self) -> JudgeScore:
+        # After validation, so "false", 0 or 3.0 from a judge are already bool and int.
+        capped = cap_factual_accuracy(self.factual_accuracy_as_judged, self.product_identity_match)
+        object.__setattr__(self, "factual_accuracy", capped)
+        return self
 
     @computed_field  # type: ignore[prop-decorator]
     @property

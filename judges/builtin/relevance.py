@@ -125,10 +125,14 @@ def score_judgements(
     ]
     if missing:
         return judgements, missing, extra, None, None
-    score = weighted_score(
-        {j.criterion: j.weight for j in judgements}, {j.criterion: j.points for j in judgements}
+    score = round(
+        weighted_score(
+            {j.criterion: j.weight for j in judgements}, {j.criterion: j.points for j in judgements}
+        ),
+        6,
     )
-    return judgements, missing, extra, round(score, 6), score_to_level(score)
+    # The level comes from the score as reported, so 0.6700000000000002 is level 1, as 0.67 is.
+    return judgements, missing, extra, score, score_to_level(score)
 
 
 def build_verdict(

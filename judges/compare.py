@@ -1,0 +1,280 @@
+"""Paired comparison of two prompt versions of one judge on the same planted items.
+
+Main-run rows are paired per (model, item). An item one version catches and the other misses
+is a flip; McNemar's exact test says whether the flips lean one way more than chance allows,
+and a paired bootstrap gives each verdict dimension's mean change with its interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judges.gates import detected
+from judges.results import JudgementRow
+from judges.stats import Estimate, McNemar, Rate, bootstrap_mean_difference, mcnemar_exact, wilson
+
+__all__ = [
+    "Comparison",
+    "DimensionChange",
+    "Flip",
+    "compare_versions",
+    "comparison_markdown",
+    "numeric",
+    "outcome",
+]
+
+
+def numeric(verdict: Mapping[str, Any] | None, field: str) -> float | None:
+    """A verdict's numeric field; a flag (bool) or a missing value is not a score."""
+    value = (verdict or {}).get(field)
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
+def outcome(row: JudgementRow) -> str:
+    """What a main-run row says about its item, in words a reader of the report uses."""
+    if row.status != "ok":
+        return f"error ({row.status})"
+    if row.control:
+        return "held" if row.met else "false positive"
+    return "caught" if row.met else "missed"
+
+
+@dataclass(frozen=True)
+class Flip:
+    """One item whose detection changed between the two versions."""
+
+    item_id: str
+    category: str
+    control: bool
+    before: str
+    after: str
+    now_detected: bool  # True: missed -> caught (or false positive -> held)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "category": self.category,
+            "control": self.control,
+            "before": self.before,
+            "after": self.after,
+            "direction": "missed->caught" if self.now_detected else "caught->missed",
+        }
+
+
+@dataclass(frozen=True)
+class DimensionChange:
+    dimension: str
+    mean_before: float
+    mean_after: float
+    change: Estimate  # after - before, resampled in pairs
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dimension": self.dimension,
+            "mean_before": _round(self.mean_before),
+            "mean_after": _round(self.mean_after),
+            "change": self.change.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Prompt version `before` against `after` for one judge model."""
+
+    judge: str
+    model: str
+    before: str
+    after: str
+    n_pairs: int  # items with a main-run row under both versions
+    only_before: int
+    only_after: int
+    detection_before: Rate  # planted defects of the paired items
+    detection_after: Rate
+    mcnemar: McNemar  # on planted defects; controls are reported as flips only
+    flips: tuple[Flip, ...]
+    dimensions: tuple[DimensionChange, ...]
+
+    @property
+    def caught_to_missed(self) -> list[Flip]:
+        return [flip for flip in self.flips if not flip.now_detected]
+
+    @property
+    def missed_to_caught(self) -> list[Flip]:
+        return [flip for flip in self.flips if flip.now_detected]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "model": self.model,
+            "before": self.before,
+            "after": self.after,
+            "n_pairs": self.n_pairs,
+            "only_before": self.only_before,
+            "only_after": self.only_after,
+            "detection_before": self.detection_before.as_dict(),
+            "detection_after": self.detection_after.as_dict(),
+            "mcnemar": self.mcnemar.as_dict(),
+            "caught_to_missed": len(self.caught_to_missed),
+            "missed_to_caught": len(self.missed_to_caught),
+            "flips": [flip.as_dict() for flip in self.flips],
+            "dimensions": [change.as_dict() for change in self.dimensions],
+        }
+
+
+def _round(value: float) -> float | None:
+    return None if math.isnan(value) else round(float(value), 4)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def _main_by_item(rows: Iterable[JudgementRow], model: str) -> dict[str, JudgementRow]:
+    return {
+        row.item_id: row
+        for row in sorted(rows, key=lambda r: r.key)
+        if row.run == "main" and row.model == model and row.repeat == 0
+    }
+
+
+def _compare_model(
+    judge: str,
+    model: str,
+    before: tuple[str, Sequence[JudgementRow]],
+    after: tuple[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+) -> Comparison:
+    old, new = _main_by_item(before[1], model), _main_by_item(after[1], model)
+    paired = sorted(set(old) & set(new))
+    defects = [item for item in paired if not new[item].control]
+    was = [detected(old[item]) for item in defects]
+    now = [detected(new[item]) for item in defects]
+    flips = tuple(
+        Flip(
+            item,
+            new[item].category,
+            new[item].control,
+            outcome(old[item]),
+            outcome(new[item]),
+            detected(new[item]),
+        )
+        for item in paired
+        if detected(old[item]) != detected(new[item])
+    )
+    changes = []
+    for dimension in dimensions:
+        xs: list[float] = []
+        ys: list[float] = []
+        for item in paired:
+            x, y = numeric(old[item].verdict, dimension), numeric(new[item].verdict, dimension)
+            if old[item].status == new[item].status == "ok" and x is not None and y is not None:
+                xs.append(x)
+                ys.append(y)
+        changes.append(
+            DimensionChange(
+                dimension, _mean(xs), _mean(ys), bootstrap_mean_difference(ys, xs, paired=True)
+            )
+        )
+    return Comparison(
+        judge=judge,
+        model=model,
+        before=before[0],
+        after=after[0],
+        n_pairs=len(paired),
+        only_before=len(set(old) - set(new)),
+        only_after=len(set(new) - set(old)),
+        detection_before=wilson(sum(was), len(was)),
+        detection_after=wilson(sum(now), len(now)),
+        mcnemar=mcnemar_exact(was, now),
+        flips=flips,
+        dimensions=tuple(changes),
+    )
+
+
+def compare_versions(
+    judge: str,
+    before: tuple[str, Sequence[JudgementRow]],
+    after: tuple[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+) -> list[Comparison]:
+    """One comparison per judge model of the `after` rows: (version, rows) on each side."""
+    models = sorted({row.model for row in after[1] if row.run == "main"})
+    return [_compare_model(judge, model, before, after, dimensions) for model in models]
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _fraction(rate: Rate) -> str:
+    return f"{rate.successes}/{rate.n} = {rate}" if rate.n else "no items"
+
+
+def _p_value(test: McNemar) -> str:
+    return "< 0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}"
+
+
+def _number(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.2f}"
+
+
+def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
+    """The comparison as a markdown section headed at `level`."""
+    c = comparison
+    lines = [
+        f"{'#' * level} {c.judge} on {c.model}: prompt {c.before} -> {c.after}",
+        "",
+        f"- Paired items (main run): {c.n_pairs}"
+        + (
+            f" ({c.only_before} only under {c.before}, {c.only_after} only under {c.after})"
+            if c.only_before or c.only_after
+            else ""
+        ),
+        f"- Detection of planted defects: {c.before} {_fraction(c.detection_before)}; "
+        f"{c.after} {_fraction(c.detection_after)}",
+        f"- Flips on defects: {c.mcnemar.b} caught -> missed, {c.mcnemar.c} missed -> caught; "
+        f"McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
+    ]
+    controls = [flip for flip in c.flips if flip.control]
+    if controls:
+        worse = sum(not flip.now_detected for flip in controls)
+        lines.append(
+            f"- Controls flipped: {len(controls)} ({worse} now a false positive or error, "
+            f"{len(controls) - worse} now held)"
+        )
+    lines.append("")
+    if c.flips:
+        lines += [
+            f"| Item | Category | {c.before} | {c.after} | Change |",
+            "|---|---|---|---|---|",
+        ]
+        for flip in c.flips:
+            kind = flip.category
+            if flip.control and flip.category != "control":
+                kind += " (control)"
+            change = "now detected" if flip.now_detected else "**lost**"
+            lines.append(f"| {flip.item_id} | {kind} | {flip.before} | {flip.after} | {change} |")
+    else:
+        lines.append("No item flipped.")
+    lines.append("")
+    if c.dimensions:
+        lines += [
+            f"Mean change per dimension ({c.after} - {c.before}, items answered under both; "
+            "95% paired bootstrap):",
+            "",
+            f"| Dimension | Mean {c.before} | Mean {c.after} | Change [95%] | n pairs |",
+            "|---|---|---|---|---|",
+        ]
+        for d in c.dimensions:
+            change = d.change
+            interval = f"{_number(change.value)} [{_number(change.low)}, {_number(change.high)}]"
+            lines.append(
+                f"| {d.dimension} | {_number(d.mean_before)} | {_number(d.mean_after)} | "
+                f"{interval} | {change.n} |"
+            )
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Integration tests of the pytest plugin: pytester projects against a fake judge server."""

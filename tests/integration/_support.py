@@ -1,0 +1,360 @@
+"""Helpers for the plugin's integration tests: a fake judge server and a pytester project.
+
+The fake judge is an OpenAI-compatible HTTP server from the standard library, run in a
+thread of the outer test process; the inner pytest runs are subprocesses that reach it
+through `--judge-base-url`. It answers every chat completion with a verdict chosen per
+planted item, so a test can make the judge miss or fix an item and re-record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from judges.spec import load_catalog
+
+FAKE_KEY = "sk-fakeKEY1234567890abcdefXYZ"
+SECRET_HEADERS = {
+    "openai-organization": "org-SECRET123456789",
+    "x-request-id": "req_abc123",
+    "set-cookie": "session=SECRET; Path=/; HttpOnly",
+}
+MODEL = "local:smollm2-135m"
+MODEL_SLUG = "local-smollm2-135m"
+JUDGE = "product_identity"
+PLANTED = "regression_tests/test_planted.py::test_planted_item"
+GATES = "regression_tests/test_gates.py::test_detection_gates"
+
+# Every feature runs once without and once with xdist (STYLE.md point 10).
+WORKERS = [pytest.param("0", id="n0"), pytest.param("2", id="n2")]
+
+# The two regression test files of the project, as a user of the plugin writes them.
+TEST_PLANTED = '''
+"""One test per planted item, prompt version and judge model."""
+
+from judges.checks import assert_expected
+
+
+def test_planted_item(planted_case, judge_runner):
+    (row,) = judge_runner.judge(planted_case)
+    assert_expected(row)
+'''
+
+TEST_GATES = '''
+"""Per-category detection and control false-positive rates."""
+
+from judges.gates import evaluate
+
+
+def test_detection_gates(gate_set, judge_runner):
+    rows = judge_runner.replay_set(gate_set)
+    judge_runner.check_gates(gate_set, "detection", evaluate(rows, judge_runner.gates(gate_set)))
+'''
+
+PYTEST_INI = """
+[pytest]
+xfail_strict = true
+testpaths = regression_tests
+"""
+
+QUESTION = (
+    "A client holds a 12-month barrier reverse convertible on Nestle with a 7% p.a. coupon, "
+    "a 65% barrier and a 100% strike. What does she receive at maturity?"
+)
+REFERENCE = (
+    "A barrier reverse convertible (SSPA 1230). The coupon is unconditional. If the 65% "
+    "barrier was never touched she gets 100% in cash; if it was and Nestle closes below the "
+    "strike, she receives Nestle shares and bears the loss from the strike."
+)
+
+
+def planted_item(
+    item_id: str, slug: str, category: str, answer: str, *, control: bool = False
+) -> dict[str, Any]:
+    """One items.jsonl line in the project's shape; the answer carries a tag naming the item."""
+    if control:
+        expect = [
+            {"field": "factual_accuracy", "op": ">=", "value": 2},
+            {"field": "product_identity_match", "op": "!=", "value": False},
+        ]
+    else:
+        expect = [{"field": "factual_accuracy", "op": "<=", "value": 1}]
+    return {
+        "id": item_id,
+        "slug": slug,
+        "judge": JUDGE,
+        "category": category,
+        "control": control,
+        "inputs": {
+            "question": QUESTION,
+            "reference": REFERENCE,
+            "answer": f"[item {item_id}] {answer}",
+        },
+        "expect": expect,
+        "provenance": {"source": "hand", "clean_item": None, "perturbation": None, "note": ""},
+    }
+
+
+ITEMS = [
+    planted_item(
+        "PE-01",
+        "control-brc",
+        "control",
+        "Cash at 100% unless the barrier was touched and Nestle ends below the strike, "
+        "then shares; the coupon is paid either way.",
+        control=True,
+    ),
+    planted_item(
+        "PE-02",
+        "cousin-rc-as-brc",
+        "cousin",
+        "A plain reverse convertible has no barrier, so she gets shares whenever Nestle "
+        "closes below the strike.",
+    ),
+    planted_item(
+        "PE-03",
+        "sign-flip-barrier",
+        "sign_flip",
+        "Touching the barrier guarantees 100% back in cash, whatever Nestle does.",
+    ),
+]
+EXTRA_ITEM = planted_item(
+    "PE-04",
+    "cousin-autocall",
+    "cousin",
+    "It is an autocallable: it redeems early whenever Nestle is above its initial level.",
+)
+
+_ITEM_TAG = re.compile(r"\[item ([A-Z]{2,4}-\d{2,3})\]")
+
+
+def versions() -> list[str]:
+    """The prompt versions of the installed product_identity judge, oldest first."""
+    return load_catalog()[JUDGE].versions
+
+
+def cassette_name(item: dict[str, Any]) -> str:
+    return f"{item['id']}-{item['slug']}.yaml"
+
+
+# -- the fake judge -----------------------------------------------------------------------
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def item_id(self) -> str | None:
+        prompt = self.body["messages"][-1]["content"]
+        found = _ITEM_TAG.search(prompt)
+        return found.group(1) if found else None
+
+
+@dataclass
+class FakeJudge:
+    """What the fake judge says: `scores[item_id]` is its factual_accuracy for that item.
+
+    A score of 2 or more comes with `product_identity_match: true`, below 2 with `false`,
+    so the verdict module's identity cap never changes what the test asked for.
+    """
+
+    scores: dict[str, int] = field(
+        default_factory=lambda: {"PE-01": 3, "PE-02": 1, "PE-03": 1, "PE-04": 0}
+    )
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    received: list[Received] = field(default_factory=list)
+    url: str = ""
+    verdict: Callable[[str | None], dict[str, Any]] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reply(self, item_id: str | None) -> dict[str, Any]:
+        if self.verdict is not None:
+            return self.verdict(item_id)
+        score = self.scores.get(item_id or "", 3)
+        return {
+            "reference_product": "barrier reverse convertible",
+            "answer_product": "barrier reverse convertible" if score >= 2 else "other product",
+            "product_identity_match": score >= 2,
+            "factual_accuracy": score,
+            "completeness": 2,
+            "causal_reasoning": 2,
+            "rationale": f"fake judge verdict for {item_id}",
+        }
+
+    @property
+    def calls(self) -> list[Received]:
+        with self._lock:
+            return [r for r in self.received if r.path == "/v1/chat/completions"]
+
+    def calls_for(self, item_id: str) -> int:
+        return sum(1 for r in self.calls if r.item_id == item_id)
+
+
+def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass  # keep the outer test output quiet
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = {}
+            received = Received(self.path, dict(self.headers.items()), body)
+            with judge._lock:
+                judge.received.append(received)
+            if self.path != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            content = json.dumps(judge.reply(received.item_id))
+            self._send(
+                200,
+                {
+                    "id": f"chatcmpl-fake{len(judge.received)}",
+                    "object": "chat.completion",
+                    "created": 1_700_000_000,
+                    "model": body.get("model", "smollm2-135m"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": content},
+                            "finish_reason": "stop",
+                            "logprobs": None,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": judge.prompt_tokens,
+                        "completion_tokens": judge.completion_tokens,
+                        "total_tokens": judge.prompt_tokens + judge.completion_tokens,
+                    },
+                },
+            )
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in SECRET_HEADERS.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+class FakeJudgeServer:
+    """The fake judge on 127.0.0.1, port chosen by the system, served from a thread."""
+
+    def __init__(self) -> None:
+        self.judge = FakeJudge()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.judge))
+        self.httpd.daemon_threads = True
+        self.judge.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
+
+
+# -- the pytester project -----------------------------------------------------------------
+
+
+class JudgesProject:
+    """A pytester directory laid out like the project: planted set, tests, cassettes, reports."""
+
+    def __init__(self, pytester: pytest.Pytester, judge: FakeJudge) -> None:
+        self.pytester = pytester
+        self.judge = judge
+        self.root = pytester.path
+        self.set_dir = self.root / "planted_sets" / JUDGE
+        pytester.makefile(".ini", pytest=PYTEST_INI)
+        pytester.makepyfile(
+            **{"regression_tests/test_planted": TEST_PLANTED, "regression_tests/test_gates": TEST_GATES}
+        )
+        self.write_items(ITEMS)
+
+    @property
+    def items_path(self) -> Path:
+        return self.set_dir / "items.jsonl"
+
+    def write_items(self, items: list[dict[str, Any]]) -> None:
+        self.set_dir.mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(item) + "\n" for item in items)
+        self.items_path.write_text(text, encoding="utf-8")
+
+    def write_set_file(self, name: str, text: str) -> Path:
+        path = self.set_dir / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def run(self, *args: str, workers: str = "0", record: str | None = None) -> pytest.RunResult:
+        """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args` in a subprocess."""
+        argv = ["-p", "no:cacheprovider", "-ra", "-n", workers]
+        if record is not None:
+            flag = "--record" if record == "all" else f"--record={record}"
+            argv += [flag, "--judge-base-url", self.judge.url]
+        return self.pytester.runpytest_subprocess(*argv, *args, timeout=300)
+
+    def cassette_dir(self, version: str) -> Path:
+        return self.root / "cassettes" / JUDGE / version / MODEL_SLUG
+
+    def cassettes(self) -> list[Path]:
+        root = self.root / "cassettes"
+        return sorted(root.rglob("*.yaml")) if root.is_dir() else []
+
+    def results(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        """Every row of reports/*/*/results.jsonl by (version, item, run), latency left out."""
+        rows = {}
+        for path in sorted((self.root / "reports").glob("*/*/results.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                row.pop("latency_s", None)
+                rows[(row["prompt_version"], row["item_id"], row["run"])] = row
+        return rows
+
+    def files_containing(self, needle: str) -> list[Path]:
+        """Every file under the project whose bytes hold `needle`."""
+        found = []
+        for path in self.root.rglob("*"):
+            if path.is_file() and needle.encode() in path.read_bytes():
+                found.append(path)
+        return found
+
+
+def nodeid(version: str, item: dict[str, Any]) -> str:
+    return f"{PLANTED}[{JUDGE}-{version}-{item['id']}-{item['slug']}]"
+
+
+def rerecord_lines(output: str) -> list[str]:
+    """The re-record commands printed in a run's output."""
+    return re.findall(r"Re-record it with:\s+(pytest --record .*)$", output, flags=re.M)
+
+
+def rerecord_argv(command: str) -> list[str]:
+    """The arguments of a printed `pytest ...` command, as a shell would split them."""
+    words = shlex.split(command)
+    assert words[0] == "pytest", command
+    return words[1:]
+
+
+def load_cassette(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -1,0 +1,112 @@
+"""`--record` against a live (fake) judge writes scrubbed cassettes that replay offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._support import (
+    EXTRA_ITEM,
+    FAKE_KEY,
+    ITEMS,
+    WORKERS,
+    FakeJudge,
+    JudgesProject,
+    cassette_name,
+    load_cassette,
+    versions,
+)
+
+SECRETS = (FAKE_KEY, "org-SECRET", "req_abc123", "set-cookie", "authorization", "Bearer")
+
+
+def expected_cassettes(project: JudgesProject, items: list[dict]) -> list:
+    return sorted(
+        project.cassette_dir(version) / cassette_name(item)
+        for version in versions()
+        for item in items
+    )
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_recorded_cassettes_replay_offline_with_identical_verdicts(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    planted = len(versions()) * len(ITEMS)
+
+    recorded = project.run(workers=workers, record="all")
+
+    recorded.assert_outcomes(passed=planted, skipped=len(versions()))
+    assert recorded.ret == pytest.ExitCode.OK
+    recorded.stdout.fnmatch_lines(
+        [
+            f"{planted} judgements: {planted} ok",
+            f"live spend local:smollm2-135m: {planted} calls, *",
+            "*set-level gates are evaluated on replay: run pytest again without --record*",
+        ]
+    )
+    assert project.cassettes() == expected_cassettes(project, ITEMS)
+    assert len(fake_judge.calls) == planted
+    for call in fake_judge.calls:
+        # LocalBackend: llama.cpp's json_object form with the reply schema as a grammar.
+        assert call.body["response_format"]["type"] == "json_object"
+        assert call.body["response_format"]["schema"]["type"] == "object"
+    live_rows = project.results()
+    assert len(live_rows) == planted
+    assert all(row["status"] == "ok" and row["met"] for row in live_rows.values())
+
+    for replay_workers in ("0", "2"):
+        replayed = project.run(workers=replay_workers)
+
+        replayed.assert_outcomes(passed=planted, skipped=len(versions()))
+        assert replayed.ret == pytest.ExitCode.OK
+        assert len(fake_judge.calls) == planted, "a replay reached the judge"
+        assert project.results() == live_rows
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_cassettes_keep_no_secret_while_the_server_saw_the_key(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    result = project.run(workers=workers, record="all")
+
+    assert result.ret == pytest.ExitCode.OK
+    # The key was sent: the scrubbing below proves a filter, not a missing key.
+    assert fake_judge.calls
+    for call in fake_judge.calls:
+        assert call.headers.get("authorization") == f"Bearer {FAKE_KEY}"
+    for path in project.cassettes():
+        text = path.read_text(encoding="utf-8")
+        for secret in SECRETS:
+            assert secret.lower() not in text.lower(), f"{secret!r} reached {path}"
+        for interaction in load_cassette(path)["interactions"]:
+            assert set(interaction["request"]["headers"]) <= {"content-type"}
+            assert set(interaction["response"]["headers"]) <= {"content-type"}
+    assert project.files_containing(FAKE_KEY) == []
+    assert project.files_containing("org-SECRET") == []
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_record_missing_records_only_new_items(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    first = project.run(workers=workers, record="all")
+    assert first.ret == pytest.ExitCode.OK
+    before = {path: path.read_bytes() for path in project.cassettes()}
+    calls_before = len(fake_judge.calls)
+    project.write_items([*ITEMS, EXTRA_ITEM])
+
+    result = project.run(workers=workers, record="missing")
+
+    planted = len(versions()) * (len(ITEMS) + 1)
+    result.assert_outcomes(passed=planted, skipped=len(versions()))
+    assert result.ret == pytest.ExitCode.OK
+    new_calls = fake_judge.calls[calls_before:]
+    assert len(new_calls) == len(versions())
+    assert {call.item_id for call in new_calls} == {EXTRA_ITEM["id"]}
+    assert project.cassettes() == expected_cassettes(project, [*ITEMS, EXTRA_ITEM])
+    assert {path: path.read_bytes() for path in before} == before, "an old cassette changed"
+
+    replayed = project.run(workers=workers)
+
+    replayed.assert_outcomes(passed=planted, skipped=len(versions()))
+    assert len(fake_judge.calls) == calls_before + len(versions())

@@ -1,0 +1,54 @@
+"""A cassette whose request no longer matches fails only its own tests, and re-records."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ._support import ITEMS, WORKERS, FakeJudge, JudgesProject, nodeid, versions
+
+STALE = ITEMS[1]
+
+
+def failed_nodeids(output: str) -> set[str]:
+    return set(re.findall(r"^FAILED (\S+)", output, flags=re.M))
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    changed = dict(STALE, inputs={**STALE["inputs"], "answer": STALE["inputs"]["answer"] + " !"})
+    project.write_items([changed if item is STALE else item for item in ITEMS])
+
+    stale = project.run(workers=workers)
+
+    planted_failures = {nodeid(version, STALE) for version in versions()}
+    gates = {f"regression_tests/test_gates.py::test_detection_gates[product_identity-{v}]"
+             for v in versions()}  # fmt: skip
+    # The set-level gates replay every item, the stale one included.
+    assert failed_nodeids(stale.stdout.str()) == planted_failures | gates
+    stale.assert_outcomes(passed=len(versions()) * (len(ITEMS) - 1), failed=2 * len(versions()))
+    assert stale.ret == pytest.ExitCode.TESTS_FAILED
+    for version in versions():
+        stale.stdout.fnmatch_lines(
+            [
+                f"*{STALE['id']}-{STALE['slug']}.yaml does not match the request: the prompt "
+                "file, the item's inputs or the sampling settings changed since it was recorded.",
+                f"Re-record it with:  pytest --record '{nodeid(version, STALE)}'",
+            ]
+        )
+    calls = len(fake_judge.calls)
+
+    rerecord = project.run("-k", STALE["id"], workers=workers, record="all")
+
+    rerecord.assert_outcomes(passed=len(versions()))
+    assert {call.item_id for call in fake_judge.calls[calls:]} == {STALE["id"]}
+    assert len(fake_judge.calls) == calls + len(versions())
+
+    green = project.run(workers=workers)
+
+    green.assert_outcomes(passed=len(versions()) * len(ITEMS), skipped=len(versions()))
+    assert green.ret == pytest.ExitCode.OK

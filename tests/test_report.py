@@ -1,0 +1,412 @@
+"""Reports: files written, tables and intervals, failures, comparison, determinism, CLI.
+
+Rows are built by hand; the judge `demo` and its planted set live in a temporary folder so
+that no prompt edit elsewhere changes what these tests expect.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judges import report
+from judges.__main__ import main
+from judges.compare import compare_versions
+from judges.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
+from judges.session import JudgesSession, Settings
+from judges.spec import JudgeSpec, load_judge
+from judges.stats import wilson
+
+MODEL = "local:smollm2-135m"
+FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html"}
+RAW_MISS = '{"factual_accuracy": 3, "note": "looks right to me"}'
+# Detection of the eight main items per version: True = the judge met the expectation.
+BEFORE = {"PE-01": True, "PE-02": False, "PE-03": False, "PE-04": False, "PE-05": True,
+          "PE-06": False, "PE-07": True}  # fmt: skip
+AFTER = {"PE-01": False, "PE-02": True, "PE-03": True, "PE-04": True, "PE-05": True,
+         "PE-06": True, "PE-07": True}  # fmt: skip
+CATEGORIES = {"PE-01": "cousin", "PE-02": "cousin", "PE-03": "cousin", "PE-04": "cousin",
+              "PE-05": "fabrication", "PE-06": "fabrication", "PE-07": "control",
+              "PE-08": "fabrication"}  # fmt: skip
+
+
+def row(
+    version: str,
+    item_id: str,
+    met: bool | None,
+    *,
+    judge: str = "demo",
+    status: str = "ok",
+    run: str = "main",
+    repeat: int = 0,
+    accuracy: int | None = None,
+    raw: str | None = None,
+) -> JudgementRow:
+    category = CATEGORIES[item_id]
+    ok = status == "ok"
+    if accuracy is None:
+        accuracy = 1 if met else 3
+    verdict = {
+        "factual_accuracy": accuracy,
+        "completeness": 2,
+        "causal_reasoning": 1,
+        "core_total": accuracy + 3,
+        "product_identity_match": True,
+        "rationale": f"{item_id} judged",
+        "raw": raw or json.dumps({"factual_accuracy": accuracy}),
+    }
+    return JudgementRow(
+        judge=judge,
+        prompt_version=version,
+        prompt_hash=f"hash-{version}",
+        model=MODEL,
+        item_id=item_id,
+        category=category,
+        control=category == "control",
+        run=run,
+        repeat=repeat,
+        status=status,  # type: ignore[arg-type]
+        verdict=verdict if ok else None,
+        error=None if ok else "connection reset",
+        expect=[Expectation(field="factual_accuracy", op="<=", value=1)],
+        met=met if ok else None,
+        usage=Usage(calls=1, input_tokens=200, output_tokens=40, cost_usd=0.0015),
+        latency_s=random.random(),
+    )
+
+
+def version_rows(
+    version: str, detection: dict[str, bool], judge: str = "demo"
+) -> list[JudgementRow]:
+    rows = [
+        row(version, item, met, judge=judge, raw=RAW_MISS if item == "PE-02" else None)
+        for item, met in detection.items()
+    ]
+    rows.append(row(version, "PE-08", None, judge=judge, status="transport"))
+    rows += [
+        row(version, "PE-05", True, judge=judge, run="noise", repeat=r, accuracy=1 + r % 2)
+        for r in range(3)
+    ]
+    return rows
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> dict[str, Any]:
+    """A judge `demo` with versions 1.0 and 1.1, its planted set, gates and accepted misses."""
+    prompts = tmp_path / "prompts" / "demo"
+    prompts.mkdir(parents=True)
+    (prompts / "judge.toml").write_text(
+        'name = "demo"\nmodule = "judges.builtin.product_identity"\n'
+        f'baseline_model = "{MODEL}"\n'
+        'dimensions = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]\n'
+        'flag = "product_identity_match"\n'
+    )
+    for version in ("1.0", "1.1"):
+        (prompts / f"{version}.md").write_text("Judge {{answer}} against {{reference}}.\n")
+    planted = tmp_path / "planted_sets" / "demo"
+    planted.mkdir(parents=True)
+    items = [
+        {
+            "id": item,
+            "slug": f"item-{item[-1]}",
+            "judge": "demo",
+            "category": category,
+            "control": category == "control",
+            "inputs": {"question": "q?", "reference": "r.", "answer": "a."},
+            "expect": [{"field": "factual_accuracy", "op": "<=", "value": 1}],
+            "provenance": {"source": "hand"},
+        }
+        for item, category in CATEGORIES.items()
+    ]
+    (planted / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    (planted / "gates.toml").write_text(
+        f'["{MODEL}"."1.1"]\nmin_detection = {{ cousin = 0.5, fabrication = 0.9 }}\n'
+        "max_control_false_positive = 0.2\nmax_error_rate = 0.5\n"
+    )
+    (planted / "expectations.toml").write_text(
+        f'["{MODEL}"."1.1"]\nPE-01 = "loses the cousin case to the longer preamble"\n'
+    )
+    spec = load_judge(prompts)
+    return {
+        "root": tmp_path,
+        "reports": tmp_path / "reports",
+        "planted": tmp_path / "planted_sets",
+        "catalog": {"demo": spec},
+    }
+
+
+def write_versions(demo: dict[str, Any], shuffle: int | None = None) -> None:
+    for version, detection in (("1.0", BEFORE), ("1.1", AFTER)):
+        rows = version_rows(version, detection)
+        if shuffle is not None:
+            random.Random(shuffle).shuffle(rows)
+        write_jsonl(demo["reports"] / "demo" / version / "results.jsonl", rows)
+
+
+def rebuild(demo: dict[str, Any]) -> report.ReportSet:
+    return report.rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
+
+
+def folder(demo: dict[str, Any], version: str) -> Path:
+    return demo["reports"] / "demo" / version
+
+
+def strip_metadata(name: str, text: str) -> str:
+    """A report file without its run-metadata block (or the `run` key of report.json)."""
+    if name.endswith(".json"):
+        stripped, found = re.subn(r'^  "run": \{.*?^  \},?\n', "", text, flags=re.M | re.S)
+        assert found == 1
+        return stripped
+    if name.endswith((".md", ".html")) and report.METADATA_BEGIN in text:
+        head, _, tail = text.partition(report.METADATA_BEGIN)
+        _, _, after = tail.partition(report.METADATA_END)
+        assert report.METADATA_BEGIN not in after and after.strip() in ("", "</body></html>")
+        return head + after
+    return text
+
+
+def snapshot(demo: dict[str, Any]) -> dict[str, str]:
+    files = sorted(p for p in demo["reports"].rglob("*") if p.is_file())
+    return {
+        str(p.relative_to(demo["reports"])): strip_metadata(p.name, p.read_text()) for p in files
+    }
+
+
+# --------------------------------------------------------------------------- files
+
+
+def test_every_report_file_is_written(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    assert {p.name for p in folder(demo, "1.0").iterdir()} == FILES
+    assert {p.name for p in folder(demo, "1.1").iterdir()} == FILES | {"comparison.md"}
+    assert not list(demo["reports"].rglob("*.tmp"))
+
+
+def test_report_md_has_header_detection_with_intervals_and_n(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    text = (folder(demo, "1.1") / "report.md").read_text()
+    assert "| Prompt hash | hash-1.1 |" in text
+    assert f"| Models | {MODEL} |" in text
+    cousin = wilson(3, 4)
+    assert f"| cousin | 3/4 | 0.75 | [{cousin.low:.2f}, {cousin.high:.2f}] | 4 | >= 0.50 |" in text
+    # PE-08 failed in transport: it counts as a missed fabrication and in the error rate.
+    fabrication = wilson(2, 3)
+    assert f"| fabrication | 2/3 | 0.67 | [{fabrication.low:.2f}, {fabrication.high:.2f}]" in text
+    assert "- Error rate (main run): 1/8 = 0.12" in text
+    assert "- Control false-positive rate: 0/1 = 0.00" in text
+    assert "| main | 7 | 1 | 8 |" in text
+    assert "### Noise floor (run `noise`)" in text
+    assert "| detection[fabrication] | 2/3 = 0.67" in text and "**FAIL**" in text
+    assert "## Comparison with prompt 1.0" in text
+    assert "| **local:smollm2-135m** | all | 11 | 11 | 2200 | 440 | 0.0165 |" in text
+    assert text.rstrip().endswith(report.METADATA_END)
+
+
+def test_report_json_carries_the_same_numbers(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    content = json.loads((folder(demo, "1.1") / "report.json").read_text())
+    (model,) = content["models"]
+    assert model["detection"]["cousin"] == wilson(3, 4).as_dict()
+    assert model["gates"]["failed"] == 1
+    assert model["comparison"]["mcnemar"]["b"] == 1
+    assert set(content["run"]) >= {"generated_at", "packages", "session_id", "durations_s"}
+
+
+def test_failures_md_lists_failed_items_with_raw_json(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    before = (folder(demo, "1.0") / "failures.md").read_text()
+    assert "### PE-02 (cousin): missed" in before
+    assert "- Expected: factual_accuracy <= 1" in before
+    assert "factual_accuracy=3" in before
+    assert f"```json\n{RAW_MISS}\n```" in before
+    assert "### PE-08 (fabrication): error (transport)" in before
+    after = (folder(demo, "1.1") / "failures.md").read_text()
+    assert "### PE-01 (cousin): missed\n\n**Accepted miss** (expectations.toml): loses" in after
+    assert "PE-02" not in after
+
+
+def test_comparison_flips_and_mcnemar_by_hand(demo: dict[str, Any]) -> None:
+    before, after = version_rows("1.0", BEFORE), version_rows("1.1", AFTER)
+    dims = demo["catalog"]["demo"].config.dimensions
+    (comparison,) = compare_versions("demo", ("1.0", before), ("1.1", after), dims)
+    # Defects (controls aside): PE-01 lost; PE-02, PE-03, PE-04, PE-06 gained; PE-05 and
+    # PE-08 unchanged. Exact McNemar, b=1, c=4: p = 2 * P(X <= 1 | 5, 1/2) = 2 * 6/32.
+    assert [f.item_id for f in comparison.caught_to_missed] == ["PE-01"]
+    assert [f.item_id for f in comparison.missed_to_caught] == ["PE-02", "PE-03", "PE-04", "PE-06"]
+    assert (comparison.mcnemar.b, comparison.mcnemar.c, comparison.mcnemar.n) == (1, 4, 7)
+    assert comparison.mcnemar.p_value == pytest.approx(0.375)
+    assert comparison.n_pairs == 8
+    # factual_accuracy is 1 when met, 3 when missed: mean over the 7 answered pairs.
+    accuracy = {c.dimension: c for c in comparison.dimensions}["factual_accuracy"]
+    assert accuracy.change.n == 7
+    assert accuracy.mean_before == pytest.approx((1 + 3 + 3 + 3 + 1 + 3 + 1) / 7)
+    assert accuracy.mean_after == pytest.approx((3 + 1 + 1 + 1 + 1 + 1 + 1) / 7)
+    assert accuracy.change.value == pytest.approx(-6 / 7)
+
+
+def test_comparison_md_is_written_in_the_newer_folder(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    text = (folder(demo, "1.1") / "comparison.md").read_text()
+    assert "prompt 1.0 -> 1.1" in text
+    assert "1 caught -> missed, 4 missed -> caught; McNemar exact p = 0.3750 (n = 7)" in text
+    assert "| PE-01 | cousin | caught | missed | **lost** |" in text
+    assert "| factual_accuracy | 2.14 | 1.29 | -0.86 [" in text
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def test_rebuilding_gives_the_same_bytes_but_metadata(demo: dict[str, Any]) -> None:
+    write_versions(demo)
+    rebuild(demo)
+    first = snapshot(demo)
+    write_versions(demo, shuffle=7)  # rows arrive in another order
+    rebuild(demo)
+    second = snapshot(demo)
+    assert first == second
+    raw = (folder(demo, "1.1") / "report.md").read_text()
+    assert raw.count(report.METADATA_BEGIN) == raw.count(report.METADATA_END) == 1
+    assert "latency" not in (folder(demo, "1.1") / "results.jsonl").read_text()
+
+
+class _Session(JudgesSession):
+    """A real session whose catalog is the temporary `demo` judge."""
+
+    def __init__(self, settings: Settings, catalog: dict[str, JudgeSpec]) -> None:
+        super().__init__(settings)
+        self.demo_catalog = catalog
+
+    @property
+    def catalog(self) -> dict[str, JudgeSpec]:
+        return self.demo_catalog
+
+
+def session(demo: dict[str, Any], rows: list[JudgementRow], session_id: str) -> _Session:
+    settings = Settings(
+        rootdir=demo["root"],
+        reports=demo["reports"],
+        planted_sets=demo["planted"],
+        session_id=session_id,
+    )
+    judges_session = _Session(settings, demo["catalog"])
+    judges_session.rows = rows
+    return judges_session
+
+
+def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
+    demo: dict[str, Any], tmp_path: Path
+) -> None:
+    rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
+    one = session(demo, rows, "one")
+    one.written = report.write_session_reports(one)
+    whole = snapshot(demo)
+
+    # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
+    for path in demo["reports"].rglob("*"):
+        if path.is_file():
+            path.unlink()
+    shuffled = rows[:]
+    random.Random(3).shuffle(shuffled)
+    report.write_session_reports(session(demo, shuffled, "two"))
+    partial = [r for r in rows if r.item_id == "PE-02" and r.prompt_version == "1.0"]
+    report.write_session_reports(session(demo, partial, "three"))
+    assert snapshot(demo) == whole
+    assert len(read_jsonl(folder(demo, "1.0") / "results.jsonl")) == 11
+
+    lines = report.summary_lines(one)
+    assert lines[0] == "22 judgements: 20 ok, 2 transport"
+    assert any(line.startswith("local:smollm2-135m: 22 calls") for line in lines)
+    assert f"demo 1.1 on {MODEL}: detection 5/7 = 0.71" in "\n".join(lines)
+    assert any("gates 3 passed, 1 failed" in line for line in lines)
+    assert any(line.startswith("report: ") and line.endswith("failures.md)") for line in lines)
+
+
+def test_only_the_metadata_block_records_the_session(demo: dict[str, Any]) -> None:
+    one = session(demo, version_rows("1.0", BEFORE), "session-abc")
+    report.write_session_reports(one)
+    for path in folder(demo, "1.0").iterdir():
+        text = path.read_text()
+        assert "session-abc" not in strip_metadata(path.name, text)
+    assert "Session id: session-abc" in (folder(demo, "1.0") / "report.md").read_text()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def real_judge_rows(reports: Path) -> None:
+    """Rows of the catalog's product_identity judge, for the command line's own catalog."""
+    for version, detection in (("0.3", BEFORE), ("0.3.1", AFTER)):
+        rows = version_rows(version, detection, judge="product_identity")
+        write_jsonl(reports / "product_identity" / version / "results.jsonl", rows)
+
+
+def test_cli_rebuilds_from_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reports = tmp_path / "reports"
+    real_judge_rows(reports)
+    args = ["report", "--reports", str(reports), "--planted-sets", str(tmp_path / "none")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "product_identity 0.3.1 on local:smollm2-135m: detection 5/7" in out
+    first = (reports / "product_identity" / "0.3.1" / "report.md").read_text()
+    (reports / "product_identity" / "0.3.1" / "report.md").unlink()
+    assert main([*args, "--judge", "product_identity"]) == 0
+    again = (reports / "product_identity" / "0.3.1" / "report.md").read_text()
+    assert strip_metadata("report.md", again) == strip_metadata("report.md", first)
+    assert (reports / "product_identity" / "0.3.1" / "index.html").is_file()
+
+
+def test_cli_compare_prints_the_paired_comparison(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = tmp_path / "reports"
+    real_judge_rows(reports)
+    args = ["report", "--reports", str(reports), "--judge", "product_identity"]
+    assert main([*args, "--compare", "0.3", "0.3.1"]) == 0
+    out = capsys.readouterr().out
+    assert "prompt 0.3 -> 0.3.1" in out
+    assert "McNemar exact p = 0.3750 (n = 7)" in out
+    assert "| PE-01 | cousin | caught | missed | **lost** |" in out
+    assert "| factual_accuracy | 2.14 | 1.29 | -0.86 [" in out
+    assert not (reports / "product_identity" / "0.3.1" / "report.md").exists()
+
+
+def test_cli_missing_results_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "--reports", str(tmp_path / "reports")]) == 2
+    err = capsys.readouterr().err
+    assert "results.jsonl" in err and "run `pytest` first" in err
+    real_judge_rows(tmp_path / "reports")
+    compare = ["--judge", "product_identity", "--compare", "0.2", "0.3.1"]
+    assert main(["report", "--reports", str(tmp_path / "reports"), *compare]) == 2
+    assert str(tmp_path / "reports" / "product_identity" / "0.2" / "results.jsonl") in (
+        capsys.readouterr().err
+    )
+
+
+def test_cli_help_documents_report(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "report" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    out = capsys.readouterr().out
+    assert "--compare A B" in out and "--planted-sets" in out
+
+
+def test_report_code_imports_no_pytest() -> None:
+    code = (
+        "import sys, judges.report, judges.report_html, judges.compare\n"
+        "assert 'pytest' not in sys.modules, 'report code imported pytest'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

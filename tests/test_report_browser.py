@@ -1,0 +1,128 @@
+"""index.html in a real browser: headless Chromium renders it without a console error.
+
+Screenshots go to a temporary folder only; report folders never hold one.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from judges import report
+from judges.results import Expectation, JudgementRow
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="headless render needs /usr/bin/chromium (apt-get install -y chromium)",
+)
+CATEGORIES = ("cousin", "fabrication", "dropped_edge_case", "control")
+
+
+def sample_rows(version: str, shift: int) -> list[JudgementRow]:
+    """Twenty-four items over four categories; `shift` moves which ones are caught."""
+    rows = []
+    for index in range(24):
+        category = CATEGORIES[index % 4]
+        met = (index + shift) % 3 != 0
+        status = "unparseable" if index == 5 else "ok"
+        score = 1 if met else 3
+        rows.append(
+            JudgementRow(
+                judge="demo",
+                prompt_version=version,
+                prompt_hash=f"hash-{version}",
+                model="local:smollm2-135m",
+                item_id=f"PE-{index + 1:02d}",
+                category=category,
+                control=category == "control",
+                status=status,
+                verdict=None
+                if status != "ok"
+                else {
+                    "factual_accuracy": score,
+                    "completeness": (index % 4),
+                    "causal_reasoning": 1 + index % 3,
+                    "rationale": "<b>not markup</b> & more",
+                    "raw": json.dumps({"factual_accuracy": score}),
+                },
+                error=None if status == "ok" else "no JSON object in the reply",
+                expect=[Expectation(field="factual_accuracy", op="<=", value=1)],
+                met=met if status == "ok" else None,
+            )
+        )
+    return rows
+
+
+def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def page_errors(stderr: str) -> list[str]:
+    """Console messages and uncaught errors the page itself produced."""
+    return [line for line in stderr.splitlines() if "Uncaught" in line or ":CONSOLE" in line]
+
+
+def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
+    folder = tmp_path / "reports" / "demo" / "1.1"
+    built = report.build_report(
+        "demo",
+        "1.1",
+        sample_rows("1.1", 1),
+        report.Sources(),
+        previous=("1.0", sample_rows("1.0", 0)),
+    )
+    meta = report.RunMetadata.collect("test", None, {})
+    report.write_report(folder, built, meta)
+    page = (folder / "index.html").as_uri()
+
+    shot = tmp_path / "shots" / "shot.png"
+    shot.parent.mkdir()
+    rendered = chromium(
+        tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,2000", page
+    )
+    assert rendered.returncode == 0, rendered.stderr[-2000:]
+    assert shot.is_file(), rendered.stderr[-2000:]
+    assert png_size(shot) == (1280, 2000)
+    # A blank page compresses to a few kilobytes; charts and tables do not.
+    assert shot.stat().st_size > 20_000
+    assert page_errors(rendered.stderr) == []
+
+    dom = chromium(tmp_path / "profile-dom", "--dump-dom", page)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert '<svg class="detection"' in dom.stdout
+    assert 'class="histogram"' in dom.stdout
+    assert "PE-" in dom.stdout  # the flipped items' table
+    assert "<script" not in dom.stdout
+    assert page_errors(dom.stderr) == []

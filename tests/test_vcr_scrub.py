@@ -1,0 +1,308 @@
+"""Unit tests for judges._vcr (what reaches a cassette) and judges.ledger (the cost ledger)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from vcr.cassette import Cassette
+from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.request import Request
+from vcr.serialize import serialize
+from vcr.serializers import yamlserializer
+
+from judges._vcr import (
+    REDACTED,
+    interaction_count,
+    is_replay_miss,
+    json_body,
+    scrub_request,
+    scrub_response,
+)
+from judges.ledger import CostCapReached, Ledger
+from judges.results import Usage
+
+SECRET_HEADERS = {
+    "Authorization": "Bearer sk-proj-abcdefghijklmnopqrstuvwx",
+    "x-api-key": "sk-ant-api03-abcdefghijkl",
+    "Cookie": "session=abc",
+    "Set-Cookie": "session=abc; Path=/",
+    "OpenAI-Organization": "org-123",
+    "OpenAI-Project": "proj_123",
+    "x-request-id": "req_123",
+    "request-id": "req_456",
+}
+OPENAI_KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123"
+ANTHROPIC_KEY = "sk-ant-api03-AbCd_EfGh-IjKl"
+BEARER = "Bearer eyJhbGciOiJIUzI1NiJ9.abc.def"
+
+
+def chat_request(body: bytes | str | None, headers: dict[str, str] | None = None) -> Request:
+    return Request(
+        "POST",
+        "https://api.openai.com/v1/chat/completions",
+        body,
+        {"Content-Type": "application/json", **(SECRET_HEADERS if headers is None else headers)},
+    )
+
+
+def response(code: int = 200, body: bytes | str = b'{"ok": true}') -> dict:
+    return {
+        "status": {"code": code, "message": "OK"},
+        "headers": {
+            "Content-Type": ["application/json"],
+            "x-request-id": ["req_789"],
+            "request-id": ["req_789"],
+            "openai-organization": ["org-123"],
+            "openai-project": ["proj_123"],
+            "set-cookie": ["__cf_bm=abc"],
+        },
+        "body": {"string": body},
+    }
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def test_scrub_request_keeps_only_content_type() -> None:
+    scrubbed = scrub_request(chat_request(b'{"model": "gpt-4o"}'))
+    assert dict(scrubbed.headers) == {"Content-Type": "application/json"}
+    assert scrubbed.body == b'{"model": "gpt-4o"}'
+
+
+def test_scrub_request_header_names_are_case_insensitive() -> None:
+    upper = {name.upper(): value for name, value in SECRET_HEADERS.items()}
+    scrubbed = scrub_request(chat_request(b"{}", upper))
+    assert list(scrubbed.headers) == ["Content-Type"]
+
+
+@pytest.mark.parametrize("secret", [OPENAI_KEY, ANTHROPIC_KEY, BEARER])
+@pytest.mark.parametrize("as_bytes", [True, False], ids=["bytes", "str"])
+def test_scrub_request_redacts_keys_in_the_body(secret: str, as_bytes: bool) -> None:
+    text = json.dumps({"messages": [{"role": "user", "content": f"my key is {secret} ok"}]})
+    scrubbed = scrub_request(chat_request(text.encode() if as_bytes else text))
+    body = scrubbed.body.decode() if isinstance(scrubbed.body, bytes) else scrubbed.body
+    assert secret not in body
+    assert f"my key is {REDACTED} ok" in body
+    assert json.loads(body)["messages"][0]["role"] == "user"
+
+
+def test_scrub_request_without_a_body() -> None:
+    assert scrub_request(chat_request(None)).body is None
+
+
+def test_an_unsecret_body_is_left_byte_for_byte() -> None:
+    body = json.dumps({"content": "Nestlé sk-short Bearer x"}, ensure_ascii=False).encode()
+    assert scrub_request(chat_request(body)).body == body
+
+
+# --------------------------------------------------------------------------- responses
+
+
+def test_scrub_response_keeps_only_content_type() -> None:
+    scrubbed = scrub_response(response())
+    assert scrubbed is not None
+    assert scrubbed["headers"] == {"Content-Type": ["application/json"]}
+    assert scrubbed["body"]["string"] == b'{"ok": true}'
+    assert scrubbed["status"]["code"] == 200
+
+
+@pytest.mark.parametrize("code", [199, 301, 400, 401, 429, 500, 529])
+def test_scrub_response_drops_non_2xx(code: int) -> None:
+    assert scrub_response(response(code)) is None
+
+
+@pytest.mark.parametrize("code", [200, 201, 299])
+def test_scrub_response_keeps_2xx(code: int) -> None:
+    assert scrub_response(response(code)) is not None
+
+
+@pytest.mark.parametrize("secret", [OPENAI_KEY, ANTHROPIC_KEY, BEARER])
+@pytest.mark.parametrize("as_bytes", [True, False], ids=["bytes", "str"])
+def test_scrub_response_redacts_keys_in_the_body(secret: str, as_bytes: bool) -> None:
+    text = json.dumps({"echo": secret})
+    scrubbed = scrub_response(response(body=text.encode() if as_bytes else text))
+    body = scrubbed["body"]["string"]
+    body = body.decode() if isinstance(body, bytes) else body
+    assert json.loads(body) == {"echo": REDACTED}
+
+
+def test_scrub_response_without_a_body_string() -> None:
+    plain = response()
+    plain["body"] = {}
+    assert scrub_response(plain)["body"] == {}
+
+
+def test_ordinary_hyphenated_words_are_not_redacted() -> None:
+    text = json.dumps({"content": "a task-specific-fine-tuning baseline"})
+    scrubbed = scrub_response(response(body=text))
+    assert scrubbed["body"]["string"] == text
+
+
+# --------------------------------------------------------------------------- replay misses
+
+
+@pytest.fixture
+def miss(tmp_path: Path) -> CannotOverwriteExistingCassetteException:
+    cassette = Cassette(str(tmp_path / "absent.yaml"), record_mode="none")
+    return CannotOverwriteExistingCassetteException(
+        cassette=cassette, failed_request=chat_request(b"{}")
+    )
+
+
+class APIConnectionError(Exception):
+    """Stands in for an SDK's connection error that wraps the transport's exception."""
+
+
+def test_a_bare_miss(miss: CannotOverwriteExistingCassetteException) -> None:
+    assert "Can't play back this request" in str(miss)
+    assert is_replay_miss(miss)
+
+
+def test_a_miss_wrapped_with_from(miss: CannotOverwriteExistingCassetteException) -> None:
+    try:
+        try:
+            raise miss
+        except CannotOverwriteExistingCassetteException as error:
+            raise APIConnectionError("Connection error.") from error
+    except APIConnectionError as wrapped:
+        assert wrapped.__cause__ is miss
+        assert is_replay_miss(wrapped)
+
+
+def test_a_miss_found_through_context_twice_removed(
+    miss: CannotOverwriteExistingCassetteException,
+) -> None:
+    try:
+        try:
+            try:
+                raise miss
+            except CannotOverwriteExistingCassetteException:
+                raise OSError("transport failed")  # noqa: B904 - implicit chaining on purpose
+        except OSError:
+            raise APIConnectionError("Connection error.")  # noqa: B904
+    except APIConnectionError as outer:
+        assert outer.__cause__ is None
+        assert outer.__context__.__context__ is miss
+        assert is_replay_miss(outer)
+
+
+def test_other_errors_are_not_misses() -> None:
+    outer = APIConnectionError("Connection error.")
+    outer.__cause__ = ValueError("bad")
+    assert not is_replay_miss(outer)
+    assert not is_replay_miss(KeyError("x"))
+
+
+def test_a_cyclic_chain_ends() -> None:
+    first, second = APIConnectionError("a"), OSError("b")
+    first.__context__ = second
+    second.__context__ = first
+    assert is_replay_miss(first) is False
+
+
+# --------------------------------------------------------------------------- matching helpers
+
+
+def test_json_body_ignores_key_order_and_white_space() -> None:
+    json_body(chat_request(b'{"a": 1, "b": [1, 2]}'), chat_request('{"b":[1,2],"a":1}'))
+    with pytest.raises(AssertionError, match="request bodies differ"):
+        json_body(chat_request(b'{"a": 1}'), chat_request(b'{"a": 2}'))
+    json_body(chat_request(None), chat_request(None))
+    json_body(chat_request(b"not json"), chat_request(b"not json"))
+
+
+def test_interaction_count(tmp_path: Path) -> None:
+    assert interaction_count(tmp_path / "absent.yaml") == 0
+    path = tmp_path / "two.yaml"
+    recorded = {
+        "requests": [chat_request(b"{}"), chat_request(b"[]")],
+        "responses": [response(), response()],
+    }
+    path.write_text(serialize(recorded, yamlserializer))
+    assert interaction_count(path) == 2
+
+
+@pytest.mark.parametrize("text", ["interactions: [", "just: a mapping"], ids=["bad-yaml", "no-key"])
+def test_interaction_count_of_a_broken_cassette(tmp_path: Path, text: str) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(text)
+    assert interaction_count(broken) == 0
+
+
+# --------------------------------------------------------------------------- the ledger
+
+
+def test_charges_add_up_per_model(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "nested" / "ledger.jsonl")
+    assert ledger.spent_usd() == 0
+    assert ledger.totals() == {}
+    ledger.charge("openai:gpt-4o-mini", 100, 10, 0.25)
+    ledger.charge("anthropic:claude-sonnet-4-6", 50, 5, 0.5)
+    ledger.charge("openai:gpt-4o-mini", 200, 20, 0.125)
+    assert ledger.spent_usd() == pytest.approx(0.875)
+    assert ledger.totals() == {
+        "anthropic:claude-sonnet-4-6": Usage(
+            calls=1, input_tokens=50, output_tokens=5, cost_usd=0.5
+        ),
+        "openai:gpt-4o-mini": Usage(calls=2, input_tokens=300, output_tokens=30, cost_usd=0.375),
+    }
+    assert list(ledger.totals()) == sorted(ledger.totals())
+
+
+def test_no_cap_never_stops(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    ledger.charge("openai:gpt-4o", 1, 1, 1e6)
+    ledger.ensure_budget()
+
+
+def test_the_cap_stops_at_the_cap(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.jsonl", cap_usd=1.0)
+    ledger.ensure_budget()
+    ledger.charge("openai:gpt-4o", 1, 1, 0.75)
+    ledger.ensure_budget()
+    ledger.charge("openai:gpt-4o", 1, 1, 0.25)
+    with pytest.raises(CostCapReached, match=r"\$1\.0000 spent of \$1\.0000"):
+        ledger.ensure_budget()
+
+
+def test_a_zero_cap_stops_at_once(tmp_path: Path) -> None:
+    with pytest.raises(CostCapReached):
+        Ledger(tmp_path / "ledger.jsonl", cap_usd=0.0).ensure_budget()
+
+
+def test_two_ledgers_on_one_file_share_the_budget(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    worker_a, worker_b = Ledger(path, cap_usd=1.0), Ledger(path, cap_usd=1.0)
+    worker_a.charge("openai:gpt-4o", 10, 1, 0.5)
+    worker_b.ensure_budget()
+    worker_b.charge("openai:gpt-4o", 10, 1, 0.5)
+    assert worker_a.totals() == worker_b.totals()
+    assert worker_a.totals()["openai:gpt-4o"].calls == 2
+    for worker in (worker_a, worker_b):
+        with pytest.raises(CostCapReached):
+            worker.ensure_budget()
+    assert Ledger(path).spent_usd() == pytest.approx(1.0), "reopening keeps what was spent"
+
+
+def test_concurrent_charges_are_all_kept(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    workers = [Ledger(path) for _ in range(4)]
+
+    def charge(ledger: Ledger) -> None:
+        for _ in range(50):
+            ledger.charge("local:smollm2-135m", 3, 2, 0.001)
+
+    threads = [threading.Thread(target=charge, args=(w,)) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 200
+    assert all(json.loads(line)["model"] == "local:smollm2-135m" for line in lines)
+    total = workers[0].totals()["local:smollm2-135m"]
+    assert (total.calls, total.input_tokens, total.output_tokens) == (200, 600, 400)
+    assert total.cost_usd == pytest.approx(0.2)
