@@ -270,11 +270,11 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
             "|---|---|---|---|---|",
         ]
         for d in c.dimensions:
-            change = d.change
-            interval = f"{_number(change.value)} [{_number(change.low)}, {_number(change.high)}]"
+            e = d.change
+            interval = f"{_number(e.value)} [{_number(e.low)}, {_number(e.high)}]"
             lines.append(
                 f"| {d.dimension} | {_number(d.mean_before)} | {_number(d.mean_after)} | "
-                f"{interval} | {change.n} |"
+                f"{interval} | {e.n} |"
             )
         lines.append("")
     return "\n".join(lines)

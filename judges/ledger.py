@@ -23,11 +23,11 @@ class Ledger:
     def __init__(self, path: Path, cap_usd: float | None = None) -> None:
         self.path = path
         self.cap_usd = cap_usd
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        # Created on first use: a replay-only run never writes a ledger.
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a+", encoding="utf-8") as stream:
             fcntl.flock(stream, fcntl.LOCK_EX)
             try:
@@ -36,6 +36,8 @@ class Ledger:
                 fcntl.flock(stream, fcntl.LOCK_UN)
 
     def _entries(self) -> list[dict[str, object]]:
+        if not self.path.is_file():
+            return []
         lines = self.path.read_text(encoding="utf-8").splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 

@@ -43,6 +43,13 @@ def embedded_model_path() -> Path:
     return path
 
 
+def _default_threads() -> int:
+    """One core is left to pytest and its workers; JUDGES_LOCAL_THREADS overrides."""
+    if os.environ.get("JUDGES_LOCAL_THREADS"):
+        return int(os.environ["JUDGES_LOCAL_THREADS"])
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -108,16 +115,19 @@ def start_local_server(
         "--host", "127.0.0.1",
         "--port", str(port),
         "--n_ctx", str(n_ctx),
-        "--n_threads", str(threads or max(1, os.cpu_count() or 1)),
+        "--n_threads", str(threads or _default_threads()),
         "--verbose", "False",
     ]  # fmt: skip
     if api_key:
         command += ["--api_key", api_key]
     with log_path.open("wb") as log:
         # A session of its own, so stopping it reaches the whole process group.
+        # Passive OpenMP waits: spinning threads starve everything else on a small machine.
+        environment = os.environ | {"OMP_WAIT_POLICY": "PASSIVE"}
         process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env=environment,
+        )  # fmt: skip
     server = LocalServer(process, f"http://127.0.0.1:{port}/v1", log_path)
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:

@@ -27,6 +27,8 @@ OPTION_BASE_URL = "--judge-base-url"
 OPTION_COST_CAP = "--cost-cap"
 OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
+OPTION_CASSETTES = "--cassette-dir"
+OPTION_REPORTS = "--report-dir"
 ROW_PROPERTY = "judges.row"
 GATE_PROPERTY = "judges.gate"
 
@@ -93,6 +95,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="extra price table (TOML, USD per million tokens) overriding judges/prices.toml.",
     )
     group.addoption(
+        OPTION_CASSETTES,
+        dest="judges_cassettes",
+        type=Path,
+        default=None,
+        help="where cassettes are read and written (default: <rootdir>/cassettes).",
+    )
+    group.addoption(
+        OPTION_REPORTS,
+        dest="judges_reports",
+        type=Path,
+        default=None,
+        help="where reports are written (default: <rootdir>/reports).",
+    )
+    group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
         type=int,
@@ -113,9 +129,9 @@ def pytest_configure(config: pytest.Config) -> None:
         base_url=workerinput.get("judges_base_url") or config.getoption("judges_base_url"),
         cost_cap_usd=config.getoption("judges_cost_cap"),
         price_files=tuple(config.getoption("judges_prices")),
-        cassettes=rootdir / "cassettes",
+        cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
         planted_sets=rootdir / "planted_sets",
-        reports=rootdir / "reports",
+        reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )

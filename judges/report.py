@@ -15,7 +15,7 @@ import math
 import platform
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -44,7 +44,7 @@ from judges.reliability import (
     test_retest,
 )
 from judges.results import JudgementRow, Usage, read_jsonl, write_jsonl
-from judges.spec import JudgeSpec, load_catalog, version_key
+from judges.spec import JudgeSpec, load_catalog, prompt_hash, version_key
 from judges.stats import Estimate, Rate, wilson
 
 if TYPE_CHECKING:
@@ -265,7 +265,8 @@ class FolderReport:
     version: str
     previous_version: str | None
     previous_rows: bool  # whether the previous version has a results file
-    prompt_hashes: tuple[str, ...]
+    template_hash: str | None  # of the version's prompt files as they are now
+    prompt_hashes: dict[str, tuple[str, ...]]  # item -> hashes of its rendered prompts
     rows_by_run: dict[str, int]
     dimensions: tuple[str, ...]
     flag: str | None
@@ -273,6 +274,17 @@ class FolderReport:
     models: tuple[ModelReport, ...]
     usage: tuple[UsageLine, ...]
     notes: tuple[str, ...]
+
+    @property
+    def reprompted(self) -> list[str]:
+        """Items whose rows were judged under different prompts (changed between sessions)."""
+        return [item for item, hashes in self.prompt_hashes.items() if len(hashes) > 1]
+
+    def prompt_line(self) -> str:
+        template = f"template {self.template_hash}" if self.template_hash else "template unknown"
+        return f"{template}; {len(self.prompt_hashes)} items, one rendered prompt each" + (
+            f" except {len(self.reprompted)}" if self.reprompted else ""
+        )
 
     @property
     def comparisons(self) -> list[Comparison]:
@@ -283,7 +295,8 @@ class FolderReport:
             "judge": self.judge,
             "prompt_version": self.version,
             "previous_version": self.previous_version,
-            "prompt_hashes": list(self.prompt_hashes),
+            "template_hash": self.template_hash,
+            "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},
             "rows_by_run": self.rows_by_run,
             "dimensions": list(self.dimensions),
             "flag": self.flag,
@@ -409,37 +422,39 @@ def _reliability(
     planted, spec = sources.planted, sources.spec
     main = [row for row in rows if row.run == "main"]
     runs = {row.run for row in rows}
+    due: dict[str, Callable[[], Any]] = {}
+    if "noise" in runs:
+        n_items = len(planted.items) if planted else len({row.item_id for row in main}) or None
+        due["noise_floor"] = lambda: noise_floor(rows, dimensions, flag=flag, n_items=n_items)
+    if "retest" in runs and main:
+        due["test_retest"] = lambda: test_retest(main, rows, dimensions, flag=flag)
+    panel = planted.config.panel if planted else None
+    # The cross-check may be another model; its rows then carry that model's name.
+    cross_model = (panel.model if panel else None) or model
+    cross = [r for r in folder_rows if r.run == "panel" and r.model == cross_model]
+    if cross and main:
+        temperature = spec.config.sampling.temperature if spec else None
+        due["panel"] = lambda: panel_agreement(
+            main,
+            cross,
+            dimensions,
+            primary_label=f"{model} T={temperature}",
+            cross_label=panel.label if panel else f"{cross_model} panel run",
+            flag=flag,
+        )
+    labels = sources.sme_labels
+    sme_due = planted is not None and version in planted.config.sme_versions
+    if labels is not None and sme_due and main and dimensions:
+        # Labels score the parts and their total; a judge without core_total compares its
+        # last dimension, which is its aggregate by convention (geval's overall).
+        dimension = SME_DIMENSION if SME_DIMENSION in dimensions else dimensions[-1]
+        due["sme"] = lambda: sme_calibration(main, labels, dimension, flag=flag)
     found: dict[str, Any] = {}
-    try:
-        if "noise" in runs:
-            n_items = len(planted.items) if planted else len({row.item_id for row in main}) or None
-            found["noise_floor"] = noise_floor(rows, dimensions, flag=flag, n_items=n_items)
-        if "retest" in runs and main:
-            found["test_retest"] = test_retest(main, rows, dimensions, flag=flag)
-        panel_config = planted.config.panel if planted else None
-        # The cross-check may be another model; its rows then carry that model's name.
-        cross_model = (panel_config.model if panel_config else None) or model
-        cross = [r for r in folder_rows if r.run == "panel" and r.model == cross_model]
-        if cross and main:
-            temperature = spec.config.sampling.temperature if spec else None
-            found["panel"] = panel_agreement(
-                main,
-                cross,
-                dimensions,
-                primary_label=f"{model} T={temperature}",
-                cross_label=panel_config.label if panel_config else f"{cross_model} panel run",
-                flag=flag,
-            )
-        if (
-            sources.sme_labels is not None
-            and planted is not None
-            and version in planted.config.sme_versions
-            and main
-        ):
-            dimension = SME_DIMENSION if SME_DIMENSION in dimensions else dimensions[-1]
-            found["sme"] = sme_calibration(main, sources.sme_labels, dimension, flag=flag)
-    except ValueError as error:
-        notes.append(f"a reliability statistic could not be computed: {error}")
+    for section, compute in due.items():
+        try:
+            found[section] = compute()
+        except ValueError as error:  # e.g. a label file naming an item twice
+            notes.append(f"{section} not computed: {error}")
     return found
 
 
@@ -539,6 +554,20 @@ def _model_report(
     )
 
 
+def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
+    if spec is None or version not in spec.prompts:
+        return None
+    return prompt_hash(spec.config.system, spec.prompts[version].templates)
+
+
+def _prompt_hashes(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
+    # Each prompt embeds its item, so hashes differ per item; per item they must agree.
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row.item_id, set()).add(row.prompt_hash)
+    return {item: tuple(sorted(found[item])) for item in sorted(found)}
+
+
 def _usage(rows: Sequence[JudgementRow]) -> tuple[UsageLine, ...]:
     grouped: dict[tuple[str, str], list[JudgementRow]] = {}
     for row in rows:
@@ -590,7 +619,8 @@ def build_report(
         version=version,
         previous_version=previous[0] if previous else None,
         previous_rows=previous is not None and previous[1] is not None,
-        prompt_hashes=tuple(sorted({row.prompt_hash for row in rows})),
+        template_hash=_template_hash(spec, version),
+        prompt_hashes=_prompt_hashes(rows),
         rows_by_run={run: n for run, n in sorted(Counter(row.run for row in rows).items())},
         dimensions=dimensions,
         flag=flag,
@@ -925,7 +955,7 @@ def render_report_md(report: FolderReport, meta: RunMetadata) -> str:
         f"| Judge | {report.judge} |",
         f"| Prompt version | {report.version} |",
         f"| Previous version | {report.previous_version or '-'} |",
-        f"| Prompt hash | {', '.join(report.prompt_hashes) or '-'} |",
+        f"| Prompt hash | {report.prompt_line()} |",
         f"| Models | {', '.join(m.model for m in report.models) or '-'} |",
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
@@ -936,10 +966,12 @@ def render_report_md(report: FolderReport, meta: RunMetadata) -> str:
         "bootstrap otherwise).",
         "",
     ]
-    if len(report.prompt_hashes) > 1:
+    if report.reprompted:
         lines += [
-            "**Rows come from more than one prompt hash**: the prompt file or inputs changed "
-            "between sessions; re-run the full suite for one consistent report.",
+            f"**Items judged under more than one prompt: {len(report.reprompted)}** (the "
+            "prompt file or the item changed between sessions, so their runs disagree on what "
+            f"the judge saw): {', '.join(report.reprompted)}. Re-run them for one consistent "
+            "report.",
             "",
         ]
     if report.notes:
@@ -1043,8 +1075,19 @@ def render_comparison_md(report: FolderReport) -> str:
     return "\n".join([heading, "", *_comparison_body(report)])
 
 
+def _finite(value: Any) -> Any:
+    """JSON has no nan or infinity: a verdict that carries one shows null instead."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
 def render_report_json(report: FolderReport, meta: RunMetadata) -> str:
-    content = {**report.as_dict(), METADATA_KEY: meta.as_dict()}
+    content = _finite({**report.as_dict(), METADATA_KEY: meta.as_dict()})
     return json.dumps(content, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

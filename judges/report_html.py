@@ -386,7 +386,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
 def _model_section(report: FolderReport, m: ModelReport) -> str:
     notes = "".join(f'<li class="note">{_e(note)}</li>' for note in m.notes)
     histograms = "".join(histogram_svg(dim, values) for dim, values in m.scores.items())
-    previous = report.previous_version or "-"
+    against = f"prompt {report.previous_version}" if report.previous_version else "previous prompt"
     return "".join(
         [
             f"<h2>Model {_e(m.model)}</h2>",
@@ -400,7 +400,7 @@ def _model_section(report: FolderReport, m: ModelReport) -> str:
             '<div class="card"><h3>Score distributions (main run)</h3>',
             f'<div class="grid">{histograms}</div>' if histograms else "<p>No dimensions.</p>",
             "</div>",
-            f'<div class="card"><h3>Changes against prompt {_e(previous)}</h3>',
+            f'<div class="card"><h3>Changes against {_e(against)}</h3>',
             _changes(report, m),
             "</div>",
         ]
@@ -412,12 +412,15 @@ def render_html(report: FolderReport, meta: RunMetadata) -> str:
     facts = [
         ("Prompt version", report.version),
         ("Previous version", report.previous_version or "-"),
-        ("Prompt hash", ", ".join(report.prompt_hashes) or "-"),
+        ("Prompt hash", report.prompt_line()),
         ("Models", ", ".join(m.model for m in report.models) or "-"),
         ("Rows by run", ", ".join(f"{r} {n}" for r, n in report.rows_by_run.items()) or "-"),
     ]
     header = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts)
-    notes = "".join(f'<li class="note">{_e(note)}</li>' for note in report.notes)
+    warnings = list(report.notes)
+    if report.reprompted:
+        warnings.insert(0, f"judged under more than one prompt: {', '.join(report.reprompted)}")
+    notes = "".join(f'<li class="note">{_e(note)}</li>' for note in warnings)
     usage = _table(
         ["Model", "Run", "Rows", "Calls", "Input tokens", "Output tokens", "Cost (USD)"],
         [

@@ -21,7 +21,7 @@ from judges.__main__ import main
 from judges.compare import compare_versions
 from judges.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
 from judges.session import JudgesSession, Settings
-from judges.spec import JudgeSpec, load_judge
+from judges.spec import JudgeSpec, load_judge, prompt_hash
 from judges.stats import wilson
 
 MODEL = "local:smollm2-135m"
@@ -194,7 +194,9 @@ def test_report_md_has_header_detection_with_intervals_and_n(demo: dict[str, Any
     write_versions(demo)
     rebuild(demo)
     text = (folder(demo, "1.1") / "report.md").read_text()
-    assert "| Prompt hash | hash-1.1 |" in text
+    spec = demo["catalog"]["demo"]
+    template = prompt_hash(spec.config.system, spec.prompts["1.1"].templates)
+    assert f"| Prompt hash | template {template}; 8 items, one rendered prompt each |" in text
     assert f"| Models | {MODEL} |" in text
     cousin = wilson(3, 4)
     assert f"| cousin | 3/4 | 0.75 | [{cousin.low:.2f}, {cousin.high:.2f}] | 4 | >= 0.50 |" in text
@@ -209,6 +211,16 @@ def test_report_md_has_header_detection_with_intervals_and_n(demo: dict[str, Any
     assert "## Comparison with prompt 1.0" in text
     assert "| **local:smollm2-135m** | all | 11 | 11 | 2200 | 440 | 0.0165 |" in text
     assert text.rstrip().endswith(report.METADATA_END)
+
+
+def test_items_judged_under_another_prompt_are_flagged(demo: dict[str, Any]) -> None:
+    rows = version_rows("1.1", AFTER)
+    rows[-1] = rows[-1].model_copy(update={"prompt_hash": "edited-since"})  # a noise repeat
+    write_jsonl(folder(demo, "1.1") / "results.jsonl", rows)
+    rebuild(demo)
+    text = (folder(demo, "1.1") / "report.md").read_text()
+    assert "8 items, one rendered prompt each except 1 |" in text
+    assert "**Items judged under more than one prompt: 1**" in text and "PE-05." in text
 
 
 def test_report_json_carries_the_same_numbers(demo: dict[str, Any]) -> None:
@@ -284,6 +296,8 @@ def test_rebuilding_gives_the_same_bytes_but_metadata(demo: dict[str, Any]) -> N
 class _Session(JudgesSession):
     """A real session whose catalog is the temporary `demo` judge."""
 
+    written: report.ReportSet
+
     def __init__(self, settings: Settings, catalog: dict[str, JudgeSpec]) -> None:
         super().__init__(settings)
         self.demo_catalog = catalog
@@ -310,7 +324,7 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
 ) -> None:
     rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
     one = session(demo, rows, "one")
-    one.written = report.write_session_reports(one)
+    one.written = report.write_session_reports(one)  # as the plugin keeps it
     whole = snapshot(demo)
 
     # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
@@ -324,6 +338,8 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
     report.write_session_reports(session(demo, partial, "three"))
     assert snapshot(demo) == whole
     assert len(read_jsonl(folder(demo, "1.0") / "results.jsonl")) == 11
+    rebuild(demo)  # as `python -m judges report` does, without a session
+    assert snapshot(demo) == whole
 
     lines = report.summary_lines(one)
     assert lines[0] == "22 judgements: 20 ok, 2 transport"

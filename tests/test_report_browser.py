@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from judges import report
-from judges.results import Expectation, JudgementRow
+from judges.results import Expectation, JudgementRow, Status
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(
@@ -29,7 +29,7 @@ def sample_rows(version: str, shift: int) -> list[JudgementRow]:
     for index in range(24):
         category = CATEGORIES[index % 4]
         met = (index + shift) % 3 != 0
-        status = "unparseable" if index == 5 else "ok"
+        status: Status = "unparseable" if index == 5 else "ok"
         score = 1 if met else 3
         rows.append(
             JudgementRow(

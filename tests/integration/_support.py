@@ -206,7 +206,7 @@ class FakeJudge:
 
 def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # keep the outer test output quiet
 
         def do_POST(self) -> None:
@@ -288,7 +288,10 @@ class JudgesProject:
         self.set_dir = self.root / "planted_sets" / JUDGE
         pytester.makefile(".ini", pytest=PYTEST_INI)
         pytester.makepyfile(
-            **{"regression_tests/test_planted": TEST_PLANTED, "regression_tests/test_gates": TEST_GATES}
+            **{
+                "regression_tests/test_planted": TEST_PLANTED,
+                "regression_tests/test_gates": TEST_GATES,
+            }
         )
         self.write_items(ITEMS)
 

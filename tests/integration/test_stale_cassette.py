@@ -52,3 +52,25 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
 
     green.assert_outcomes(passed=len(versions()) * len(ITEMS), skipped=len(versions()))
     assert green.ret == pytest.ExitCode.OK
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
+    project: JudgesProject, workers: str
+) -> None:
+    assert project.run("-k", STALE["id"], record="all").ret == pytest.ExitCode.OK
+    version = versions()[-1]
+    cassette = project.cassette_dir(version) / f"{STALE['id']}-{STALE['slug']}.yaml"
+    text = cassette.read_text(encoding="utf-8")
+    # What a botched merge leaves behind.
+    cassette.write_text(f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> theirs\n", encoding="utf-8")
+
+    result = project.run("-k", f"test_planted_item and {STALE['id']}", workers=workers)
+
+    result.assert_outcomes(passed=len(versions()) - 1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"*{STALE['id']}-{STALE['slug']}.yaml*",
+            f"Re-record it with:  pytest --record '{nodeid(version, STALE)}'",
+        ]
+    )

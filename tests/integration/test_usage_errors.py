@@ -43,9 +43,7 @@ def test_openai_record_without_key_names_the_variable(
     project: JudgesProject, fake_judge: FakeJudge, workers: str
 ) -> None:
     # The base URL keeps any call that slipped past the key check on the fake server.
-    result = project.run(
-        "--judge-model", "openai:gpt-4o-2024-11-20", workers=workers, record="all"
-    )
+    result = project.run("--judge-model", "openai:gpt-4o-2024-11-20", workers=workers, record="all")
 
     result.assert_outcomes(failed=len(versions()) * len(ITEMS), skipped=len(versions()))
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -22,7 +22,7 @@ def test_accepted_miss_is_xfail_and_a_fix_is_a_strict_xpass(
 ) -> None:
     project.write_set_file("expectations.toml", accepted_misses(MISSED["id"], REASON))
     fake_judge.scores[MISSED["id"]] = 3
-    assert project.run(workers=workers, record="all").ret == pytest.ExitCode.OK
+    assert project.run(record="all").ret == pytest.ExitCode.OK
 
     missed = project.run(workers=workers)
 
@@ -58,7 +58,7 @@ def test_detection_gate_below_threshold_fails_with_rate_and_interval(
         f'["{MODEL}"."{latest}"]\nmin_detection = {{ cousin = 0.9, sign_flip = 0.5 }}\n'
         "max_control_false_positive = 0.5\n",
     )
-    assert project.run(workers=workers, record="all").ret == pytest.ExitCode.OK
+    assert project.run(record="all").ret == pytest.ExitCode.OK
 
     result = project.run(workers=workers)
 
