@@ -49,6 +49,38 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _baseline(args: argparse.Namespace) -> int:
+    from judges.baseline import reliability_gates, write_baseline
+    from judges.report import ResultsMissing, build_folder, load_sources
+    from judges.results import read_jsonl
+
+    catalog = load_catalog()
+    spec = catalog[args.judge]
+    sources = load_sources(args.judge, catalog, args.planted_sets)
+    rows_by_version = {}
+    extra = {}
+    for version in spec.versions:
+        try:
+            folder = build_folder(args.reports, args.judge, version, sources)
+        except ResultsMissing as error:
+            print(f"python -m judges baseline: {error}", file=sys.stderr)
+            return 2
+        rows_by_version[version] = read_jsonl(
+            args.reports / args.judge / version / "results.jsonl"
+        )
+        for model in folder.models:
+            sections = {
+                "noise_floor": model.noise_floor,
+                "test_retest": model.test_retest,
+                "panel": model.panel,
+                "sme": model.sme,
+            }
+            extra[(model.model, version)] = reliability_gates(sections)
+    for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m judges",
@@ -57,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges derive product_identity\n"
         "  python -m judges report                      rebuild every report from results.jsonl\n"
         "  python -m judges report --judge geval        one judge only\n"
-        "  python -m judges report --judge product_identity --compare 0.3 0.3.1",
+        "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
+        "  python -m judges baseline product_identity   accept the recorded baseline",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -85,6 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
     report.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
     report.set_defaults(run=_report)
+    baseline = commands.add_parser(
+        "baseline",
+        help="accept the recorded baseline: write expectations.toml and gates.toml",
+        description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
+        "write the planted set's expectations.toml (every miss, as an accepted miss with its "
+        "reason) and gates.toml (thresholds at what the judge achieved, rounded to 0.05 in "
+        "the strict direction). Review both before committing.",
+    )
+    baseline.add_argument("judge", help="judge name, e.g. product_identity")
+    baseline.add_argument("--reports", type=Path, default=Path("reports"))
+    baseline.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    baseline.set_defaults(run=_baseline)
     return parser
 
 

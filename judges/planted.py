@@ -67,6 +67,7 @@ class Gates(BaseModel):
     test_retest: dict[str, float] = {}
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
+    ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
     note: str = ""
 
 

@@ -16,6 +16,7 @@ from numbers import Integral
 import numpy as np
 
 __all__ = [
+    "LEVEL_TO_LABEL",
     "METRIC_KEYS",
     "average_precision",
     "dcg",
@@ -23,10 +24,12 @@ __all__ = [
     "evaluate_ranking",
     "hard_negative_auc",
     "lower_bound_corrected_ndcg",
+    "mean_metrics",
     "mrr",
     "ndcg_at_k",
     "popularity_ranking",
     "random_baseline",
+    "rank_by_score",
     "recall_at_k",
     "recall_at_k_levels",
     "relevant_ndcg_at_k",
@@ -269,3 +272,23 @@ def random_baseline(
 def popularity_ranking(candidates: Mapping[str, int]) -> list[str]:
     """Candidate ids by citation count, most cited first; ties broken by id."""
     return sorted(candidates, key=lambda cid: (-candidates[cid], cid))
+
+
+# Expected relevance level (0-3) of a planted document -> graded label: a perfect match is
+# essential reading, an irrelevant one from the same field is a hard negative.
+LEVEL_TO_LABEL = {3: 4, 2: 3, 1: 1, 0: 0}
+
+
+def rank_by_score(scores: Mapping[str, float | None]) -> list[str]:
+    """Best score first; a document the judge failed on ranks last but is never dropped.
+
+    Ties break on the id, so the ranking depends on the scores alone, never on the order
+    in which judgements were made or cached (asta-bench's warm-cache hole).
+    """
+    return sorted(scores, key=lambda doc: (-(scores[doc] if scores[doc] is not None else -1), doc))
+
+
+def mean_metrics(per_query: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Average each metric over queries, rounded for stable output."""
+    keys = sorted({key for metrics in per_query for key in metrics})
+    return {key: round(float(np.mean([m[key] for m in per_query if key in m])), 4) for key in keys}

@@ -852,7 +852,7 @@ _SECTIONS: dict[str, type] = {
 }
 
 
-def _gateable(result: Reliability) -> dict[str, tuple[Stat, bool]]:
+def gate_statistics(result: Reliability) -> dict[str, tuple[Stat, bool]]:
     """Every threshold key a result supports: key -> (statistic, at_least)."""
     out: dict[str, tuple[Stat, bool]] = {}
     if isinstance(result, NoiseFloor):
@@ -895,7 +895,7 @@ def evaluate_reliability(
         raise ValueError(
             f"section {section_name!r} takes a {expected.__name__}, got {type(result).__name__}"
         )
-    allowed = _gateable(result)
+    allowed = gate_statistics(result)
     gates: list[Gate] = []
     for key in sorted(thresholds):
         threshold = thresholds[key]

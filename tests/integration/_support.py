@@ -179,6 +179,7 @@ class FakeJudge:
     received: list[Received] = field(default_factory=list)
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
+    fail_next: int = 0  # answer this many chat completions with a 500 first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
@@ -220,6 +221,11 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 judge.received.append(received)
             if self.path != "/v1/chat/completions":
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            with judge._lock:
+                fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
+            if fail:
+                self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
                 return
             content = json.dumps(judge.reply(received.item_id))
             self._send(
@@ -349,7 +355,16 @@ def nodeid(version: str, item: dict[str, Any]) -> str:
 
 def rerecord_lines(output: str) -> list[str]:
     """The re-record commands printed in a run's output."""
-    return re.findall(r"Re-record it with:\s+(pytest --record .*)$", output, flags=re.M)
+    return re.findall(r"Re-record it with:\s+(pytest .*)$", output, flags=re.M)
+
+
+def rerecords(output: str, node: str) -> bool:
+    """Whether the output prints a `pytest --record...` command for exactly this node id."""
+    for command in rerecord_lines(output):
+        argv = rerecord_argv(command)
+        if node in argv and any(arg.startswith("--record") for arg in argv):
+            return True
+    return False
 
 
 def rerecord_argv(command: str) -> list[str]:

@@ -109,3 +109,24 @@ def test_record_missing_records_only_new_items(
 
     replayed.assert_outcomes(passed=planted, skipped=len(versions()))
     assert len(fake_judge.calls) == calls_before + len(versions())
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_retried_call_records_only_its_success(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    version, item = versions()[0], ITEMS[0]
+    fake_judge.fail_next = 1
+
+    recorded = project.run("-k", f"{version}-{item['id']}", workers=workers, record="all")
+
+    recorded.assert_outcomes(passed=1)
+    assert len(fake_judge.calls) == 2  # the 500, then the SDK's retry
+    (cassette,) = project.cassettes()
+    (interaction,) = load_cassette(cassette)["interactions"]
+    assert interaction["response"]["status"]["code"] == 200
+
+    replayed = project.run("-k", f"{version}-{item['id']}", workers=workers)
+
+    replayed.assert_outcomes(passed=1)
+    assert len(fake_judge.calls) == 2

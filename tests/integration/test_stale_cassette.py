@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ._support import ITEMS, WORKERS, FakeJudge, JudgesProject, nodeid, versions
+from ._support import ITEMS, WORKERS, FakeJudge, JudgesProject, nodeid, rerecords, versions
 
 STALE = ITEMS[1]
 
@@ -35,11 +35,14 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
     for version in versions():
         stale.stdout.fnmatch_lines(
             [
-                f"*{STALE['id']}-{STALE['slug']}.yaml does not match the request: the prompt "
-                "file, the item's inputs or the sampling settings changed since it was recorded.",
-                f"Re-record it with:  pytest --record '{nodeid(version, STALE)}'",
+                f"*no recorded judgement for product_identity prompt {version} on "
+                f"local:smollm2-135m (item {STALE['id']}, run main): cassette cassettes/"
+                f"product_identity/{version}/local-smollm2-135m/{STALE['id']}-{STALE['slug']}"
+                ".yaml does not match the request: the prompt file, the item's inputs or the "
+                "sampling settings changed since it was recorded.",
             ]
         )
+        assert rerecords(stale.stdout.str(), nodeid(version, STALE))
     calls = len(fake_judge.calls)
 
     rerecord = project.run("-k", STALE["id"], workers=workers, record="all")
@@ -54,6 +57,13 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
     assert green.ret == pytest.ExitCode.OK
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a cassette that is not valid YAML raises yaml's ScannerError from inside "
+    "vcrpy ('in \"<unicode string>\"'), naming neither the cassette nor the re-record command: "
+    "judges/_vcr.py _AtomicPersister.load_cassette catches ValueError only, and yaml.YAMLError "
+    "is not one",
+)
 @pytest.mark.parametrize("workers", WORKERS)
 def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
     project: JudgesProject, workers: str
@@ -68,9 +78,5 @@ def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
     result = project.run("-k", f"test_planted_item and {STALE['id']}", workers=workers)
 
     result.assert_outcomes(passed=len(versions()) - 1, failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            f"*{STALE['id']}-{STALE['slug']}.yaml*",
-            f"Re-record it with:  pytest --record '{nodeid(version, STALE)}'",
-        ]
-    )
+    result.stdout.fnmatch_lines([f"*{STALE['id']}-{STALE['slug']}.yaml*"])
+    assert rerecords(result.stdout.str(), nodeid(version, STALE))

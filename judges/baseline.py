@@ -1,0 +1,142 @@
+"""Accept a recorded baseline: accepted misses and gate thresholds from what the judge did.
+
+`python -m judges baseline <judge>` reads the main-run rows in
+`reports/<judge>/<version>/results.jsonl` and writes, beside the planted set:
+
+- `expectations.toml`: every item the judge missed, per judge model and prompt version,
+  with the reason (what was expected, what it returned). These become strict xfails.
+- `gates.toml`: thresholds set at what the judge achieved, rounded to the next 0.05 in
+  the strict direction, so a prompt that detects less (or flags more controls) fails.
+
+Both are meant to be read in review and edited by hand; rerunning overwrites them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from judges.atomic import atomic_write_text
+from judges.checks import describe_verdict
+from judges.gates import control_false_positive_rate, detection_rates, error_rate
+from judges.reliability import gate_statistics
+from judges.results import JudgementRow
+from judges.stats import Rate
+
+_STEP = 0.05
+
+
+def floor_step(value: float) -> float:
+    return round(math.floor(value / _STEP + 1e-9) * _STEP, 2)
+
+
+def ceil_step(value: float) -> float:
+    return round(math.ceil(value / _STEP - 1e-9) * _STEP, 2)
+
+
+def miss_reason(row: JudgementRow) -> str:
+    expected = " and ".join(str(e) for e in row.expect)
+    if row.status != "ok":
+        return f"{row.status}: {(row.error or '')[:160]}"
+    return f"expected {expected}; returned {describe_verdict(row)}"[:300]
+
+
+def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
+    return {
+        row.item_id: miss_reason(row)
+        for row in sorted(rows, key=lambda r: r.item_id)
+        if row.run == "main" and not (row.status == "ok" and row.met)
+    }
+
+
+def detection_gates(rows: list[JudgementRow]) -> dict[str, Any]:
+    main = [row for row in rows if row.run == "main"]
+    gates: dict[str, Any] = {
+        "min_detection": {c: floor_step(r.rate) for c, r in detection_rates(main).items()},
+        "max_error_rate": ceil_step(error_rate(main).rate),
+    }
+    controls = control_false_positive_rate(main)
+    if controls.n:
+        gates["max_control_false_positive"] = ceil_step(controls.rate)
+    return gates
+
+
+def reliability_gates(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Thresholds at the achieved noise floor, test-retest, panel and SME statistics."""
+    gates: dict[str, dict[str, float]] = {}
+    for section, result in sections.items():
+        if result is None:
+            continue
+        table: dict[str, float] = {}
+        for key, (statistic, at_least) in sorted(gate_statistics(result).items()):
+            value = statistic.rate if isinstance(statistic, Rate) else statistic.value
+            if statistic.n and not math.isnan(value):
+                table[key] = floor_step(value) if at_least else ceil_step(value)
+        if table:
+            gates[section] = table
+    return gates
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _toml_key(key: str) -> str:
+    bare = key.replace("_", "").replace("-", "").isalnum()
+    return key if bare else json.dumps(key)
+
+
+def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) -> str:
+    """`["model"."version"]` tables in model and version order."""
+    from judges.spec import version_key
+
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    for model, version in sorted(tables, key=lambda k: (k[0], version_key(k[1]))):
+        lines += ["", f'["{model}"."{version}"]']
+        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in tables[(model, version)].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_baseline(
+    folder: Path, rows_by_version: dict[str, list[JudgementRow]], extra_gates: dict[Any, Any]
+) -> tuple[Path, Path]:
+    misses: dict[tuple[str, str], dict[str, Any]] = {}
+    gates: dict[tuple[str, str], dict[str, Any]] = {}
+    for version, rows in rows_by_version.items():
+        for model in sorted({row.model for row in rows}):
+            mine = [row for row in rows if row.model == model]
+            missed = accepted_misses(mine)
+            if missed:
+                misses[(model, version)] = missed
+            gates[(model, version)] = detection_gates(mine) | extra_gates.get((model, version), {})
+    expectations = folder / "expectations.toml"
+    atomic_write_text(
+        expectations,
+        render_tables(
+            "Accepted misses per judge model and prompt version: each is a strict xfail.\n"
+            "Written by `python -m judges baseline` from the recorded baseline; edit the\n"
+            "reasons by hand. A fixed item shows as XPASS: remove its line.",
+            misses,
+        ),
+    )
+    gates_path = folder / "gates.toml"
+    atomic_write_text(
+        gates_path,
+        render_tables(
+            "Gate thresholds per judge model and prompt version, set by\n"
+            "`python -m judges baseline` at what the judge achieved (rounded to 0.05 in the\n"
+            "strict direction): a prompt that detects less or flags more controls fails.",
+            gates,
+        ),
+    )
+    return expectations, gates_path
