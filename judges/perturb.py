@@ -119,7 +119,8 @@ def shuffle_sentences(text: str, seed: int) -> Perturbed:
         raise PerturbationError("need two distinct sentences to shuffle")
     rng = random.Random(seed)
     order = list(range(len(parts)))
-    while order == sorted(order):
+    # Compare sentences, not positions: swapping two identical sentences changes nothing.
+    while [parts[i] for i in order] == parts:
         rng.shuffle(order)
     return Perturbed(" ".join(parts[i] for i in order), f"sentence order {[i + 1 for i in order]}")
 

@@ -14,10 +14,11 @@ from judges.planted import load_items
 from judges.spec import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = (
-    "the coupon is paid a barrier above below investor rises falls an issuer never capital "
-    "lower gain note at maturity"
-).split()
+# No "barrier" on its own: the product names bring it, whole.
+WORDS = [
+    "the", "coupon", "is", "paid", "a", "above", "below", "investor", "rises", "falls",
+    "an", "issuer", "never", "capital", "lower", "gain", "note", "at", "maturity",
+]  # fmt: skip
 PRODUCTS = sorted(perturb.COUSINS)
 
 
