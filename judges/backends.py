@@ -17,7 +17,7 @@ from typing import Any, Protocol
 DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
 # vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
 _PINNED_HEADERS = {"Accept-Encoding": "gzip, deflate"}
-_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
 
 
@@ -145,7 +145,7 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _api_key(backend: str, environ: dict[str, str]) -> str:
-    variable = _KEY_VARIABLES[backend]
+    variable = KEY_VARIABLES[backend]
     key = environ.get(variable, "")
     if not key:
         raise BackendError(

@@ -8,13 +8,14 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from judges.backends import BackendError, ModelRef
+from judges.backends import KEY_VARIABLES, BackendError, ModelRef
 from judges.naming import Case
 from judges.planted import Gates
 from judges.results import JudgementRow
@@ -144,18 +145,34 @@ def pytest_configure(config: pytest.Config) -> None:
         from judges.network import block_network
 
         config.stash[restore_network_key] = block_network()
-    elif not workerinput and settings.base_url is None and _needs_embedded_server(session):
-        session.settings = _start_embedded_server(config, settings)
+    else:
+        _check_keys(session)
+        if not workerinput and settings.base_url is None and _needs_embedded_server(session):
+            session.settings = _start_embedded_server(config, settings)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
 
 
-def _needs_embedded_server(session: JudgesSession) -> bool:
-    models = list(session.settings.models) or [
+def _selected_models(session: JudgesSession) -> list[ModelRef]:
+    return list(session.settings.models) or [
         ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
     ]
-    return any(model.backend == "local" for model in models)
+
+
+def _check_keys(session: JudgesSession) -> None:
+    """A live run against a paid API without its key is a usage error, before any test."""
+    for model in _selected_models(session):
+        variable = KEY_VARIABLES.get(model.backend)
+        if variable and not os.environ.get(variable):
+            raise pytest.UsageError(
+                f"--record with {model} needs {variable} in the environment; export it, or "
+                "replay the recorded cassettes by running pytest without --record"
+            )
+
+
+def _needs_embedded_server(session: JudgesSession) -> bool:
+    return any(model.backend == "local" for model in _selected_models(session))
 
 
 def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
