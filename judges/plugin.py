@@ -31,7 +31,6 @@ OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
 ROW_PROPERTY = "judges.row"
-GATE_PROPERTY = "judges.gate"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
@@ -388,25 +387,10 @@ class JudgeRunner:
             return rows
         pytest.fail(missing, pytrace=False)
 
-    def check_gates(
-        self, set_case: SetCase, section: str, results: list[Any], data: Any = None
-    ) -> None:
-        """Attach the results for the report; fail when a threshold is missed."""
+    def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
+        """Fail when a threshold is missed; skip when no thresholds exist for this case."""
         __tracebackhide__ = True
         planted = self.session.planted_sets[set_case.judge]
-        self.item.user_properties.append(
-            (
-                GATE_PROPERTY,
-                {
-                    "judge": set_case.judge,
-                    "prompt_version": set_case.version,
-                    "model": str(set_case.model),
-                    "section": section,
-                    "gates": [r.as_dict() for r in results],
-                    "data": data,
-                },
-            )
-        )
         where = planted.path / "gates.toml"
         if (str(set_case.model), set_case.version) not in planted.gates:
             pytest.skip(
@@ -439,7 +423,7 @@ def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) 
 
 
 class _ResultCollector:
-    """Gathers the rows and gate results that tests attached to their reports."""
+    """Gathers the result rows that tests attached to their reports."""
 
     def __init__(self, session: JudgesSession) -> None:
         self.session = session
@@ -448,9 +432,6 @@ class _ResultCollector:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
             self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
-            self.session.gate_results.extend(
-                value for name, value in properties if name == GATE_PROPERTY
-            )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -461,7 +442,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from judges.report import write_session_reports
 
-    judges_session.written = write_session_reports(judges_session)
+    judges_session.report = write_session_reports(judges_session)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -1165,7 +1165,7 @@ def build_folder(reports: Path, judge: str, version: str, sources: Sources) -> F
 class ReportSet:
     """Reports built once at the end of a run: written to disk, then summarised in lines.
 
-    Iterating yields the written paths, which is what the plugin keeps as `session.written`.
+    Iterating yields the written paths, which is what the plugin keeps as `session.report`.
     """
 
     reports: Path
@@ -1320,7 +1320,7 @@ def summary_lines(session: JudgesSession) -> list[str]:
             f"cost cap ${session.settings.cost_cap_usd:.4f}: spent "
             f"${session.ledger.spent_usd():.4f}"
         )
-    written = getattr(session, "written", None)
+    written = getattr(session, "report", None) or getattr(session, "written", None)
     if isinstance(written, ReportSet):
         lines += written.lines()
     return lines

@@ -85,7 +85,7 @@ class JudgesSession:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.rows: list[JudgementRow] = []
-        self.gate_results: list[dict[str, Any]] = []
+        self.report: Any = None  # the ReportSet written at the end of the session
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Path, float], JudgementRow] = {}
         self.ledger = Ledger(

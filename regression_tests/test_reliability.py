@@ -37,7 +37,7 @@ def test_noise_floor(noise_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "noise_floor", result, _thresholds(judge_runner, noise_set, "noise_floor")
     )
-    judge_runner.check_gates(noise_set, "noise_floor", gates, result.as_dict())
+    judge_runner.check_gates(noise_set, "noise_floor", gates)
 
 
 def test_test_retest(retest_set, judge_runner, judges_session):
@@ -48,7 +48,7 @@ def test_test_retest(retest_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "test_retest", result, _thresholds(judge_runner, retest_set, "test_retest")
     )
-    judge_runner.check_gates(retest_set, "test_retest", gates, result.as_dict())
+    judge_runner.check_gates(retest_set, "test_retest", gates)
 
 
 def test_panel(panel_set, judge_runner, judges_session):
@@ -68,7 +68,7 @@ def test_panel(panel_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "panel", result, _thresholds(judge_runner, panel_set, "panel")
     )
-    judge_runner.check_gates(panel_set, "panel", gates, result.as_dict())
+    judge_runner.check_gates(panel_set, "panel", gates)
 
 
 def test_sme_calibration(sme_set, judge_runner, judges_session):
@@ -82,4 +82,4 @@ def test_sme_calibration(sme_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "sme", result, _thresholds(judge_runner, sme_set, "sme")
     )
-    judge_runner.check_gates(sme_set, "sme", gates, result.as_dict())
+    judge_runner.check_gates(sme_set, "sme", gates)
