@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from judges.finale import add_finale_command
 from judges.perturb import derive_all, load_derivations, write_derived
 from judges.planted import load_items
 from judges.spec import load_catalog
@@ -65,9 +66,7 @@ def _baseline(args: argparse.Namespace) -> int:
         except ResultsMissing as error:
             print(f"python -m judges baseline: {error}", file=sys.stderr)
             return 2
-        rows_by_version[version] = read_jsonl(
-            args.reports / args.judge / version / "results.jsonl"
-        )
+        rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
         for model in folder.models:
             sections = {
                 "noise_floor": model.noise_floor,
@@ -90,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report                      rebuild every report from results.jsonl\n"
         "  python -m judges report --judge geval        one judge only\n"
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
-        "  python -m judges baseline product_identity   accept the recorded baseline",
+        "  python -m judges baseline product_identity   accept the recorded baseline\n"
+        "  python -m judges finale --dry-run            promote finale finalists, no judging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--reports", type=Path, default=Path("reports"))
     baseline.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
     baseline.set_defaults(run=_baseline)
+    add_finale_command(commands)
     return parser
 
 

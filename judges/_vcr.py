@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import re
 from collections.abc import Iterator
@@ -22,6 +24,7 @@ from typing import Any
 import vcr
 import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
@@ -34,6 +37,12 @@ SECRET_PATTERN = re.compile(
     r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{12,})"
 )
 REDACTED = "<redacted>"
+# Every match of SECRET_PATTERN contains one of these: a body without them is left as it is
+# without decoding it or running the pattern (the hooks run several times per request).
+_SECRET_MARKERS = ("sk-", "Bearer")
+_SECRET_MARKER_BYTES = tuple(marker.encode() for marker in _SECRET_MARKERS)
+# The transports the SDKs send through (openai 3.x and anthropic 2.x: httpx2; older: httpx).
+_SDK_TRANSPORTS = ("httpx2", "httpx")
 
 
 class _AtomicPersister:
@@ -57,9 +66,13 @@ class _AtomicPersister:
 
 def _redact(body: Any) -> Any:
     if isinstance(body, bytes):
+        if not any(marker in body for marker in _SECRET_MARKER_BYTES):
+            return body
         text = body.decode("utf-8", errors="replace")
         return SECRET_PATTERN.sub(REDACTED, text).encode() if SECRET_PATTERN.search(text) else body
     if isinstance(body, str):
+        if not any(marker in body for marker in _SECRET_MARKERS):
+            return body
         return SECRET_PATTERN.sub(REDACTED, body)
     return body
 
@@ -106,6 +119,19 @@ def json_body(r1: Any, r2: Any) -> None:
         raise AssertionError("request bodies differ")
 
 
+@functools.cache
+def _skipped_patchers() -> tuple[str, ...]:
+    """Every vcrpy patcher but those of the SDK transports that are installed.
+
+    Judge calls only ever go through the SDKs. Left to itself vcrpy, on every cassette it
+    opens, re-imports each HTTP library it supports (a missing one is searched for on disk
+    again each time) and patches every one it finds: more work than the replay itself.
+    Offline runs block sockets as well (judges.network), so nothing else gets out.
+    """
+    installed = {name for name in _SDK_TRANSPORTS if importlib.util.find_spec(name) is not None}
+    return tuple(name for name in PATCHER_NAMES if name not in installed)
+
+
 def make_vcr(*, record: bool) -> vcr.VCR:
     recorder = vcr.VCR(
         record_mode="all" if record else "none",
@@ -113,6 +139,7 @@ def make_vcr(*, record: bool) -> vcr.VCR:
         before_record_request=scrub_request,
         before_record_response=scrub_response,
         decode_compressed_response=True,
+        skip_patchers=_skipped_patchers(),
     )
     recorder.register_matcher("json_body", json_body)
     recorder.register_persister(_AtomicPersister(fresh=record))  # type: ignore[arg-type]
