@@ -8,6 +8,8 @@
 - Drop non-2xx interactions: a retried call leaves only its success.
 - Cassettes are written atomically; recording always starts a fresh cassette, so N
   identical requests (repeats) are all recorded and replay in order, each once.
+- Only the SDKs' HTTP transport is patched (see `_skipped_patchers`), which keeps opening
+  a cassette cheap: most cassettes hold one judgement.
 """
 
 from __future__ import annotations

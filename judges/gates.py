@@ -5,41 +5,51 @@ Pure functions over result rows; the plugin turns a failed gate into a failed te
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from judges.planted import Gates
 from judges.results import JudgementRow
-from judges.stats import Rate, wilson
+from judges.stats import Estimate, Rate, wilson
 
 CONTROL_FALSE_POSITIVE = "control_false_positive"
 ERROR_RATE = "error_rate"
 
 
 @dataclass(frozen=True)
-class GateResult:
+class Gate:
+    """A threshold on one statistic (a rate or an estimate), judged on its point value."""
+
     name: str
-    rate: Rate
+    value: Rate | Estimate
     threshold: float | None
-    at_least: bool  # True: rate must be >= threshold; False: rate must be <= threshold
+    at_least: bool  # True: value must be >= threshold; False: value must be <= threshold
+
+    @property
+    def point(self) -> float:
+        return self.value.rate if isinstance(self.value, Rate) else self.value.value
 
     @property
     def passed(self) -> bool | None:
-        if self.threshold is None or self.rate.n == 0:
+        # Undefined (no data, or kappa with one category) is not evaluable, never a pass.
+        if self.threshold is None or self.value.n == 0 or math.isnan(self.point):
             return None
         if self.at_least:
-            return self.rate.rate >= self.threshold
-        return self.rate.rate <= self.threshold
+            return self.point >= self.threshold
+        return self.point <= self.threshold
 
     def describe(self) -> str:
         sign = ">=" if self.at_least else "<="
         limit = "no threshold" if self.threshold is None else f"gate {sign} {self.threshold:.2f}"
-        return f"{self.name}: {self.rate} ({limit})"
+        if self.threshold is not None and self.passed is None:
+            limit += ", not evaluated: no data" if self.value.n == 0 else ", undefined"
+        return f"{self.name}: {self.value} ({limit})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            **self.rate.as_dict(),
+            **self.value.as_dict(),
             "threshold": self.threshold,
             "direction": ">=" if self.at_least else "<=",
             "passed": self.passed,
@@ -69,21 +79,21 @@ def error_rate(rows: list[JudgementRow]) -> Rate:
     return wilson(sum(row.status != "ok" for row in rows), len(rows))
 
 
-def evaluate(rows: list[JudgementRow], gates: Gates | None) -> list[GateResult]:
+def evaluate(rows: list[JudgementRow], gates: Gates | None) -> list[Gate]:
     """Every gate of one (judge, prompt version, model), thresholds from `gates.toml`."""
     gates = gates or Gates()
     results = [
-        GateResult(f"detection[{category}]", rate, gates.min_detection.get(category), True)
+        Gate(f"detection[{category}]", rate, gates.min_detection.get(category), True)
         for category, rate in detection_rates(rows).items()
     ]
     if any(row.control for row in rows):
         results.append(
-            GateResult(
+            Gate(
                 CONTROL_FALSE_POSITIVE,
                 control_false_positive_rate(rows),
                 gates.max_control_false_positive,
                 False,
             )
         )
-    results.append(GateResult(ERROR_RATE, error_rate(rows), gates.max_error_rate, False))
+    results.append(Gate(ERROR_RATE, error_rate(rows), gates.max_error_rate, False))
     return results

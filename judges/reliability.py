@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.gates import GateResult
+from judges.gates import Gate
 from judges.results import JudgementRow
 from judges.stats import (
     Estimate,
@@ -37,8 +37,6 @@ from judges.stats import (
 
 __all__ = [
     "DEFAULT_DERIVED",
-    "Gate",
-    "MetricGate",
     "NoiseDimension",
     "NoiseFloor",
     "Panel",
@@ -803,46 +801,6 @@ def sme_calibration(
 # --------------------------------------------------------------------------- gates
 
 
-@dataclass(frozen=True)
-class MetricGate:
-    """A gate on any statistic's point estimate; the same surface as GateResult."""
-
-    name: str
-    value: Estimate | Rate
-    threshold: float | None
-    at_least: bool  # True: value must be >= threshold; False: value must be <= threshold
-
-    @property
-    def point(self) -> float:
-        return self.value.rate if isinstance(self.value, Rate) else self.value.value
-
-    @property
-    def passed(self) -> bool | None:
-        # Undefined (e.g. kappa with one category): not evaluable, like a rate with n == 0.
-        if self.threshold is None or self.value.n == 0 or math.isnan(self.point):
-            return None
-        if self.at_least:
-            return self.point >= self.threshold
-        return self.point <= self.threshold
-
-    def describe(self) -> str:
-        sign = ">=" if self.at_least else "<="
-        limit = "no threshold" if self.threshold is None else f"gate {sign} {self.threshold:.2f}"
-        if self.threshold is not None and self.passed is None:
-            limit += ", not evaluated: no data" if self.value.n == 0 else ", undefined"
-        return f"{self.name}: {self.value} ({limit})"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            **self.value.as_dict(),
-            "threshold": self.threshold,
-            "direction": ">=" if self.at_least else "<=",
-            "passed": self.passed,
-        }
-
-
-Gate = GateResult | MetricGate
 Reliability = NoiseFloor | TestRetest | Panel | SmeCalibration
 _SECTIONS: dict[str, type] = {
     "noise_floor": NoiseFloor,
@@ -884,7 +842,7 @@ def evaluate_reliability(
 ) -> list[Gate]:
     """One gate per threshold (e.g. `"min_exact_match.core_total" = 0.4`), in key order.
 
-    Rates give a GateResult, other statistics a MetricGate; both gate on the point estimate.
+    Each gates on the point estimate of its statistic.
     """
     expected = _SECTIONS.get(section_name)
     if expected is None:
@@ -912,9 +870,5 @@ def evaluate_reliability(
                 f"{section_name}: threshold {key!r} must be a number, got {threshold!r}"
             )
         stat, at_least = allowed[key]
-        name = f"{section_name}.{key}"
-        if isinstance(stat, Rate):
-            gates.append(GateResult(name, stat, float(threshold), at_least))
-        else:
-            gates.append(MetricGate(name, stat, float(threshold), at_least))
+        gates.append(Gate(f"{section_name}.{key}", stat, float(threshold), at_least))
     return gates

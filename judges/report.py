@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 from judges.atomic import atomic_write_text
 from judges.checks import describe_verdict
 from judges.compare import Comparison, compare_versions, comparison_markdown, numeric, outcome
-from judges.gates import GateResult, detected, evaluate
+from judges.gates import Gate, detected, evaluate
 from judges.naming import report_dir
 from judges.planted import PlantedSet, PlantedSetError, load_planted_set
 from judges.reliability import (
-    Gate,
     NoiseFloor,
     Panel,
     SmeCalibration,
@@ -685,10 +684,6 @@ def _errors(errors: Mapping[str, Any]) -> str:
     return "; ".join(parts) or "none"
 
 
-def gate_statistic(gate: Gate) -> Rate | Estimate:
-    return gate.rate if isinstance(gate, GateResult) else gate.value
-
-
 def _gate_result(gate: Gate) -> str:
     if gate.passed is None:
         return "not evaluated" if gate.threshold is not None else "no threshold"
@@ -855,7 +850,7 @@ def _gates_md(m: ModelReport) -> list[str]:
     ]
     for gate in m.gates:
         lines.append(
-            f"| {gate.name} | {_stat(gate_statistic(gate))} | {_gate_threshold(gate)} | "
+            f"| {gate.name} | {_stat(gate.value)} | {_gate_threshold(gate)} | "
             f"{_gate_result(gate)} |"
         )
     lines += ["", f"{passed} passed, {failed} failed, {unevaluated} not evaluated.", ""]

@@ -18,7 +18,6 @@ from judges.report import (
     FolderReport,
     ModelReport,
     RunMetadata,
-    gate_statistic,
 )
 from judges.stats import Estimate, Rate
 
@@ -304,7 +303,7 @@ def _facts(m: ModelReport) -> str:
         [
             [
                 _e(g.name),
-                _e(_stat_text(gate_statistic(g))),
+                _e(_stat_text(g.value)),
                 "-"
                 if g.threshold is None
                 else f"{'&ge;' if g.at_least else '&le;'} {g.threshold:.2f}",

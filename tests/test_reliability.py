@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges import reliability
-from judges.gates import GateResult
+from judges.gates import Gate
 from judges.planted import Gates
-from judges.reliability import MetricGate, SmeLabel, SmeLabelError
+from judges.reliability import SmeLabel, SmeLabelError
 from judges.results import JudgementRow
 from judges.stats import Estimate, Rate, wilson
 
@@ -598,13 +598,13 @@ def test_noise_floor_gates_from_toml() -> None:
         "noise_floor.min_flag_stability": True,
     }
     sd_gate = gates[0]
-    assert isinstance(sd_gate, MetricGate)
+    assert isinstance(sd_gate, Gate)
     # Value, bootstrap interval, n and threshold all appear in the description.
     low, high = sd_gate.value.low, sd_gate.value.high
     assert sd_gate.describe() == (
         f"noise_floor.max_sd.core_total: 0.33 [{low:.2f}, {high:.2f}] n=3 (gate <= 0.30)"
     )
-    assert isinstance(gates[1], GateResult)
+    assert isinstance(gates[1], Gate)
     data = sd_gate.as_dict()
     json_ready(data)
     assert data["value"] == 0.3333
@@ -682,14 +682,14 @@ def test_unknown_keys_and_wrong_sections() -> None:
 
 
 def test_metric_gate_undefined_and_empty() -> None:
-    undefined = MetricGate("x", Estimate(float("nan"), float("nan"), float("nan"), 4), 0.5, True)
+    undefined = Gate("x", Estimate(float("nan"), float("nan"), float("nan"), 4), 0.5, True)
     assert undefined.passed is None
     assert "undefined" in undefined.describe()
-    empty = MetricGate("y", wilson(0, 0), 0.5, False)
+    empty = Gate("y", wilson(0, 0), 0.5, False)
     assert empty.passed is None
     assert "no data" in empty.describe()
-    no_threshold = MetricGate("z", Rate(1, 2, 0.5, 0.1, 0.9), None, True)
+    no_threshold = Gate("z", Rate(1, 2, 0.5, 0.1, 0.9), None, True)
     assert no_threshold.passed is None
     assert no_threshold.describe() == "z: 0.50 [0.10, 0.90] n=2 (no threshold)"
     json_ready(undefined.as_dict())
-    assert MetricGate("r", wilson(3, 4), 0.75, True).passed is True
+    assert Gate("r", wilson(3, 4), 0.75, True).passed is True
