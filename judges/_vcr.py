@@ -27,7 +27,7 @@ import vcr
 import yaml
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.patch import PATCHER_NAMES
-from vcr.persisters.filesystem import CassetteDecodeError, CassetteNotFoundError
+from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
 from judges.atomic import atomic_write_text
@@ -47,6 +47,10 @@ _SECRET_MARKER_BYTES = tuple(marker.encode() for marker in _SECRET_MARKERS)
 _SDK_TRANSPORTS = ("httpx2", "httpx")
 
 
+class UnreadableCassette(Exception):
+    """A cassette file exists but is not a cassette (e.g. a merge conflict in its YAML)."""
+
+
 class _AtomicPersister:
     """vcrpy's filesystem persister, but writes go through temp file + rename."""
 
@@ -59,8 +63,11 @@ class _AtomicPersister:
             raise CassetteNotFoundError()
         try:
             return deserialize(path.read_text(encoding="utf-8"), serializer)
-        except (UnicodeDecodeError, ValueError) as error:
-            raise CassetteDecodeError(f"{path}: cannot read the cassette: {error}") from error
+        except (UnicodeDecodeError, ValueError, KeyError, yaml.YAMLError) as error:
+            # Not vcrpy's CassetteDecodeError: vcrpy swallows that and replays an empty
+            # cassette, which would blame the request instead of the file.
+            reason = " ".join(str(error).split())[:160]
+            raise UnreadableCassette(f"cassette {path} cannot be read ({reason})") from None
 
     def save_cassette(self, cassette_path: str, cassette_dict: dict, serializer: Any) -> None:
         atomic_write_text(Path(cassette_path), serialize(cassette_dict, serializer))

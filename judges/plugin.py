@@ -19,7 +19,13 @@ from judges.backends import KEY_VARIABLES, BackendError, ModelRef
 from judges.naming import Case
 from judges.planted import Gates
 from judges.results import JudgementRow
-from judges.session import JudgementMissing, JudgesSession, RecordMode, Settings
+from judges.session import (
+    JudgementMissing,
+    JudgesSession,
+    RecordMode,
+    Settings,
+    rerecord_command,
+)
 from judges.spec import version_key
 
 OPTION_RECORD = "--record"
@@ -294,8 +300,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 _RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.stash[session_key].settings.live:
+    session = config.stash[session_key]
+    # Before -k or node ids deselect anything: set-level tests name the item test that
+    # re-records a case, even when that test is not selected in this run.
+    for item in items:
+        params = getattr(item, "callspec", None)
+        for name, run in ITEM_FIXTURES.items():
+            if params is not None and name in params.params:
+                session.recorders[(run, params.params[name])] = item.nodeid
+    if not session.settings.live:
         return
 
     # Live runs: judgements of one item run back to back, so consecutive prompts share
@@ -334,7 +349,7 @@ class JudgeRunner:
         try:
             rows = self.session.judge_case(
                 case,
-                nodeid=self.item.nodeid,
+                rerecord=rerecord_command(self.item.nodeid),
                 run=run,
                 repeats=plan.repeats,
                 draw_offset=plan.draw_offset,
@@ -362,18 +377,16 @@ class JudgeRunner:
             )
         planted = self.session.planted_sets[set_case.judge]
         plan = self.session.run_plan(planted, run)
-        test = {"main": "test_planted.py::test_planted_item"}.get(
-            run, f"test_reliability.py::test_{run}_item"
-        )
         rows: list[JudgementRow] = []
         for item in plan.items:
             model = plan.model or set_case.model
             case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
-            nodeid = f"regression_tests/{test}[{_case_id(self.session, case)}]"
+            nodeid = self.session.recorders.get((run, case))
+            keyword = None if nodeid else _case_id(self.session, case)
             try:
                 rows += self.session.judge_case(
                     case,
-                    nodeid=nodeid,
+                    rerecord=rerecord_command(nodeid, keyword),
                     run=run,
                     repeats=plan.repeats,
                     draw_offset=plan.draw_offset,

@@ -75,8 +75,10 @@ class Settings:
         return self.rootdir / ".judges-tmp"
 
 
-def rerecord_command(nodeid: str) -> str:
-    return f"pytest --record {shlex.quote(nodeid)}"
+def rerecord_command(nodeid: str | None = None, keyword: str | None = None) -> str:
+    """The command that re-records one test (`--record` takes an optional mode: name it)."""
+    target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
+    return f"pytest --record=all {target}"
 
 
 class JudgesSession:
@@ -86,6 +88,7 @@ class JudgesSession:
         self.settings = settings
         self.rows: list[JudgementRow] = []
         self.report: Any = None  # the ReportSet written at the end of the session
+        self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Path, float], JudgementRow] = {}
         self.ledger = Ledger(
@@ -163,7 +166,7 @@ class JudgesSession:
         self,
         case: Case,
         *,
-        nodeid: str,
+        rerecord: str,
         run: str = "main",
         repeats: int = 1,
         draw_offset: int = 0,
@@ -199,6 +202,8 @@ class JudgesSession:
                         sampling=sampling,
                     )
                     rows.append(judge(spec, case.version, subject, call))
+        except _vcr.UnreadableCassette as error:
+            raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
@@ -211,7 +216,7 @@ class JudgesSession:
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
-                f"Re-record it with:  {rerecord_command(nodeid)}"
+                f"Re-record it with:  {rerecord}"
             ) from None
         if not record and repeats == 1:
             self._replayed[(path, _mtime(path))] = rows[0]

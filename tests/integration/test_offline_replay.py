@@ -85,12 +85,6 @@ def test_replay_blocks_the_network(
     assert fake_judge.received == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the printed re-record command `pytest --record 'NODEID'` is a usage error: "
-    "--record takes an optional value (nargs='?'), so argparse reads the node id as the "
-    "mode and refuses it (judges/session.py rerecord_command, judges/plugin.py --record)",
-)
 @pytest.mark.parametrize("workers", WORKERS)
 def test_the_printed_rerecord_command_records_that_test(
     project: JudgesProject, fake_judge: FakeJudge, workers: str
@@ -108,12 +102,6 @@ def test_the_printed_rerecord_command_records_that_test(
     assert len(fake_judge.calls) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the re-record command of a set-level test names "
-    "'regression_tests/test_planted.py::test_planted_item[...]' whatever the project's layout: "
-    "judges/plugin.py JudgeRunner.replay_set hard-codes the test file",
-)
 @pytest.mark.parametrize("workers", WORKERS)
 def test_gate_rerecord_command_names_the_projects_own_planted_test(
     project: JudgesProject, workers: str

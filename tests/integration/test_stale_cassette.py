@@ -57,13 +57,6 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
     assert green.ret == pytest.ExitCode.OK
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a cassette that is not valid YAML raises yaml's ScannerError from inside "
-    "vcrpy ('in \"<unicode string>\"'), naming neither the cassette nor the re-record command: "
-    "judges/_vcr.py _AtomicPersister.load_cassette catches ValueError only, and yaml.YAMLError "
-    "is not one",
-)
 @pytest.mark.parametrize("workers", WORKERS)
 def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
     project: JudgesProject, workers: str
