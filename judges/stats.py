@@ -155,7 +155,9 @@ def _percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float,
 
 def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """One (n_resamples, n) index matrix; every statistic of a call reuses it."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    # The narrowest integer type that holds n: drawing int16 is several times faster.
+    dtype = np.int16 if n <= np.iinfo(np.int16).max else np.int64
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n), dtype=dtype)
 
 
 def _index_counts(idx: np.ndarray, n: int) -> np.ndarray:
@@ -164,7 +166,7 @@ def _index_counts(idx: np.ndarray, n: int) -> np.ndarray:
     Offsetting each row by row * n lets one bincount do all rows at once.
     """
     rows = idx.shape[0]
-    flat = (idx + (np.arange(rows) * n)[:, None]).ravel()
+    flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=rows * n).reshape(rows, n)
 
 
