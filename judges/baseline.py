@@ -30,11 +30,15 @@ _STEP = 0.05
 
 
 def floor_step(value: float) -> float:
-    return round(math.floor(value / _STEP + 1e-9) * _STEP, 2)
+    """The largest multiple of 0.05 not above `value` (so the achieved value passes)."""
+    step = round(math.floor(value / _STEP + 1e-9) * _STEP, 2)
+    return step if step <= value else round(step - _STEP, 2)
 
 
 def ceil_step(value: float) -> float:
-    return round(math.ceil(value / _STEP - 1e-9) * _STEP, 2)
+    """The smallest multiple of 0.05 not below `value`."""
+    step = round(math.ceil(value / _STEP - 1e-9) * _STEP, 2)
+    return step if step >= value else round(step + _STEP, 2)
 
 
 def miss_reason(row: JudgementRow) -> str:

@@ -15,7 +15,7 @@ _SHOWN = (
 
 def describe_verdict(row: JudgementRow) -> str:
     verdict = row.verdict or {}
-    shown = {key: verdict[key] for key in _SHOWN if key in verdict}
+    shown = {key: verdict[key] for key in _SHOWN if verdict.get(key) is not None}
     return ", ".join(f"{key}={json.dumps(value)}" for key, value in shown.items())
 
 
