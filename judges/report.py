@@ -1315,7 +1315,7 @@ def summary_lines(session: JudgesSession) -> list[str]:
             f"cost cap ${session.settings.cost_cap_usd:.4f}: spent "
             f"${session.ledger.spent_usd():.4f}"
         )
-    written = getattr(session, "report", None) or getattr(session, "written", None)
+    written = session.report
     if isinstance(written, ReportSet):
         lines += written.lines()
     return lines
