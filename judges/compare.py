@@ -256,7 +256,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
             kind = flip.category
             if flip.control and flip.category != "control":
                 kind += " (control)"
-            change = "now detected" if flip.now_detected else "**lost**"
+            better = "now held" if flip.control else "now detected"
+            change = better if flip.now_detected else "**lost**"
             lines.append(f"| {flip.item_id} | {kind} | {flip.before} | {flip.after} | {change} |")
     else:
         lines.append("No item flipped.")

@@ -296,8 +296,6 @@ def test_rebuilding_gives_the_same_bytes_but_metadata(demo: dict[str, Any]) -> N
 class _Session(JudgesSession):
     """A real session whose catalog is the temporary `demo` judge."""
 
-    written: report.ReportSet
-
     def __init__(self, settings: Settings, catalog: dict[str, JudgeSpec]) -> None:
         super().__init__(settings)
         self.demo_catalog = catalog
@@ -324,7 +322,7 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
 ) -> None:
     rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
     one = session(demo, rows, "one")
-    one.written = report.write_session_reports(one)  # as the plugin keeps it
+    one.report = report.write_session_reports(one)  # as the plugin keeps it
     whole = snapshot(demo)
 
     # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
