@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from judges.backends import Backend, JudgeRequest, Price, strict_schema
+from judges.backends import Backend, JudgeRequest, Price
 from judges.ledger import CostCapReached, Ledger
 from judges.parsing import ReplyError, parse_reply
 from judges.results import Attempt, Expectation, JudgementRow, Usage
@@ -88,7 +88,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
     replies: dict[str | None, tuple[BaseModel, str]] = {}
     for facet in facets:
         reply_model = spec.reply_model(version, facet)
-        request_schema = strict_schema(reply_model.model_json_schema())
+        request_schema = spec.request_schema(version, facet, inputs)
         last_error: ReplyError | None = None
         for attempt in range(spec.config.max_attempts):
             sampling = call.sampling or spec.config.sampling

@@ -7,7 +7,9 @@ Layout of one judge (nothing else in the harness names it):
     judges/prompts/<judge>/<version>/<facet>.md  one call per facet (e.g. per dimension)
 
 The verdict module provides `Inputs` (a pydantic model with `prompt_fields()`),
-`reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`.
+`reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`;
+optionally `request_schema(prompt_version, facet, inputs)` to narrow the JSON schema sent
+with one request (e.g. to the item's own criterion names).
 """
 
 from __future__ import annotations
@@ -113,6 +115,15 @@ class JudgeSpec:
 
     def reply_model(self, version: str, facet: str | None) -> type[BaseModel]:
         return self.module.reply_model(version, facet)
+
+    def request_schema(self, version: str, facet: str | None, inputs: BaseModel) -> dict[str, Any]:
+        """The JSON schema sent with a request: the reply model's, unless the judge narrows it."""
+        from judges.backends import strict_schema
+
+        narrow = getattr(self.module, "request_schema", None)
+        if narrow is not None:
+            return narrow(version, facet, inputs)
+        return strict_schema(self.reply_model(version, facet).model_json_schema())
 
     def build_verdict(
         self, replies: dict[str | None, tuple[BaseModel, str]], inputs: BaseModel, version: str

@@ -444,3 +444,27 @@ def test_dotted_fields_and_absent_fields() -> None:
 def test_expectation_str() -> None:
     assert str(Expectation(field="factual_accuracy", op="<=", value=1)) == "factual_accuracy <= 1"
     assert str(Expectation(field="flag", op="==", value=None)) == "flag == null"
+
+
+def test_relevance_requests_name_exactly_the_items_criteria() -> None:
+    spec = load_catalog()["relevance"]
+    inputs = spec.parse_inputs(
+        {
+            "query": "q",
+            "criteria": [
+                {"name": "distributed RL", "weight": 0.5},
+                {"name": "decoupled workers", "weight": 0.5},
+            ],
+            "document": {"id": "d", "title": "t", "text": "x"},
+        }
+    )
+    schema = spec.request_schema("1.0", None, inputs)
+    criteria = schema["properties"]["criteria"]
+    assert criteria["items"]["properties"]["name"]["enum"] == [
+        "distributed RL",
+        "decoupled workers",
+    ]
+    assert criteria["minItems"] == criteria["maxItems"] == 2
+    # A judge without a narrowing hook sends its reply model's schema.
+    geval = load_catalog()["geval"]
+    assert geval.request_schema("1.0", "coverage", None)["required"] == ["score", "rationale"]

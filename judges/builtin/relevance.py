@@ -8,10 +8,11 @@ space, on both sides: the membership check and the weight look-up go through the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from judges.backends import strict_schema
 from judges.rules import (
     RELEVANCE_POINTS,
     check_distinct_criteria,
@@ -76,6 +77,22 @@ class RelevanceReply(BaseModel):
 
 def reply_model(prompt_version: str, facet: str | None = None) -> type[BaseModel]:
     return RelevanceReply
+
+
+def request_schema(prompt_version: str, facet: str | None, inputs: Inputs) -> dict[str, Any]:
+    """The reply schema narrowed to this query: one entry per criterion, named as given.
+
+    A grammar-constrained judge then cannot invent or drop a criterion name; a judge
+    without a grammar still can, and `match_criteria` handles what it sends.
+    """
+    schema = strict_schema(RelevanceReply.model_json_schema())
+    criteria = schema["properties"]["criteria"]
+    criteria["items"]["properties"]["name"] = {
+        "type": "string",
+        "enum": [c.name for c in inputs.criteria],
+    }
+    criteria["minItems"] = criteria["maxItems"] = len(inputs.criteria)
+    return schema
 
 
 class CriterionJudgement(BaseModel):
