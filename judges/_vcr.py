@@ -173,14 +173,3 @@ def is_replay_miss(error: BaseException) -> bool:
         seen.add(id(current))
         current = current.__cause__ or current.__context__
     return False
-
-
-def interaction_count(path: Path) -> int:
-    """How many interactions a cassette file holds (0 when there is none)."""
-    if not path.is_file():
-        return 0
-    try:
-        requests, _ = deserialize(path.read_text(encoding="utf-8"), vcr.serializers.yamlserializer)
-    except (ValueError, UnicodeDecodeError, KeyError, yaml.YAMLError):
-        return 0
-    return len(requests)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from judges.backends import KEY_VARIABLES, BackendError, ModelRef
+from judges.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.naming import Case
 from judges.planted import Gates
 from judges.results import JudgementRow
@@ -184,10 +184,9 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
     from dataclasses import replace
 
     from judges.local_server import LocalServerError, start_local_server
-    from judges.session import local_key_from_env
-
     try:
-        server = start_local_server(log_dir=settings.scratch, api_key=local_key_from_env())
+        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
+        server = start_local_server(log_dir=settings.scratch, api_key=api_key)
     except LocalServerError as error:
         raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
     config.stash[server_key] = server

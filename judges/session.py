@@ -7,15 +7,15 @@ The plugin's hooks are a few lines each and hand off to this object, kept in
 from __future__ import annotations
 
 import enum
-import os
 import shlex
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from judges.backends import LOCAL_KEY_VARIABLE, ModelRef, load_prices, make_backend, price_for
+from judges.backends import ModelRef, load_prices, make_backend, price_for
 from judges.ledger import Ledger
 from judges.naming import Case
 from judges.planted import PlantedItem, PlantedSet, load_planted_sets
@@ -102,11 +102,9 @@ class JudgesSession:
     def catalog(self) -> dict[str, JudgeSpec]:
         return load_catalog()
 
-    @property
+    @cached_property
     def planted_sets(self) -> dict[str, PlantedSet]:
-        if not hasattr(self, "_planted_sets"):
-            self._planted_sets = load_planted_sets(self.settings.planted_sets, self.catalog)
-        return self._planted_sets
+        return load_planted_sets(self.settings.planted_sets, self.catalog)
 
     def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
         return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
@@ -251,7 +249,3 @@ def _relative(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def local_key_from_env() -> str | None:
-    return os.environ.get(LOCAL_KEY_VARIABLE)

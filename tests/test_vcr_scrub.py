@@ -10,12 +10,9 @@ import pytest
 from vcr.cassette import Cassette
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request
-from vcr.serialize import serialize
-from vcr.serializers import yamlserializer
 
 from judges._vcr import (
     REDACTED,
-    interaction_count,
     is_replay_miss,
     json_body,
     scrub_request,
@@ -212,24 +209,6 @@ def test_json_body_ignores_key_order_and_white_space() -> None:
         json_body(chat_request(b'{"a": 1}'), chat_request(b'{"a": 2}'))
     json_body(chat_request(None), chat_request(None))
     json_body(chat_request(b"not json"), chat_request(b"not json"))
-
-
-def test_interaction_count(tmp_path: Path) -> None:
-    assert interaction_count(tmp_path / "absent.yaml") == 0
-    path = tmp_path / "two.yaml"
-    recorded = {
-        "requests": [chat_request(b"{}"), chat_request(b"[]")],
-        "responses": [response(), response()],
-    }
-    path.write_text(serialize(recorded, yamlserializer))
-    assert interaction_count(path) == 2
-
-
-@pytest.mark.parametrize("text", ["interactions: [", "just: a mapping"], ids=["bad-yaml", "no-key"])
-def test_interaction_count_of_a_broken_cassette(tmp_path: Path, text: str) -> None:
-    broken = tmp_path / "broken.yaml"
-    broken.write_text(text)
-    assert interaction_count(broken) == 0
 
 
 # --------------------------------------------------------------------------- the ledger
