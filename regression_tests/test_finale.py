@@ -17,7 +17,7 @@ def test_finale_replays_offline(tmp_path):
     out = tmp_path / "finale"
     code = main(
         ["finale", "--config", str(CONFIG), "--out", str(out),
-         "--cassettes", str(ROOT / "cassettes")]
+         "--cassettes", str(ROOT / "cassettes" / "finale")]
     )  # fmt: skip
     assert code == 0
     promotion = json.loads((out / "promotion.json").read_text())
