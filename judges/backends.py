@@ -155,6 +155,26 @@ def _api_key(backend: str, environ: dict[str, str]) -> str:
     return key
 
 
+def without_tuples(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace tuple arrays (`prefixItems`) by arrays of any of their entries.
+
+    Hosted structured-output modes do not all accept `prefixItems`; a local grammar does,
+    and keeps it. The length bounds stay, so the shape is still one entry per position.
+    """
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: walk(v) for k, v in node.items() if k != "prefixItems"}
+            if "prefixItems" in node:
+                out["items"] = {"anyOf": walk(node["prefixItems"])}
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
 class OpenAIBackend:
     """Chat completions with a JSON-schema response format."""
 
@@ -165,7 +185,11 @@ class OpenAIBackend:
     def _response_format(self, request: JudgeRequest) -> dict[str, Any]:
         return {
             "type": "json_schema",
-            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+            "json_schema": {
+                "name": request.schema_name,
+                "schema": without_tuples(request.schema),
+                "strict": True,
+            },
         }
 
     def complete(self, request: JudgeRequest) -> JudgeResponse:
@@ -238,7 +262,9 @@ class AnthropicBackend:
             max_tokens=request.max_tokens,
             system=request.system,
             messages=[{"role": "user", "content": request.prompt}],
-            output_config={"format": {"type": "json_schema", "schema": request.schema}},
+            output_config={
+                "format": {"type": "json_schema", "schema": without_tuples(request.schema)}
+            },
         )
         text = "".join(block.text for block in message.content if block.type == "text")
         return JudgeResponse(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from judges.backends import without_tuples
 from judges.planted import PlantedSetError, category_counts, load_items, load_planted_sets
 from judges.results import Expectation
 from judges.spec import PROMPTS_ROOT, SpecError, load_catalog, load_judge, prompt_hash, version_key
@@ -460,11 +461,13 @@ def test_relevance_requests_name_exactly_the_items_criteria() -> None:
     )
     schema = spec.request_schema("1.0", None, inputs)
     criteria = schema["properties"]["criteria"]
-    assert criteria["items"]["properties"]["name"]["enum"] == [
-        "distributed RL",
-        "decoupled workers",
-    ]
+    names = [entry["properties"]["name"]["const"] for entry in criteria["prefixItems"]]
+    assert names == ["distributed RL", "decoupled workers"]
+    assert criteria["items"] is False
     assert criteria["minItems"] == criteria["maxItems"] == 2
+    # Hosted APIs get the same entries as alternatives, not as a tuple.
+    portable = without_tuples(schema)["properties"]["criteria"]
+    assert "prefixItems" not in portable and len(portable["items"]["anyOf"]) == 2
     # A judge without a narrowing hook sends its reply model's schema.
     geval = load_catalog()["geval"]
     assert geval.request_schema("1.0", "coverage", None)["required"] == ["score", "rationale"]

@@ -80,17 +80,21 @@ def reply_model(prompt_version: str, facet: str | None = None) -> type[BaseModel
 
 
 def request_schema(prompt_version: str, facet: str | None, inputs: Inputs) -> dict[str, Any]:
-    """The reply schema narrowed to this query: one entry per criterion, named as given.
+    """The reply schema narrowed to this query: one entry per criterion, in the given order.
 
-    A grammar-constrained judge then cannot invent or drop a criterion name; a judge
-    without a grammar still can, and `match_criteria` handles what it sends.
+    asta-bench's seed names the sturdier alternative to matching echoed names: a list
+    indexed by the input order. A grammar-constrained judge can then neither invent, drop
+    nor repeat a criterion; a judge without a grammar still can, and `match_criteria`
+    handles whatever names it sends.
     """
     schema = strict_schema(RelevanceReply.model_json_schema())
     criteria = schema["properties"]["criteria"]
-    criteria["items"]["properties"]["name"] = {
-        "type": "string",
-        "enum": [c.name for c in inputs.criteria],
-    }
+    entry = criteria.pop("items")
+    criteria["prefixItems"] = [
+        entry | {"properties": entry["properties"] | {"name": {"const": c.name}}}
+        for c in inputs.criteria
+    ]
+    criteria["items"] = False
     criteria["minItems"] = criteria["maxItems"] = len(inputs.criteria)
     return schema
 
