@@ -75,6 +75,10 @@ def _baseline(args: argparse.Namespace) -> int:
                 "sme": model.sme,
             }
             extra[(model.model, version)] = reliability_gates(sections)
+            # Ranking thresholds are set by hand (no statistic here derives them): keep them.
+            kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
+            if kept is not None and kept.ranking:
+                extra[(model.model, version)]["ranking"] = dict(kept.ranking)
     for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
         print(f"wrote {path}")
     return 0
