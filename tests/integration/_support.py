@@ -361,8 +361,12 @@ def nodeid(version: str, item: dict[str, Any]) -> str:
 
 
 def rerecord_lines(output: str) -> list[str]:
-    """The re-record commands printed in a run's output."""
-    return re.findall(r"Re-record it with:\s+(pytest .*)$", output, flags=re.M)
+    """The distinct re-record commands printed in a run's output, in order of appearance.
+
+    With CI set, pytest repeats each failure's full message in its short summary.
+    """
+    found = re.findall(r"Re-record it with:\s+(pytest .*)$", output, flags=re.M)
+    return list(dict.fromkeys(found))
 
 
 def rerecords(output: str, node: str) -> bool:
