@@ -17,7 +17,7 @@ import pytest
 
 from judges.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.naming import Case
-from judges.planted import Gates
+from judges.planted import Gates, PlantedSetError
 from judges.results import JudgementRow
 from judges.session import (
     JudgementMissing,
@@ -146,6 +146,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except BackendError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
+    try:
+        # Loaded once, up front: a malformed planted set is a usage error naming file,
+        # line and field, not a traceback in every test module that collects it.
+        session.planted_sets  # noqa: B018
+    except PlantedSetError as error:
+        raise pytest.UsageError(str(error)) from None
     if not settings.live:
         from judges.network import block_network
 
