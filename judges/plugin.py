@@ -153,9 +153,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except PlantedSetError as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
-        from judges.network import block_network
+        # Only a judges suite (one with planted sets) goes offline; the plugin is installed
+        # for every pytest run in the environment and must leave other projects alone.
+        if session.planted_sets:
+            from judges.network import block_network
 
-        config.stash[restore_network_key] = block_network()
+            config.stash[restore_network_key] = block_network()
     else:
         _check_keys(session)
         if not workerinput and settings.base_url is None and _needs_embedded_server(session):
