@@ -72,6 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_MODEL,
         dest="judges_models",
+        metavar="BACKEND:MODEL",
         action="append",
         type=_model,
         default=[],
@@ -81,6 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_BASE_URL,
         dest="judges_base_url",
+        metavar="URL",
         default=None,
         help="OpenAI-compatible base URL of a running server (Ollama, vLLM, llama-server) "
         "instead of the embedded local judge.",
@@ -88,6 +90,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_COST_CAP,
         dest="judges_cost_cap",
+        metavar="USD",
         type=_usd,
         default=None,
         help="stop live judge calls once this many USD are spent; the rest end as cost_cap.",
@@ -95,6 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_PRICES,
         dest="judges_prices",
+        metavar="FILE",
         action="append",
         type=Path,
         default=[],
@@ -103,6 +107,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_CASSETTES,
         dest="judges_cassettes",
+        metavar="DIR",
         type=Path,
         default=None,
         help="where cassettes are read and written (default: <rootdir>/cassettes).",
@@ -110,6 +115,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_REPORTS,
         dest="judges_reports",
+        metavar="DIR",
         type=Path,
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
@@ -117,6 +123,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
+        metavar="N",
         type=int,
         default=None,
         help="repeats per item for noise-floor tests (default: the planted set's set.toml).",
