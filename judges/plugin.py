@@ -200,6 +200,7 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
     from dataclasses import replace
 
     from judges.local_server import LocalServerError, start_local_server
+
     try:
         api_key = os.environ.get(LOCAL_KEY_VARIABLE)
         server = start_local_server(log_dir=settings.scratch, api_key=api_key)
