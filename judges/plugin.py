@@ -245,6 +245,7 @@ SET_FIXTURES = {
     "retest_set": "retest",
     "panel_set": "panel",
     "sme_set": "sme",
+    "ranking_set": "ranking",
 }
 
 
@@ -295,6 +296,10 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
         spec = session.catalog[planted.judge]
         if run == "sme":
             versions = planted.config.sme_versions if planted.config.sme_labels else ()
+        elif run == "ranking":  # judges whose gates.toml sets ranking thresholds
+            versions = tuple(
+                sorted({v for (_, v), gates in planted.gates.items() if gates.ranking})
+            )
         else:
             versions = session.run_plan(planted, run).versions
         for version in versions:

@@ -8,8 +8,6 @@ baseline. Metrics come from the output order and the labels only.
 import json
 import random
 
-import pytest
-
 from judges.ranking import (
     LEVEL_TO_LABEL,
     evaluate_ranking,
@@ -44,10 +42,9 @@ def _per_query(rows, planted):
     return judge, baseline, corrected, sum(len(d) for d in by_query.values())
 
 
-def test_relevance_judge_as_ranker(gate_set, judge_runner, judges_session):
-    if gate_set.judge != "relevance":
-        pytest.skip("ranking metrics apply to the relevance judge")
-    planted = judges_session.planted_sets["relevance"]
+def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
+    gate_set = ranking_set
+    planted = judges_session.planted_sets[gate_set.judge]
     rows = judge_runner.replay_set(gate_set)
     judge, baseline, corrected, n_ranked = _per_query(rows, planted)
     # Every planted document is ranked, judged or not: nothing is silently dropped.
