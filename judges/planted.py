@@ -7,7 +7,6 @@ planted_sets/<judge>/gates.toml         thresholds per judge model and prompt ve
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judges.jsonl import json_lines
 from judges.results import Expectation
 from judges.runner import Subject
 from judges.spec import JudgeSpec
@@ -131,16 +131,8 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
     """Every item of one JSONL file, validated, including the judge's own inputs model."""
     items: list[PlantedItem] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise PlantedSetError(
-                f"{path}:{number}: not JSON ({error.msg} at column {error.colno}); each line "
-                "must be one JSON object"
-            ) from None
+    hint = "; each line must be one JSON object"
+    for number, raw in json_lines(path, PlantedSetError, hint):
         try:
             item = PlantedItem.model_validate(raw)
         except ValidationError as error:

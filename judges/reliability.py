@@ -7,7 +7,6 @@ says how many items were left out and why. The statistics themselves come from j
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.gates import Gate
+from judges.jsonl import json_lines
 from judges.results import JudgementRow
 from judges.stats import (
     Estimate,
@@ -628,15 +628,7 @@ def load_sme_labels(path: Path | str) -> list[SmeLabel]:
     path = Path(path)
     labels: list[SmeLabel] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise SmeLabelError(
-                f"{path}:{number}: not JSON ({error.msg} at column {error.colno})"
-            ) from None
+    for number, raw in json_lines(path, SmeLabelError):
         if not isinstance(raw, dict):
             raise SmeLabelError(
                 f"{path}:{number}: expected a JSON object, got {type(raw).__name__}"
