@@ -109,15 +109,6 @@ class JudgesSession:
     def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
         return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
 
-    def cases(self, planted: PlantedSet, items: Iterable[PlantedItem] | None = None) -> list[Case]:
-        spec = self.catalog[planted.judge]
-        return [
-            Case(spec.name, version, model, item.id, item.slug)
-            for version in spec.versions
-            for model in self.models_for(spec)
-            for item in (planted.items if items is None else items)
-        ]
-
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
         spec = self.catalog[planted.judge]
