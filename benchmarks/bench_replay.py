@@ -9,7 +9,7 @@ and no network are involved.
 
 - floor: read a one-interaction cassette file, parse its YAML, take the response body and
   validate it with the SDK's `ChatCompletion` type. Any replay has to do at least this.
-- project: `judges._vcr.cassette(path, record=False)` around `LocalBackend.complete()`, the
+- project: `judges.calls._vcr.cassette(path, record=False)` around `LocalBackend.complete()`, the
   path the pytest plugin takes (one backend per session, one cassette per judgement).
 - plain vcrpy: `vcr.VCR(match_on=("method", "path", "body"), record_mode="none")` replaying
   the very same cassette files with the same backend.
@@ -55,8 +55,8 @@ import vcr  # noqa: E402
 import yaml  # noqa: E402
 from openai.types.chat import ChatCompletion  # noqa: E402
 
-from judges import _vcr  # noqa: E402
-from judges.backends import (  # noqa: E402
+from judges.calls import _vcr  # noqa: E402
+from judges.calls.backends import (  # noqa: E402
     _PINNED_HEADERS,
     Backend,
     JudgeRequest,
@@ -397,7 +397,7 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
     # The floor divides every ratio and is cheap to time: give it more rounds.
     floor_rounds = max(5, args.repeat)
     floor = best_of(floor_rounds, floor_round, clock) / args.calls
-    # label, then seconds per call for: judges._vcr, plain vcrpy, SDK alone
+    # label, then seconds per call for: judges.calls._vcr, plain vcrpy, SDK alone
     rows: list[tuple[str, list[float]]] = [
         (
             "1 (one cassette per call)",
@@ -423,7 +423,7 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
         f"{args.repeat} rounds; x = ratio to the floor; {args.clock} time)"
     )
     header = (
-        f"{'interactions in cassette':<33}{'judges._vcr':>21}{'plain vcrpy 9.4.2':>21}"
+        f"{'interactions in cassette':<33}{'judges.calls._vcr':>21}{'plain vcrpy 9.4.2':>21}"
         f"{'SDK alone, no vcrpy':>21}"
     )
     print(header)
@@ -436,13 +436,13 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
         growth = [b / a for a, b in zip(first[1], last[1], strict=True)]
         print(
             f"\ngrowth per call from {first[0].split()[0]} to {last[0].split()[0]} interactions "
-            f"(1.00x = flat): judges._vcr {growth[0]:.2f}x, plain vcrpy {growth[1]:.2f}x, "
+            f"(1.00x = flat): judges.calls._vcr {growth[0]:.2f}x, plain vcrpy {growth[1]:.2f}x, "
             f"SDK alone {growth[2]:.2f}x"
         )
     worst = max(times[0] for _, times in rows)
     sdk = min(times[2] for _, times in rows)
     print(
-        f"target (flat in cassette size, <= 4x the floor): worst judges._vcr figure "
+        f"target (flat in cassette size, <= 4x the floor): worst judges.calls._vcr figure "
         f"{worst / floor:.1f}x the floor; the SDK alone already costs {sdk / floor:.1f}x"
     )
 

@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from judges.finale import add_finale_command
-from judges.perturb import derive_all, load_derivations, write_derived
-from judges.planted import load_items
-from judges.spec import load_catalog
+from judges.core.spec import load_catalog
+from judges.finale.finale import add_finale_command
+from judges.sets.perturb import derive_all, load_derivations, write_derived
+from judges.sets.planted import load_items
 
 
 def _derive(args: argparse.Namespace) -> int:
@@ -26,8 +26,8 @@ def _derive(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from judges.compare import comparison_markdown
-    from judges.report import ResultsMissing, load_comparison, rebuild_reports
+    from judges.reports.report import ResultsMissing, load_comparison, rebuild_reports
+    from judges.stats.compare import comparison_markdown
 
     if args.compare and not args.judge:
         print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
@@ -52,8 +52,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def _baseline(args: argparse.Namespace) -> int:
     from judges.baseline import reliability_gates, write_baseline
-    from judges.report import ResultsMissing, build_folder, load_sources
-    from judges.results import read_jsonl
+    from judges.core.results import read_jsonl
+    from judges.reports.report import ResultsMissing, build_folder, load_sources
 
     catalog = load_catalog()
     spec = catalog[args.judge]

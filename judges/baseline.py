@@ -19,12 +19,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from judges.atomic import atomic_write_text
-from judges.checks import describe_verdict
-from judges.gates import control_false_positive_rate, detection_rates, error_rate
-from judges.reliability import gate_statistics
-from judges.results import JudgementRow
-from judges.stats import Rate
+from judges.core.checks import describe_verdict
+from judges.core.results import JudgementRow
+from judges.files import atomic_write_text
+from judges.stats.gates import control_false_positive_rate, detection_rates, error_rate
+from judges.stats.reliability import gate_statistics
+from judges.stats.stats import Rate
 
 _STEP = 0.05
 
@@ -102,7 +102,7 @@ def _toml_key(key: str) -> str:
 
 def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) -> str:
     """`["model"."version"]` tables in model and version order."""
-    from judges.spec import version_key
+    from judges.core.spec import version_key
 
     lines = [f"# {line}" if line else "#" for line in header.splitlines()]
     for model, version in sorted(tables, key=lambda k: (k[0], version_key(k[1]))):

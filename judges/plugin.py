@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from judges.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
-from judges.naming import Case
-from judges.planted import Gates, PlantedSetError
-from judges.results import JudgementRow
+from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
+from judges.core.naming import Case
+from judges.core.results import JudgementRow
+from judges.core.spec import version_key
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -26,7 +26,7 @@ from judges.session import (
     Settings,
     rerecord_command,
 )
-from judges.spec import version_key
+from judges.sets.planted import Gates, PlantedSetError
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -102,7 +102,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         type=Path,
         default=[],
-        help="extra price table (TOML, USD per million tokens) overriding judges/prices.toml.",
+        help="extra price table (TOML, USD per million tokens) over judges/calls/prices.toml.",
     )
     group.addoption(
         OPTION_CASSETTES,
@@ -163,7 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed
         # for every pytest run in the environment and must leave other projects alone.
         if session.planted_sets:
-            from judges.network import block_network
+            from judges.calls.network import block_network
 
             config.stash[restore_network_key] = block_network()
     else:
@@ -199,7 +199,7 @@ def _needs_embedded_server(session: JudgesSession) -> bool:
 def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
     from dataclasses import replace
 
-    from judges.local_server import LocalServerError, start_local_server
+    from judges.calls.local_server import LocalServerError, start_local_server
 
     try:
         api_key = os.environ.get(LOCAL_KEY_VARIABLE)
@@ -475,7 +475,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.report import write_session_reports
+    from judges.reports.report import write_session_reports
 
     judges_session.report = write_session_reports(judges_session)
 
@@ -484,7 +484,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
         return
-    from judges.report import summary_lines
+    from judges.reports.report import summary_lines
 
     terminalreporter.section("judges")
     for line in summary_lines(judges_session):

@@ -1,7 +1,7 @@
 """The run: settings from the command line, judging inside cassettes, rows gathered for reports.
 
 The plugin's hooks are a few lines each and hand off to this object, kept in
-`config.stash`. Judging itself (`judges.runner`) knows nothing of pytest or vcrpy.
+`config.stash`. Judging itself (`judges.core.runner`) knows nothing of pytest or vcrpy.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from judges.backends import ModelRef, load_prices, make_backend, price_for
-from judges.ledger import Ledger
-from judges.naming import Case
-from judges.planted import PlantedItem, PlantedSet, load_planted_sets
-from judges.results import JudgementRow, Usage
-from judges.runner import Call, Subject, judge
-from judges.spec import JudgeSpec, Sampling, load_catalog
+from judges.calls.backends import ModelRef, load_prices, make_backend, price_for
+from judges.calls.ledger import Ledger
+from judges.core.naming import Case
+from judges.core.results import JudgementRow, Usage
+from judges.core.runner import Call, Subject, judge
+from judges.core.spec import JudgeSpec, Sampling, load_catalog
+from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
 
 
 class RecordMode(enum.Enum):
@@ -163,7 +163,7 @@ class JudgesSession:
         sampling: Sampling | None = None,
     ) -> list[JudgementRow]:
         """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
-        from judges import _vcr
+        from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path)

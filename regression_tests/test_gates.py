@@ -1,6 +1,6 @@
 """Per-category detection and control false-positive rates, gated with Wilson intervals."""
 
-from judges.gates import evaluate
+from judges.stats.gates import evaluate
 
 
 def test_detection_gates(gate_set, judge_runner):

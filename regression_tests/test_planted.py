@@ -3,7 +3,7 @@
 An accepted miss (in the set's expectations.toml) is a strict xfail: a fix shows as XPASS.
 """
 
-from judges.checks import assert_expected
+from judges.core.checks import assert_expected
 
 
 def test_planted_item(planted_case, judge_runner):

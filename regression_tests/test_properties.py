@@ -9,7 +9,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from judges import rules
 from judges.builtin import product_identity, relevance
 from judges.builtin.product_identity import JudgeScore
 from judges.builtin.relevance import (
@@ -20,6 +19,7 @@ from judges.builtin.relevance import (
     build_verdict,
     score_judgements,
 )
+from judges.core import rules
 
 LABELS = tuple(rules.RELEVANCE_POINTS)
 LABEL_OF_POINTS = {points: label for label, points in rules.RELEVANCE_POINTS.items()}

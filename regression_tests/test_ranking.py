@@ -8,7 +8,7 @@ baseline. Metrics come from the output order and the labels only.
 import json
 import random
 
-from judges.ranking import (
+from judges.stats.ranking import (
     LEVEL_TO_LABEL,
     evaluate_ranking,
     lower_bound_corrected_ndcg,

@@ -4,8 +4,8 @@ Item tests record (with --record) or replay their run's cassette; set tests repl
 whole run and gate its statistics against the thresholds in the set's gates.toml.
 """
 
-from judges import reliability
-from judges.checks import assert_accounted
+from judges.core.checks import assert_accounted
+from judges.stats import reliability
 
 
 def test_noise_item(noise_case, judge_runner, judges_session):

@@ -3,7 +3,7 @@
 After a deliberate re-record: `pytest --snapshot-update` accepts the new verdicts.
 """
 
-from judges.snapshots import verdict_table
+from judges.reports.snapshots import verdict_table
 
 
 def test_verdict_table(gate_set, judge_runner, snapshot):

@@ -1,4 +1,4 @@
-"""Unit tests for judges.backends and judges.runner, over the SDKs' own response types.
+"""Unit tests for judges.calls.backends and judges.core.runner, over the SDKs' own response types.
 
 A fake client stands in for `openai.OpenAI` / `anthropic.Anthropic`: it records the
 request keyword arguments and returns a `ChatCompletion` or a `Message` built with the
@@ -21,7 +21,9 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
-from judges.backends import (
+from judges.builtin.product_identity import ReplyV031
+from judges.builtin.relevance import RelevanceReply
+from judges.calls.backends import (
     AnthropicBackend,
     BackendError,
     JudgeRequest,
@@ -35,12 +37,10 @@ from judges.backends import (
     price_for,
     strict_schema,
 )
-from judges.builtin.product_identity import ReplyV031
-from judges.builtin.relevance import RelevanceReply
-from judges.ledger import Ledger
-from judges.results import Expectation
-from judges.runner import Call, Subject, judge, seed_for
-from judges.spec import JudgeSpec, load_catalog
+from judges.calls.ledger import Ledger
+from judges.core.results import Expectation
+from judges.core.runner import Call, Subject, judge, seed_for
+from judges.core.spec import JudgeSpec, load_catalog
 
 # --------------------------------------------------------------------------- SDK-typed replies
 

@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from judges.__main__ import main
-from judges.backends import JudgeRequest, JudgeResponse, ModelRef, Price
-from judges.finale import (
+from judges.calls.backends import JudgeRequest, JudgeResponse, ModelRef, Price
+from judges.calls.ledger import CostCapReached, Ledger
+from judges.core.runner import Call
+from judges.finale.finale import (
     BELOW_FLOOR,
     CROSS,
     GLOBAL_CAP,
@@ -44,8 +46,6 @@ from judges.finale import (
     promote_finalists,
     run_finale,
 )
-from judges.ledger import CostCapReached, Ledger
-from judges.runner import Call
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "planted_sets" / "finale" / "finale.toml"

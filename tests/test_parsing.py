@@ -1,4 +1,4 @@
-"""Unit tests for judges.parsing: from a judge's reply text to a reply model or a typed error."""
+"""Unit tests for judges.core.parsing: from reply text to a reply model or a typed error."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from judges.builtin.geval import DimensionReply
 from judges.builtin.product_identity import ReplyV031
 from judges.builtin.relevance import RelevanceReply
-from judges.parsing import (
+from judges.core.parsing import (
     InvalidReply,
     NoJSON,
     ReplyError,

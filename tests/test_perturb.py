@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges import perturb
-from judges.planted import load_items
-from judges.spec import load_catalog
+from judges.core.spec import load_catalog
+from judges.sets import perturb
+from judges.sets.planted import load_items
 
 ROOT = Path(__file__).resolve().parents[1]
 # No "barrier" on its own: the product names bring it, whole.

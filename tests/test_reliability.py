@@ -1,4 +1,4 @@
-"""Unit tests for judges.reliability: every figure is checked against a by-hand computation."""
+"""Unit tests for judges.stats.reliability: each figure against a by-hand computation."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges import reliability
-from judges.gates import Gate
-from judges.planted import Gates
-from judges.reliability import SmeLabel, SmeLabelError
-from judges.results import JudgementRow
-from judges.stats import Estimate, Rate, wilson
+from judges.core.results import JudgementRow
+from judges.sets.planted import Gates
+from judges.stats import reliability
+from judges.stats.gates import Gate
+from judges.stats.reliability import SmeLabel, SmeLabelError
+from judges.stats.stats import Estimate, Rate, wilson
 
 FLAG = "product_identity_match"
 DIMS = ("faithfulness", "coverage", "coherence", "fluency")

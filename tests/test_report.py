@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from judges import report
 from judges.__main__ import main
-from judges.compare import compare_versions
-from judges.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
+from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
+from judges.core.spec import JudgeSpec, load_judge, prompt_hash
+from judges.reports import report
 from judges.session import JudgesSession, Settings
-from judges.spec import JudgeSpec, load_judge, prompt_hash
-from judges.stats import wilson
+from judges.stats.compare import compare_versions
+from judges.stats.stats import wilson
 
 MODEL = "local:smollm2-135m"
 FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html"}
@@ -420,7 +420,7 @@ def test_cli_help_documents_report(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_report_code_imports_no_pytest() -> None:
     code = (
-        "import sys, judges.report, judges.report_html, judges.compare\n"
+        "import sys, judges.reports.report, judges.reports.html, judges.stats.compare\n"
         "assert 'pytest' not in sys.modules, 'report code imported pytest'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from judges import report
-from judges.results import Expectation, JudgementRow, Status
+from judges.core.results import Expectation, JudgementRow, Status
+from judges.reports import report
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""Unit tests for judges.spec (judges as data) and judges.planted (planted-error sets)."""
+"""Unit tests for judges.core.spec (judges as data) and judges.sets.planted (planted-error sets)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ from typing import Any
 
 import pytest
 
-from judges.backends import without_tuples
-from judges.planted import PlantedSetError, category_counts, load_items, load_planted_sets
-from judges.results import Expectation
-from judges.spec import PROMPTS_ROOT, SpecError, load_catalog, load_judge, prompt_hash, version_key
+from judges.calls.backends import without_tuples
+from judges.core.results import Expectation
+from judges.core.spec import (
+    PROMPTS_ROOT,
+    SpecError,
+    load_catalog,
+    load_judge,
+    prompt_hash,
+    version_key,
+)
+from judges.sets.planted import PlantedSetError, category_counts, load_items, load_planted_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANTED_ROOT = ROOT / "planted_sets"

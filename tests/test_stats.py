@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats: each statistic against an independent, by-hand computation."""
+"""Unit tests for judges.stats.stats: each statistic against an independent, by-hand computation."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges import stats
-from judges.stats import Estimate, Rate
+from judges.stats import stats
+from judges.stats.stats import Estimate, Rate
 
 Z975 = NormalDist().inv_cdf(0.975)  # stdlib, so the tests do not lean on scipy for z
 

@@ -1,4 +1,4 @@
-"""Unit tests for judges._vcr (what reaches a cassette) and judges.ledger (the cost ledger)."""
+"""Unit tests for judges.calls._vcr (what reaches a cassette) and judges.calls.ledger."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from vcr.cassette import Cassette
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request
 
-from judges._vcr import (
+from judges.calls._vcr import (
     REDACTED,
     is_replay_miss,
     json_body,
     scrub_request,
     scrub_response,
 )
-from judges.ledger import CostCapReached, Ledger
-from judges.results import Usage
+from judges.calls.ledger import CostCapReached, Ledger
+from judges.core.results import Usage
 
 SECRET_HEADERS = {
     "Authorization": "Bearer sk-proj-abcdefghijklmnopqrstuvwx",

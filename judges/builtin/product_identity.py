@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from judges.rules import cap_factual_accuracy
-from judges.spec import version_key
+from judges.core.rules import cap_factual_accuracy
+from judges.core.spec import version_key
 
 Score = Field(ge=0, le=3)
 

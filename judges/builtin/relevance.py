@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from judges.backends import strict_schema
-from judges.rules import (
+from judges.calls.backends import strict_schema
+from judges.core.rules import (
     RELEVANCE_POINTS,
     check_distinct_criteria,
     match_criteria,

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from judges.spec import load_catalog
+from judges.core.spec import load_catalog
 
 FAKE_KEY = "sk-fakeKEY1234567890abcdefXYZ"
 SECRET_HEADERS = {
@@ -42,7 +42,7 @@ WORKERS = [pytest.param("0", id="n0"), pytest.param("2", id="n2")]
 TEST_PLANTED = '''
 """One test per planted item, prompt version and judge model."""
 
-from judges.checks import assert_expected
+from judges.core.checks import assert_expected
 
 
 def test_planted_item(planted_case, judge_runner):
@@ -53,7 +53,7 @@ def test_planted_item(planted_case, judge_runner):
 TEST_GATES = '''
 """Per-category detection and control false-positive rates."""
 
-from judges.gates import evaluate
+from judges.stats.gates import evaluate
 
 
 def test_detection_gates(gate_set, judge_runner):

@@ -28,7 +28,7 @@ import urllib.request
 
 import pytest
 
-from judges.network import NetworkBlocked
+from judges.calls.network import NetworkBlocked
 
 PORT = {port}
 

@@ -2,7 +2,7 @@
 
 Pure functions over result rows. A row that failed (status != "ok") is counted, never dropped:
 each statistic is computed over the items where every verdict it needs exists, and the result
-says how many items were left out and why. The statistics themselves come from judges.stats.
+says how many items were left out and why. The statistics themselves come from judges.stats.stats.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.gates import Gate
-from judges.jsonl import json_lines
-from judges.results import JudgementRow
-from judges.stats import (
+from judges.core.results import JudgementRow
+from judges.files import json_lines
+from judges.stats.gates import Gate
+from judges.stats.stats import (
     Estimate,
     Rate,
     adjacent_agreement,

@@ -9,9 +9,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from judges.planted import Gates
-from judges.results import JudgementRow
-from judges.stats import Estimate, Rate, wilson
+from judges.core.results import JudgementRow
+from judges.sets.planted import Gates
+from judges.stats.stats import Estimate, Rate, wilson
 
 CONTROL_FALSE_POSITIVE = "control_false_positive"
 ERROR_RATE = "error_rate"

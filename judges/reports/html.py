@@ -11,15 +11,15 @@ from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
-from judges.compare import Comparison
-from judges.report import (
+from judges.stats.compare import Comparison
+from judges.reports.report import (
     METADATA_BEGIN,
     METADATA_END,
     FolderReport,
     ModelReport,
     RunMetadata,
 )
-from judges.stats import Estimate, Rate
+from judges.stats.stats import Estimate, Rate
 
 __all__ = ["render_html"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from judges.results import JudgementRow
+from judges.core.results import JudgementRow
 
 _SHOWN = (
     "factual_accuracy", "factual_accuracy_as_judged", "completeness", "causal_reasoning",

@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.jsonl import json_lines
-from judges.results import Expectation
-from judges.runner import Subject
-from judges.spec import JudgeSpec
+from judges.core.results import Expectation
+from judges.core.runner import Subject
+from judges.core.spec import JudgeSpec
+from judges.files import json_lines
 
 
 class PlantedSetError(ValueError):

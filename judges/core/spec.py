@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-PROMPTS_ROOT = Path(__file__).parent / "prompts"
+PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
@@ -118,7 +118,7 @@ class JudgeSpec:
 
     def request_schema(self, version: str, facet: str | None, inputs: BaseModel) -> dict[str, Any]:
         """The JSON schema sent with a request: the reply model's, unless the judge narrows it."""
-        from judges.backends import strict_schema
+        from judges.calls.backends import strict_schema
 
         narrow = getattr(self.module, "request_schema", None)
         if narrow is not None:

@@ -8,7 +8,7 @@ finalists of each stratum so that judge-specific bias shows up as a `contested` 
   name (first match wins). A run matching none is reported as unstratified, never promoted.
 - Per stratum: rank by the metric (ties by run name), keep the top N, drop any below
   floor_ratio x the stratum leader; then trim the union to the global cap by the metric.
-- Judging goes through `judges.runner.judge` with a `Call` the caller builds per slot (so the
+- Judging goes through `judges.core.runner.judge` with a `Call` the caller builds per slot (so the
   caller decides record, replay and cassettes); spend goes through a `Ledger` whose cap turns
   every later judgement into a `cost_cap` row. A capped run still writes every artifact.
 - Artifacts in out_dir: promotion.json (first, before any judging), finalists.jsonl (one row
@@ -38,8 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judges.atomic import atomic_write_text
-from judges.backends import (
+from judges.calls.backends import (
     LOCAL_KEY_VARIABLE,
     Backend,
     BackendError,
@@ -51,11 +50,12 @@ from judges.backends import (
     make_backend,
     price_for,
 )
-from judges.ledger import Ledger
-from judges.naming import safe_name
-from judges.results import JudgementRow
-from judges.runner import Call, Subject, judge
-from judges.spec import JudgeSpec, Sampling, SpecError, load_catalog
+from judges.calls.ledger import Ledger
+from judges.core.naming import safe_name
+from judges.core.results import JudgementRow
+from judges.core.runner import Call, Subject, judge
+from judges.core.spec import JudgeSpec, Sampling, SpecError, load_catalog
+from judges.files import atomic_write_text
 
 __all__ = [
     "CROSS",
@@ -691,7 +691,7 @@ def run_finale(
     out_dir: Path,
     catalog: Mapping[str, JudgeSpec] | None = None,
     progress: Callable[[str], None] | None = None,
-    source: str = "judges.finale.run_finale",
+    source: str = "judges.finale.finale.run_finale",
 ) -> FinaleResult:
     """Promote, write promotion.json, judge every slot, then write the other artifacts.
 
@@ -812,7 +812,7 @@ def _build_report(
     episodes: Sequence[Episode],
     judged: Sequence[tuple[CallSlot, JudgementRow]],
 ) -> dict[str, Any]:
-    from judges.reliability import panel_agreement  # numpy and scipy: only when reporting
+    from judges.stats.reliability import panel_agreement  # numpy and scipy: only when reporting
 
     dims = tuple(spec.config.facets)
     labels = _labels(spec, config)
@@ -1203,7 +1203,7 @@ def add_finale_command(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--cassettes", type=Path, default=DEFAULT_CASSETTES, help="cassette folder")
     parser.add_argument(
         "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
-        help="extra price table (TOML) overriding judges/prices.toml",
+        help="extra price table (TOML) overriding judges/calls/prices.toml",
     )  # fmt: skip
     parser.set_defaults(run=cli_finale)
     return parser
@@ -1295,11 +1295,15 @@ def _cli_backends(
     restore = None
     try:
         if not args.record:
-            from judges.network import block_network
+            from judges.calls.network import block_network
 
             restore = block_network()
         elif base_url is None and any(m.backend == "local" for m in models.values()):
-            from judges.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
+            from judges.calls.local_server import (
+                EMBEDDED_MODEL,
+                LocalServerError,
+                start_local_server,
+            )
 
             other = sorted(n for n, m in models.items() if m.backend == "local"
                            and m.model != EMBEDDED_MODEL)  # fmt: skip
@@ -1333,7 +1337,7 @@ def _cli_backends(
 def _cli_factory(
     args: argparse.Namespace, backends: Mapping[str, Backend], prices: Mapping[str, Price]
 ) -> JudgeCallFactory:
-    from judges import _vcr
+    from judges.calls import _vcr
 
     @contextmanager
     def factory(slot: CallSlot) -> Iterator[Call]:

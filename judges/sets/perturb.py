@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.atomic import atomic_write_text
-from judges.planted import PlantedItem, Provenance
-from judges.results import Expectation
+from judges.core.results import Expectation
+from judges.files import atomic_write_text
+from judges.sets.planted import PlantedItem, Provenance
 
 
 class PerturbationError(ValueError):

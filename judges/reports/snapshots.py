@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judges.results import JudgementRow
+from judges.core.results import JudgementRow
 
 # Verdict fields worth reviewing; rationale and raw text are left to failures.md.
 _FIELDS = (

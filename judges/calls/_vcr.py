@@ -30,7 +30,7 @@ from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
-from judges.atomic import atomic_write_text
+from judges.files import atomic_write_text
 
 _KEEP_HEADERS = {"content-type"}
 # Anchored on the left so words such as "task-specific" are never mistaken for a key.
@@ -135,7 +135,7 @@ def _skipped_patchers() -> tuple[str, ...]:
     Judge calls only ever go through the SDKs. Left to itself vcrpy, on every cassette it
     opens, re-imports each HTTP library it supports (a missing one is searched for on disk
     again each time) and patches every one it finds: more work than the replay itself.
-    Offline runs block sockets as well (judges.network), so nothing else gets out.
+    Offline runs block sockets as well (judges.calls.network), so nothing else gets out.
     """
     installed = {name for name in _SDK_TRANSPORTS if importlib.util.find_spec(name) is not None}
     return tuple(name for name in PATCHER_NAMES if name not in installed)

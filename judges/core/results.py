@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judges.atomic import atomic_write_text
+from judges.calls.ledger import Usage
+from judges.files import atomic_write_text
 
 Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport"]
 # Fields that differ between two honest replays; reports and snapshots leave them out.
@@ -54,15 +55,6 @@ class Expectation(BaseModel):
 def _same(actual: Any, expected: Any) -> bool:
     """Equality that never lets True stand for 1 (Python's bool is an int)."""
     return isinstance(actual, bool) == isinstance(expected, bool) and actual == expected
-
-
-class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
 
 
 class Attempt(BaseModel):

@@ -12,7 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from judges.results import Usage
+from pydantic import BaseModel, ConfigDict
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
 
 
 class CostCapReached(RuntimeError):

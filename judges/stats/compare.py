@@ -12,9 +12,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judges.gates import detected
-from judges.results import JudgementRow
-from judges.stats import Estimate, McNemar, Rate, bootstrap_mean_difference, mcnemar_exact, wilson
+from judges.core.results import JudgementRow
+from judges.stats.gates import detected
+from judges.stats.stats import (
+    Estimate,
+    McNemar,
+    Rate,
+    bootstrap_mean_difference,
+    mcnemar_exact,
+    wilson,
+)
 
 __all__ = [
     "Comparison",

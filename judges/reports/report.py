@@ -22,13 +22,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.atomic import atomic_write_text
-from judges.checks import describe_verdict
-from judges.compare import Comparison, compare_versions, comparison_markdown, numeric, outcome
-from judges.gates import Gate, detected, evaluate
-from judges.naming import report_dir
-from judges.planted import PlantedSet, PlantedSetError, load_planted_set
-from judges.reliability import (
+from judges.files import atomic_write_text
+from judges.core.checks import describe_verdict
+from judges.stats.compare import Comparison, compare_versions, comparison_markdown, numeric, outcome
+from judges.stats.gates import Gate, detected, evaluate
+from judges.core.naming import report_dir
+from judges.sets.planted import PlantedSet, PlantedSetError, load_planted_set
+from judges.stats.reliability import (
     NoiseFloor,
     Panel,
     SmeCalibration,
@@ -42,9 +42,9 @@ from judges.reliability import (
     sme_calibration,
     test_retest,
 )
-from judges.results import JudgementRow, Usage, read_jsonl, write_jsonl
-from judges.spec import JudgeSpec, load_catalog, prompt_hash, version_key
-from judges.stats import Estimate, Rate, wilson
+from judges.core.results import JudgementRow, Usage, read_jsonl, write_jsonl
+from judges.core.spec import JudgeSpec, load_catalog, prompt_hash, version_key
+from judges.stats.stats import Estimate, Rate, wilson
 
 if TYPE_CHECKING:
     from judges.session import JudgesSession
@@ -1092,7 +1092,7 @@ def render_report_json(report: FolderReport, meta: RunMetadata) -> str:
 def render_files(report: FolderReport, meta: RunMetadata) -> dict[str, str]:
     """Every report file of the folder but results.jsonl, by file name."""
     # Imported here: the HTML renderer imports this module's report classes.
-    from judges.report_html import render_html
+    from judges.reports.html import render_html
 
     files = {
         REPORT_MD: render_report_md(report, meta),

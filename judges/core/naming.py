@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.backends import ModelRef
+from judges.calls.backends import ModelRef
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from judges.backends import Backend, JudgeRequest, Price
-from judges.ledger import CostCapReached, Ledger
-from judges.parsing import ReplyError, parse_reply
-from judges.results import Attempt, Expectation, JudgementRow, Usage
-from judges.spec import JudgeSpec, Sampling, prompt_hash
+from judges.calls.backends import Backend, JudgeRequest, Price
+from judges.calls.ledger import CostCapReached, Ledger
+from judges.core.parsing import ReplyError, parse_reply
+from judges.core.results import Attempt, Expectation, JudgementRow, Usage
+from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
 _DRAW_STRIDE = 1000
