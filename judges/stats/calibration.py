@@ -1,0 +1,172 @@
+"""SME calibration: a judge's scores against human (SME) labels of the same items."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from judges.core.results import JudgementRow
+from judges.sets.sme import SmeLabel
+from judges.stats.agreement import krippendorff_alpha_ordinal, quadratic_kappa, spearman
+from judges.stats.pairing import (
+    _EPS,
+    _errors,
+    _excluded_dict,
+    _flag,
+    _integral,
+    _number,
+    _one_per_item,
+    _round,
+    _stat_dict,
+)
+from judges.stats.stats import Estimate, Rate, bootstrap_mean_difference, wilson
+
+__all__ = ["DEFAULT_DERIVED", "SmeCalibration", "SmeDisagreement", "sme_calibration"]
+
+
+# A total a human label may leave implicit: it is the sum of its parts.
+DEFAULT_DERIVED: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"core_total": ("factual_accuracy", "completeness", "causal_reasoning")}
+)
+
+
+class SmeDisagreement:
+    item_id: str
+    judge: float
+    human: float
+    labeller: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "judge": _round(self.judge),
+            "human": _round(self.human),
+            "labeller": self.labeller,
+        }
+
+
+@dataclass(frozen=True)
+class SmeCalibration:
+    dimension: str
+    n_labels: int
+    n_pairs: int  # labelled items with both a judge and a human value
+    excluded: dict[str, int]  # labelled items left out, by reason
+    n_errors: int  # failed judge rows among labelled items
+    errors: dict[str, int]
+    spearman: Estimate
+    kappa: Estimate | None  # quadratic-weighted; None for non-integer values
+    alpha: Estimate  # Krippendorff ordinal, judge and human as two raters
+    mean_difference: Estimate  # judge - human, paired
+    flag: str | None
+    flag_agreement: Rate | None
+    disagreements: tuple[SmeDisagreement, ...]
+    disagreement_at: float
+
+    @property
+    def n_excluded(self) -> int:
+        return sum(self.excluded.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dimension": self.dimension,
+            "n_labels": self.n_labels,
+            "n_pairs": self.n_pairs,
+            **_excluded_dict(self.excluded),
+            "n_errors": self.n_errors,
+            "errors": self.errors,
+            "spearman": self.spearman.as_dict(),
+            "kappa": _stat_dict(self.kappa),
+            "alpha": self.alpha.as_dict(),
+            "mean_difference": self.mean_difference.as_dict(),
+            "flag": self.flag,
+            "flag_agreement": _stat_dict(self.flag_agreement),
+            "disagreement_at": self.disagreement_at,
+            "disagreements": [d.as_dict() for d in self.disagreements],
+        }
+
+
+def sme_calibration(
+    rows: Iterable[JudgementRow],
+    labels: Sequence[SmeLabel],
+    dimension: str,
+    *,
+    flag: str | None = None,
+    derived: Mapping[str, Sequence[str]] = DEFAULT_DERIVED,
+    run: str = "main",
+    disagreement_at: float = 2,
+) -> SmeCalibration:
+    """Judge verdicts of the main run against human labels, paired by item id.
+
+    A value missing on either side is derived from its parts when `derived` names them
+    (core_total = factual_accuracy + completeness + causal_reasoning by default).
+    """
+    judged, _ = _one_per_item(rows, run, "sme_calibration")
+    by_item: dict[str, SmeLabel] = {}
+    for label in labels:
+        if label.item_id in by_item:
+            raise ValueError(
+                f"sme_calibration: item {label.item_id!r} has several labels "
+                f"({by_item[label.item_id].labeller!r}, {label.labeller!r}); pass one labeller"
+            )
+        by_item[label.item_id] = label
+
+    ids: list[str] = []
+    judge_values: list[float] = []
+    human_values: list[float] = []
+    flag_pairs: list[tuple[bool, bool]] = []
+    excluded: Counter[str] = Counter()
+    failed: list[JudgementRow] = []
+    for item_id, label in sorted(by_item.items()):
+        row = judged.get(item_id)
+        if row is None:
+            excluded["no judge row"] += 1
+            continue
+        if row.status != "ok":
+            failed.append(row)
+            excluded["judge failed"] += 1
+            continue
+        if flag is not None:
+            judge_flag, human_flag = _flag(row.verdict, flag), _flag(label.scores, flag)
+            if judge_flag is not None and human_flag is not None:
+                flag_pairs.append((judge_flag, human_flag))
+        judge_value = _number(row.verdict, dimension, derived)
+        human_value = _number(label.scores, dimension, derived)
+        if judge_value is None:
+            excluded["judge missing value"] += 1
+        elif human_value is None:
+            excluded["human missing value"] += 1
+        else:
+            ids.append(item_id)
+            judge_values.append(judge_value)
+            human_values.append(human_value)
+
+    disagreements = tuple(
+        SmeDisagreement(item_id, j, h, by_item[item_id].labeller)
+        for item_id, j, h in zip(ids, judge_values, human_values, strict=True)
+        if abs(j - h) >= disagreement_at - _EPS
+    )
+    integral = _integral(judge_values + human_values)
+    errors = _errors(failed)
+    return SmeCalibration(
+        dimension=dimension,
+        n_labels=len(by_item),
+        n_pairs=len(ids),
+        excluded=dict(sorted(excluded.items())),
+        n_errors=sum(errors.values()),
+        errors=errors,
+        spearman=spearman(judge_values, human_values),
+        kappa=quadratic_kappa(judge_values, human_values) if integral else None,
+        alpha=krippendorff_alpha_ordinal(np.array([judge_values, human_values], dtype=float)),
+        mean_difference=bootstrap_mean_difference(judge_values, human_values, paired=True),
+        flag=flag,
+        flag_agreement=(
+            None if flag is None else wilson(sum(a == b for a, b in flag_pairs), len(flag_pairs))
+        ),
+        disagreements=disagreements,
+        disagreement_at=disagreement_at,
+    )
