@@ -35,6 +35,7 @@ DEFAULT_DERIVED: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )
 
 
+@dataclass(frozen=True)
 class SmeDisagreement:
     item_id: str
     judge: float
