@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -91,6 +91,64 @@ class SmeCalibration:
         }
 
 
+@dataclass
+class _Pairs:
+    """Judge and human values of the items both scored, and why the other items are out."""
+
+    ids: list[str] = field(default_factory=list)
+    judge: list[float] = field(default_factory=list)
+    human: list[float] = field(default_factory=list)
+    flags: list[tuple[bool, bool]] = field(default_factory=list)
+    excluded: Counter[str] = field(default_factory=Counter)
+    failed: list[JudgementRow] = field(default_factory=list)
+
+
+def _labels_by_item(labels: Sequence[SmeLabel]) -> dict[str, SmeLabel]:
+    by_item: dict[str, SmeLabel] = {}
+    for label in labels:
+        if label.item_id in by_item:
+            raise ValueError(
+                f"sme_calibration: item {label.item_id!r} has several labels "
+                f"({by_item[label.item_id].labeller!r}, {label.labeller!r}); pass one labeller"
+            )
+        by_item[label.item_id] = label
+    return by_item
+
+
+def _pair_with_labels(
+    judged: Mapping[str, JudgementRow],
+    by_item: Mapping[str, SmeLabel],
+    dimension: str,
+    flag: str | None,
+    derived: Mapping[str, Sequence[str]],
+) -> _Pairs:
+    pairs = _Pairs()
+    for item_id, label in sorted(by_item.items()):
+        row = judged.get(item_id)
+        if row is None:
+            pairs.excluded["no judge row"] += 1
+            continue
+        if row.status != "ok":
+            pairs.failed.append(row)
+            pairs.excluded["judge failed"] += 1
+            continue
+        if flag is not None:
+            judge_flag, human_flag = _flag(row.verdict, flag), _flag(label.scores, flag)
+            if judge_flag is not None and human_flag is not None:
+                pairs.flags.append((judge_flag, human_flag))
+        judge_value = _number(row.verdict, dimension, derived)
+        human_value = _number(label.scores, dimension, derived)
+        if judge_value is None:
+            pairs.excluded["judge missing value"] += 1
+        elif human_value is None:
+            pairs.excluded["human missing value"] += 1
+        else:
+            pairs.ids.append(item_id)
+            pairs.judge.append(judge_value)
+            pairs.human.append(human_value)
+    return pairs
+
+
 def sme_calibration(
     rows: Iterable[JudgementRow],
     labels: Sequence[SmeLabel],
@@ -107,57 +165,22 @@ def sme_calibration(
     (core_total = factual_accuracy + completeness + causal_reasoning by default).
     """
     judged, _ = _one_per_item(rows, run, "sme_calibration")
-    by_item: dict[str, SmeLabel] = {}
-    for label in labels:
-        if label.item_id in by_item:
-            raise ValueError(
-                f"sme_calibration: item {label.item_id!r} has several labels "
-                f"({by_item[label.item_id].labeller!r}, {label.labeller!r}); pass one labeller"
-            )
-        by_item[label.item_id] = label
-
-    ids: list[str] = []
-    judge_values: list[float] = []
-    human_values: list[float] = []
-    flag_pairs: list[tuple[bool, bool]] = []
-    excluded: Counter[str] = Counter()
-    failed: list[JudgementRow] = []
-    for item_id, label in sorted(by_item.items()):
-        row = judged.get(item_id)
-        if row is None:
-            excluded["no judge row"] += 1
-            continue
-        if row.status != "ok":
-            failed.append(row)
-            excluded["judge failed"] += 1
-            continue
-        if flag is not None:
-            judge_flag, human_flag = _flag(row.verdict, flag), _flag(label.scores, flag)
-            if judge_flag is not None and human_flag is not None:
-                flag_pairs.append((judge_flag, human_flag))
-        judge_value = _number(row.verdict, dimension, derived)
-        human_value = _number(label.scores, dimension, derived)
-        if judge_value is None:
-            excluded["judge missing value"] += 1
-        elif human_value is None:
-            excluded["human missing value"] += 1
-        else:
-            ids.append(item_id)
-            judge_values.append(judge_value)
-            human_values.append(human_value)
-
+    by_item = _labels_by_item(labels)
+    pairs = _pair_with_labels(judged, by_item, dimension, flag, derived)
+    judge_values, human_values = pairs.judge, pairs.human
     disagreements = tuple(
         SmeDisagreement(item_id, j, h, by_item[item_id].labeller)
-        for item_id, j, h in zip(ids, judge_values, human_values, strict=True)
+        for item_id, j, h in zip(pairs.ids, judge_values, human_values, strict=True)
         if abs(j - h) >= disagreement_at - _EPS
     )
     integral = _integral(judge_values + human_values)
-    errors = _errors(failed)
+    errors = _errors(pairs.failed)
+    flags = pairs.flags
     return SmeCalibration(
         dimension=dimension,
         n_labels=len(by_item),
-        n_pairs=len(ids),
-        excluded=dict(sorted(excluded.items())),
+        n_pairs=len(pairs.ids),
+        excluded=dict(sorted(pairs.excluded.items())),
         n_errors=sum(errors.values()),
         errors=errors,
         spearman=spearman(judge_values, human_values),
@@ -166,7 +189,7 @@ def sme_calibration(
         mean_difference=bootstrap_mean_difference(judge_values, human_values, paired=True),
         flag=flag,
         flag_agreement=(
-            None if flag is None else wilson(sum(a == b for a, b in flag_pairs), len(flag_pairs))
+            None if flag is None else wilson(sum(a == b for a, b in flags), len(flags))
         ),
         disagreements=disagreements,
         disagreement_at=disagreement_at,

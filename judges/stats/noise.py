@@ -105,6 +105,46 @@ def _repeat_values(
     return [v for v in values if v is not None], ""
 
 
+def _noise_dimension(
+    by_item: Mapping[str, Sequence[JudgementRow]], dim: str, mdd_items: int
+) -> NoiseDimension:
+    sds: list[float] = []
+    exact = 0
+    excluded: Counter[str] = Counter()
+    for repeats in by_item.values():
+        values, reason = _repeat_values(repeats, lambda v: _number(v, dim))
+        if values is None:
+            excluded[reason] += 1
+            continue
+        sds.append(float(np.std(values, ddof=1)))
+        exact += len(set(values)) == 1
+    # Variances add, sds do not: the noise in a mean of single judgements is the pooled sd.
+    pooled = math.sqrt(float(np.mean(np.square(sds)))) if sds else NAN
+    return NoiseDimension(
+        mean_sd=bootstrap_mean(sds),
+        pooled_sd=pooled,
+        exact_match=wilson(exact, len(sds)),
+        mdd=NAN if not sds else minimum_detectable_difference(pooled, mdd_items),
+        excluded=dict(sorted(excluded.items())),
+    )
+
+
+def _flag_stability(
+    by_item: Mapping[str, Sequence[JudgementRow]], flag: str
+) -> tuple[Rate, Counter[str]]:
+    """Share of items whose repeats all give the same flag, and why the others are out."""
+    excluded: Counter[str] = Counter()
+    stable = counted = 0
+    for repeats in by_item.values():
+        flags, reason = _repeat_values(repeats, lambda v: _flag(v, flag))
+        if flags is None:
+            excluded[reason] += 1
+            continue
+        counted += 1
+        stable += len(set(flags)) == 1
+    return wilson(stable, counted), excluded
+
+
 def noise_floor(
     rows: Iterable[JudgementRow],
     dimensions: Sequence[str],
@@ -126,40 +166,11 @@ def noise_floor(
     if mdd_items < 0:
         raise ValueError(f"n_items must be >= 0, got {n_items}")
 
-    dims: dict[str, NoiseDimension] = {}
-    for dim in dimensions:
-        sds: list[float] = []
-        exact = 0
-        excluded: Counter[str] = Counter()
-        for repeats in by_item.values():
-            values, reason = _repeat_values(repeats, lambda v, d=dim: _number(v, d))
-            if values is None:
-                excluded[reason] += 1
-                continue
-            sds.append(float(np.std(values, ddof=1)))
-            exact += len(set(values)) == 1
-        # Variances add, sds do not: the noise in a mean of single judgements is the pooled sd.
-        pooled = math.sqrt(float(np.mean(np.square(sds)))) if sds else NAN
-        dims[dim] = NoiseDimension(
-            mean_sd=bootstrap_mean(sds),
-            pooled_sd=pooled,
-            exact_match=wilson(exact, len(sds)),
-            mdd=NAN if not sds else minimum_detectable_difference(pooled, mdd_items),
-            excluded=dict(sorted(excluded.items())),
-        )
-
+    dims = {dim: _noise_dimension(by_item, dim, mdd_items) for dim in dimensions}
     stability: Rate | None = None
     flag_excluded: Counter[str] = Counter()
     if flag is not None:
-        stable = counted = 0
-        for repeats in by_item.values():
-            flags, reason = _repeat_values(repeats, lambda v: _flag(v, flag))
-            if flags is None:
-                flag_excluded[reason] += 1
-                continue
-            counted += 1
-            stable += len(set(flags)) == 1
-        stability = wilson(stable, counted)
+        stability, flag_excluded = _flag_stability(by_item, flag)
 
     errors = _errors(selected)
     return NoiseFloor(

@@ -114,6 +114,30 @@ class Panel:
         }
 
 
+Pairs = Sequence[tuple[str, dict[str, Any], dict[str, Any]]]
+
+
+def _overall_score(verdict: Mapping[str, Any], overall: str, rubric: Sequence[str]) -> float | None:
+    """The verdict's overall field, else the mean of the rubric dimensions (all present)."""
+    direct = _number(verdict, overall)
+    if direct is not None:
+        return direct
+    values = [_number(verdict, d) for d in rubric]
+    if not values or any(v is None for v in values):
+        return None
+    return float(np.mean([v for v in values if v is not None]))
+
+
+def _flags(pairs: Pairs, flag: str) -> tuple[dict[str, Rate], Rate]:
+    """Each side's rate of a false flag, and how often the two sides' flags agree."""
+    flag_rate: dict[str, Rate] = {}
+    for side, index in (("primary", 1), ("cross", 2)):
+        flags = [f for f in (_flag(pair[index], flag) for pair in pairs) if f is not None]
+        flag_rate[side] = wilson(sum(not f for f in flags), len(flags))
+    _, fa, fb, _ = _paired(pairs, lambda v: _flag(v, flag))
+    return flag_rate, wilson(sum(x == y for x, y in zip(fa, fb, strict=True)), len(fa))
+
+
 def panel_agreement(
     primary_rows: Iterable[JudgementRow],
     cross_rows: Iterable[JudgementRow],
@@ -150,29 +174,12 @@ def panel_agreement(
         pooled_a += a
         pooled_b += b
 
-    def overall_score(verdict: Mapping[str, Any]) -> float | None:
-        direct = _number(verdict, overall)
-        if direct is not None:
-            return direct
-        values = [_number(verdict, d) for d in rubric]
-        if not values or any(v is None for v in values):
-            return None
-        return float(np.mean([v for v in values if v is not None]))
-
-    ids, p, c, overall_missing = _paired(pairs, overall_score)
+    ids, p, c, overall_missing = _paired(pairs, lambda v: _overall_score(v, overall, rubric))
     items = tuple(
         PanelItem(item_id, x, y, abs(x - y) > contested_threshold + _EPS)
         for item_id, x, y in zip(ids, p, c, strict=True)
     )
-
-    flag_rate: dict[str, Rate] = {}
-    flag_agreement: Rate | None = None
-    if flag is not None:
-        for side, index in (("primary", 1), ("cross", 2)):
-            flags = [f for f in (_flag(pair[index], flag) for pair in pairs) if f is not None]
-            flag_rate[side] = wilson(sum(not f for f in flags), len(flags))
-        _, fa, fb, _ = _paired(pairs, lambda v: _flag(v, flag))
-        flag_agreement = wilson(sum(x == y for x, y in zip(fa, fb, strict=True)), len(fa))
+    flag_rate, flag_agreement = _flags(pairs, flag) if flag is not None else ({}, None)
 
     errors = {"primary": _errors(primary_selected), "cross": _errors(cross_selected)}
     return Panel(
