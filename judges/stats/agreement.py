@@ -1,7 +1,7 @@
 """Agreement between two raters: exact/adjacent agreement, rank correlations, kappa, alpha.
 
 Each returns a `Rate` (Wilson interval) or an `Estimate` (percentile bootstrap over items)
-with its n; the intervals come from the helpers in judges.stats.stats.
+with its n; the resampling comes from judges.stats.resample.
 """
 
 from __future__ import annotations
@@ -14,17 +14,15 @@ import krippendorff
 import numpy as np
 import scipy.stats
 
-from judges.stats.stats import (
+from judges.stats.resample import (
     NAN,
-    Estimate,
-    Rate,
-    _as_pair,
-    _bootstrap_over_counts,
-    _check_confidence,
-    _percentile_interval,
-    _resample_indices,
-    wilson,
+    as_pair,
+    bootstrap_over_counts,
+    check_confidence,
+    percentile_interval,
+    resample_indices,
 )
+from judges.stats.stats import Estimate, Rate, wilson
 
 __all__ = [
     "adjacent_agreement",
@@ -52,7 +50,7 @@ def adjacent_agreement(
     """Share of pairs with |a - b| <= tolerance, with a Wilson interval."""
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
-    xa, ya = _as_pair(a, b)
+    xa, ya = as_pair(a, b)
     hits = int(np.count_nonzero(np.abs(xa - ya) <= tolerance))
     return wilson(hits, int(xa.size), confidence)
 
@@ -89,17 +87,17 @@ def spearman(
     confidence: float = 0.95,
 ) -> Estimate:
     """Spearman's rho with a percentile bootstrap interval over pairs."""
-    _check_confidence(confidence)
-    xa, ya = _as_pair(x, y)
+    check_confidence(confidence)
+    xa, ya = as_pair(x, y)
     n = int(xa.size)
     if n < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         return Estimate(NAN, NAN, NAN, n)
     value = _quiet_point(lambda: scipy.stats.spearmanr(xa, ya).statistic)
-    idx = _resample_indices(n, n_resamples, seed)
+    idx = resample_indices(n, n_resamples, seed)
     # Re-rank inside every resample (ties averaged), then Pearson on the ranks, row by row.
     rx = scipy.stats.rankdata(xa[idx], axis=1)
     ry = scipy.stats.rankdata(ya[idx], axis=1)
-    low, high = _percentile_interval(_rowwise_pearson(rx, ry), confidence)
+    low, high = percentile_interval(_rowwise_pearson(rx, ry), confidence)
     return Estimate(value, low, high, n)
 
 
@@ -134,13 +132,13 @@ def kendall_tau(
     confidence: float = 0.95,
 ) -> Estimate:
     """Kendall's tau-b with a percentile bootstrap interval over pairs."""
-    _check_confidence(confidence)
-    xa, ya = _as_pair(x, y)
+    check_confidence(confidence)
+    xa, ya = as_pair(x, y)
     n = int(xa.size)
     if n < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         return Estimate(NAN, NAN, NAN, n)
     value = _quiet_point(lambda: scipy.stats.kendalltau(xa, ya).statistic)
-    low, high = _bootstrap_over_counts(
+    low, high = bootstrap_over_counts(
         lambda w: _kendall_tau_b_from_counts(xa, ya, w),
         n,
         n_resamples=n_resamples,
@@ -182,8 +180,8 @@ def quadratic_kappa(
     1, 2, 5) keeps its true size; `labels` fixes the category set and rejects strays.
     nan when both raters use a single, shared category (no disagreement is expected).
     """
-    _check_confidence(confidence)
-    xa, xb = _as_pair(a, b)
+    check_confidence(confidence)
+    xa, xb = as_pair(a, b)
     n = int(xa.size)
     if n == 0:
         return Estimate(NAN, NAN, NAN, 0)
@@ -207,7 +205,7 @@ def quadratic_kappa(
     value = float(stat(np.ones((1, n)))[0])
     if math.isnan(value):
         return Estimate(NAN, NAN, NAN, n)
-    low, high = _bootstrap_over_counts(
+    low, high = bootstrap_over_counts(
         stat, n, n_resamples=n_resamples, seed=seed, confidence=confidence
     )
     return Estimate(value, low, high, n)
@@ -225,7 +223,7 @@ def krippendorff_alpha_ordinal(
     n is the number of pairable units (rated at least twice); the bootstrap resamples those
     units. nan when fewer than one pairable unit or only one value occurs.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     data = np.asarray(ratings, dtype=float)
     if data.ndim != 2:
         raise ValueError(f"ratings must be raters x units, got shape {data.shape}")
@@ -241,7 +239,7 @@ def krippendorff_alpha_ordinal(
     )
     # Per-unit value counts: a resample of units is just a resample of these rows.
     value_counts = (data.T[:, :, None] == domain[None, None, :]).sum(axis=1)
-    idx = _resample_indices(n, n_resamples, seed)
+    idx = resample_indices(n, n_resamples, seed)
     samples = np.empty(n_resamples)
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
@@ -254,5 +252,5 @@ def krippendorff_alpha_ordinal(
             samples[r] = krippendorff.alpha(
                 value_counts=counts, value_domain=domain, level_of_measurement="ordinal"
             )
-    low, high = _percentile_interval(samples, confidence)
+    low, high = percentile_interval(samples, confidence)
     return Estimate(value, low, high, n)

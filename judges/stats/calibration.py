@@ -14,15 +14,15 @@ from judges.core.results import JudgementRow
 from judges.sets.sme import SmeLabel
 from judges.stats.agreement import krippendorff_alpha_ordinal, quadratic_kappa, spearman
 from judges.stats.pairing import (
-    _EPS,
-    _errors,
-    _excluded_dict,
-    _flag,
-    _integral,
-    _number,
-    _one_per_item,
-    _round,
-    _stat_dict,
+    EPS,
+    all_integers,
+    error_counts,
+    excluded_dict,
+    flag_of,
+    number_of,
+    one_per_item,
+    round4,
+    stat_dict,
 )
 from judges.stats.stats import Estimate, Rate, bootstrap_mean_difference, wilson
 
@@ -45,8 +45,8 @@ class SmeDisagreement:
     def as_dict(self) -> dict[str, Any]:
         return {
             "item_id": self.item_id,
-            "judge": _round(self.judge),
-            "human": _round(self.human),
+            "judge": round4(self.judge),
+            "human": round4(self.human),
             "labeller": self.labeller,
         }
 
@@ -77,15 +77,15 @@ class SmeCalibration:
             "dimension": self.dimension,
             "n_labels": self.n_labels,
             "n_pairs": self.n_pairs,
-            **_excluded_dict(self.excluded),
+            **excluded_dict(self.excluded),
             "n_errors": self.n_errors,
             "errors": self.errors,
             "spearman": self.spearman.as_dict(),
-            "kappa": _stat_dict(self.kappa),
+            "kappa": stat_dict(self.kappa),
             "alpha": self.alpha.as_dict(),
             "mean_difference": self.mean_difference.as_dict(),
             "flag": self.flag,
-            "flag_agreement": _stat_dict(self.flag_agreement),
+            "flag_agreement": stat_dict(self.flag_agreement),
             "disagreement_at": self.disagreement_at,
             "disagreements": [d.as_dict() for d in self.disagreements],
         }
@@ -133,11 +133,11 @@ def _pair_with_labels(
             pairs.excluded["judge failed"] += 1
             continue
         if flag is not None:
-            judge_flag, human_flag = _flag(row.verdict, flag), _flag(label.scores, flag)
+            judge_flag, human_flag = flag_of(row.verdict, flag), flag_of(label.scores, flag)
             if judge_flag is not None and human_flag is not None:
                 pairs.flags.append((judge_flag, human_flag))
-        judge_value = _number(row.verdict, dimension, derived)
-        human_value = _number(label.scores, dimension, derived)
+        judge_value = number_of(row.verdict, dimension, derived)
+        human_value = number_of(label.scores, dimension, derived)
         if judge_value is None:
             pairs.excluded["judge missing value"] += 1
         elif human_value is None:
@@ -164,17 +164,17 @@ def sme_calibration(
     A value missing on either side is derived from its parts when `derived` names them
     (core_total = factual_accuracy + completeness + causal_reasoning by default).
     """
-    judged, _ = _one_per_item(rows, run, "sme_calibration")
+    judged, _ = one_per_item(rows, run, "sme_calibration")
     by_item = _labels_by_item(labels)
     pairs = _pair_with_labels(judged, by_item, dimension, flag, derived)
     judge_values, human_values = pairs.judge, pairs.human
     disagreements = tuple(
         SmeDisagreement(item_id, j, h, by_item[item_id].labeller)
         for item_id, j, h in zip(pairs.ids, judge_values, human_values, strict=True)
-        if abs(j - h) >= disagreement_at - _EPS
+        if abs(j - h) >= disagreement_at - EPS
     )
-    integral = _integral(judge_values + human_values)
-    errors = _errors(pairs.failed)
+    integral = all_integers(judge_values + human_values)
+    errors = error_counts(pairs.failed)
     flags = pairs.flags
     return SmeCalibration(
         dimension=dimension,

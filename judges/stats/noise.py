@@ -15,17 +15,17 @@ from judges.stats.agreement import exact_agreement, quadratic_kappa, spearman
 from judges.stats.pairing import (
     NAN,
     T,
-    _errors,
-    _excluded_dict,
-    _flag,
-    _integral,
-    _number,
-    _one_per_item,
-    _pair,
-    _paired,
-    _round,
-    _rows_of_run,
-    _stat_dict,
+    all_integers,
+    error_counts,
+    excluded_dict,
+    flag_of,
+    number_of,
+    one_per_item,
+    pair_rows,
+    paired_values,
+    round4,
+    rows_of_run,
+    stat_dict,
 )
 from judges.stats.stats import Estimate, Rate, bootstrap_mean, minimum_detectable_difference, wilson
 
@@ -55,10 +55,10 @@ class NoiseDimension:
     def as_dict(self) -> dict[str, Any]:
         return {
             "mean_sd": self.mean_sd.as_dict(),
-            "pooled_sd": _round(self.pooled_sd),
+            "pooled_sd": round4(self.pooled_sd),
             "exact_match": self.exact_match.as_dict(),
-            "mdd": _round(self.mdd),
-            **_excluded_dict(self.excluded),
+            "mdd": round4(self.mdd),
+            **excluded_dict(self.excluded),
         }
 
 
@@ -85,7 +85,7 @@ class NoiseFloor:
             "mdd_items": self.mdd_items,
             "dimensions": {name: d.as_dict() for name, d in self.dimensions.items()},
             "flag": self.flag,
-            "flag_stability": _stat_dict(self.flag_stability),
+            "flag_stability": stat_dict(self.flag_stability),
             "flag_excluded": self.flag_excluded,
         }
 
@@ -112,7 +112,7 @@ def _noise_dimension(
     exact = 0
     excluded: Counter[str] = Counter()
     for repeats in by_item.values():
-        values, reason = _repeat_values(repeats, lambda v: _number(v, dim))
+        values, reason = _repeat_values(repeats, lambda v: number_of(v, dim))
         if values is None:
             excluded[reason] += 1
             continue
@@ -136,7 +136,7 @@ def _flag_stability(
     excluded: Counter[str] = Counter()
     stable = counted = 0
     for repeats in by_item.values():
-        flags, reason = _repeat_values(repeats, lambda v: _flag(v, flag))
+        flags, reason = _repeat_values(repeats, lambda v: flag_of(v, flag))
         if flags is None:
             excluded[reason] += 1
             continue
@@ -158,7 +158,7 @@ def noise_floor(
     `n_items` is the number of items a prompt-version comparison averages over (the planted
     set's size) for the minimum detectable difference; it defaults to the noise items.
     """
-    selected = _rows_of_run(rows, run, "noise_floor")
+    selected = rows_of_run(rows, run, "noise_floor")
     by_item: dict[str, list[JudgementRow]] = {}
     for row in sorted(selected, key=lambda r: (r.item_id, r.repeat)):
         by_item.setdefault(row.item_id, []).append(row)
@@ -172,7 +172,7 @@ def noise_floor(
     if flag is not None:
         stability, flag_excluded = _flag_stability(by_item, flag)
 
-    errors = _errors(selected)
+    errors = error_counts(selected)
     return NoiseFloor(
         n_items=len(by_item),
         n_repeats=max((len(r) for r in by_item.values()), default=0),
@@ -203,7 +203,7 @@ class RetestDimension:
             "n_missing": self.n_missing,
             "exact_match": self.exact_match.as_dict(),
             "mean_abs_delta": self.mean_abs_delta.as_dict(),
-            "kappa": _stat_dict(self.kappa),
+            "kappa": stat_dict(self.kappa),
             "spearman": self.spearman.as_dict(),
         }
 
@@ -228,12 +228,12 @@ class TestRetest:
     def as_dict(self) -> dict[str, Any]:
         return {
             "n_pairs": self.n_pairs,
-            **_excluded_dict(self.excluded),
+            **excluded_dict(self.excluded),
             "n_errors": self.n_errors,
             "errors": self.errors,
             "dimensions": {name: d.as_dict() for name, d in self.dimensions.items()},
             "flag": self.flag,
-            "flag_stability": _stat_dict(self.flag_stability),
+            "flag_stability": stat_dict(self.flag_stability),
             "flag_missing": self.flag_missing,
         }
 
@@ -248,29 +248,29 @@ def test_retest(
     retest_run: str = "retest",
 ) -> TestRetest:
     """Agreement of two independent runs over the same items, paired by item id."""
-    main, main_selected = _one_per_item(main_rows, main_run, "test_retest main")
-    retest, retest_selected = _one_per_item(retest_rows, retest_run, "test_retest retest")
-    pairs, excluded = _pair(main, retest, "main", "retest")
+    main, main_selected = one_per_item(main_rows, main_run, "test_retest main")
+    retest, retest_selected = one_per_item(retest_rows, retest_run, "test_retest retest")
+    pairs, excluded = pair_rows(main, retest, "main", "retest")
 
     dims: dict[str, RetestDimension] = {}
     for dim in dimensions:
-        _, a, b, missing = _paired(pairs, lambda v, d=dim: _number(v, d))
+        _, a, b, missing = paired_values(pairs, lambda v, d=dim: number_of(v, d))
         deltas = [abs(x - y) for x, y in zip(a, b, strict=True)]
         dims[dim] = RetestDimension(
             n_missing=missing,
             exact_match=exact_agreement(a, b),
             mean_abs_delta=bootstrap_mean(deltas),
-            kappa=quadratic_kappa(a, b) if _integral(a + b) else None,
+            kappa=quadratic_kappa(a, b) if all_integers(a + b) else None,
             spearman=spearman(a, b),
         )
 
     stability: Rate | None = None
     flag_missing = 0
     if flag is not None:
-        _, fa, fb, flag_missing = _paired(pairs, lambda v: _flag(v, flag))
+        _, fa, fb, flag_missing = paired_values(pairs, lambda v: flag_of(v, flag))
         stability = wilson(sum(x == y for x, y in zip(fa, fb, strict=True)), len(fa))
 
-    errors = {"main": _errors(main_selected), "retest": _errors(retest_selected)}
+    errors = {"main": error_counts(main_selected), "retest": error_counts(retest_selected)}
     return TestRetest(
         n_pairs=len(pairs),
         excluded=dict(sorted(excluded.items())),

@@ -14,29 +14,45 @@ from typing import Any, TypeVar
 from judges.core.results import JudgementRow
 from judges.stats.stats import Estimate, Rate
 
-__all__ = ["NAN", "Stat", "T"]
+__all__ = [
+    "EPS",
+    "NAN",
+    "Stat",
+    "T",
+    "all_integers",
+    "error_counts",
+    "excluded_dict",
+    "flag_of",
+    "number_of",
+    "one_per_item",
+    "pair_rows",
+    "paired_values",
+    "round4",
+    "rows_of_run",
+    "stat_dict",
+]
 
 
 NAN = float("nan")
 # Means of scores (3.75 - 3.25) carry float residue that must not tip a comparison.
-_EPS = 1e-9
+EPS = 1e-9
 
 T = TypeVar("T")
 Stat = Rate | Estimate
 
 
-def _round(value: float | None) -> float | None:
+def round4(value: float | None) -> float | None:
     """JSON-ready float: 4 places, nan as None (JSON has no nan)."""
     if value is None or math.isnan(value):
         return None
     return round(float(value), 4)
 
 
-def _stat_dict(stat: Stat | None) -> dict[str, int | float | None] | None:
+def stat_dict(stat: Stat | None) -> dict[str, int | float | None] | None:
     return None if stat is None else stat.as_dict()
 
 
-def _number(
+def number_of(
     values: Mapping[str, Any] | None,
     name: str,
     derived: Mapping[str, Sequence[str]] | None = None,
@@ -45,7 +61,7 @@ def _number(
     values = values or {}
     raw = values.get(name)
     if raw is None and derived and name in derived:
-        parts = [_number(values, part) for part in derived[name]]
+        parts = [number_of(values, part) for part in derived[name]]
         return (
             None if any(p is None for p in parts) else float(sum(p for p in parts if p is not None))
         )
@@ -55,21 +71,21 @@ def _number(
     return float(raw)
 
 
-def _flag(values: Mapping[str, Any] | None, name: str) -> bool | None:
+def flag_of(values: Mapping[str, Any] | None, name: str) -> bool | None:
     """The flag when it was set; None (pre-flag prompt, or not answered) is not a value."""
     raw = (values or {}).get(name)
     return raw if isinstance(raw, bool) else None
 
 
-def _integral(values: Iterable[float]) -> bool:
+def all_integers(values: Iterable[float]) -> bool:
     return all(float(v).is_integer() for v in values)
 
 
-def _errors(rows: Iterable[JudgementRow]) -> dict[str, int]:
+def error_counts(rows: Iterable[JudgementRow]) -> dict[str, int]:
     return dict(sorted(Counter(row.status for row in rows if row.status != "ok").items()))
 
 
-def _rows_of_run(rows: Iterable[JudgementRow], run: str, what: str) -> list[JudgementRow]:
+def rows_of_run(rows: Iterable[JudgementRow], run: str, what: str) -> list[JudgementRow]:
     """Rows of one run, checked to come from one (judge, prompt version, model)."""
     selected = [row for row in rows if row.run == run]
     sources = sorted({(row.judge, row.prompt_version, row.model) for row in selected})
@@ -89,10 +105,10 @@ def _rows_of_run(rows: Iterable[JudgementRow], run: str, what: str) -> list[Judg
     return selected
 
 
-def _one_per_item(
+def one_per_item(
     rows: Iterable[JudgementRow], run: str, what: str
 ) -> tuple[dict[str, JudgementRow], list[JudgementRow]]:
-    selected = _rows_of_run(rows, run, what)
+    selected = rows_of_run(rows, run, what)
     by_item: dict[str, JudgementRow] = {}
     for row in selected:
         if row.item_id in by_item:
@@ -104,7 +120,7 @@ def _one_per_item(
     return by_item, selected
 
 
-def _pair(
+def pair_rows(
     left: Mapping[str, JudgementRow],
     right: Mapping[str, JudgementRow],
     left_name: str,
@@ -130,7 +146,7 @@ def _pair(
     return pairs, excluded
 
 
-def _paired(
+def paired_values(
     pairs: Sequence[tuple[str, dict[str, Any], dict[str, Any]]],
     read: Callable[[Mapping[str, Any]], T | None],
 ) -> tuple[list[str], list[T], list[T], int]:
@@ -147,5 +163,5 @@ def _paired(
     return ids, xs, ys, len(pairs) - len(ids)
 
 
-def _excluded_dict(excluded: Mapping[str, int]) -> dict[str, Any]:
+def excluded_dict(excluded: Mapping[str, int]) -> dict[str, Any]:
     return {"n_excluded": sum(excluded.values()), "excluded": dict(sorted(excluded.items()))}

@@ -12,16 +12,16 @@ import numpy as np
 from judges.core.results import JudgementRow
 from judges.stats.agreement import adjacent_agreement
 from judges.stats.pairing import (
-    _EPS,
-    _errors,
-    _excluded_dict,
-    _flag,
-    _number,
-    _one_per_item,
-    _pair,
-    _paired,
-    _round,
-    _stat_dict,
+    EPS,
+    error_counts,
+    excluded_dict,
+    flag_of,
+    number_of,
+    one_per_item,
+    pair_rows,
+    paired_values,
+    round4,
+    stat_dict,
 )
 from judges.stats.stats import Estimate, Rate, bootstrap_mean, bootstrap_mean_difference, wilson
 
@@ -45,9 +45,9 @@ class PanelItem:
     def as_dict(self) -> dict[str, Any]:
         return {
             "item_id": self.item_id,
-            "primary": _round(self.primary),
-            "cross": _round(self.cross),
-            "difference": _round(self.difference),
+            "primary": round4(self.primary),
+            "cross": round4(self.cross),
+            "difference": round4(self.difference),
             "contested": self.contested,
         }
 
@@ -86,7 +86,7 @@ class Panel:
         diff = self.overall_difference.value
         if math.isnan(diff):
             return None
-        return abs(diff) > self.contested_threshold + _EPS
+        return abs(diff) > self.contested_threshold + EPS
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,7 +94,7 @@ class Panel:
             "cross_label": self.cross_label,
             "contested_threshold": self.contested_threshold,
             "n_pairs": self.n_pairs,
-            **_excluded_dict(self.excluded),
+            **excluded_dict(self.excluded),
             "n_errors": self.n_errors,
             "errors": self.errors,
             "agreement": self.agreement.as_dict(),
@@ -110,7 +110,7 @@ class Panel:
             "contested_overall": self.contested_overall,
             "flag": self.flag,
             "flag_rate": {side: rate.as_dict() for side, rate in self.flag_rate.items()},
-            "flag_agreement": _stat_dict(self.flag_agreement),
+            "flag_agreement": stat_dict(self.flag_agreement),
         }
 
 
@@ -119,10 +119,10 @@ Pairs = Sequence[tuple[str, dict[str, Any], dict[str, Any]]]
 
 def _overall_score(verdict: Mapping[str, Any], overall: str, rubric: Sequence[str]) -> float | None:
     """The verdict's overall field, else the mean of the rubric dimensions (all present)."""
-    direct = _number(verdict, overall)
+    direct = number_of(verdict, overall)
     if direct is not None:
         return direct
-    values = [_number(verdict, d) for d in rubric]
+    values = [number_of(verdict, d) for d in rubric]
     if not values or any(v is None for v in values):
         return None
     return float(np.mean([v for v in values if v is not None]))
@@ -132,9 +132,9 @@ def _flags(pairs: Pairs, flag: str) -> tuple[dict[str, Rate], Rate]:
     """Each side's rate of a false flag, and how often the two sides' flags agree."""
     flag_rate: dict[str, Rate] = {}
     for side, index in (("primary", 1), ("cross", 2)):
-        flags = [f for f in (_flag(pair[index], flag) for pair in pairs) if f is not None]
+        flags = [f for f in (flag_of(pair[index], flag) for pair in pairs) if f is not None]
         flag_rate[side] = wilson(sum(not f for f in flags), len(flags))
-    _, fa, fb, _ = _paired(pairs, lambda v: _flag(v, flag))
+    _, fa, fb, _ = paired_values(pairs, lambda v: flag_of(v, flag))
     return flag_rate, wilson(sum(x == y for x, y in zip(fa, fb, strict=True)), len(fa))
 
 
@@ -159,9 +159,9 @@ def panel_agreement(
     """
     if contested_threshold < 0:
         raise ValueError(f"contested_threshold must be >= 0, got {contested_threshold}")
-    primary, primary_selected = _one_per_item(primary_rows, primary_run, "panel primary")
-    cross, cross_selected = _one_per_item(cross_rows, cross_run, "panel cross-check")
-    pairs, excluded = _pair(primary, cross, "primary", "cross")
+    primary, primary_selected = one_per_item(primary_rows, primary_run, "panel primary")
+    cross, cross_selected = one_per_item(cross_rows, cross_run, "panel cross-check")
+    pairs, excluded = pair_rows(primary, cross, "primary", "cross")
 
     # Counting the aggregate as one more dimension would count each item's scores twice.
     rubric = [d for d in dimensions if d != overall]
@@ -169,19 +169,19 @@ def panel_agreement(
     pooled_a: list[float] = []
     pooled_b: list[float] = []
     for dim in rubric:
-        _, a, b, _ = _paired(pairs, lambda v, d=dim: _number(v, d))
+        _, a, b, _ = paired_values(pairs, lambda v, d=dim: number_of(v, d))
         by_dim[dim] = adjacent_agreement(a, b, tolerance=1)
         pooled_a += a
         pooled_b += b
 
-    ids, p, c, overall_missing = _paired(pairs, lambda v: _overall_score(v, overall, rubric))
+    ids, p, c, overall_missing = paired_values(pairs, lambda v: _overall_score(v, overall, rubric))
     items = tuple(
-        PanelItem(item_id, x, y, abs(x - y) > contested_threshold + _EPS)
+        PanelItem(item_id, x, y, abs(x - y) > contested_threshold + EPS)
         for item_id, x, y in zip(ids, p, c, strict=True)
     )
     flag_rate, flag_agreement = _flags(pairs, flag) if flag is not None else ({}, None)
 
-    errors = {"primary": _errors(primary_selected), "cross": _errors(cross_selected)}
+    errors = {"primary": error_counts(primary_selected), "cross": error_counts(cross_selected)}
     return Panel(
         primary_label=primary_label,
         cross_label=cross_label,

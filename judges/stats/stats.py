@@ -16,6 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.stats
 
+from judges.stats.resample import (
+    NAN,
+    as_1d,
+    check_confidence,
+    index_counts,
+    resample_indices,
+)
+
 __all__ = [
     "Estimate",
     "McNemar",
@@ -29,7 +37,6 @@ __all__ = [
     "wilson",
 ]
 
-NAN = float("nan")
 _MATRIX_BLOCK = 1000  # resamples per block in bootstrap_means_matrix
 
 
@@ -105,85 +112,12 @@ class McNemar:
         return f"b={self.b} c={self.c} p={self.p_value:.4g} n={self.n}"
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-
-
-def _as_1d(values: Sequence[float] | np.ndarray, name: str = "values") -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    # A nan score is a failed judgement; silently averaging it away would hide the failure.
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains nan; drop failed judgements explicitly first")
-    return arr
-
-
-def _as_pair(
-    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    xa, ya = _as_1d(x, "x"), _as_1d(y, "y")
-    if xa.shape != ya.shape:
-        raise ValueError(f"paired inputs differ in length: {xa.size} != {ya.size}")
-    return xa, ya
-
-
-def _percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
-    """Percentile interval of a bootstrap distribution, ignoring undefined (nan) resamples.
-
-    Resamples can be degenerate (e.g. a constant resample has no rank correlation); dropping
-    them is the usual convention and keeps the interval defined when the data are not.
-    """
-    finite = samples[~np.isnan(samples)]
-    if finite.size == 0:
-        return NAN, NAN
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    low, high = np.percentile(finite, [tail, 100.0 - tail])
-    return float(low), float(high)
-
-
-def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """One (n_resamples, n) index matrix; every statistic of a call reuses it."""
-    # The narrowest integer type that holds n: drawing int16 is several times faster.
-    dtype = np.int16 if n <= np.iinfo(np.int16).max else np.int64
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n), dtype=dtype)
-
-
-def _index_counts(idx: np.ndarray, n: int) -> np.ndarray:
-    """Turn an index matrix into per-resample multiplicities, shape (n_resamples, n).
-
-    Offsetting each row by row * n lets one bincount do all rows at once.
-    """
-    rows = idx.shape[0]
-    flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
-    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
-
-
-def _bootstrap_over_counts(
-    statistic: Callable[[np.ndarray], np.ndarray],
-    n: int,
-    *,
-    n_resamples: int,
-    seed: int,
-    confidence: float,
-) -> tuple[float, float]:
-    """Bootstrap a statistic that is a function of per-item multiplicities (R x n) -> (R,)."""
-    counts = _index_counts(_resample_indices(n, n_resamples, seed), n).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        samples = statistic(counts)
-    return _percentile_interval(samples, confidence)
-
-
 # --------------------------------------------------------------------------- rates
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> Rate:
     """Proportion successes/n with its Wilson score interval (nan when n == 0)."""
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if n < 0 or not 0 <= successes <= max(n, 0):
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
@@ -273,8 +207,8 @@ def bootstrap_mean(
     seed: int = 0,
 ) -> Estimate:
     """Mean with a percentile bootstrap interval (interval nan below two values)."""
-    _check_confidence(confidence)
-    x = _as_1d(values)
+    check_confidence(confidence)
+    x = as_1d(values)
     n = int(x.size)
     if n == 0:
         return Estimate(NAN, NAN, NAN, 0)
@@ -311,8 +245,8 @@ def bootstrap_mean_difference(
     paired=True resamples pairs (value = mean of a - b, n = pairs); paired=False resamples
     each group independently (n = len(a) + len(b)).
     """
-    _check_confidence(confidence)
-    xa, xb = _as_1d(a, "a"), _as_1d(b, "b")
+    check_confidence(confidence)
+    xa, xb = as_1d(a, "a"), as_1d(b, "b")
     if paired:
         if xa.shape != xb.shape:
             raise ValueError(f"paired inputs differ in length: {xa.size} != {xb.size}")
@@ -350,7 +284,7 @@ def bootstrap_means_matrix(
     All columns share one resampling of the items (one index matrix), so the intervals
     describe the same bootstrap worlds, and the work is a few matrix products.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 2:
         raise ValueError(f"values must be two-dimensional, got shape {arr.shape}")
@@ -362,12 +296,12 @@ def bootstrap_means_matrix(
     means = arr.mean(axis=0)
     if n < 2:
         return [Estimate(float(m), NAN, NAN, n) for m in means]
-    idx = _resample_indices(n, n_resamples, seed)
+    idx = resample_indices(n, n_resamples, seed)
     boot = np.empty((n_resamples, dims))
     # Blocks of rows keep the count matrices cache- and allocator-friendly; a single
     # (R x n) count matrix made the first call in a process several times slower.
     for start in range(0, n_resamples, _MATRIX_BLOCK):
-        counts = _index_counts(idx[start : start + _MATRIX_BLOCK], n).astype(float)
+        counts = index_counts(idx[start : start + _MATRIX_BLOCK], n).astype(float)
         # (block x n) multiplicities @ (n x d) scores = every resample's column sums.
         boot[start : start + _MATRIX_BLOCK] = (counts @ arr) / n
     tail = (1.0 - confidence) / 2.0 * 100.0
@@ -404,7 +338,7 @@ def bootstrap_means_loop(
     Same estimator, different random stream (random.Random), so results agree statistically,
     not bitwise.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     is_array = isinstance(values, np.ndarray)
     source = values.tolist() if is_array else values
     rows: list[list[float]] = [[float(v) for v in row] for row in source]
