@@ -128,6 +128,19 @@ def _overall_score(verdict: Mapping[str, Any], overall: str, rubric: Sequence[st
     return float(np.mean([v for v in values if v is not None]))
 
 
+def _agreement(pairs: Pairs, rubric: Sequence[str]) -> tuple[dict[str, Rate], Rate]:
+    """Exact-or-adjacent agreement per rubric dimension, and pooled over them all."""
+    by_dim: dict[str, Rate] = {}
+    pooled_a: list[float] = []
+    pooled_b: list[float] = []
+    for dim in rubric:
+        _, a, b, _ = paired_values(pairs, lambda v, d=dim: number_of(v, d))
+        by_dim[dim] = adjacent_agreement(a, b, tolerance=1)
+        pooled_a += a
+        pooled_b += b
+    return by_dim, adjacent_agreement(pooled_a, pooled_b, tolerance=1)
+
+
 def _flags(pairs: Pairs, flag: str) -> tuple[dict[str, Rate], Rate]:
     """Each side's rate of a false flag, and how often the two sides' flags agree."""
     flag_rate: dict[str, Rate] = {}
@@ -165,14 +178,7 @@ def panel_agreement(
 
     # Counting the aggregate as one more dimension would count each item's scores twice.
     rubric = [d for d in dimensions if d != overall]
-    by_dim: dict[str, Rate] = {}
-    pooled_a: list[float] = []
-    pooled_b: list[float] = []
-    for dim in rubric:
-        _, a, b, _ = paired_values(pairs, lambda v, d=dim: number_of(v, d))
-        by_dim[dim] = adjacent_agreement(a, b, tolerance=1)
-        pooled_a += a
-        pooled_b += b
+    by_dim, agreement = _agreement(pairs, rubric)
 
     ids, p, c, overall_missing = paired_values(pairs, lambda v: _overall_score(v, overall, rubric))
     items = tuple(
@@ -190,7 +196,7 @@ def panel_agreement(
         excluded=dict(sorted(excluded.items())),
         n_errors=sum(sum(e.values()) for e in errors.values()),
         errors=errors,
-        agreement=adjacent_agreement(pooled_a, pooled_b, tolerance=1),
+        agreement=agreement,
         agreement_by_dimension=by_dim,
         items=items,
         overall_missing=overall_missing,
