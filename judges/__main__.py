@@ -51,15 +51,22 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.baseline import reliability_gates, write_baseline
+    from judges.baseline import reliability_floors, write_baseline
     from judges.core.results import read_jsonl
     from judges.reports.report import ResultsMissing, build_folder, load_sources
+    from judges.sets.planted import load_gate_tables
 
     catalog = load_catalog()
     spec = catalog[args.judge]
+    accept = args.accept or spec.versions[-1]
+    if accept not in spec.versions:
+        known = ", ".join(spec.versions)
+        print(f"python -m judges baseline: --accept {accept}: not a prompt version of "
+              f"{args.judge} ({known})", file=sys.stderr)  # fmt: skip
+        return 2
     sources = load_sources(args.judge, catalog, args.planted_sets)
     rows_by_version = {}
-    extra = {}
+    reliability = {}
     for version in spec.versions:
         try:
             folder = build_folder(args.reports, args.judge, version, sources)
@@ -74,13 +81,21 @@ def _baseline(args: argparse.Namespace) -> int:
                 "panel": model.panel,
                 "sme": model.sme,
             }
-            extra[(model.model, version)] = reliability_gates(sections)
-            # Ranking thresholds are set by hand (no statistic here derives them): keep them.
-            kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
-            if kept is not None and kept.ranking:
-                extra[(model.model, version)]["ranking"] = dict(kept.ranking)
-    for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
+            reliability[(model.model, version)] = reliability_floors(sections)
+    existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
+    *written, notes = write_baseline(
+        args.planted_sets / args.judge,
+        rows_by_version,
+        reliability,
+        accept=accept,
+        existing=existing,
+        reset_floors=args.reset_floors,
+    )
+    for path in written:
         print(f"wrote {path}")
+    print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    for line in notes:
+        print(f"floor {line}")
     return 0
 
 
@@ -124,15 +139,32 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(run=_report)
     baseline = commands.add_parser(
         "baseline",
-        help="accept the recorded baseline: write expectations.toml and gates.toml",
+        help="accept a recorded run as the baseline: expectations.toml and gates.toml",
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
         "write the planted set's expectations.toml (every miss, as an accepted miss with its "
-        "reason) and gates.toml (thresholds at what the judge achieved, rounded to 0.05 in "
-        "the strict direction). Review both before committing.",
+        "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
+        "every version's regression gates compare with (paired exact McNemar, one-sided). "
+        "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
+        "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
+        "Review both files before committing.",
     )
     baseline.add_argument("judge", help="judge name, e.g. product_identity")
-    baseline.add_argument("--reports", type=Path, default=Path("reports"))
-    baseline.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    baseline.add_argument(
+        "--accept",
+        metavar="VERSION",
+        help="prompt version to accept as the baseline (default: the newest version)",
+    )
+    baseline.add_argument(
+        "--reset-floors",
+        action="store_true",
+        help="replace every floor with its suggestion (the team's floors are lost)",
+    )
+    baseline.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="reports folder (results.jsonl)"
+    )
+    baseline.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     baseline.set_defaults(run=_baseline)
     add_finale_command(commands)
     return parser

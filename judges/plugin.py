@@ -27,6 +27,8 @@ from judges.session import (
     rerecord_command,
 )
 from judges.sets.planted import Gates, PlantedSetError
+from judges.stats.gates import not_evaluated
+from judges.stats.regression import Regression, baseline_regressions
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -37,6 +39,7 @@ OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
 ROW_PROPERTY = "judges.row"
+GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
@@ -152,6 +155,7 @@ def pytest_configure(config: pytest.Config) -> None:
         session = JudgesSession(settings)
     except BackendError as error:
         raise pytest.UsageError(str(error)) from None
+    session.partial_selection = partial_selection(config)
     config.stash[session_key] = session
     try:
         # Loaded once, up front: a malformed planted set is a usage error naming file,
@@ -173,6 +177,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+
+
+def partial_selection(config: pytest.Config) -> str | None:
+    """How the user narrowed the run on purpose (-k, -m, node ids, --lf), or None."""
+    how = []
+    if config.getoption("keyword", None):
+        how.append(f"-k {config.getoption('keyword')!r}")
+    if config.getoption("markexpr", None):
+        how.append(f"-m {config.getoption('markexpr')!r}")
+    if config.getoption("lf", None):
+        how.append("--lf")
+    if config.getoption("deselect", None):
+        how.append("--deselect")
+    node_ids = [arg for arg in config.args if "::" in arg]
+    if node_ids:
+        more = f" and {len(node_ids) - 1} more" if len(node_ids) > 1 else ""
+        how.append(f"node id {node_ids[0]}{more}")
+    return ", ".join(how) or None
 
 
 def _selected_models(session: JudgesSession) -> list[ModelRef]:
@@ -394,7 +416,7 @@ class JudgeRunner:
         """Every judgement of one run of a planted set, replayed (never live)."""
         __tracebackhide__ = True
         if self.session.settings.live:
-            pytest.skip(
+            self.skip_gates(
                 "set-level gates are evaluated on replay: run pytest again without --record"
             )
         planted = self.session.planted_sets[set_case.judge]
@@ -423,7 +445,7 @@ class JudgeRunner:
         pytest.fail(missing, pytrace=False)
 
     def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
-        """Fail when a threshold is missed; skip when no thresholds exist for this case."""
+        """Fail when a gate fails or cannot be evaluated; skip when no gates exist."""
         __tracebackhide__ = True
         planted = self.session.planted_sets[set_case.judge]
         where = planted.path / "gates.toml"
@@ -433,15 +455,52 @@ class JudgeRunner:
                 f'["{set_case.model}"."{set_case.version}"] table'
             )
         failed = [r for r in results if r.passed is False]
+        unevaluated = [r for r in results if not_evaluated(r)]
+        passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
+        title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
         if failed:
-            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed)
-            passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
+            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed + unevaluated)
             pytest.fail(
-                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: "
-                f"{len(failed)} {section} gate(s) failed (thresholds in {where})\n"
+                f"{title}: {len(failed)} {section} gate(s) failed (gates in {where})\n"
                 f"{lines}\n{passed}",
                 pytrace=False,
             )
+        if unevaluated:
+            lines = "\n".join(f"  NOT EVALUATED {r.describe()}" for r in unevaluated)
+            why = self.session.partial_selection
+            if why:
+                self.skip_gates(
+                    f"set-level gates skipped: {len(unevaluated)} {section} gate(s) of {title} "
+                    f"have too few usable rows, and only a subset was selected ({why}); run "
+                    "the whole selection to evaluate them"
+                )
+            # Too few usable rows (every call failed, say) is no evidence of a good judge.
+            pytest.fail(
+                f"{title}: {len(unevaluated)} {section} gate(s) not evaluated: too few usable "
+                f"rows (gates in {where})\n{lines}\n{passed}",
+                pytrace=False,
+            )
+
+    def skip_gates(self, reason: str) -> None:
+        """Skip a set-level test, and say why in the judges summary (xdist-safe)."""
+        __tracebackhide__ = True
+        self.item.user_properties.append((GATES_SKIPPED_PROPERTY, reason))
+        pytest.skip(reason)
+
+    def regression_gates(
+        self, set_case: SetCase, rows: list[JudgementRow], run: str = "main"
+    ) -> list[Regression]:
+        """This run's rows against the accepted baseline's main run (gates.toml `baseline`)."""
+        __tracebackhide__ = True
+        gates = self.gates(set_case)
+        if gates is None or gates.baseline is None:
+            return []
+        if gates.baseline == set_case.version and run == "main":
+            return []  # the baseline itself
+        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
+        baseline = self.replay_set(baseline_case, run="main")
+        label = f"prompt {gates.baseline} main run"
+        return baseline_regressions(baseline, rows, label, gates.alpha)
 
     def gates(self, set_case: SetCase) -> Gates | None:
         planted = self.session.planted_sets[set_case.judge]
@@ -467,6 +526,9 @@ class _ResultCollector:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
             self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            for name, value in properties:
+                if name == GATES_SKIPPED_PROPERTY:
+                    self.session.gates_skipped.append(str(value))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -482,10 +544,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
-    if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
+    if judges_session is None or hasattr(config, "workerinput"):
+        return
+    skipped = gates_skipped_lines(judges_session.gates_skipped)
+    if not judges_session.rows and not skipped:
         return
     from judges.reports.report import summary_lines
 
     terminalreporter.section("judges")
-    for line in summary_lines(judges_session):
+    for line in (summary_lines(judges_session) if judges_session.rows else []) + skipped:
         terminalreporter.write_line(line)
+
+
+def gates_skipped_lines(reasons: list[str]) -> list[str]:
+    """One line per distinct reason the set-level gates were skipped, with how many tests."""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        counts[reason] = counts.get(reason, 0) + 1
+    return [f"{n} set-level test(s) skipped their gates: {why}" for why, n in counts.items()]

@@ -89,6 +89,8 @@ class JudgesSession:
         self.rows: list[JudgementRow] = []
         self.report: Any = None  # the ReportSet written at the end of the session
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
+        self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
+        self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Path, float], JudgementRow] = {}
         self.ledger = Ledger(
