@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,7 @@ ROW_PROPERTY = "judges.row"
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
 
 session_key = pytest.StashKey[JudgesSession]()
+signals_key = pytest.StashKey[dict[int, Any]]()
 server_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
 
@@ -149,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
         planted_sets=rootdir / "planted_sets",
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
+        rerecord_options=rerecord_options(config),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
     try:
@@ -174,9 +178,25 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_keys(session)
         if not workerinput and settings.base_url is None and _needs_embedded_server(session):
             session.settings = _start_embedded_server(config, settings)
+    if not workerinput and session.planted_sets:
+        config.stash[signals_key] = _interrupt_on_termination()
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+
+
+def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
+    """The options this session was started with that a re-record command must repeat."""
+    options: list[str] = []
+    for model in config.getoption("judges_models"):
+        options += [OPTION_MODEL, str(model)]
+    if config.getoption("judges_base_url"):  # the user's server, not the embedded one
+        options += [OPTION_BASE_URL, config.getoption("judges_base_url")]
+    if config.getoption("judges_cassettes"):
+        options += [OPTION_CASSETTES, str(config.getoption("judges_cassettes"))]
+    if config.getoption("judges_noise_repeats"):
+        options += [OPTION_REPEATS, str(config.getoption("judges_noise_repeats"))]
+    return tuple(options)
 
 
 def partial_selection(config: pytest.Config) -> str | None:
@@ -243,7 +263,25 @@ class _XdistHooks:
         node.workerinput["judges_session_id"] = self.session.settings.session_id
 
 
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+
+def _interrupt_on_termination() -> dict[int, Any]:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does: rows and reports of what finished are
+    written, and the embedded server is stopped. Returns the handlers to restore."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and signal.getsignal(signum) in (signal.SIG_DFL, None):
+            previous[signum] = signal.signal(signum, _raise_interrupt)
+    return previous
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    for signum, handler in config.stash.get(signals_key, {}).items():
+        signal.signal(signum, handler)
     server = config.stash.get(server_key, None)
     if server is not None:
         server.stop()
@@ -393,7 +431,9 @@ class JudgeRunner:
         try:
             rows = self.session.judge_case(
                 case,
-                rerecord=rerecord_command(self.item.nodeid),
+                rerecord=rerecord_command(
+                    self.item.nodeid, options=self.session.settings.rerecord_options
+                ),
                 run=run,
                 repeats=plan.repeats,
                 draw_offset=plan.draw_offset,
@@ -430,7 +470,9 @@ class JudgeRunner:
             try:
                 rows += self.session.judge_case(
                     case,
-                    rerecord=rerecord_command(nodeid, keyword),
+                    rerecord=rerecord_command(
+                        nodeid, keyword, self.session.settings.rerecord_options
+                    ),
                     run=run,
                     repeats=plan.repeats,
                     draw_offset=plan.draw_offset,

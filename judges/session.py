@@ -64,6 +64,7 @@ class Settings:
     planted_sets: Path = Path("planted_sets")
     reports: Path = Path("reports")
     noise_repeats: int | None = None
+    rerecord_options: tuple[str, ...] = ()  # the judge options a re-record command repeats
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -75,10 +76,17 @@ class Settings:
         return self.rootdir / ".judges-tmp"
 
 
-def rerecord_command(nodeid: str | None = None, keyword: str | None = None) -> str:
-    """The command that re-records one test (`--record` takes an optional mode: name it)."""
+def rerecord_command(
+    nodeid: str | None = None, keyword: str | None = None, options: tuple[str, ...] = ()
+) -> str:
+    """The command that re-records one test (`--record` takes an optional mode: name it).
+
+    `options` are the session's own judge options (model, server, cassette folder): without
+    them the command would record the default model into the default folder.
+    """
     target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
-    return f"pytest --record=all {target}"
+    extra = "".join(f" {shlex.quote(option)}" for option in options)
+    return f"pytest --record=all{extra} {target}"
 
 
 class JudgesSession:
@@ -149,9 +157,12 @@ class JudgesSession:
             self._backends[key] = make_backend(model, base_url=base_url, live=live)
         return self._backends[key]
 
-    def _should_record(self, path: Path) -> bool:
+    def _should_record(self, path: Path, repeats: int) -> bool:
         mode = self.settings.record
-        return mode is RecordMode.ALL or (mode is RecordMode.MISSING and not path.is_file())
+        if mode is RecordMode.MISSING:
+            # An interrupted recording leaves fewer interactions than the test needs.
+            return not path.is_file() or recorded_interactions(path) < repeats
+        return mode is RecordMode.ALL
 
     def judge_case(
         self,
@@ -168,7 +179,7 @@ class JudgesSession:
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
-        record = not replay_only and self._should_record(path)
+        record = not replay_only and self._should_record(path, repeats)
         if not record:
             cached = self._replayed.get((path, _mtime(path)))
             if cached is not None and repeats == 1:
@@ -198,12 +209,7 @@ class JudgesSession:
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
-            state = (
-                "does not exist"
-                if not path.is_file()
-                else "does not match the request: the prompt file, the item's inputs or the "
-                "sampling settings changed since it was recorded"
-            )
+            state = _missing_state(path, repeats)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
@@ -228,6 +234,34 @@ class JudgesSession:
             usage.output_tokens += row.usage.output_tokens
             usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
         return dict(sorted(totals.items()))
+
+
+def recorded_interactions(path: Path) -> int:
+    """How many calls a cassette holds (0 when it cannot be read: it will be re-recorded)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return 0
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    return len(interactions) if isinstance(interactions, list) else 0
+
+
+def _missing_state(path: Path, repeats: int) -> str:
+    """Why a cassette could not answer, in the words of the replay failure."""
+    if not path.is_file():
+        return "does not exist"
+    recorded = recorded_interactions(path)
+    if recorded < repeats:
+        return (
+            f"is incomplete: {recorded} of {repeats} repeats recorded (the recording was "
+            "interrupted); `--record=missing` records it again"
+        )
+    return (
+        "does not match the request: the prompt file, the item's inputs or the sampling "
+        "settings changed since it was recorded"
+    )
 
 
 def _mtime(path: Path) -> float:
