@@ -13,6 +13,14 @@ from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items
 
 
+def judge_name(text: str) -> str:
+    """An argparse type: a judge of the catalog, or an error listing the known ones."""
+    known = sorted(load_catalog())
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"unknown judge {text!r}; known: {', '.join(known)}")
+    return text
+
+
 def _derive(args: argparse.Namespace) -> int:
     spec = load_catalog()[args.judge]
     folder = args.planted_sets / args.judge
@@ -116,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     derive = commands.add_parser(
         "derive", help="regenerate a planted set's generated items from its derived.toml"
     )
-    derive.add_argument("judge", help="judge name, e.g. product_identity")
-    derive.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    derive.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    derive.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     derive.set_defaults(run=_derive)
     report = commands.add_parser(
         "report",
@@ -127,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
         "or pytest. With --compare, print the paired comparison of two prompt versions "
         "instead: items that flipped, McNemar's exact p, mean change per dimension.",
     )
-    report.add_argument("--judge", help="only this judge (default: every judge with results)")
+    report.add_argument(
+        "--judge", type=judge_name, help="only this judge (default: every judge with results)"
+    )
     report.add_argument(
         "--compare",
         nargs=2,
@@ -135,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print prompt version A against B of --judge (paired per item) to stdout",
     )
     report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
-    report.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    report.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     report.set_defaults(run=_report)
     baseline = commands.add_parser(
         "baseline",
@@ -148,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
     )
-    baseline.add_argument("judge", help="judge name, e.g. product_identity")
+    baseline.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
     baseline.add_argument(
         "--accept",
         metavar="VERSION",
