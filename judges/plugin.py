@@ -503,7 +503,7 @@ class JudgeRunner:
         if failed:
             lines = "\n".join(f"  FAILED {r.describe()}" for r in failed + unevaluated)
             pytest.fail(
-                f"{title}: {len(failed)} {section} gate(s) failed (gates in {where})\n"
+                f"{title}: {len(failed)} {section} gate(s) failed (thresholds in {where})\n"
                 f"{lines}\n{passed}",
                 pytrace=False,
             )
@@ -556,6 +556,58 @@ def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) 
 
 
 # -- gathering and reporting ---------------------------------------------------------
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and str(report.longrepr).startswith(XPASS):
+        session = item.config.stash.get(session_key, None)
+        rows = [v for name, v in item.user_properties if name == ROW_PROPERTY]
+        if session is not None and rows:
+            row = JudgementRow.model_validate(rows[-1])
+            planted = session.planted_sets.get(row.judge)
+            if planted is not None:
+                report.longrepr = now_met_message(row, planted.path / "expectations.toml")
+
+
+XPASS = "[XPASS(strict)]"
+
+
+def now_met_message(row: JudgementRow, expectations: Path) -> str:
+    """A fixed accepted miss: what it returns now, and the expectations.toml line to delete."""
+    from judges.core.checks import describe_verdict
+
+    expected = " and ".join(str(e) for e in row.expect)
+    number = expectation_line(expectations, row.model, row.prompt_version, row.item_id)
+    where = f"line {number} of {expectations}" if number else f"its line in {expectations}"
+    return (
+        f"{XPASS} now met: {row.item_id} ({row.judge} prompt {row.prompt_version} on "
+        f"{row.model}) expected {expected}; returned {describe_verdict(row)}.\n"
+        f"The accepted miss is stale: delete {where}, or run `python -m judges baseline "
+        f"{row.judge}` to rewrite expectations.toml from the recorded run."
+    )
+
+
+def expectation_line(path: Path, model: str, version: str, item_id: str) -> int | None:
+    """The 1-based line of `item_id` in the `["model"."version"]` table, if it is there."""
+    import re
+
+    header = re.compile(r'^\[\s*"?([^"\]]+)"?\s*\.\s*"?([^"\]]+)"?\s*\]')
+    key = re.compile(rf'^\s*"?{re.escape(item_id)}"?\s*=')
+    table: tuple[str, str] | None = None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for number, line in enumerate(lines, start=1):
+        found = header.match(line)
+        if found:
+            table = (found.group(1), found.group(2))
+        elif table == (model, version) and key.match(line):
+            return number
+    return None
 
 
 class _ResultCollector:
