@@ -37,6 +37,7 @@ OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
 OPTION_CHECK_REPORTS = "--check-reports"
+CHECK = "judges_check_reports"
 ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
@@ -123,11 +124,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         OPTION_CHECK_REPORTS,
-        dest="judges_check_reports",
+        dest=CHECK,
         action="store_true",
-        default=False,
-        help="write no report; fail the run when the committed reports (results.jsonl, "
-        "report.md, ...) differ from what this run produces, naming each file.",
+        help="write no report; fail naming each committed report file this run would change.",
     )
     group.addoption(
         OPTION_REPEATS,
@@ -484,44 +483,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.reports.write import session_reports
-
-    settings = judges_session.settings
-    built = session_reports(
-        judges_session.rows,
-        settings.reports,
-        settings.planted_sets,
-        judges_session.catalog,
-        settings.session_id,
-    )
-    if session.config.getoption("judges_check_reports"):
-        judges_session.report = built.check()
-        if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    else:
-        judges_session.report = built.write()
+    built = judges_session.build_reports()
+    judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
+    if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
         return
-    from judges.reports.terminal import check_lines, report_lines, session_lines
-
-    settings, ledger = judges_session.settings, judges_session.ledger
-    cap = settings.cost_cap_usd
     terminalreporter.section("judges")
-    for line in session_lines(
-        judges_session.rows,
-        judges_session.usage_by_model(),
-        ledger.totals(),
-        None if cap is None else (cap, ledger.spent_usd()),
-    ):
-        terminalreporter.write_line(line)
-    built = judges_session.report
-    if built is not None:
-        for line in report_lines(built):
-            terminalreporter.write_line(line)
-        differing = bool(built.differing)
-        for line in check_lines(built):
-            terminalreporter.write_line(line, red=differing, green=not differing)
+    for line, markup in judges_session.summary_lines():
+        terminalreporter.write_line(line, **markup)

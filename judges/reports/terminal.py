@@ -86,3 +86,21 @@ def session_lines(
     if cost_cap is not None:
         lines.append(f"cost cap ${cost_cap[0]:.4f}: spent ${cost_cap[1]:.4f}")
     return lines
+
+
+def summary_lines(
+    rows: Sequence[JudgementRow],
+    usage_by_model: Mapping[str, Usage],
+    live: Mapping[str, Usage],
+    cost_cap: tuple[float, float] | None,
+    built: ReportSet | None,
+) -> list[tuple[str, dict[str, bool]]]:
+    """Every line of the judges section with its markup: the report check in red or green."""
+    lines: list[tuple[str, dict[str, bool]]] = [
+        (line, {}) for line in session_lines(rows, usage_by_model, live, cost_cap)
+    ]
+    if built is not None:
+        lines += [(line, {}) for line in report_lines(built)]
+        colour = "red" if built.differing else "green"
+        lines += [(line, {colour: True}) for line in check_lines(built)]
+    return lines
