@@ -1,4 +1,4 @@
-"""The pytest plugin: options, parametrization, fixtures and the hooks that gather results.
+"""The pytest plugin: options, parametrization and the hooks that gather results.
 
 Each hook is a few lines handing off to `JudgesSession` (one per process, in
 `config.stash`). Result rows travel from xdist workers to the controlling process on the
@@ -10,27 +10,30 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from judges import fixtures
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
+from judges.fixtures import GATES_SKIPPED_PROPERTY, ROW_PROPERTY, SetCase, case_id, session_key
+from judges.invocation import (
+    XPASS,
+    gates_skipped_lines,
+    interrupt_on_termination,
+    now_met_message,
+    partial_selection,
+)
 from judges.session import (
-    JudgementMissing,
     JudgesSession,
     RecordMode,
     Settings,
-    rerecord_command,
 )
-from judges.sets.planted import Gates, PlantedSetError
-from judges.stats.gates import not_evaluated
-from judges.stats.regression import Regression, baseline_regressions
+from judges.sets.planted import PlantedSetError
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -40,10 +43,8 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
-ROW_PROPERTY = "judges.row"
-GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
-
-session_key = pytest.StashKey[JudgesSession]()
+OPTION_CHECK_REPORTS = "--check-reports"
+CHECK = "judges_check_reports"
 signals_key = pytest.StashKey[dict[int, Any]]()
 server_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
@@ -127,6 +128,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where reports are written (default: <rootdir>/reports).",
     )
     group.addoption(
+        OPTION_CHECK_REPORTS,
+        dest=CHECK,
+        action="store_true",
+        help="write no report; fail naming each committed report file this run would change.",
+    )
+    group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
         metavar="N",
@@ -179,7 +186,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if not workerinput and settings.base_url is None and _needs_embedded_server(session):
             session.settings = _start_embedded_server(config, settings)
     if not workerinput and session.planted_sets:
-        config.stash[signals_key] = _interrupt_on_termination()
+        config.stash[signals_key] = interrupt_on_termination()
+    if not config.pluginmanager.is_registered(fixtures):
+        config.pluginmanager.register(fixtures, "judges-fixtures")
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
@@ -197,24 +206,6 @@ def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
     if config.getoption("judges_noise_repeats"):
         options += [OPTION_REPEATS, str(config.getoption("judges_noise_repeats"))]
     return tuple(options)
-
-
-def partial_selection(config: pytest.Config) -> str | None:
-    """How the user narrowed the run on purpose (-k, -m, node ids, --lf), or None."""
-    how = []
-    if config.getoption("keyword", None):
-        how.append(f"-k {config.getoption('keyword')!r}")
-    if config.getoption("markexpr", None):
-        how.append(f"-m {config.getoption('markexpr')!r}")
-    if config.getoption("lf", None):
-        how.append("--lf")
-    if config.getoption("deselect", None):
-        how.append("--deselect")
-    node_ids = [arg for arg in config.args if "::" in arg]
-    if node_ids:
-        more = f" and {len(node_ids) - 1} more" if len(node_ids) > 1 else ""
-        how.append(f"node id {node_ids[0]}{more}")
-    return ", ".join(how) or None
 
 
 def _selected_models(session: JudgesSession) -> list[ModelRef]:
@@ -263,22 +254,6 @@ class _XdistHooks:
         node.workerinput["judges_session_id"] = self.session.settings.session_id
 
 
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
-
-
-def _interrupt_on_termination() -> dict[int, Any]:
-    """SIGTERM and SIGHUP end the run as Ctrl-C does: rows and reports of what finished are
-    written, and the embedded server is stopped. Returns the handlers to restore."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    previous = {}
-    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if signum is not None and signal.getsignal(signum) in (signal.SIG_DFL, None):
-            previous[signum] = signal.signal(signum, _raise_interrupt)
-    return previous
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     for signum, handler in config.stash.get(signals_key, {}).items():
         signal.signal(signum, handler)
@@ -309,27 +284,6 @@ SET_FIXTURES = {
 }
 
 
-@dataclass(frozen=True)
-class SetCase:
-    """One planted set under one prompt version and judge model: gates and statistics."""
-
-    judge: str
-    version: str
-    model: ModelRef
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.judge}-{self.version}"
-
-
-def _multi_model(session: JudgesSession) -> bool:
-    return len(session.settings.models) > 1
-
-
-def _case_id(session: JudgesSession, case: Case | SetCase) -> str:
-    return f"{case.test_id}-{case.model.slug}" if _multi_model(session) else case.test_id
-
-
 def _item_params(session: JudgesSession, run: str) -> list[Any]:
     params = []
     for planted in session.planted_sets.values():
@@ -346,7 +300,7 @@ def _item_params(session: JudgesSession, run: str) -> list[Any]:
                         if reason and run == "main"
                         else []
                     )
-                    params.append(pytest.param(case, id=_case_id(session, case), marks=marks))
+                    params.append(pytest.param(case, id=case_id(session, case), marks=marks))
     return params
 
 
@@ -365,7 +319,7 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
         for version in versions:
             for model in session.models_for(spec):
                 case = SetCase(spec.name, version, model)
-                params.append(pytest.param(case, id=_case_id(session, case)))
+                params.append(pytest.param(case, id=case_id(session, case)))
     return params
 
 
@@ -408,153 +362,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=order)
 
 
-# -- fixtures -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
-    """The run's judging session: catalog, planted sets, record mode and ledger."""
-    return pytestconfig.stash[session_key]
-
-
-class JudgeRunner:
-    """Judges cases for one test and attaches every result row to its report."""
-
-    def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
-        self.session = session
-        self.item = item
-
-    def judge(self, case: Case, run: str = "main") -> list[JudgementRow]:
-        """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
-        __tracebackhide__ = True
-        plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(
-                    self.item.nodeid, options=self.session.settings.rerecord_options
-                ),
-                run=run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        for row in rows:
-            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-        capped = [row for row in rows if row.status == "cost_cap"]
-        if capped:
-            pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
-
-    def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
-        """Every judgement of one run of a planted set, replayed (never live)."""
-        __tracebackhide__ = True
-        if self.session.settings.live:
-            self.skip_gates(
-                "set-level gates are evaluated on replay: run pytest again without --record"
-            )
-        planted = self.session.planted_sets[set_case.judge]
-        plan = self.session.run_plan(planted, run)
-        rows: list[JudgementRow] = []
-        for item in plan.items:
-            model = plan.model or set_case.model
-            case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
-            nodeid = self.session.recorders.get((run, case))
-            keyword = None if nodeid else _case_id(self.session, case)
-            try:
-                rows += self.session.judge_case(
-                    case,
-                    rerecord=rerecord_command(
-                        nodeid, keyword, self.session.settings.rerecord_options
-                    ),
-                    run=run,
-                    repeats=plan.repeats,
-                    draw_offset=plan.draw_offset,
-                    sampling=plan.sampling,
-                    replay_only=True,
-                )
-            except JudgementMissing as error:
-                missing = str(error)
-                break
-        else:
-            return rows
-        pytest.fail(missing, pytrace=False)
-
-    def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
-        """Fail when a gate fails or cannot be evaluated; skip when no gates exist."""
-        __tracebackhide__ = True
-        planted = self.session.planted_sets[set_case.judge]
-        where = planted.path / "gates.toml"
-        if (str(set_case.model), set_case.version) not in planted.gates:
-            pytest.skip(
-                f"no gates for {set_case.model} prompt {set_case.version} in {where}: add a "
-                f'["{set_case.model}"."{set_case.version}"] table'
-            )
-        failed = [r for r in results if r.passed is False]
-        unevaluated = [r for r in results if not_evaluated(r)]
-        passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
-        title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
-        if failed:
-            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed + unevaluated)
-            pytest.fail(
-                f"{title}: {len(failed)} {section} gate(s) failed (thresholds in {where})\n"
-                f"{lines}\n{passed}",
-                pytrace=False,
-            )
-        if unevaluated:
-            lines = "\n".join(f"  NOT EVALUATED {r.describe()}" for r in unevaluated)
-            why = self.session.partial_selection
-            if why:
-                self.skip_gates(
-                    f"set-level gates skipped: {len(unevaluated)} {section} gate(s) of {title} "
-                    f"have too few usable rows, and only a subset was selected ({why}); run "
-                    "the whole selection to evaluate them"
-                )
-            # Too few usable rows (every call failed, say) is no evidence of a good judge.
-            pytest.fail(
-                f"{title}: {len(unevaluated)} {section} gate(s) not evaluated: too few usable "
-                f"rows (gates in {where})\n{lines}\n{passed}",
-                pytrace=False,
-            )
-
-    def skip_gates(self, reason: str) -> None:
-        """Skip a set-level test, and say why in the judges summary (xdist-safe)."""
-        __tracebackhide__ = True
-        self.item.user_properties.append((GATES_SKIPPED_PROPERTY, reason))
-        pytest.skip(reason)
-
-    def regression_gates(
-        self, set_case: SetCase, rows: list[JudgementRow], run: str = "main"
-    ) -> list[Regression]:
-        """This run's rows against the accepted baseline's main run (gates.toml `baseline`)."""
-        __tracebackhide__ = True
-        gates = self.gates(set_case)
-        if gates is None or gates.baseline is None:
-            return []
-        if gates.baseline == set_case.version and run == "main":
-            return []  # the baseline itself
-        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
-        baseline = self.replay_set(baseline_case, run="main")
-        label = f"prompt {gates.baseline} main run"
-        return baseline_regressions(baseline, rows, label, gates.alpha)
-
-    def gates(self, set_case: SetCase) -> Gates | None:
-        planted = self.session.planted_sets[set_case.judge]
-        return planted.gates.get((str(set_case.model), set_case.version))
-
-
-@pytest.fixture
-def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) -> JudgeRunner:
-    """Judge planted cases inside this test's cassettes; rows go to the session's reports."""
-    return JudgeRunner(judges_session, request.node)
-
-
 # -- gathering and reporting ---------------------------------------------------------
 
 
@@ -570,44 +377,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             planted = session.planted_sets.get(row.judge)
             if planted is not None:
                 report.longrepr = now_met_message(row, planted.path / "expectations.toml")
-
-
-XPASS = "[XPASS(strict)]"
-
-
-def now_met_message(row: JudgementRow, expectations: Path) -> str:
-    """A fixed accepted miss: what it returns now, and the expectations.toml line to delete."""
-    from judges.core.checks import describe_verdict
-
-    expected = " and ".join(str(e) for e in row.expect)
-    number = expectation_line(expectations, row.model, row.prompt_version, row.item_id)
-    where = f"line {number} of {expectations}" if number else f"its line in {expectations}"
-    return (
-        f"{XPASS} now met: {row.item_id} ({row.judge} prompt {row.prompt_version} on "
-        f"{row.model}) expected {expected}; returned {describe_verdict(row)}.\n"
-        f"The accepted miss is stale: delete {where}, or run `python -m judges baseline "
-        f"{row.judge}` to rewrite expectations.toml from the recorded run."
-    )
-
-
-def expectation_line(path: Path, model: str, version: str, item_id: str) -> int | None:
-    """The 1-based line of `item_id` in the `["model"."version"]` table, if it is there."""
-    import re
-
-    header = re.compile(r'^\[\s*"?([^"\]]+)"?\s*\.\s*"?([^"\]]+)"?\s*\]')
-    key = re.compile(rf'^\s*"?{re.escape(item_id)}"?\s*=')
-    table: tuple[str, str] | None = None
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    for number, line in enumerate(lines, start=1):
-        found = header.match(line)
-        if found:
-            table = (found.group(1), found.group(2))
-        elif table == (model, version) and key.match(line):
-            return number
-    return None
 
 
 class _ResultCollector:
@@ -631,9 +400,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.reports.report import write_session_reports
-
-    judges_session.report = write_session_reports(judges_session)
+    built = judges_session.build_reports()
+    judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
+    if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -643,16 +413,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     skipped = gates_skipped_lines(judges_session.gates_skipped)
     if not judges_session.rows and not skipped:
         return
-    from judges.reports.report import summary_lines
-
     terminalreporter.section("judges")
-    for line in (summary_lines(judges_session) if judges_session.rows else []) + skipped:
-        terminalreporter.write_line(line)
-
-
-def gates_skipped_lines(reasons: list[str]) -> list[str]:
-    """One line per distinct reason the set-level gates were skipped, with how many tests."""
-    counts: dict[str, int] = {}
-    for reason in reasons:
-        counts[reason] = counts.get(reason, 0) + 1
-    return [f"{n} set-level test(s) skipped their gates: {why}" for why, n in counts.items()]
+    if judges_session.rows:
+        for line, markup in judges_session.summary_lines():
+            terminalreporter.write_line(line, **markup)
+    for line in skipped:
+        terminalreporter.write_line(line, yellow=True)

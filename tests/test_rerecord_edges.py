@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from judges.calls.local_server import die_with_parent
-from judges.plugin import partial_selection
+from judges.invocation import partial_selection
 from judges.session import (
     JudgesSession,
     RecordMode,
