@@ -14,6 +14,7 @@ from judges.reports.sources import Sources
 from judges.sets.planted import PlantedSet
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.regression import Regression, baseline_regressions
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -183,6 +184,7 @@ def _model_report(
     dimensions: tuple[str, ...],
     flag: str | None,
     comparison: Comparison | None,
+    baselines: Mapping[str, Sequence[JudgementRow]],
 ) -> ModelReport:
     notes: list[str] = []
     planted = sources.planted
@@ -216,7 +218,37 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
+        **_regressions(model, version, rows, sources, baselines, notes),
     )
+
+
+def _regressions(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    notes: list[str],
+) -> dict[str, tuple[Regression, ...]]:
+    """The regression gates against the accepted baseline, and the retest run against main."""
+    main = [row for row in rows if row.run == "main"]
+    retest = [row for row in rows if row.run == "retest"]
+    found: dict[str, tuple[Regression, ...]] = {}
+    if retest:
+        label = f"prompt {version} main run (the retest re-records the same prompt)"
+        found["retest_regressions"] = tuple(baseline_regressions(main, retest, label, prefix="retest."))
+    table = sources.planted.gates.get((model, version)) if sources.planted else None
+    if table is None or table.baseline is None or table.baseline == version:
+        return found
+    baseline = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"]
+    if not baseline:
+        notes.append(
+            f"regression gates not evaluated: no main-run results of the baseline prompt "
+            f"{table.baseline} for {model}"
+        )
+    label = f"prompt {table.baseline} main run"
+    found["regressions"] = tuple(baseline_regressions(baseline, main, label, table.alpha))
+    return found
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
@@ -272,6 +304,7 @@ def build_report(
     rows: Sequence[JudgementRow],
     sources: Sources,
     previous: tuple[str, Sequence[JudgementRow] | None] | None = None,
+    baselines: Mapping[str, Sequence[JudgementRow]] | None = None,
 ) -> FolderReport:
     """A folder's report from its merged rows; `previous` = (version, rows or None if absent)."""
     notes = list(sources.notes)
@@ -311,6 +344,7 @@ def build_report(
                 dimensions,
                 flag,
                 comparisons.get(model),
+                baselines or {},
             )
             for model in models
         ),

@@ -96,7 +96,13 @@ def build_folder(results: Results, judge: str, version: str, sources: Sources) -
     if previous_version is not None:
         found = results.exists(judge, previous_version)
         previous = (previous_version, results.rows(judge, previous_version) if found else None)
-    return build_report(judge, version, rows, sources, previous)
+    named = {g.baseline for (_, v), g in (sources.planted.gates if sources.planted else {}).items()}
+    baselines = {
+        b: results.rows(judge, b)
+        for b in sorted(named - {None, version})
+        if b is not None and results.exists(judge, b)
+    }
+    return build_report(judge, version, rows, sources, previous, baselines)
 
 
 def load_comparison(

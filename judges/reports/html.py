@@ -103,6 +103,15 @@ def _facts(m: ModelReport) -> str:
                 _gate_cell(g.passed, g.threshold),
             ]
             for g in m.gates
+        ]
+        + [
+            [
+                esc(f"{g.name} vs {g.baseline}"),
+                esc(g.why),
+                "not significantly worse",
+                _gate_cell(g.passed, 0.0),
+            ]
+            for g in (*m.regressions, *m.retest_regressions)
         ],
     )
     source = esc(m.gates_table) if m.gates_table else "no thresholds set"

@@ -18,6 +18,7 @@ from judges.reports.model import (
 )
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
+from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Estimate, Rate
 
@@ -226,8 +227,25 @@ def _gates_md(m: ModelReport) -> list[str]:
             f"| {gate.name} | {_stat(gate.value)} | {_gate_threshold(gate)} | "
             f"{_gate_result(gate)} |"
         )
+    lines += [_regression_row(gate) for gate in m.regressions]
     lines += ["", f"{passed} passed, {failed} failed, {unevaluated} not evaluated.", ""]
+    if m.retest_regressions:
+        lines += [
+            "The retest run against this main run, as the regression gates would judge it "
+            "(informational: both judge the same prompt, so a failure here is the judge or "
+            "its serving, not the prompt):",
+            "",
+            "| Gate | Value | Threshold | Result |",
+            "|---|---|---|---|",
+            *(_regression_row(gate) for gate in m.retest_regressions),
+            "",
+        ]
     return lines
+
+
+def _regression_row(gate: Regression) -> str:
+    result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
+    return f"| {gate.name} vs {gate.baseline} | {gate.why} | not significantly worse | {result} |"
 
 
 def _failures_summary_md(m: ModelReport) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
+from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -109,11 +110,14 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
+    retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
-        """(passed, failed, not evaluated)."""
+        """(passed, failed, not evaluated), floors and regression gates together."""
         results = [gate.passed for gate in self.gates]
+        results += [gate.passed for gate in self.regressions]
         return results.count(True), results.count(False), results.count(None)
 
     def threshold(self, category: str) -> float | None:
@@ -154,6 +158,8 @@ class ModelReport:
                 ]
                 for dim, values in self.scores.items()
             },
+            "regressions": [gate.as_dict() for gate in self.regressions],
+            "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
             "comparison": _as_dict(self.comparison),
             "notes": list(self.notes),
         }

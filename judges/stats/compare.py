@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import scipy.stats
+
 from judges.core.results import JudgementRow
 from judges.stats.gates import detected
 from judges.stats.stats import (
@@ -229,6 +231,18 @@ def _number(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.2f}"
 
 
+def _as_regression_gate(c: Comparison) -> str:
+    """What the regression gate would say with `before` as the accepted baseline."""
+    worse, better = c.mcnemar.b, c.mcnemar.c
+    p = 1.0 if worse + better == 0 else float(scipy.stats.binom.sf(worse - 1, worse + better, 0.5))
+    shown = "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+    verdict = "fails" if p < 0.05 else "passes"
+    return (
+        f"- As a regression gate with {c.before} as the accepted baseline: one-sided exact "
+        f"p = {shown}; {c.after} {verdict} at alpha 0.05"
+    )
+
+
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     """The comparison as a markdown section headed at `level`."""
     c = comparison
@@ -245,6 +259,7 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
         f"{c.after} {_fraction(c.detection_after)}",
         f"- Flips on defects: {c.mcnemar.b} caught -> missed, {c.mcnemar.c} missed -> caught; "
         f"McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
+        _as_regression_gate(c),
     ]
     controls = [flip for flip in c.flips if flip.control]
     if controls:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import scipy.stats
@@ -184,12 +184,13 @@ def baseline_regressions(
     rows: Sequence[JudgementRow],
     label: str,
     alpha: float = ALPHA,
+    prefix: str = "",
 ) -> list[Regression]:
     """Detection, and control false positives when the set has controls."""
     gates = [detection_regression(baseline, rows, label, alpha)]
     if any(row.control for row in [*baseline, *rows]):
         gates.append(control_regression(baseline, rows, label, alpha))
-    return gates
+    return [replace(gate, name=prefix + gate.name) for gate in gates]
 
 
 def score_regression(
