@@ -8,8 +8,10 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         rerecord_options=rerecord_options(config),
+        server_fingerprint=json.loads(workerinput.get("judges_server_fingerprint", "{}")),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
     try:
@@ -185,6 +188,10 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_keys(session)
         if not workerinput and settings.base_url is None and _needs_embedded_server(session):
             session.settings = _start_embedded_server(config, settings)
+        elif not workerinput and settings.base_url is not None:
+            from judges.calls.fingerprint import server_props
+
+            session.settings = replace(settings, server_fingerprint=server_props(settings.base_url))
     if not workerinput and session.planted_sets:
         config.stash[signals_key] = interrupt_on_termination()
     if not config.pluginmanager.is_registered(fixtures):
@@ -230,9 +237,12 @@ def _needs_embedded_server(session: JudgesSession) -> bool:
 
 
 def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
-    from dataclasses import replace
-
-    from judges.calls.local_server import LocalServerError, start_local_server
+    from judges.calls.fingerprint import embedded_fingerprint
+    from judges.calls.local_server import (
+        LocalServerError,
+        embedded_model_path,
+        start_local_server,
+    )
 
     try:
         api_key = os.environ.get(LOCAL_KEY_VARIABLE)
@@ -240,7 +250,8 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
     except LocalServerError as error:
         raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
     config.stash[server_key] = server
-    return replace(settings, base_url=server.base_url)
+    fingerprint = embedded_fingerprint(embedded_model_path())
+    return replace(settings, base_url=server.base_url, server_fingerprint=fingerprint)
 
 
 class _XdistHooks:
@@ -252,6 +263,8 @@ class _XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["judges_base_url"] = self.session.settings.base_url
         node.workerinput["judges_session_id"] = self.session.settings.session_id
+        fingerprint = self.session.settings.server_fingerprint
+        node.workerinput["judges_server_fingerprint"] = json.dumps(fingerprint)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

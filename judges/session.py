@@ -68,6 +68,8 @@ class Settings:
     reports: Path = Path("reports")
     noise_repeats: int | None = None
     rerecord_options: tuple[str, ...] = ()  # the judge options a re-record command repeats
+    # What the live server says of itself (model hash, build, CPU): part of each fingerprint.
+    server_fingerprint: dict[str, str] = field(default_factory=dict)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -193,7 +195,7 @@ class JudgesSession:
         subject = self.subject(case)
         rows: list[JudgementRow] = []
         try:
-            with _vcr.cassette(path, record=record):
+            with _vcr.cassette(path, record=record) as recorded:
                 for repeat in range(repeats):
                     call = Call(
                         backend=backend,
@@ -207,6 +209,7 @@ class JudgesSession:
                         sampling=sampling,
                     )
                     rows.append(judge(spec, case.version, subject, call))
+                fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
             raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
         except Exception as error:
@@ -218,9 +221,25 @@ class JudgesSession:
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
                 f"Re-record it with:  {rerecord}"
             ) from None
+        for row in rows:
+            row.fingerprint = fingerprint
         if not record and repeats == 1:
             self._replayed[(path, _mtime(path))] = rows[0]
         return rows
+
+    def _fingerprint(self, recorded: Any, model: ModelRef, record: bool) -> dict[str, str] | None:
+        """The judge's fingerprint: stored in a new cassette, read back from a replayed one."""
+        from judges.calls import _vcr
+        from judges.calls.fingerprint import from_responses
+
+        if not record:
+            return _vcr.stored_fingerprint(recorded)
+        found = {"backend": model.backend, "model": model.model}
+        if model.backend != "anthropic":
+            found |= self.settings.server_fingerprint
+        found |= from_responses(response.get("body") for response in recorded.responses)
+        _vcr.store_fingerprint(recorded, found)
+        return found
 
     # -- gathering ----------------------------------------------------------------------
 

@@ -90,6 +90,7 @@ class JudgementRow(BaseModel):
     usage: Usage = Usage()
     live: bool = False
     latency_s: float = 0.0
+    fingerprint: dict[str, str] | None = None  # the judge that answered; None: not recorded
 
     @property
     def key(self) -> tuple[str, str, str, str, str, int]:
@@ -97,7 +98,9 @@ class JudgementRow(BaseModel):
 
     def stable_dump(self) -> dict[str, Any]:
         """The row without volatile fields, for files that must be byte-identical."""
-        return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"})
+        # Rows from before fingerprints keep their bytes: no `"fingerprint": null` is added.
+        absent = set() if self.fingerprint is not None else {"fingerprint"}
+        return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"} | absent)
 
 
 def jsonl_text(rows: Iterable[JudgementRow]) -> str:

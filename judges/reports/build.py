@@ -13,6 +13,7 @@ from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, Usage
 from judges.reports.sources import Sources
 from judges.sets.planted import PlantedSet
 from judges.stats.compare import Comparison, compare_versions, numeric
+from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.stats.gates import Gate, detected, evaluate
 from judges.stats.regression import Regression, baseline_regressions
 from judges.stats.reliability import (
@@ -350,4 +351,13 @@ def build_report(
         ),
         usage=_usage(rows),
         notes=tuple(notes),
+        fingerprints=_fingerprints(rows),
     )
+
+
+def _fingerprints(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
+    """Per run, every judge fingerprint its rows were recorded with ("not recorded" if none)."""
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row.run, set()).add(describe_fingerprint(row.fingerprint))
+    return {run: tuple(sorted(found[run])) for run in sorted(found)}

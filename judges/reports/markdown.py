@@ -335,6 +335,10 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Models | {', '.join(m.model for m in report.models) or '-'} |",
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
+        *(
+            f"| Judge fingerprint ({run}) | {'; '.join(found)} |"
+            for run, found in report.fingerprints.items()
+        ),
         "",
         f"Computed from every row in {RESULTS_FILE}, whichever session wrote it. A detected item "
         "is one answered (status ok) that meets its expectation; a failed judgement counts as "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
@@ -190,6 +190,7 @@ class FolderReport:
     models: tuple[ModelReport, ...]
     usage: tuple[UsageLine, ...]
     notes: tuple[str, ...]
+    fingerprints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # run -> judges
 
     @property
     def reprompted(self) -> list[str]:
@@ -223,4 +224,5 @@ class FolderReport:
                 for u in self.usage
             ],
             "notes": list(self.notes),
+            "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
         }

@@ -180,6 +180,7 @@ class FakeJudge:
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
+    system_fingerprint: str | None = None  # sent in each reply, as hosted APIs do
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
@@ -248,6 +249,11 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                         "completion_tokens": judge.completion_tokens,
                         "total_tokens": judge.prompt_tokens + judge.completion_tokens,
                     },
+                    **(
+                        {"system_fingerprint": judge.system_fingerprint}
+                        if judge.system_fingerprint
+                        else {}
+                    ),
                 },
             )
 
