@@ -91,3 +91,11 @@ def expectation_line(path: Path, model: str, version: str, item_id: str) -> int 
         elif table == (model, version) and key.match(line):
             return number
     return None
+
+
+def partially_selected(collected: list[str], selected: set[str]) -> list[str]:
+    """Modules of which some of the collected tests are selected, but not all."""
+    modules: dict[str, list[bool]] = {}
+    for nodeid in collected:
+        modules.setdefault(nodeid.split("::")[0], []).append(nodeid in selected)
+    return sorted(m for m, chosen in modules.items() if any(chosen) and not all(chosen))

@@ -29,6 +29,7 @@ from judges.invocation import (
     interrupt_on_termination,
     now_met_message,
     partial_selection,
+    partially_selected,
 )
 from judges.session import (
     JudgesSession,
@@ -48,6 +49,7 @@ OPTION_REPORTS = "--report-dir"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 signals_key = pytest.StashKey[dict[int, Any]]()
+snapshots_key = pytest.StashKey[list[str]]()
 server_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
 
@@ -349,6 +351,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 _RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuse `--snapshot-update` on part of a snapshot module: syrupy would delete the rest."""
+    if not session.config.getoption("update_snapshots", False):
+        return
+    selected = {item.nodeid for item in session.items}
+    partial = partially_selected(session.config.stash.get(snapshots_key, []), selected)
+    if partial:
+        session.config.option.update_snapshots = False  # syrupy reads it at the end: no deletion
+        raise pytest.UsageError(
+            f"--snapshot-update on part of {', '.join(partial)} would delete the snapshots of "
+            "the tests not selected. Run the judge's whole selection with --snapshot-update "
+            "(no -k, --lf or node ids), e.g. pytest regression_tests --snapshot-update"
+        )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = config.stash[session_key]
@@ -359,6 +376,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name, run in ITEM_FIXTURES.items():
             if params is not None and name in params.params:
                 session.recorders[(run, params.params[name])] = item.nodeid
+    snapshot_tests = [i.nodeid for i in items if "snapshot" in getattr(i, "fixturenames", ())]
+    config.stash[snapshots_key] = snapshot_tests
     if not session.settings.live:
         return
 

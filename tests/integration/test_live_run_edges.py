@@ -97,3 +97,33 @@ def test_a_gate_without_usable_rows_is_skipped_on_a_chosen_subset(
             f"(-k '{latest}')*"
         ]
     )
+
+
+SNAPSHOT_TESTS = """
+import pytest
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_table(n, snapshot):
+    assert {"n": n} == snapshot
+"""
+
+
+def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_snap=SNAPSHOT_TESTS)
+    assert pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly").ret == 0
+    stored = sorted(p.name for p in (pytester.path / "__snapshots__").iterdir())
+
+    partial = pytester.runpytest_subprocess("--snapshot-update", "-k", "1", "-p", "no:randomly")
+
+    assert partial.ret == pytest.ExitCode.USAGE_ERROR
+    partial.stderr.fnmatch_lines(
+        ["*--snapshot-update on part of test_snap.py would delete the snapshots*whole selection*"]
+    )
+    assert sorted(p.name for p in (pytester.path / "__snapshots__").iterdir()) == stored
+    assert "test_table[1]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
+    assert "test_table[2]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
+    whole = pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly")
+    assert whole.ret == pytest.ExitCode.OK
