@@ -443,6 +443,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if judges_session is None or hasattr(config, "workerinput"):
         return
     skipped = gates_skipped_lines(judges_session.gates_skipped)
+    if not judges_session.settings.live and judges_session.planted_sets:
+        skipped += judges_session.unrecorded_lines()
     if not judges_session.rows and not skipped:
         return
     terminalreporter.section("judges")

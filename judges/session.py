@@ -266,6 +266,26 @@ class JudgesSession:
         s = self.settings
         return session_reports(self.rows, s.reports, s.planted_sets, self.catalog, s.session_id)
 
+    def unrecorded_lines(self) -> list[str]:
+        """One line per prompt version without any recording, with the command that records it."""
+        lines = []
+        for planted in self.planted_sets.values():
+            spec = self.catalog[planted.judge]
+            for version in spec.versions:
+                for model in self.models_for(spec):
+                    folder = self.settings.cassettes / planted.judge / version / model.slug
+                    if folder.is_dir() and any(folder.glob("*.yaml")):
+                        continue
+                    command = rerecord_command(
+                        keyword=f"{planted.judge}-{version}-",
+                        options=self.settings.rerecord_options,
+                    )
+                    lines.append(
+                        f"{planted.judge} prompt {version} on {model} has no recordings yet; "
+                        f"record it with:  {command}"
+                    )
+        return lines
+
     def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
         from judges.reports.terminal import summary_lines

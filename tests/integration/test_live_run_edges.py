@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from ._support import (
@@ -100,6 +102,8 @@ def test_a_gate_without_usable_rows_is_skipped_on_a_chosen_subset(
 
 
 SNAPSHOT_TESTS = """
+import shutil
+
 import pytest
 
 
@@ -127,3 +131,25 @@ def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
     assert "test_table[2]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
     whole = pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly")
     assert whole.ret == pytest.ExitCode.OK
+
+
+def test_a_version_without_recordings_gets_one_summary_line_and_command(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    newest = versions()[-1]
+    shutil.rmtree(project.cassette_dir(newest))  # as if the version were just added
+
+    result = project.run()
+
+    lines = [
+        line for line in result.stdout.lines if "has no recordings yet; record it with:" in line
+    ]
+    assert lines == [
+        f"product_identity prompt {newest} on {MODEL} has no recordings yet; record it with:  "
+        f"pytest --record=all -k product_identity-{newest}-"
+    ]
+    command = lines[0].split("record it with:  ")[1]
+    recorded = project.run(*rerecord_argv(command), "--judge-base-url", fake_judge.url)
+    assert recorded.ret == pytest.ExitCode.OK
+    assert "has no recordings yet" not in project.run().stdout.str()
