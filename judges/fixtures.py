@@ -6,6 +6,7 @@ set-level tests, and turns gates into a failed, skipped or passed test.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,8 @@ from judges.core.results import JudgementRow
 from judges.session import JudgementMissing, JudgesSession, rerecord_command
 from judges.sets.planted import Gates
 from judges.stats.gates import not_evaluated
-from judges.stats.regression import Regression, baseline_regressions
+from judges.stats.noise import noise_floor
+from judges.stats.regression import Regression, baseline_regressions, score_regressions
 
 ROW_PROPERTY = "judges.row"
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
@@ -177,7 +179,21 @@ class JudgeRunner:
         baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
         baseline = self.replay_set(baseline_case, run="main")
         label = f"prompt {gates.baseline} main run"
-        return baseline_regressions(baseline, rows, label, gates.alpha)
+        dimensions = self.session.catalog[set_case.judge].config.dimensions
+        scores = score_regressions(
+            baseline, rows, label, dimensions, self._noise_sd(baseline_case), gates.alpha
+        )
+        return baseline_regressions(baseline, rows, label, gates.alpha) + scores
+
+    def _noise_sd(self, set_case: SetCase) -> dict[str, float]:
+        """The noise floor's pooled sd per dimension for a version that has a noise run."""
+        planted = self.session.planted_sets[set_case.judge]
+        if set_case.version not in self.session.run_plan(planted, "noise").versions:
+            return {}
+        spec = self.session.catalog[set_case.judge]
+        rows = self.replay_set(set_case, run="noise")
+        floor = noise_floor(rows, spec.config.dimensions, n_items=len(planted.items))
+        return {d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)}
 
     def gates(self, set_case: SetCase) -> Gates | None:
         planted = self.session.planted_sets[set_case.judge]

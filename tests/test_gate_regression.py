@@ -26,6 +26,7 @@ from judges.stats.regression import (
     detection_regression,
     mcnemar_one_sided,
     score_regression,
+    score_regressions,
 )
 from judges.stats.stats import Estimate, wilson
 
@@ -253,3 +254,64 @@ def test_constant_judge_scores_are_a_regression_when_lower() -> None:
     before = [3.0, 2.0, 3.0, 1.0, 2.0, 3.0, 2.0, 3.0]
     gate = score_regression("score", "b", before, [0.0] * 8, higher_is_better=True, mdd=0.5)
     assert gate.passed is False
+
+
+def _scored(item: str, score: float, *, control: bool) -> JudgementRow:
+    row = _row(item, met=True, control=control)
+    return row.model_copy(update={"verdict": {"score": score}})
+
+
+def _scored_run(controls: list[float], defects: list[float]) -> list[JudgementRow]:
+    rows = [_scored(f"C-{i:02d}", s, control=True) for i, s in enumerate(controls)]
+    return rows + [_scored(f"D-{i:02d}", s, control=False) for i, s in enumerate(defects)]
+
+
+BASE_CONTROLS = [3.0, 3.0, 2.0, 3.0, 2.0, 3.0, 3.0, 2.0, 3.0, 3.0, 2.0, 3.0]
+BASE_DEFECTS = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def test_constant_high_judge_fails_the_defect_score_regression() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    constant = _scored_run([3.0] * 12, [3.0] * 12)  # every answer gets full marks
+    gates = {g.name: g for g in score_regressions(baseline, constant, "b", ["score"], {})}
+    assert gates["regression.score[score, defects]"].passed is False
+    assert gates["regression.score[score, controls]"].passed is True
+
+
+def test_constant_low_judge_fails_the_control_score_regression() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    harsh = _scored_run([0.0] * 12, [0.0] * 12)
+    gates = {g.name: g for g in score_regressions(baseline, harsh, "b", ["score"], {"score": 0.4})}
+    assert gates["regression.score[score, controls]"].passed is False
+    assert "noise floor MDD" in gates["regression.score[score, controls]"].why
+
+
+def test_random_scores_within_a_wide_noise_floor_pass() -> None:
+    rng = random.Random(5)
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    shaken = _scored_run(
+        [min(3.0, max(0.0, s + rng.choice([-1, 0, 1]))) for s in BASE_CONTROLS], BASE_DEFECTS
+    )
+    # A noise floor of sd 1.5 per item: a shift of a point or so is within judge noise.
+    gates = score_regressions(baseline, shaken, "b", ["score"], {"score": 1.5})
+    assert all(g.passed for g in gates), [g.describe() for g in gates]
+
+
+def test_the_same_scores_never_regress() -> None:
+    rows = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
+
+
+def test_acceptance_0_3_to_0_3_1_scores_defects_higher_beyond_the_noise_floor() -> None:
+    from judges.stats.noise import noise_floor
+
+    dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
+    noise = _main("0.3.1", run="noise")
+    floor = noise_floor(noise, dims, n_items=61)
+    sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
+    gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
+    total = gates["regression.score[core_total, defects]"]
+    assert total.passed is False
+    assert total.result.value == pytest.approx(1.02, abs=0.01)  # defects marked down less
+    assert total.result.low > 0.5
+    assert all(g.passed for name, g in gates.items() if name.endswith("controls]"))

@@ -15,7 +15,7 @@ from judges.sets.planted import PlantedSet
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.stats.gates import Gate, detected, evaluate
-from judges.stats.regression import Regression, baseline_regressions
+from judges.stats.regression import Regression, baseline_regressions, score_regressions
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -219,7 +219,7 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
-        **_regressions(model, version, rows, sources, baselines, notes),
+        **_regressions(model, version, rows, sources, baselines, dimensions, notes),
     )
 
 
@@ -229,6 +229,7 @@ def _regressions(
     rows: Sequence[JudgementRow],
     sources: Sources,
     baselines: Mapping[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
     notes: list[str],
 ) -> dict[str, tuple[Regression, ...]]:
     """The regression gates against the accepted baseline, and the retest run against main."""
@@ -248,7 +249,15 @@ def _regressions(
             f"{table.baseline} for {model}"
         )
     label = f"prompt {table.baseline} main run"
-    found["regressions"] = tuple(baseline_regressions(baseline, main, label, table.alpha))
+    noise = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "noise"]
+    noise_sd: dict[str, float] = {}
+    if noise:
+        floor = noise_floor(noise, dimensions, n_items=len(sources.planted.items))
+        noise_sd = {d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)}
+    found["regressions"] = tuple(
+        baseline_regressions(baseline, main, label, table.alpha)
+        + score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
+    )
     return found
 
 

@@ -17,14 +17,15 @@ A gate without usable pairs is not evaluated (`passed is None`), never a pass.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import scipy.stats
 
 from judges.core.results import JudgementRow
-from judges.stats.stats import Estimate, bootstrap_mean_difference
+from judges.stats.compare import numeric
+from judges.stats.stats import Estimate, bootstrap_mean_difference, minimum_detectable_difference
 
 __all__ = [
     "ALPHA",
@@ -36,6 +37,7 @@ __all__ = [
     "mcnemar_one_sided",
     "paired_rows",
     "score_regression",
+    "score_regressions",
 ]
 
 ALPHA = 0.05
@@ -228,3 +230,45 @@ def score_regression(
     if math.isnan(change.low) or math.isnan(change.high):
         return Regression(name, label, change, None, why + ": no interval", {})
     return Regression(name, label, change, not (bad_side and beyond), why, {})
+
+
+def score_regressions(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    dimensions: Sequence[str],
+    noise_sd: Mapping[str, float],
+    alpha: float = ALPHA,
+) -> list[Regression]:
+    """Mean score per dimension, on controls (higher is better: a harmless answer keeps its
+    marks) and on planted defects (lower is better: the judge marks the defect down).
+
+    `noise_sd` is the noise floor's pooled within-item sd per dimension; the minimum
+    detectable difference is computed for the number of paired items of each side.
+    """
+    gates: list[Regression] = []
+    for control, side in ((True, "controls"), (False, "defects")):
+        pairs, _ = paired_rows(baseline, rows, control=control)
+        for dim in dimensions:
+            both = [
+                (x, y)
+                for a, b in pairs
+                if (x := numeric(a.verdict, dim)) is not None
+                and (y := numeric(b.verdict, dim)) is not None
+            ]
+            if not both:
+                continue  # e.g. a flag, or a side the set does not have
+            sd = noise_sd.get(dim)
+            mdd = None if sd is None else minimum_detectable_difference(sd, len(both))
+            gates.append(
+                score_regression(
+                    f"regression.score[{dim}, {side}]",
+                    label,
+                    [x for x, _ in both],
+                    [y for _, y in both],
+                    higher_is_better=control,
+                    mdd=mdd,
+                    alpha=alpha,
+                )
+            )
+    return gates
