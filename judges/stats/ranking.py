@@ -251,9 +251,7 @@ def mrr(output: Output, labels: Mapping[str, int], min_label: int = 3) -> float:
         n, r = len(group), sum(1 for v in group if v >= min_label)
         if r:
             ways = math.comb(n, r)
-            return sum(
-                math.comb(n - j, r - 1) / ways / (before + j) for j in range(1, n - r + 2)
-            )
+            return sum(math.comb(n - j, r - 1) / ways / (before + j) for j in range(1, n - r + 2))
     return 0.0
 
 
@@ -340,9 +338,10 @@ def random_baseline(
     `random_expectation` gives the exact value; these draws give its spread. Seed each query
     on its own (e.g. from the query text) so that queries do not share one permutation.
     """
-    return {key: float(values.mean()) for key, values in random_draws(
-        candidates, labels, n_draws=n_draws, seed=seed
-    ).items()}
+    return {
+        key: float(values.mean())
+        for key, values in random_draws(candidates, labels, n_draws=n_draws, seed=seed).items()
+    }
 
 
 def random_draws(
