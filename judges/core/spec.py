@@ -57,6 +57,8 @@ class JudgeConfig(BaseModel):
     dimensions: tuple[str, ...] = ()
     flag: str | None = None
     max_attempts: int = Field(default=3, ge=1, le=10)
+    # Lenient reply parsing ("3" -> 3, "yes" -> true); each conversion is kept on the row.
+    coerce: bool = False
     sampling: Sampling = Sampling()
 
 
