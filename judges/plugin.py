@@ -18,7 +18,7 @@ import pytest
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
-from judges.core.spec import version_key
+from judges.core.spec import SpecError, version_key
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -120,6 +120,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
+    parser.addini(
+        "judges_prompts",
+        help="folder of judge definitions (<judge>/judge.toml and prompts), relative to the "
+        "rootdir; default: the judges built into the package.",
+        default="",
+    )
     group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
@@ -144,6 +150,7 @@ def pytest_configure(config: pytest.Config) -> None:
         price_files=tuple(config.getoption("judges_prices")),
         cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
         planted_sets=rootdir / "planted_sets",
+        prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
@@ -154,10 +161,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
     try:
-        # Loaded once, up front: a malformed planted set is a usage error naming file,
-        # line and field, not a traceback in every test module that collects it.
+        # Loaded and checked once, up front, before any judge call: a malformed planted
+        # set, judge or cassette is a usage error naming file, line and fix, not a
+        # traceback in every test module that collects it.
         session.planted_sets  # noqa: B018
-    except PlantedSetError as error:
+        session.preflight()
+    except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed
