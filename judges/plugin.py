@@ -122,12 +122,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
-    parser.addini(
-        "judges_prompts",
-        help="folder of judge definitions (<judge>/judge.toml and prompts), relative to the "
-        "rootdir; default: the judges built into the package.",
-        default="",
-    )
+    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
         OPTION_CHECK_REPORTS,
         dest=CHECK,
@@ -169,9 +164,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
     try:
-        # Loaded and checked once, up front, before any judge call: a malformed planted
-        # set, judge or cassette is a usage error naming file, line and fix, not a
-        # traceback in every test module that collects it.
+        # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
         session.preflight()
     except (PlantedSetError, SpecError) as error:
