@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from judges.stats import ranking as rk
+from judges.stats.random_rankings import draw_metrics, permutations
 
 Scores = dict[str, float | None]
 
@@ -201,3 +202,19 @@ def test_seeded_draws_agree_with_the_exact_random_expectation() -> None:
     exact = rk.random_expectation(labels)
     for key in rk.METRIC_KEYS:
         assert draws[key] == pytest.approx(exact[key], abs=0.02), key
+
+
+def test_vectorised_draws_equal_the_scalar_metrics_draw_by_draw() -> None:
+    rnd = random.Random(3)
+    for _ in range(40):
+        labels = {f"d{i:02d}": rnd.randint(0, 4) for i in range(rnd.randint(1, 25))}
+        # Sometimes only some candidates are returned: the others count as unreturned.
+        candidates = sorted(rnd.sample(sorted(labels), rnd.randint(1, len(labels))))
+        seed = rnd.randrange(1000)
+        draws = draw_metrics(candidates, labels, n_draws=30, seed=seed)
+        for row, order in enumerate(permutations(len(candidates), 30, seed)):
+            expected = rk.evaluate_ranking([candidates[i] for i in order], labels)
+            for key in rk.METRIC_KEYS:
+                assert draws[key][row] == pytest.approx(expected[key], abs=1e-12), key
+    with pytest.raises(ValueError, match="'ghost'"):
+        draw_metrics(["ghost"], {"a": 1}, n_draws=2, seed=0)

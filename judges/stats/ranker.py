@@ -16,12 +16,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from judges.core.results import JudgementRow
+from judges.stats.random_rankings import draw_metrics
 from judges.stats.ranking import (
     LEVEL_TO_LABEL,
     METRIC_KEYS,
     evaluate_ranking,
     lower_bound_corrected_ndcg,
-    random_draws,
     random_expectation,
 )
 from judges.stats.stats import Estimate, bootstrap_mean
@@ -136,7 +136,7 @@ def summarise(queries: Sequence[Query], n_draws: int = N_DRAWS) -> RankerSummary
     """Means over queries with bootstrap intervals, against the random ranking."""
     judged = per_query(queries)
     expected = [random_expectation(q.labels) for q in queries]
-    draws = [random_draws(list(q.labels), q.labels, n_draws=n_draws, seed=q.seed) for q in queries]
+    draws = [draw_metrics(list(q.labels), q.labels, n_draws=n_draws, seed=q.seed) for q in queries]
     metrics = {}
     for key in METRIC_KEYS:
         values = np.array([m[key] for m in judged])

@@ -30,6 +30,7 @@ __all__ = [
     "dcg",
     "essential_ndcg_at_k",
     "evaluate_ranking",
+    "exponential_gain",
     "hard_negative_auc",
     "lower_bound_corrected_ndcg",
     "mean_metrics",
@@ -335,31 +336,21 @@ def random_baseline(
 ) -> dict[str, float]:
     """Mean of evaluate_ranking over n_draws seeded random orderings of the candidates.
 
-    `random_expectation` gives the exact value; these draws give its spread. Seed each query
-    on its own (e.g. from the query text) so that queries do not share one permutation.
+    `random_expectation` gives the exact value. Seed each query on its own (e.g. from the
+    query text) so that queries do not share one permutation.
     """
-    return {
-        key: float(values.mean())
-        for key, values in random_draws(candidates, labels, n_draws=n_draws, seed=seed).items()
-    }
-
-
-def random_draws(
-    candidates: Sequence[str], labels: Mapping[str, int], *, n_draws: int, seed: int
-) -> dict[str, np.ndarray]:
-    """Each metric over n_draws seeded random orderings of the candidates, one value per draw."""
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1, got {n_draws}")
-    # Sort first so the same candidate set gives the same draws whatever order it came in.
+    # Sort first so the same candidate set gives the same baseline whatever order it came in.
     pool = sorted(candidates)
     _groups(pool, labels)
     rng = np.random.default_rng(seed)
-    draws = {key: np.empty(n_draws) for key in METRIC_KEYS}
-    for draw in range(n_draws):
+    totals = dict.fromkeys(METRIC_KEYS, 0.0)
+    for _ in range(n_draws):
         order = [pool[i] for i in rng.permutation(len(pool))]
         for key, value in evaluate_ranking(order, labels).items():
-            draws[key][draw] = value
-    return draws
+            totals[key] += value
+    return {key: total / n_draws for key, total in totals.items()}
 
 
 def popularity_ranking(candidates: Mapping[str, int]) -> list[str]:
