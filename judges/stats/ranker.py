@@ -90,8 +90,18 @@ class RankerSummary:
     def means(self) -> dict[str, float]:
         return {key: round(m.judge.value, 4) for key, m in self.metrics.items()}
 
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "queries": self.queries,
+            "documents": self.documents,
+            "metrics": [metric.as_dict() for metric in self.metrics.values()],
+        }
+
     def lines(self) -> list[str]:
-        head = f"As a ranker ({self.queries} queries, {self.documents} documents, tie-aware):"
+        head = (
+            f"Ranked by its scores, tie-aware, over {self.queries} queries ({self.documents} "
+            "documents), against a random ranking of the same documents:"
+        )
         return [head, *(f"- {self.metrics[key].sentence()}" for key in SHOWN)]
 
 
