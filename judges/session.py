@@ -159,7 +159,7 @@ class JudgesSession:
             ):
                 preflight.check_table_keys(planted.path / name, tables, spec, known)
             if self.settings.record is not RecordMode.ALL:
-                for path in self._cassettes_of(spec):
+                for path in self._cassettes_of(spec, planted):
                     problem = preflight.cassette_problem(path)
                     if problem:
                         raise SpecError(problem)
@@ -176,9 +176,12 @@ class JudgesSession:
                     known.add(model)
         return known
 
-    def _cassettes_of(self, spec: JudgeSpec) -> list[Path]:
+    def _cassettes_of(self, spec: JudgeSpec, planted: PlantedSet) -> list[Path]:
+        """The cassettes this run may replay: the selected models' and the panel model's."""
         root = self.settings.cassettes / spec.name
         slugs = {m.slug for m in self.models_for(spec)}
+        if planted.config.panel is not None and planted.config.panel.model:
+            slugs.add(ModelRef.parse(planted.config.panel.model).slug)
         return [
             p for p in sorted(root.glob("*/*/**/*.yaml")) if p.relative_to(root).parts[1] in slugs
         ]
