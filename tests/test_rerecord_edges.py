@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 import yaml
 
+from judges.calls.backends import ModelRef
 from judges.calls.local_server import die_with_parent
 from judges.invocation import partial_selection
 from judges.session import (
     JudgesSession,
     RecordMode,
     Settings,
-    _missing_state,
+    _miss_reason,
     recorded_interactions,
     rerecord_command,
 )
@@ -44,10 +45,11 @@ def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
 
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
-    assert "2 of 5 repeats recorded" in _missing_state(partial, 5)
-    assert "prompt file" not in _missing_state(partial, 5)
-    assert "prompt file" in _missing_state(partial, 2)
-    assert _missing_state(tmp_path / "absent.yaml", 1) == "does not exist"
+    model = ModelRef.parse("local:smollm2-135m")
+    assert "2 of 5 repeats recorded" in _miss_reason(partial, model, 5)
+    assert "prompt file" not in _miss_reason(partial, model, 5)
+    assert "prompt file" in _miss_reason(partial, model, 2)
+    assert _miss_reason(tmp_path / "absent.yaml", model, 1) == "does not exist"
 
 
 def test_an_unreadable_cassette_holds_no_interaction(tmp_path: Path) -> None:
@@ -87,6 +89,7 @@ def test_partial_selection_names_how_the_run_was_narrowed() -> None:
 
 PARENT = """
 import subprocess, sys, time
+from judges.calls.backends import ModelRef
 from judges.calls.local_server import die_with_parent
 child = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent(), start_new_session=True)
 print(child.pid, flush=True)

@@ -87,6 +87,7 @@ class JudgementRow(BaseModel):
     expect: list[Expectation] = []
     met: bool | None = None
     attempts: list[Attempt] = []
+    coerced: list[str] = []  # lenient parsing only: each conversion, e.g. "x: '3' -> 3"
     usage: Usage = Usage()
     live: bool = False
     latency_s: float = 0.0
@@ -97,10 +98,14 @@ class JudgementRow(BaseModel):
         return (self.judge, self.prompt_version, self.model, self.item_id, self.run, self.repeat)
 
     def stable_dump(self) -> dict[str, Any]:
-        """The row without volatile fields, for files that must be byte-identical."""
-        # Rows from before fingerprints keep their bytes: no `"fingerprint": null` is added.
-        absent = set() if self.fingerprint is not None else {"fingerprint"}
-        return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"} | absent)
+        """The row without volatile fields, for files that must be byte-identical.
+
+        `coerced` and `fingerprint` are written only when set: older rows stay as they were.
+        """
+        exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
+        if self.fingerprint is None:
+            exclude.add("fingerprint")
+        return self.model_dump(mode="json", exclude=exclude)
 
 
 def jsonl_text(rows: Iterable[JudgementRow]) -> str:

@@ -7,14 +7,16 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sources import Sources
 from judges.sets.planted import PlantedSet
 from judges.stats.compare import Comparison, compare_versions, numeric
-from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.regression import Regression, baseline_regressions, score_regressions
 from judges.stats.reliability import (
     evaluate_reliability,
@@ -220,6 +222,8 @@ def _model_report(
         comparison=comparison,
         notes=tuple(notes),
         **_regressions(model, version, rows, sources, baselines, dimensions, notes),
+        **_ranking(model, version, main, planted),
+        coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
 
 
@@ -238,11 +242,15 @@ def _regressions(
     found: dict[str, tuple[Regression, ...]] = {}
     if retest:
         label = f"prompt {version} main run (the retest re-records the same prompt)"
-        found["retest_regressions"] = tuple(baseline_regressions(main, retest, label, prefix="retest."))
+        found["retest_regressions"] = tuple(
+            baseline_regressions(main, retest, label, prefix="retest.")
+        )
     table = sources.planted.gates.get((model, version)) if sources.planted else None
     if table is None or table.baseline is None or table.baseline == version:
         return found
-    baseline = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"]
+    baseline = [
+        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
+    ]
     if not baseline:
         notes.append(
             f"regression gates not evaluated: no main-run results of the baseline prompt "
@@ -253,12 +261,25 @@ def _regressions(
     noise_sd: dict[str, float] = {}
     if noise:
         floor = noise_floor(noise, dimensions, n_items=len(sources.planted.items))
-        noise_sd = {d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)}
+        noise_sd = {
+            d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
+        }
     found["regressions"] = tuple(
         baseline_regressions(baseline, main, label, table.alpha)
         + score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
     )
     return found
+
+
+def _ranking(
+    model: str, version: str, main: Sequence[JudgementRow], planted: PlantedSet | None
+) -> dict[str, Any]:
+    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
+    gates = planted.gates.get((model, version)) if planted else None
+    if planted is None or gates is None or not gates.ranking or not main:
+        return {}
+    summary = summarise(queries_from_rows(main, planted))
+    return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
