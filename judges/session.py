@@ -282,6 +282,8 @@ class JudgesSession:
 
         if not record:
             return _vcr.stored_fingerprint(recorded)
+        if not recorded.responses:
+            return None  # no judge answered (e.g. the cost cap): no cassette is written either
         found = {"backend": model.backend, "model": model.model}
         if model.backend != "anthropic":
             found |= self.settings.server_fingerprint
