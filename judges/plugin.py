@@ -238,6 +238,7 @@ ITEM_FIXTURES = {
     "noise_case": "noise",
     "retest_case": "retest",
     "panel_case": "panel",
+    "reading_list_case": "reading_list",
 }
 SET_FIXTURES = {
     "gate_set": "main",
@@ -246,6 +247,7 @@ SET_FIXTURES = {
     "panel_set": "panel",
     "sme_set": "sme",
     "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
 }
 
 
@@ -319,7 +321,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3, "reading_list": 4}
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -8,6 +8,7 @@ baseline. Metrics come from the output order and the labels only.
 import json
 import random
 
+from judges.core.checks import assert_accounted
 from judges.stats.ranking import (
     LEVEL_TO_LABEL,
     evaluate_ranking,
@@ -81,3 +82,8 @@ def test_reading_list_baselines(judges_session):
     assert abs(chance["hard_negative_auc"] - 0.5) < 0.05
     assert popularity["hard_negative_auc"] < chance["hard_negative_auc"]
     assert all(value == 1.0 for key, value in perfect.items() if key != "recall@10")
+
+
+def test_reading_list_item(reading_list_case, judge_runner):
+    """One reading-list candidate judged: a verdict or an explained error, scored as a ranking."""
+    assert_accounted(judge_runner.judge(reading_list_case, run="reading_list"), 1)

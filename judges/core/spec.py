@@ -9,7 +9,8 @@ Layout of one judge (nothing else in the harness names it):
 The verdict module provides `Inputs` (a pydantic model with `prompt_fields()`),
 `reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`;
 optionally `request_schema(prompt_version, facet, inputs)` to narrow the JSON schema sent
-with one request (e.g. to the item's own criterion names).
+with one request (e.g. to the item's own criterion names); it also receives `shape=` when
+`judge.toml` declares the version's reply shape in `[reply_shapes]`.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ class JudgeConfig(BaseModel):
     flag: str | None = None
     max_attempts: int = Field(default=3, ge=1, le=10)
     sampling: Sampling = Sampling()
+    # Prompt version -> the reply shape its prompt asks for; the verdict module's
+    # `request_schema(..., shape=)` builds the schema of that shape.
+    reply_shapes: dict[str, str] = {}
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -121,8 +125,16 @@ class JudgeSpec:
         from judges.calls.backends import strict_schema
 
         narrow = getattr(self.module, "request_schema", None)
+        shape = self.config.reply_shapes.get(version)
         if narrow is not None:
+            if shape is not None:
+                return narrow(version, facet, inputs, shape=shape)
             return narrow(version, facet, inputs)
+        if shape is not None:
+            raise SpecError(
+                f"{self.root / 'judge.toml'}: reply_shapes names {shape!r} for {version}, but "
+                f"{self.config.module} has no request_schema to build it"
+            )
         return strict_schema(self.reply_model(version, facet).model_json_schema())
 
     def build_verdict(
@@ -183,7 +195,14 @@ def load_judge(root: Path) -> JudgeSpec:
         raise SpecError(f"{toml_path}: {error}") from None
     if config.name != root.name:
         raise SpecError(f"{toml_path}: name {config.name!r} must equal its folder {root.name!r}")
-    return JudgeSpec(config=config, root=root, prompts=_load_prompts(root, config))
+    prompts = _load_prompts(root, config)
+    unknown = sorted(set(config.reply_shapes) - set(prompts))
+    if unknown:
+        raise SpecError(
+            f"{toml_path}: reply_shapes names prompt versions {unknown} that have no prompt "
+            f"file; versions are {sorted(prompts, key=version_key)}"
+        )
+    return JudgeSpec(config=config, root=root, prompts=prompts)
 
 
 @cache
