@@ -9,6 +9,7 @@ import json
 import random
 
 from judges.core.checks import assert_accounted
+from judges.sets.reading_list import evaluate_run
 from judges.stats.ranking import (
     LEVEL_TO_LABEL,
     evaluate_ranking,
@@ -18,6 +19,7 @@ from judges.stats.ranking import (
     random_baseline,
     rank_by_score,
 )
+from judges.stats.reading_list import gate_failures
 
 
 def _per_query(rows, planted):
@@ -87,3 +89,16 @@ def test_reading_list_baselines(judges_session):
 def test_reading_list_item(reading_list_case, judge_runner):
     """One reading-list candidate judged: a verdict or an explained error, scored as a ranking."""
     assert_accounted(judge_runner.judge(reading_list_case, run="reading_list"), 1)
+
+
+def test_reading_list_judged(reading_list_set, judge_runner, judges_session):
+    """The judge ranks the expert's reading list, next to citation counts and chance."""
+    planted = judges_session.planted_sets[reading_list_set.judge]
+    rows = judge_runner.replay_set(reading_list_set, run="reading_list")
+    result = evaluate_run(rows, planted)
+    # Every candidate is ranked, judged or not: nothing is silently dropped.
+    assert result.n_candidates == len(planted.reading_list) == len(rows)
+    print(result.headline())
+    gates = judge_runner.gates(reading_list_set)
+    failed = gate_failures(result, gates.reading_list if gates is not None else {})
+    assert not failed, f"reading list below its gates (value, threshold): {failed}"

@@ -68,6 +68,7 @@ class Gates(BaseModel):
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
+    reading_list: dict[str, float] = {}  # minimum metric on the reading list, e.g. "map"
     note: str = ""
 
 

@@ -105,3 +105,21 @@ def reading_list_items(reading_list: ReadingList, judge: str) -> list[PlantedIte
             )
         )
     return items
+
+
+def reading_list_of(planted_folder: Path, file_name: str) -> ReadingList:
+    return load_reading_list(planted_folder / file_name)
+
+
+def evaluate_run(rows: list[Any], planted: Any) -> Any:
+    """The judge's run over the reading list, scored next to the baselines."""
+    from judges.stats.reading_list import evaluate_reading_list, judge_scores
+
+    reading_list = reading_list_of(planted.path, planted.config.reading_list)
+    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
+    return evaluate_reading_list(
+        reading_list.query,
+        reading_list.labels,
+        {c.id: c.citations for c in reading_list.candidates},
+        judge_scores([row for row in rows if row.run == RUN], candidate_of),
+    )
