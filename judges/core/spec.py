@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
@@ -62,6 +62,18 @@ class JudgeConfig(BaseModel):
     # Prompt version -> the reply shape its prompt asks for; the verdict module's
     # `request_schema(..., shape=)` builds the schema of that shape.
     reply_shapes: dict[str, str] = {}
+    # Categorical verdict fields whose stability is reported per value (retest, noise):
+    # name -> verdict path, e.g. `level` or `judgements[criterion].relevance`.
+    labels: dict[str, str] = {}
+
+    @field_validator("labels")
+    @classmethod
+    def _label_paths(cls, labels: dict[str, str]) -> dict[str, str]:
+        from judges.stats.label_stability import check_path
+
+        for path in labels.values():
+            check_path(path)
+        return labels
 
 
 def version_key(version: str) -> tuple[int, ...]:

@@ -69,6 +69,8 @@ class Gates(BaseModel):
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
     reading_list: dict[str, float] = {}  # minimum metric on the reading list, e.g. "map"
+    # minimum share of labels kept, e.g. "retest.level" or "noise.criterion_label.Not Relevant"
+    label_stability: dict[str, float] = {}
     note: str = ""
 
 
