@@ -29,7 +29,7 @@ def row(item_id: str, run: str, labels: list[str] | None, level: int = 1, repeat
     ok = labels is not None
     verdict: dict[str, Any] | None = None
     if ok:
-        judgements = [{"criterion": c, "relevance": v} for c, v in zip(CRITERIA, labels)]
+        judgements = [{"criterion": c, "relevance": v} for c, v in zip(CRITERIA, labels, strict=True)]
         verdict = {"level": level, "judgements": judgements}
     return JudgementRow(
         judge="relevance", prompt_version="1.0", prompt_hash="h", model="local:m",
@@ -43,7 +43,7 @@ def test_read_labels_paths() -> None:
     assert read_labels(verdict, "level") == {"": "2"}
     assert read_labels(verdict, "judgements[criterion].relevance") == {"a": "Not Relevant"}
     assert read_labels({}, "level") is None
-    with pytest.raises(ValueError, match="judgements\\[criterion\\].relevance"):
+    with pytest.raises(ValueError, match=r"judgements\[criterion\]\.relevance"):
         JudgeConfig(name="x", module="m", baseline_model="local:m", labels={"l": "a.b.c"})
 
 
@@ -55,7 +55,7 @@ def test_retest_rates_match_a_direct_count(pairs) -> None:
     main = [row(f"I-{i}", "main", a) for i, (a, _) in enumerate(pairs)]
     retest = [row(f"I-{i}", "retest", b) for i, (_, b) in enumerate(pairs)]
     result = retest_stability(main, retest, LABELS).fields["criterion_label"]
-    units = [(x, x == y) for a, b in pairs for x, y in zip(a, b)]
+    units = [(x, x == y) for a, b in pairs for x, y in zip(a, b, strict=True)]
     assert result.overall.n == len(units) == 3 * len(pairs)
     assert result.overall.successes == sum(same for _, same in units)
     for value in VALUES:

@@ -123,6 +123,13 @@ def _units(draws: list[JudgementRow], path: str, excluded: Counter[str]) -> list
     return units
 
 
+def _field(
+    name: str, path: str, pairs: list[tuple[str, bool]], excluded: Counter[str]
+) -> FieldStability:
+    overall, per_value = _tally(pairs)
+    return FieldStability(name, path, overall, per_value, dict(sorted(excluded.items())))
+
+
 def retest_stability(
     main_rows: Iterable[JudgementRow],
     retest_rows: Iterable[JudgementRow],
