@@ -29,7 +29,8 @@ def row(item_id: str, run: str, labels: list[str] | None, level: int = 1, repeat
     ok = labels is not None
     verdict: dict[str, Any] | None = None
     if ok:
-        judgements = [{"criterion": c, "relevance": v} for c, v in zip(CRITERIA, labels, strict=True)]
+        pairs = zip(CRITERIA, labels, strict=True)
+        judgements = [{"criterion": c, "relevance": v} for c, v in pairs]
         verdict = {"level": level, "judgements": judgements}
     return JudgementRow(
         judge="relevance", prompt_version="1.0", prompt_hash="h", model="local:m",
