@@ -110,3 +110,11 @@ def test_unknown_gate_keys_are_refused() -> None:
     result = retest_stability([row("I-1", "main", list(VALUES))], [], LABELS)
     with pytest.raises(ValueError, match="unknown threshold key"):
         evaluate_stability([result], {"retest.colour": 0.5})
+
+
+def test_a_value_that_no_longer_occurs_is_not_evaluated() -> None:
+    result = retest_stability(
+        [row("I-1", "main", list(VALUES))], [row("I-1", "retest", list(VALUES))], LABELS
+    )
+    (gate,) = evaluate_stability([result], {"retest.level.3": 0.5})
+    assert gate.passed is None and gate.value.n == 0

@@ -186,17 +186,25 @@ def gate_statistics(result: LabelStability) -> dict[str, Rate]:
 def evaluate_stability(
     results: Iterable[LabelStability], thresholds: Mapping[str, float]
 ) -> list[Gate]:
-    """One gate per threshold of gates.toml `label_stability`; unknown keys are errors."""
+    """One gate per threshold of gates.toml `label_stability`.
+
+    A value no draw produced this time is a gate without data (not evaluated, never a pass);
+    a key naming no run and field is an error that lists the allowed keys.
+    """
     allowed: dict[str, Rate] = {}
+    fields: set[str] = set()
     for result in results:
         allowed |= gate_statistics(result)
-    unknown = sorted(set(thresholds) - set(allowed))
+        fields |= {f"{result.run}.{name}." for name in result.fields}
+    unknown = sorted(
+        key for key in thresholds if key not in allowed and not key.startswith(tuple(fields))
+    )
     if unknown:
         raise ValueError(
             f"label_stability: unknown threshold key(s) {unknown}; allowed: "
-            f"{', '.join(sorted(allowed))}"
+            f"{', '.join(sorted(allowed))} or <run>.<field>.<value>"
         )
     return [
-        Gate(f"label_stability.{key}", allowed[key], float(thresholds[key]), True)
-        for key in sorted(thresholds)
+        Gate(f"label_stability.{key}", allowed.get(key, wilson(0, 0)), float(value), True)
+        for key, value in sorted(thresholds.items())
     ]
