@@ -181,6 +181,8 @@ def evaluate_reading_list(
     labels: Mapping[str, int],
     citations: Mapping[str, int],
     judge_scores: Mapping[str, float | None],
+    *,
+    n_resamples: int = N_RESAMPLES,
 ) -> ReadingListResult:
     """The judge's scores, citation counts and random orderings, on the same candidates."""
     popularity = popularity_ranking(dict(citations))
