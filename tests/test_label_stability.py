@@ -118,3 +118,14 @@ def test_a_value_that_no_longer_occurs_is_not_evaluated() -> None:
     )
     (gate,) = evaluate_stability([result], {"retest.level.3": 0.5})
     assert gate.passed is None and gate.value.n == 0
+
+
+def test_the_report_section_lists_every_value_with_its_interval() -> None:
+    from judges.reports.label_stability import label_stability_md
+
+    main = [row("I-1", "main", list(VALUES)), row("I-2", "main", None)]
+    retest = [row("I-1", "retest", list(VALUES)), row("I-2", "retest", list(VALUES))]
+    text = "\n".join(label_stability_md(retest_stability(main, retest, LABELS)))
+    assert "| criterion_label | all | 1.00 [0.44, 1.00] n=3 | failed judgement: 1 |" in text
+    for value in VALUES:
+        assert f"| criterion_label | {value} | 1.00" in text

@@ -171,3 +171,18 @@ def test_judge_scores_keep_failures_and_refuse_gaps_and_doubles() -> None:
         judge_scores([_row("RD-01")], candidate_of)
     with pytest.raises(ValueError, match="judged twice"):
         judge_scores([_row("RD-01"), _row("RD-01"), _row("RD-02")], candidate_of)
+
+
+def test_the_report_section_answers_the_question_with_every_ranker() -> None:
+    from judges.reports.reading_list import reading_list_md
+
+    result = result_for({c: float(v) for c, v in LABELS.items()}, n_resamples=20)
+    text = "\n".join(reading_list_md(result, "relevance 1.0 on local:m"))
+    assert result.headline() in text and "n = 40 candidates (30 cited" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "[" in line]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| relevance 1.0 on local:m",
+        "| citation counts",
+        "| random order",
+    ]
+    assert all(row.count("[") == len(SHOWN) for row in rows)
