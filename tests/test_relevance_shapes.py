@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,7 +22,15 @@ from judges.builtin.relevance import (
     build_verdict,
     request_schema,
 )
-from judges.calls.backends import LocalBackend, OpenAIBackend, bound_strings, without_tuples
+from judges.calls.backends import (
+    AnthropicBackend,
+    JudgeRequest,
+    LocalBackend,
+    ModelRef,
+    OpenAIBackend,
+    bound_strings,
+    without_tuples,
+)
 from judges.core import rules
 from judges.core.parsing import InvalidReply, parse_reply
 from judges.core.spec import SpecError, load_catalog, load_judge
@@ -230,6 +239,19 @@ def test_every_backend_sends_the_declared_shape() -> None:
     assert local["schema"] == bound_strings(schema)
     evidence = local["schema"]["properties"]["criteria"]["properties"]["distributed RL"]
     assert evidence["properties"]["evidence"]["maxLength"] == 160
+    sent: dict[str, Any] = {}
+
+    class Messages:
+        def create(self, **kwargs: Any) -> Any:
+            sent.update(kwargs)
+            usage = SimpleNamespace(input_tokens=1, output_tokens=1)
+            text = SimpleNamespace(type="text", text="{}")
+            return SimpleNamespace(content=[text], stop_reason="end_turn", usage=usage)
+
+    client = SimpleNamespace(messages=Messages())
+    backend = AnthropicBackend(ModelRef.parse("anthropic:claude-x"), client)
+    backend.complete(JudgeRequest("s", "p", "relevance_verdict", schema, 10))
+    assert sent["output_config"]["format"]["schema"] == schema
 
 
 def test_an_unknown_shape_names_the_fix() -> None:
