@@ -15,6 +15,8 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
+from judges.stats.label_stability import LabelStability
+from judges.stats.reading_list import ReadingListResult
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -109,6 +111,8 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
+    reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -156,6 +160,8 @@ class ModelReport:
             },
             "comparison": _as_dict(self.comparison),
             "notes": list(self.notes),
+            "label_stability": [result.as_dict() for result in self.label_stability],
+            "reading_list": _as_dict(self.reading_list),
         }
 
 
