@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from judges.sets.planted import PlantedItem, PlantedSetError
+from judges.core.results import JudgementRow
+from judges.sets.planted import PlantedItem, PlantedSet, PlantedSetError
+
+if TYPE_CHECKING:
+    from judges.stats.reading_list import ReadingListResult
 
 TIERS = {4: "essential", 3: "relevant", 2: "method", 1: "background", 0: "hard_negative"}
 RUN = "reading_list"
@@ -107,15 +112,13 @@ def reading_list_items(reading_list: ReadingList, judge: str) -> list[PlantedIte
     return items
 
 
-def reading_list_of(planted_folder: Path, file_name: str) -> ReadingList:
-    return load_reading_list(planted_folder / file_name)
-
-
-def evaluate_run(rows: list[Any], planted: Any) -> Any:
+def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
     """The judge's run over the reading list, scored next to the baselines."""
     from judges.stats.reading_list import evaluate_reading_list, judge_scores
 
-    reading_list = reading_list_of(planted.path, planted.config.reading_list)
+    if planted.config.reading_list is None:
+        raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
+    reading_list = load_reading_list(planted.path / planted.config.reading_list)
     candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
     return evaluate_reading_list(
         reading_list.query,
