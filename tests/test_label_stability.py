@@ -129,3 +129,13 @@ def test_the_report_section_lists_every_value_with_its_interval() -> None:
     assert "| criterion_label | all | 1.00 [0.44, 1.00] n=3 | failed judgement: 1 |" in text
     for value in VALUES:
         assert f"| criterion_label | {value} | 1.00" in text
+
+
+def test_a_constant_field_is_called_out() -> None:
+    from judges.reports.label_stability import label_stability_md
+
+    same = ["Not Relevant"] * 3
+    main = [row(f"I-{i}", "main", same) for i in range(3)]
+    retest = [row(f"I-{i}", "retest", same) for i in range(3)]
+    text = "\n".join(label_stability_md(retest_stability(main, retest, LABELS)))
+    assert "level, criterion_label: every unit has one and the same value" in text

@@ -26,4 +26,11 @@ def label_stability_md(result: LabelStability) -> list[str]:
         lines.append(f"| {name} | all | {field.overall} | {left_out} |")
         for value, rate in field.per_value.items():
             lines.append(f"| {name} | {value} | {rate} | |")
+    constant = [name for name, field in result.fields.items() if len(field.per_value) == 1]
+    if constant:
+        lines += [
+            "",
+            f"{', '.join(constant)}: every unit has one and the same value, so stability here "
+            "says nothing about discrimination (a constant judge is perfectly stable).",
+        ]
     return [*lines, ""]
