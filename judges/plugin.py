@@ -18,7 +18,7 @@ import pytest
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
-from judges.core.spec import version_key
+from judges.core.spec import SpecError, version_key
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -122,6 +122,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
+    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
         OPTION_CHECK_REPORTS,
         dest=CHECK,
@@ -152,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
         price_files=tuple(config.getoption("judges_prices")),
         cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
         planted_sets=rootdir / "planted_sets",
+        prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
@@ -162,10 +164,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
     try:
-        # Loaded once, up front: a malformed planted set is a usage error naming file,
-        # line and field, not a traceback in every test module that collects it.
+        # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
-    except PlantedSetError as error:
+        session.preflight()
+    except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed
@@ -242,12 +244,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
 ITEM_FIXTURES = {
-    "planted_case": "main",
-    "noise_case": "noise",
-    "retest_case": "retest",
-    "panel_case": "panel",
-    "reading_list_case": "reading_list",
-}
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
 SET_FIXTURES = {
     "gate_set": "main",
     "noise_set": "noise",
@@ -329,7 +328,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3, "reading_list": 4}
+_RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
 
 
 @pytest.hookimpl(tryfirst=True)

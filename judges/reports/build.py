@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
@@ -22,6 +23,7 @@ from judges.stats.label_stability import (
     retest_stability,
 )
 from judges.stats.reading_list import ReadingListResult, gate_failures
+from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -231,6 +233,8 @@ def _model_report(
         notes=tuple(notes),
         label_stability=stability,
         reading_list=reading,
+        **_ranking(model, version, main, planted),
+        coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
 
 
@@ -284,6 +288,17 @@ def _extra_gates(
     except ValueError as error:
         notes.append(f"gates.toml: {error}")
     return gates
+
+
+def _ranking(
+    model: str, version: str, main: Sequence[JudgementRow], planted: PlantedSet | None
+) -> dict[str, Any]:
+    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
+    gates = planted.gates.get((model, version)) if planted else None
+    if planted is None or gates is None or not gates.ranking or not main:
+        return {}
+    summary = summarise(queries_from_rows(main, planted))
+    return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:

@@ -16,6 +16,7 @@ from judges.core.results import JudgementRow, Usage
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
 from judges.stats.label_stability import LabelStability
+from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
@@ -113,6 +114,15 @@ class ModelReport:
     notes: tuple[str, ...]
     label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
     reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
+    ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
+    ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
+    coercions: str | None = None  # lenient parsing: the count line; None for strict judges
+
+    def ranking_lines(self) -> list[str]:
+        if self.ranking is None:
+            return []
+        note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
+        return [*self.ranking.lines(), *note]
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -160,9 +170,20 @@ class ModelReport:
             },
             "comparison": _as_dict(self.comparison),
             "notes": list(self.notes),
-            "label_stability": [result.as_dict() for result in self.label_stability],
-            "reading_list": _as_dict(self.reading_list),
-        }
+        } | self._optional_dict()
+
+    def _optional_dict(self) -> dict[str, Any]:
+        # Only where they apply, so the reports of other judges keep their bytes.
+        optional: dict[str, Any] = {}
+        if self.ranking is not None:
+            optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
+        if self.coercions is not None:
+            optional["coercions"] = self.coercions
+        if self.label_stability:
+            optional["label_stability"] = [r.as_dict() for r in self.label_stability]
+        if self.reading_list is not None:
+            optional["reading_list"] = self.reading_list.as_dict()
+        return optional
 
 
 @dataclass(frozen=True)

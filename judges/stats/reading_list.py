@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from judges.core.results import JudgementRow
-from judges.stats.ranking import evaluate_ranking, popularity_ranking, rank_by_score
+from judges.stats.ranking import evaluate_ranking, popularity_ranking
 from judges.stats.stats import Estimate
 
 # The report's metrics, in order, as a reader spells them.
@@ -37,8 +37,9 @@ CONFIDENCE = 0.95
 def evaluate_scores(
     scores: Mapping[str, float | None], labels: Mapping[str, int]
 ) -> dict[str, float]:
-    """Metrics of a ranker given as scores (None = failed, ranked last, never dropped)."""
-    return evaluate_ranking(rank_by_score(scores), labels)
+    """Metrics of a ranker given as scores, tie-aware: a tie counts as every order of the tied
+    candidates; a failed one (None) ranks below every score, never dropped."""
+    return evaluate_ranking(dict(scores), labels)
 
 
 def judge_scores(
