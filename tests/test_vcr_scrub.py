@@ -12,12 +12,12 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request
 
 from judges.calls._vcr import (
-    REDACTED,
     is_replay_miss,
     json_body,
     scrub_request,
     scrub_response,
 )
+from judges.calls.credentials import REDACTED
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.results import Usage
 
