@@ -18,7 +18,9 @@ import pytest
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import version_key
+from judges.files import FolderBusy, FolderLock, remove_stale_temporaries
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -36,11 +38,15 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
+OPTION_TIMEOUT = "--judge-timeout"
 ROW_PROPERTY = "judges.row"
+# In the cassette folder; held by a live session from start to end (see _lock_cassettes).
+LOCK_FILE = ".judges-record.lock"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
+lock_key = pytest.StashKey[FolderLock]()
 
 
 def _model(text: str) -> ModelRef:
@@ -48,6 +54,16 @@ def _model(text: str) -> ModelRef:
         return ModelRef.parse(text)
     except BackendError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def _usd(text: str) -> float:
@@ -121,6 +137,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where reports are written (default: <rootdir>/reports).",
     )
     group.addoption(
+        OPTION_TIMEOUT,
+        dest="judges_timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds a judge request may take (default {DEFAULT_TIMEOUT_S:g}); a judgement, "
+        "retries included, may take 3 times that. A timeout becomes a transport error row.",
+    )
+    group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
         metavar="N",
@@ -146,6 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
         planted_sets=rootdir / "planted_sets",
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
+        judge_timeout_s=config.getoption("judges_timeout"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
     try:
@@ -168,8 +194,13 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[restore_network_key] = block_network()
     else:
         _check_keys(session)
+        if not workerinput:
+            _lock_cassettes(config, settings)
         if not workerinput and settings.base_url is None and _needs_embedded_server(session):
             session.settings = _start_embedded_server(config, settings)
+    if not workerinput:
+        # A killed run (SIGKILL, power loss) can leave its temporary files behind.
+        remove_stale_temporaries(settings.reports)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
@@ -192,6 +223,22 @@ def _check_keys(session: JudgesSession) -> None:
             )
 
 
+def _lock_cassettes(config: pytest.Config, settings: Settings) -> None:
+    """One live session per cassette folder: two would each record cassettes, and the
+    results of only one would survive, so rows and cassettes would disagree."""
+    lock = FolderLock(settings.cassettes, LOCK_FILE)
+    try:
+        lock.acquire()
+    except FolderBusy as busy:
+        raise pytest.UsageError(
+            f"another live session (pid {busy.holder}) is recording into {settings.cassettes} "
+            f"(lock file {busy.lock_file}); wait until it ends, or record into another folder "
+            f"with {OPTION_CASSETTES} DIR"
+        ) from None
+    config.stash[lock_key] = lock
+    remove_stale_temporaries(settings.cassettes)
+
+
 def _needs_embedded_server(session: JudgesSession) -> bool:
     return any(model.backend == "local" for model in _selected_models(session))
 
@@ -205,6 +252,9 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
         api_key = os.environ.get(LOCAL_KEY_VARIABLE)
         server = start_local_server(log_dir=settings.scratch, api_key=api_key)
     except LocalServerError as error:
+        lock = config.stash.get(lock_key, None)
+        if lock is not None:  # pytest_unconfigure does not run after a failed configure
+            lock.release()
         raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
     config.stash[server_key] = server
     return replace(settings, base_url=server.base_url)
@@ -228,6 +278,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     restore = config.stash.get(restore_network_key, None)
     if restore is not None:
         restore()
+    lock = config.stash.get(lock_key, None)
+    if lock is not None:
+        lock.release()
 
 
 # -- parametrization -----------------------------------------------------------------

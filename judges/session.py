@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backends import ModelRef, load_prices, make_backend, price_for
+from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
-from judges.core.runner import Call, Subject, judge
+from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import JudgeSpec, Sampling, load_catalog
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
 
@@ -64,6 +65,7 @@ class Settings:
     planted_sets: Path = Path("planted_sets")
     reports: Path = Path("reports")
     noise_repeats: int | None = None
+    judge_timeout_s: float = DEFAULT_TIMEOUT_S
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -95,6 +97,8 @@ class JudgesSession:
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
         self.prices = load_prices(*settings.price_files)
+        for value in credential_values(settings.base_url or ""):
+            remember(value)  # a key in the base URL is scrubbed by value wherever it shows
 
     # -- what there is to judge -------------------------------------------------------
 
@@ -144,7 +148,9 @@ class JudgesSession:
         key = (str(model), live)
         if key not in self._backends:
             base_url = self.settings.base_url if model.backend != "anthropic" else None
-            self._backends[key] = make_backend(model, base_url=base_url, live=live)
+            self._backends[key] = make_backend(
+                model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
+            )
         return self._backends[key]
 
     def _should_record(self, path: Path) -> bool:
@@ -189,6 +195,7 @@ class JudgesSession:
                         repeat=repeat,
                         draw=draw_offset + repeat,
                         sampling=sampling,
+                        timeout_s=self.settings.judge_timeout_s,
                     )
                     rows.append(judge(spec, case.version, subject, call))
         except _vcr.UnreadableCassette as error:

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
 # vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
@@ -312,6 +313,15 @@ class AnthropicBackend:
         )
 
 
+def _split_query(url: str) -> tuple[str, dict[str, str]]:
+    """The base URL without its query, and the query's parameters (sent with every request:
+    the SDK would append paths after the query). A key among them never reaches a cassette
+    (`judges.calls.credentials`)."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment)), query
+
+
 def make_backend(
     model: ModelRef,
     *,
@@ -340,17 +350,21 @@ def make_backend(
 
     if model.backend == "openai":
         key = _api_key("openai", environ) if live else "replay-no-key"
+        base, query = _split_query(base_url) if base_url else (None, {})
         client = openai.OpenAI(
             api_key=key,
-            base_url=base_url,
+            base_url=base,
+            default_query=query or None,
             max_retries=0,
             timeout=timeout,
             default_headers=_PINNED_HEADERS,
         )
         return OpenAIBackend(model, client)
+    base, query = _split_query(base_url or "http://127.0.0.1:8080/v1")
     client = openai.OpenAI(
         api_key=environ.get(LOCAL_KEY_VARIABLE) or "local-no-key",
-        base_url=base_url or "http://127.0.0.1:8080/v1",
+        base_url=base,
+        default_query=query or None,
         max_retries=0,
         timeout=timeout,
         default_headers=_PINNED_HEADERS,
