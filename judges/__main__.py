@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.core.spec import load_catalog
-from judges.finale.finale import add_finale_command
+from judges.finale.cli import add_finale_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items
 
