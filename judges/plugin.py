@@ -8,19 +8,18 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
+from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import version_key
-from judges.files import FolderBusy, FolderLock, remove_stale_temporaries
+from judges.files import FolderLock, remove_stale_temporaries
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -40,8 +39,6 @@ OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
 OPTION_TIMEOUT = "--judge-timeout"
 ROW_PROPERTY = "judges.row"
-# In the cassette folder; held by a live session from start to end (see _lock_cassettes).
-LOCK_FILE = ".judges-record.lock"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
@@ -57,11 +54,8 @@ def _model(text: str) -> ModelRef:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
+    value = float(text) if text.replace(".", "", 1).isdigit() else 0.0
+    if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
     return value
 
@@ -193,11 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
             config.stash[restore_network_key] = block_network()
     else:
-        _check_keys(session)
-        if not workerinput:
-            _lock_cassettes(config, settings)
-        if not workerinput and settings.base_url is None and _needs_embedded_server(session):
-            session.settings = _start_embedded_server(config, settings)
+        _start_live(config, session, bool(workerinput))
     if not workerinput:
         # A killed run (SIGKILL, power loss) can leave its temporary files behind.
         remove_stale_temporaries(settings.reports)
@@ -206,58 +196,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
 
 
-def _selected_models(session: JudgesSession) -> list[ModelRef]:
-    return list(session.settings.models) or [
-        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
-    ]
-
-
-def _check_keys(session: JudgesSession) -> None:
-    """A live run against a paid API without its key is a usage error, before any test."""
-    for model in _selected_models(session):
-        variable = KEY_VARIABLES.get(model.backend)
-        if variable and not os.environ.get(variable):
-            raise pytest.UsageError(
-                f"--record with {model} needs {variable} in the environment; export it, or "
-                "replay the recorded cassettes by running pytest without --record"
-            )
-
-
-def _lock_cassettes(config: pytest.Config, settings: Settings) -> None:
-    """One live session per cassette folder: two would each record cassettes, and the
-    results of only one would survive, so rows and cassettes would disagree."""
-    lock = FolderLock(settings.cassettes, LOCK_FILE)
-    try:
-        lock.acquire()
-    except FolderBusy as busy:
-        raise pytest.UsageError(
-            f"another live session (pid {busy.holder}) is recording into {settings.cassettes} "
-            f"(lock file {busy.lock_file}); wait until it ends, or record into another folder "
-            f"with {OPTION_CASSETTES} DIR"
-        ) from None
-    config.stash[lock_key] = lock
-    remove_stale_temporaries(settings.cassettes)
-
-
-def _needs_embedded_server(session: JudgesSession) -> bool:
-    return any(model.backend == "local" for model in _selected_models(session))
-
-
-def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
+def _start_live(config: pytest.Config, session: JudgesSession, worker: bool) -> None:
     from dataclasses import replace
 
-    from judges.calls.local_server import LocalServerError, start_local_server
+    from judges import live
 
     try:
-        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
-        server = start_local_server(log_dir=settings.scratch, api_key=api_key)
-    except LocalServerError as error:
-        lock = config.stash.get(lock_key, None)
-        if lock is not None:  # pytest_unconfigure does not run after a failed configure
-            lock.release()
-        raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
-    config.stash[server_key] = server
-    return replace(settings, base_url=server.base_url)
+        live.check_keys(session)
+        if worker:  # the controller holds the lock and serves the embedded judge
+            return
+        config.stash[lock_key] = live.lock_cassettes(session.settings.cassettes, OPTION_CASSETTES)
+        if session.settings.base_url is None and live.needs_embedded_server(session):
+            server = live.start_embedded_server(session, OPTION_BASE_URL)
+            config.stash[server_key] = server
+            session.settings = replace(session.settings, base_url=server.base_url)
+    except live.LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
+        raise pytest.UsageError(str(error)) from None
 
 
 class _XdistHooks:

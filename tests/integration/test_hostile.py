@@ -31,7 +31,8 @@ import judges.reports.report
 import judges.stats.gates  # noqa: F401
 from judges.calls.network import block_network
 from judges.files import FolderLock
-from judges.plugin import LOCK_FILE, restore_network_key
+from judges.live import LOCK_FILE
+from judges.plugin import restore_network_key
 
 from ._support import (
     FAKE_KEY,
@@ -285,6 +286,9 @@ def test_a_hung_server_costs_one_timeout(project: JudgesProject, fake_judge: Fak
     assert time.monotonic() - started < 5.0
     assert project.report().code == 0
     assert status_counts(project) == {"transport": 1}
+    refused = record_one(project, "--judge-timeout", "0")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*--judge-timeout: '0' is not a number of seconds above 0"])
 
 
 def test_server_errors_are_retried_within_the_budget(
