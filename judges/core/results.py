@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judges.calls.credentials import scrub
 from judges.calls.ledger import Usage
-from judges.files import atomic_write_bytes
+from judges.files import atomic_write_text
 
 # `error`: building the verdict or checking an expectation raised; the row says what.
 Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport", "error"]
@@ -145,8 +145,7 @@ def write_jsonl(path: Path, rows: Iterable[JudgementRow], damaged: Iterable[str]
     were (dropping them would lose the only copy of what the judge said)."""
     ordered = sorted(rows, key=lambda r: r.key)
     text = "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
-    kept = b"".join(line.encode("utf-8", "surrogateescape") + b"\n" for line in damaged)
-    atomic_write_bytes(path, text.encode("utf-8") + kept)
+    atomic_write_text(path, text + "".join(line + "\n" for line in damaged))
 
 
 @dataclass(frozen=True)
@@ -163,23 +162,26 @@ class DamagedLine:
 
 
 @dataclass(frozen=True)
-class Results:
+class ResultsRead:
     rows: list[JudgementRow]
     damaged: list[DamagedLine]
 
 
-def read_results(path: Path) -> Results:
-    """Every row of a results file; a damaged line is reported (file and line) and skipped."""
+def read_results(path: Path) -> ResultsRead:
+    """Every row of a results file; a damaged line is set aside with its line number."""
+    return parse_results(path, path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def parse_results(path: Path, text: str) -> ResultsRead:
     rows, damaged = [], []
-    data = path.read_bytes().decode("utf-8", errors="surrogateescape")
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
                 rows.append(_row(line))
             except ValueError as error:
                 reason = " ".join(str(error).split())[:200]
-                damaged.append(DamagedLine(path, number, line, safe_text(reason)))
-    return Results(rows, damaged)
+                damaged.append(DamagedLine(path, number, safe_text(line), safe_text(reason)))
+    return ResultsRead(rows, damaged)
 
 
 def _row(line: str) -> JudgementRow:
