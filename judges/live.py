@@ -7,6 +7,7 @@ Errors are `LiveSetupError`s whose message the plugin shows as a usage error.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,38 @@ LOCK_FILE = ".judges-record.lock"
 
 class LiveSetupError(Exception):
     """A live session cannot start as asked."""
+
+
+@dataclass
+class Live:
+    """What a live session holds until it ends: the cassette lock, the embedded judge."""
+
+    lock: FolderLock | None = None
+    server: Any = None
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        if self.lock is not None:
+            self.lock.release()
+
+
+def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -> Live:
+    """Check keys; in the controller, lock the cassettes and start the embedded judge if
+    needed. `options`: the cassette-folder and base-URL options, named in errors."""
+    check_keys(session)
+    live = Live()
+    if worker:  # the controller holds the lock and serves the embedded judge
+        return live
+    live.lock = lock_cassettes(session.settings.cassettes, options[0])
+    if session.settings.base_url is None and needs_embedded_server(session):
+        try:
+            live.server = start_embedded_server(session, options[1])
+        except LiveSetupError:
+            live.stop()
+            raise
+        session.settings = replace(session.settings, base_url=live.server.base_url)
+    return live
 
 
 def selected_models(session: JudgesSession) -> list[ModelRef]:

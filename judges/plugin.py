@@ -19,7 +19,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import version_key
-from judges.files import FolderLock, remove_stale_temporaries
+from judges.files import remove_stale_temporaries
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -38,12 +38,13 @@ OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
 OPTION_TIMEOUT = "--judge-timeout"
+OPTION_CHECK_REPORTS = "--check-reports"
+CHECK = "judges_check_reports"
 ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
-server_key = pytest.StashKey[Any]()
+live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()
-lock_key = pytest.StashKey[FolderLock]()
 
 
 def _model(text: str) -> ModelRef:
@@ -140,6 +141,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "retries included, may take 3 times that. A timeout becomes a transport error row.",
     )
     group.addoption(
+        OPTION_CHECK_REPORTS,
+        dest=CHECK,
+        action="store_true",
+        help="write no report; fail naming each committed report file this run would change.",
+    )
+    group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
         metavar="N",
@@ -187,31 +194,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
             config.stash[restore_network_key] = block_network()
     else:
-        _start_live(config, session, bool(workerinput))
+        from judges.live import LiveSetupError, start_live
+
+        try:
+            options = (OPTION_CASSETTES, OPTION_BASE_URL)
+            config.stash[live_key] = start_live(session, bool(workerinput), options)
+        except LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
+            raise pytest.UsageError(str(error)) from None
     if not workerinput:
         # A killed run (SIGKILL, power loss) can leave its temporary files behind.
         remove_stale_temporaries(settings.reports)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
-
-
-def _start_live(config: pytest.Config, session: JudgesSession, worker: bool) -> None:
-    from dataclasses import replace
-
-    from judges import live
-
-    try:
-        live.check_keys(session)
-        if worker:  # the controller holds the lock and serves the embedded judge
-            return
-        config.stash[lock_key] = live.lock_cassettes(session.settings.cassettes, OPTION_CASSETTES)
-        if session.settings.base_url is None and live.needs_embedded_server(session):
-            server = live.start_embedded_server(session, OPTION_BASE_URL)
-            config.stash[server_key] = server
-            session.settings = replace(session.settings, base_url=server.base_url)
-    except live.LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
-        raise pytest.UsageError(str(error)) from None
 
 
 class _XdistHooks:
@@ -226,15 +221,12 @@ class _XdistHooks:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    server = config.stash.get(server_key, None)
-    if server is not None:
-        server.stop()
+    live = config.stash.get(live_key, None)
+    if live is not None:
+        live.stop()
     restore = config.stash.get(restore_network_key, None)
     if restore is not None:
         restore()
-    lock = config.stash.get(lock_key, None)
-    if lock is not None:
-        lock.release()
 
 
 # -- parametrization -----------------------------------------------------------------
@@ -482,17 +474,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.reports.report import write_session_reports
-
-    judges_session.report = write_session_reports(judges_session)
+    built = judges_session.build_reports()
+    judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
+    if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
         return
-    from judges.reports.report import summary_lines
-
     terminalreporter.section("judges")
-    for line in summary_lines(judges_session):
-        terminalreporter.write_line(line)
+    for line, markup in judges_session.summary_lines():
+        terminalreporter.write_line(line, **markup)

@@ -140,12 +140,20 @@ class JudgementRow(BaseModel):
         return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"})
 
 
-def write_jsonl(path: Path, rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> None:
-    """Write rows sorted by key, atomically; damaged lines are kept, after the rows, as they
-    were (dropping them would lose the only copy of what the judge said)."""
+def jsonl_text(rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> str:
+    """The rows sorted by key, one JSON object a line: the content of a results file.
+
+    Damaged lines are kept after the rows as they were read (dropping them would lose the
+    only copy of what the judge said); every reader reports them with their line number.
+    """
     ordered = sorted(rows, key=lambda r: r.key)
     text = "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
-    atomic_write_text(path, text + "".join(line + "\n" for line in damaged))
+    return text + "".join(line + "\n" for line in damaged)
+
+
+def write_jsonl(path: Path, rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> None:
+    """Write rows sorted by key (and damaged lines after them), atomically."""
+    atomic_write_text(path, jsonl_text(rows, damaged))
 
 
 @dataclass(frozen=True)
