@@ -27,7 +27,7 @@ import vcr.stubs.httpx_stubs  # noqa: F401
 
 import judges.builtin.product_identity as product_identity
 import judges.calls._vcr
-import judges.reports.report
+import judges.reports.write
 import judges.stats.gates  # noqa: F401
 from judges.calls.network import block_network
 from judges.files import FolderLock
@@ -375,3 +375,30 @@ def test_a_reply_echoing_the_key_leaves_it_nowhere(
     project.run(*ONE, inprocess=True).assert_outcomes(passed=1)
     assert project.report().code == 0
     assert project.files_containing(key) == []
+
+
+def test_a_damaged_results_line_is_reported_counted_and_kept(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    record_one(project).assert_outcomes(passed=1)
+    path = results_file(project)
+    (row,) = [json.loads(line) for line in path.read_text().splitlines()]
+    # As older versions wrote it: valid JSON, a lone surrogate that UTF-8 cannot hold.
+    old = dict(row, item_id="PE-03", verdict=dict(row["verdict"], rationale="x\ud800y"))
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(old) + "\n")
+        stream.write('{"judge": "product_identity", "prompt_ver\n')  # cut off by a crash
+
+    rebuilt = project.report()
+
+    assert rebuilt.code == 0, rebuilt.err
+    assert f"damaged: {path}:3: not a result row (" in rebuilt.out
+    report = json.loads((path.parent / "report.json").read_text())
+    assert any(note.startswith("1 damaged line(s) of results.jsonl") for note in report["notes"])
+    assert status_counts(project) == {"ok": 2}  # the surrogate row is read, escaped
+    replayed = project.run(*ONE, inprocess=True)
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines([f"damaged: {path}:3: not a result row (*"])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[-1] == '{"judge": "product_identity", "prompt_ver'  # kept, not dropped
+    assert "x\\\\ud800y" in lines[1]  # rewritten escaped: it reads back everywhere
