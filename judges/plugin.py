@@ -18,7 +18,7 @@ from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
-from judges.core.spec import version_key
+from judges.core.spec import SpecError, version_key
 from judges.files import remove_stale_temporaries
 from judges.session import (
     JudgementMissing,
@@ -131,6 +131,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
+    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
         OPTION_TIMEOUT,
         dest="judges_timeout",
@@ -170,6 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
         price_files=tuple(config.getoption("judges_prices")),
         cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
         planted_sets=rootdir / "planted_sets",
+        prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         judge_timeout_s=config.getoption("judges_timeout"),
@@ -181,10 +183,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
     try:
-        # Loaded once, up front: a malformed planted set is a usage error naming file,
-        # line and field, not a traceback in every test module that collects it.
+        # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
-    except PlantedSetError as error:
+        session.preflight()
+    except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed

@@ -23,7 +23,7 @@ from judges.calls.backends import (
     is_transient,
 )
 from judges.calls.ledger import CostCapReached, Ledger
-from judges.core.parsing import ReplyError, parse_reply
+from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
@@ -135,6 +135,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
         )
 
     replies: dict[str | None, tuple[BaseModel, str]] = {}
+    coerced: list[str] = []
     for facet in facets:
         reply_model = spec.reply_model(version, facet)
         request_schema = spec.request_schema(version, facet, inputs)
@@ -170,7 +171,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                     str(call.backend.model), response.input_tokens, response.output_tokens, cost
                 )
             try:
-                reply = parse_reply(response.text, reply_model, truncated=response.truncated)
+                reply, conversions = _parse(spec, response.text, reply_model, response.truncated)
             except ReplyError as error:
                 last_error = error
                 call.attempts.append(
@@ -181,6 +182,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
             # The verdict keeps this reply as its `raw`: the attempt does not repeat it.
             call.attempts.append(Attempt(facet=facet, attempt=attempt, text=None))
             replies[facet] = (reply, response.text)
+            coerced += [f"{facet}.{c}" if facet else c for c in conversions]
             break
         else:
             where = f" ({facet})" if facet else ""
@@ -197,12 +199,23 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
     status = dump.get("status", "ok")
     if status != "ok":
         missing = dump.get("missing") or []
-        return row(status, verdict=dump, met=False, error=f"{status}: missing {missing}")
+        return row(
+            status, verdict=dump, met=False, coerced=coerced, error=f"{status}: missing {missing}"
+        )
     try:
         met = all(expectation.holds(dump) for expectation in subject.expect)
     except Exception as error:
         return _error_row(row, "checking the expectations", error, dump)
-    return row("ok", verdict=dump, met=met)
+    return row("ok", verdict=dump, met=met, coerced=coerced)
+
+
+def _parse(
+    spec: JudgeSpec, text: str, reply_model: type[BaseModel], truncated: bool
+) -> tuple[BaseModel, list[str]]:
+    """Strict unless the judge opted in to lenient parsing (`coerce = true`)."""
+    if spec.config.coerce:
+        return parse_reply_coercing(text, reply_model, truncated=truncated)
+    return parse_reply(text, reply_model, truncated=truncated), []
 
 
 def _raw(replies: dict[str | None, tuple[BaseModel, str]]) -> dict[str, Any]:
