@@ -139,3 +139,16 @@ def test_a_constant_field_is_called_out() -> None:
     retest = [row(f"I-{i}", "retest", same) for i in range(3)]
     text = "\n".join(label_stability_md(retest_stability(main, retest, LABELS)))
     assert "level, criterion_label: every unit has one and the same value" in text
+
+
+def test_the_baseline_gates_values_seen_often_enough() -> None:
+    from judges.baseline import MIN_UNITS_PER_VALUE, label_stability_gates
+
+    often, rare = ["Not Relevant"] * 3, ["Somewhat Relevant", "Not Relevant", "Not Relevant"]
+    main = [row(f"I-{i}", "main", often if i else rare) for i in range(MIN_UNITS_PER_VALUE)]
+    retest = [row(f"I-{i}", "retest", often) for i in range(MIN_UNITS_PER_VALUE)]
+    table = label_stability_gates(main + retest, LABELS)["label_stability"]
+    assert table["retest.criterion_label.Not Relevant"] == 1.0
+    assert "retest.criterion_label.Somewhat Relevant" not in table  # one unit: too few
+    assert table["retest.criterion_label"] == 0.90  # 14 of 15 kept, floored to 0.05
+    assert label_stability_gates(main + retest, {}) == {}
