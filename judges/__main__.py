@@ -70,7 +70,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.baseline import reliability_floors, write_baseline
+    from judges.baseline import (
+        label_stability_gates,
+        reading_list_gates,
+        reliability_floors,
+        write_baseline,
+    )
     from judges.core.results import read_jsonl
     from judges.reports.folders import Results, ResultsMissing, build_folder
     from judges.reports.sources import load_sources
@@ -93,6 +98,8 @@ def _baseline(args: argparse.Namespace) -> int:
         except ResultsMissing as error:
             print(f"python -m judges baseline: {error}", file=sys.stderr)
             return 2
+        for line in folder.damaged:  # left out of the baseline: say so
+            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
         rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
         for model in folder.models:
             sections = {
@@ -101,7 +108,12 @@ def _baseline(args: argparse.Namespace) -> int:
                 "panel": model.panel,
                 "sme": model.sme,
             }
-            reliability[(model.model, version)] = reliability_floors(sections)
+            mine = [row for row in rows_by_version[version] if row.model == model.model]
+            reliability[(model.model, version)] = (
+                reliability_floors(sections)
+                | label_stability_gates(mine, dict(spec.config.labels))
+                | reading_list_gates(mine, sources.planted)
+            )
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
         args.planted_sets / args.judge,

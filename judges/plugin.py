@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 from dataclasses import replace
 from pathlib import Path
@@ -18,9 +17,10 @@ from typing import Any
 import pytest
 
 from judges import fixtures
-from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
+from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
 from judges.fixtures import GATES_SKIPPED_PROPERTY, ROW_PROPERTY, SetCase, case_id, session_key
 from judges.invocation import (
@@ -31,6 +31,7 @@ from judges.invocation import (
     partial_selection,
     partially_selected,
 )
+from judges.files import remove_stale_temporaries
 from judges.session import (
     JudgesSession,
     RecordMode,
@@ -46,11 +47,12 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
+OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 signals_key = pytest.StashKey[dict[int, Any]]()
 snapshots_key = pytest.StashKey[list[str]]()
-server_key = pytest.StashKey[Any]()
+live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()
 
 
@@ -59,6 +61,13 @@ def _model(text: str) -> ModelRef:
         return ModelRef.parse(text)
     except BackendError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _seconds(text: str) -> float:
+    value = float(text) if text.replace(".", "", 1).isdigit() else 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def _usd(text: str) -> float:
@@ -133,6 +142,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
+        OPTION_TIMEOUT,
+        dest="judges_timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds a judge request may take (default {DEFAULT_TIMEOUT_S:g}); a judgement, "
+        "retries included, may take 3 times that. A timeout becomes a transport error row.",
+    )
+    group.addoption(
         OPTION_CHECK_REPORTS,
         dest=CHECK,
         action="store_true",
@@ -167,6 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
         noise_repeats=config.getoption("judges_noise_repeats"),
         rerecord_options=rerecord_options(config),
         server_fingerprint=json.loads(workerinput.get("judges_server_fingerprint", "{}")),
+        judge_timeout_s=config.getoption("judges_timeout"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
     try:
@@ -189,13 +208,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
             config.stash[restore_network_key] = block_network()
     else:
-        _check_keys(session)
-        if not workerinput and settings.base_url is None and _needs_embedded_server(session):
-            session.settings = _start_embedded_server(config, settings)
-        elif not workerinput and settings.base_url is not None:
-            from judges.calls.fingerprint import server_props
+        from judges.live import LiveSetupError, start_live
 
-            session.settings = replace(settings, server_fingerprint=server_props(settings.base_url))
+        try:
+            options = (OPTION_CASSETTES, OPTION_BASE_URL)
+            config.stash[live_key] = start_live(session, bool(workerinput), options)
+        except LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
+            raise pytest.UsageError(str(error)) from None
+    if not workerinput:
+        # A killed run (SIGKILL, power loss) can leave its temporary files behind.
+        remove_stale_temporaries(settings.reports)
     if not workerinput and session.planted_sets:
         config.stash[signals_key] = interrupt_on_termination()
     if not config.pluginmanager.is_registered(fixtures):
@@ -219,45 +241,6 @@ def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
     return tuple(options)
 
 
-def _selected_models(session: JudgesSession) -> list[ModelRef]:
-    return list(session.settings.models) or [
-        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
-    ]
-
-
-def _check_keys(session: JudgesSession) -> None:
-    """A live run against a paid API without its key is a usage error, before any test."""
-    for model in _selected_models(session):
-        variable = KEY_VARIABLES.get(model.backend)
-        if variable and not os.environ.get(variable):
-            raise pytest.UsageError(
-                f"--record with {model} needs {variable} in the environment; export it, or "
-                "replay the recorded cassettes by running pytest without --record"
-            )
-
-
-def _needs_embedded_server(session: JudgesSession) -> bool:
-    return any(model.backend == "local" for model in _selected_models(session))
-
-
-def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
-    from judges.calls.fingerprint import embedded_fingerprint
-    from judges.calls.local_server import (
-        LocalServerError,
-        embedded_model_path,
-        start_local_server,
-    )
-
-    try:
-        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
-        server = start_local_server(log_dir=settings.scratch, api_key=api_key)
-    except LocalServerError as error:
-        raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
-    config.stash[server_key] = server
-    fingerprint = embedded_fingerprint(embedded_model_path())
-    return replace(settings, base_url=server.base_url, server_fingerprint=fingerprint)
-
-
 class _XdistHooks:
     """Hand the one embedded server and the shared ledger to every worker."""
 
@@ -274,9 +257,9 @@ class _XdistHooks:
 def pytest_unconfigure(config: pytest.Config) -> None:
     for signum, handler in config.stash.get(signals_key, {}).items():
         signal.signal(signum, handler)
-    server = config.stash.get(server_key, None)
-    if server is not None:
-        server.stop()
+    live = config.stash.get(live_key, None)
+    if live is not None:
+        live.stop()
     restore = config.stash.get(restore_network_key, None)
     if restore is not None:
         restore()
@@ -286,11 +269,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
 ITEM_FIXTURES = {
-    "planted_case": "main",
-    "noise_case": "noise",
-    "retest_case": "retest",
-    "panel_case": "panel",
-}
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
 SET_FIXTURES = {
     "gate_set": "main",
     "noise_set": "noise",
@@ -298,6 +279,7 @@ SET_FIXTURES = {
     "panel_set": "panel",
     "sme_set": "sme",
     "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
 }
 
 
@@ -350,7 +332,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+_RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

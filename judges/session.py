@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
+from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
-from judges.core.runner import Call, Subject, judge
+from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
@@ -44,7 +45,7 @@ RETEST_DRAW = 100
 
 @dataclass(frozen=True)
 class RunPlan:
-    """One kind of run over a planted set (main, noise, retest, panel)."""
+    """One kind of run over a planted set (main, noise, retest, panel, reading_list)."""
 
     run: str
     versions: tuple[str, ...]
@@ -76,6 +77,7 @@ class Settings:
     rerecord_options: tuple[str, ...] = ()  # the judge options a re-record command repeats
     # What the live server says of itself (model hash, build, CPU): part of each fingerprint.
     server_fingerprint: dict[str, str] = field(default_factory=dict)
+    judge_timeout_s: float = DEFAULT_TIMEOUT_S
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -116,6 +118,8 @@ class JudgesSession:
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
         self.prices = load_prices(*settings.price_files)
+        for value in credential_values(settings.base_url or ""):
+            remember(value)  # a key in the base URL is scrubbed by value wherever it shows
 
     # -- what there is to judge -------------------------------------------------------
 
@@ -144,6 +148,8 @@ class JudgesSession:
         if run == "retest":
             versions = config.retest_versions
             return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+        if run == "reading_list":
+            return RunPlan(run, config.reading_list_versions, tuple(planted.reading_list))
         if run == "panel" and config.panel is not None:
             sampling = spec.config.sampling.model_copy(
                 update={"temperature": config.panel.temperature}
@@ -207,7 +213,9 @@ class JudgesSession:
         key = (str(model), live)
         if key not in self._backends:
             base_url = self.settings.base_url if model.backend != "anthropic" else None
-            self._backends[key] = make_backend(model, base_url=base_url, live=live)
+            self._backends[key] = make_backend(
+                model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
+            )
         return self._backends[key]
 
     def _should_record(self, path: Path, repeats: int) -> bool:
@@ -255,6 +263,7 @@ class JudgesSession:
                         repeat=repeat,
                         draw=draw_offset + repeat,
                         sampling=sampling,
+                        timeout_s=self.settings.judge_timeout_s,
                     )
                     rows.append(judge(spec, case.version, subject, call))
                 fingerprint = self._fingerprint(recorded, case.model, record)

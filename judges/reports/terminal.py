@@ -57,6 +57,7 @@ def report_lines(built: ReportSet) -> list[str]:
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
+        lines += [f"damaged: {line}" for line in folder.damaged]
     lines += [f"run {label}: {value}" for label, value in built.meta.items()]
     if not built.checked:
         lines.append(f"run metadata also in {RUN_FILE} beside each report (git-ignored)")
@@ -71,10 +72,7 @@ def check_lines(
         return []
     if not built.differing:
         return [f"report check: {len(built.files)} files match what this run produces"]
-    return [
-        f"{shown(path)} differs from what {source} produce; {hint}"
-        for path in built.differing
-    ]
+    return [f"{shown(path)} differs from what {source} produce; {hint}" for path in built.differing]
 
 
 def session_lines(
