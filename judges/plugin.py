@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
+from judges.files import remove_stale_temporaries
 from judges.fixtures import GATES_SKIPPED_PROPERTY, ROW_PROPERTY, SetCase, case_id, session_key
 from judges.invocation import (
     XPASS,
@@ -31,7 +31,6 @@ from judges.invocation import (
     partial_selection,
     partially_selected,
 )
-from judges.files import remove_stale_temporaries
 from judges.session import (
     JudgesSession,
     RecordMode,
