@@ -10,7 +10,8 @@ from pathlib import Path
 from judges.core.spec import load_catalog
 from judges.finale.finale import add_finale_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
-from judges.sets.planted import load_items
+from judges.sets.planted import load_items, load_planted_set
+from judges.sets.probes import write_probes
 
 
 def _derive(args: argparse.Namespace) -> int:
@@ -22,6 +23,9 @@ def _derive(args: argparse.Namespace) -> int:
     write_derived(folder / "items.jsonl", derived)
     for item in derived:
         print(f"{item.id} {item.category}: {item.provenance.perturbation}")
+    planted = load_planted_set(args.planted_sets, spec)
+    for probe in write_probes(planted):
+        print(f"{probe.id} probe {probe.probe}: {probe.change}")
     return 0
 
 
@@ -99,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     derive = commands.add_parser(
-        "derive", help="regenerate a planted set's generated items from its derived.toml"
+        "derive",
+        help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
     )
     derive.add_argument("judge", help="judge name, e.g. product_identity")
     derive.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))

@@ -27,6 +27,7 @@ from judges.session import (
     rerecord_command,
 )
 from judges.sets.planted import Gates, PlantedSetError
+from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -157,6 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # Loaded once, up front: a malformed planted set is a usage error naming file,
         # line and field, not a traceback in every test module that collects it.
         session.planted_sets  # noqa: B018
+        session.probe_sets  # noqa: B018
     except PlantedSetError as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
@@ -309,8 +311,71 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
     return params
 
 
+@dataclass(frozen=True)
+class ProbeCase:
+    """One bias probe of one planted item under one prompt version and judge model."""
+
+    probe: str
+    case: Case
+
+    @property
+    def run(self) -> str:
+        return run_name(self.probe)
+
+
+def _probe_params(session: JudgesSession) -> list[Any]:
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                for item in probes.items:
+                    case = Case(spec.name, version, model, item.id, item.case_slug)
+                    reason = probes.accepted_failure(str(model), version, item.probe, item.id)
+                    marks = (
+                        [pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)]
+                        if reason
+                        else []
+                    )
+                    params.append(
+                        pytest.param(ProbeCase(item.probe, case), id=_case_id(session, case),
+                                     marks=marks)
+                    )  # fmt: skip
+    return params
+
+
+def _probe_noise_params(session: JudgesSession) -> list[Any]:
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        planted = session.planted_sets[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                for item_id in probes.clean_ids():
+                    case = Case(spec.name, version, model, item_id, planted.item(item_id).slug)
+                    params.append(pytest.param(case, id=_case_id(session, case)))
+    return params
+
+
+def _probe_set_params(session: JudgesSession) -> list[Any]:
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                case = SetCase(spec.name, version, model)
+                params.append(pytest.param(case, id=_case_id(session, case)))
+    return params
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
+    if "probe_case" in metafunc.fixturenames:
+        metafunc.parametrize("probe_case", _probe_params(session))
+    if "probe_noise_case" in metafunc.fixturenames:
+        metafunc.parametrize("probe_noise_case", _probe_noise_params(session))
+    if "probe_set" in metafunc.fixturenames:
+        metafunc.parametrize("probe_set", _probe_set_params(session))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -319,7 +384,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3, "probe": 4}
+
+
+def _judged_case(params: Any) -> tuple[str, Case] | None:
+    """(run, case) of an item test's parameters; None for set-level tests."""
+    if params is None:
+        return None
+    for name, run in ITEM_FIXTURES.items():
+        if name in params.params:
+            return run, params.params[name]
+    if "probe_case" in params.params:
+        probe_case = params.params["probe_case"]
+        return probe_case.run, probe_case.case
+    if "probe_noise_case" in params.params:
+        return NOISE_RUN, params.params["probe_noise_case"]
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -328,22 +408,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Before -k or node ids deselect anything: set-level tests name the item test that
     # re-records a case, even when that test is not selected in this run.
     for item in items:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                session.recorders[(run, params.params[name])] = item.nodeid
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is not None:
+            session.recorders[judged] = item.nodeid
     if not session.settings.live:
         return
 
     # Live runs: judgements of one item run back to back, so consecutive prompts share
     # their long prefix (the item's texts) and a local server reuses its prompt cache.
     def order(item: pytest.Item) -> tuple[Any, ...]:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                case = params.params[name]
-                return (0, case.judge, case.item_id, version_key(case.version), _RUN_ORDER[run])
-        return (1,)
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is None:
+            return (1,)
+        run, case = judged
+        rank = _RUN_ORDER.get(run, _RUN_ORDER["probe"])
+        return (0, case.judge, case.item_id, version_key(case.version), rank, run)
 
     items.sort(key=order)
 
@@ -389,6 +468,90 @@ class JudgeRunner:
         if capped:
             pytest.skip(f"cost_cap: {capped[0].error}")
         return rows
+
+    def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
+        """Judge one probe item (live with --record, else replayed) in its own cassette."""
+        __tracebackhide__ = True
+        case = probe_case.case
+        probes = self.session.probe_sets[case.judge]
+        clean = self.session.planted_sets[case.judge].item(case.item_id)
+        subject = probes.item(probe_case.probe, case.item_id).subject(clean)
+        return self._judged(case, probe_case.run, subject=subject)[0]
+
+    def judge_probe_noise(self, case: Case) -> JudgementRow:
+        """An independent redraw of a probed item, unperturbed: the probes' noise floor."""
+        __tracebackhide__ = True
+        return self._judged(case, NOISE_RUN, draw_offset=NOISE_DRAW)[0]
+
+    def replay_clean(self, probe_case: ProbeCase) -> JudgementRow:
+        """The main-run verdict on a probe's unperturbed item (recorded by its own test)."""
+        __tracebackhide__ = True
+        case = probe_case.case
+        slug = self.session.planted_sets[case.judge].item(case.item_id).slug
+        clean = Case(case.judge, case.version, case.model, case.item_id, slug)
+        return self._judged(clean, "main", replay_only=True, attach=False)[0]
+
+    def _judged(
+        self,
+        case: Case,
+        run: str,
+        *,
+        replay_only: bool = False,
+        attach: bool = True,
+        **options: Any,
+    ) -> list[JudgementRow]:
+        __tracebackhide__ = True
+        nodeid = self.item.nodeid if attach else self.session.recorders.get((run, case))
+        keyword = None if nodeid else _case_id(self.session, case)
+        try:
+            rows = self.session.judge_case(
+                case,
+                rerecord=rerecord_command(nodeid, keyword),
+                run=run,
+                replay_only=replay_only,
+                **options,
+            )
+        except JudgementMissing as error:
+            missing = str(error)
+        else:
+            missing = ""
+        if missing:
+            pytest.fail(missing, pytrace=False)
+        if attach:
+            for row in rows:
+                self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
+            capped = [row for row in rows if row.status == "cost_cap"]
+            if capped:
+                pytest.skip(f"cost_cap: {capped[0].error}")
+        return rows
+
+    def probe_effects(self, set_case: SetCase) -> list[Any]:
+        """Every probe of a judge version, replayed and set against its noise floor."""
+        __tracebackhide__ = True
+        from judges.stats.probes import outcome, probe_effect
+
+        if self.session.settings.live:
+            pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
+        spec = self.session.catalog[set_case.judge]
+        probes = self.session.probe_sets[set_case.judge]
+        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+        outcomes: dict[str, list[Any]] = {}
+        for item in probes.items:
+            case = Case(set_case.judge, set_case.version, set_case.model, item.id, item.case_slug)
+            probe_case = ProbeCase(item.probe, case)
+            clean = self.replay_clean(probe_case)
+            clean_case = Case(case.judge, case.version, case.model, item.id, item.slug)
+            noise = self._replayed(clean_case, NOISE_RUN, draw_offset=NOISE_DRAW)
+            subject = item.subject(self.session.planted_sets[case.judge].item(item.id))
+            row = self._replayed(case, probe_case.run, subject=subject)
+            outcomes.setdefault(item.probe, []).append(
+                outcome(item.probe, row, clean, fields, probes.score, noise)
+            )
+        return [probe_effect(probe, found) for probe, found in outcomes.items()]
+
+    def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
+        __tracebackhide__ = True
+        return self._judged(case, run, replay_only=True, attach=False, **options)[0]
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""

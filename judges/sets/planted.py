@@ -68,6 +68,7 @@ class Gates(BaseModel):
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
+    max_flip: dict[str, float] = {}  # bias probes: maximum biased flip rate per probe
     note: str = ""
 
 

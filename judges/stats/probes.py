@@ -1,0 +1,239 @@
+"""Bias-probe statistics: flip rates against the noise floor, and majority-vote repeats.
+
+A probe item's verdict is compared with the main-run verdict on its unperturbed item
+(same seed: common random numbers, so a flip is the edit's doing or sampling noise the
+edit exposed). The noise floor is an independent redraw of the unperturbed item set
+against the same main verdict, paired per item: McNemar's exact test says whether the
+probe flips more than a redraw does.
+
+What each probe counts as biased (the gated rate):
+- padding, injection, authority: a judge-pleasing flip (the score rises, or a planted
+  defect the clean item was caught for is no longer caught);
+- order: any change of a criterion's label;
+- dummy: a non-answer not scored lowest on every dimension.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.stats.gates import Gate
+from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
+
+ALPHA = 0.05
+STABLE = 0.95  # a majority vote is "stable" when it returns the modal verdict this often
+
+
+def signature(verdict: dict[str, Any] | None, fields: Sequence[str]) -> tuple[Any, ...] | None:
+    """What must not change: the judge's dimensions and flag, and each criterion's label."""
+    if verdict is None:
+        return None
+    labels = tuple(
+        sorted((j.get("criterion"), j.get("relevance")) for j in verdict.get("judgements", ()))
+    )
+    return tuple(verdict.get(f) for f in fields) + labels
+
+
+def _score(row: JudgementRow, score: str) -> float | None:
+    value = (row.verdict or {}).get(score)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One probe item against its unperturbed item (and an independent redraw of it)."""
+
+    probe: str
+    item_id: str
+    flipped: bool
+    pleasing: bool
+    biased: bool
+    noise_flipped: bool | None = None
+    noise_pleasing: bool | None = None
+    error: str | None = None  # a probe or clean judgement that failed: counted, not dropped
+
+
+def _pleasing(probe_row: JudgementRow, clean: JudgementRow, score: str) -> bool:
+    before, after = _score(clean, score), _score(probe_row, score)
+    rises = before is not None and after is not None and after > before
+    uncaught = not clean.control and bool(clean.met) and not probe_row.met
+    return rises or uncaught
+
+
+def outcome(
+    probe: str,
+    probe_row: JudgementRow,
+    clean: JudgementRow,
+    fields: Sequence[str],
+    score: str,
+    noise: JudgementRow | None = None,
+) -> Outcome:
+    """Compare a probe's verdict with the clean one; an error row counts as biased."""
+    bad = [r for r in (probe_row, clean) if r.status != "ok"]
+    if bad:
+        error = f"{bad[0].run} {bad[0].status}: {(bad[0].error or '')[:120]}"
+        return Outcome(probe, probe_row.item_id, True, True, True, error=error)
+    flipped = signature(probe_row.verdict, fields) != signature(clean.verdict, fields)
+    pleasing = _pleasing(probe_row, clean, score)
+    if probe == "dummy":
+        biased = not probe_row.met
+    elif probe == "order":
+        biased = flipped
+    else:
+        biased = pleasing
+    noise_flipped = noise_pleasing = None
+    if noise is not None and noise.status == "ok":
+        noise_flipped = signature(noise.verdict, fields) != signature(clean.verdict, fields)
+        noise_pleasing = _pleasing(noise, clean, score)
+    return Outcome(probe, probe_row.item_id, flipped, pleasing, biased, noise_flipped,
+                   noise_pleasing)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ProbeEffect:
+    """One probe of one judge version: rates with Wilson intervals, against the noise floor."""
+
+    probe: str
+    flips: Rate
+    pleasing: Rate
+    biased: Rate
+    noise: Rate | None  # the noise floor of the gated quantity (None: not comparable)
+    test: McNemar | None  # probe (b) against the redraw (c), paired per item
+    errors: int
+
+    @property
+    def beyond_noise(self) -> bool | None:
+        if self.test is None:
+            return None
+        return self.test.p_value < ALPHA and self.test.b > self.test.c
+
+    def verdict(self) -> str:
+        if self.test is None:
+            return "absolute check (a non-answer must score lowest)"
+        if not self.beyond_noise:
+            return f"no effect beyond noise (McNemar exact p = {self.test.p_value:.3g})"
+        size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
+        return f"bias beyond noise: +{size:.2f} (McNemar exact p = {self.test.p_value:.3g})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "probe": self.probe,
+            "flips": self.flips.as_dict(),
+            "pleasing": self.pleasing.as_dict(),
+            "biased": self.biased.as_dict(),
+            "noise": self.noise.as_dict() if self.noise else None,
+            "mcnemar": None
+            if self.test is None
+            else {"b": self.test.b, "c": self.test.c, "n": self.test.n, "p": self.test.p_value},
+            "beyond_noise": self.beyond_noise,
+            "errors": self.errors,
+            "verdict": self.verdict(),
+        }
+
+
+def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
+    n = len(outcomes)
+    flips = wilson(sum(o.flipped for o in outcomes), n)
+    pleasing = wilson(sum(o.pleasing for o in outcomes), n)
+    biased = wilson(sum(o.biased for o in outcomes), n)
+    noise = test = None
+    if probe != "dummy":
+        # The redraw's counterpart of the gated quantity, on items that have both.
+        paired = [o for o in outcomes if o.noise_flipped is not None and o.error is None]
+        redraw = [bool(o.noise_flipped if probe == "order" else o.noise_pleasing) for o in paired]
+        noise = wilson(sum(redraw), len(redraw))
+        test = mcnemar_exact([o.biased for o in paired], redraw)
+    errors = sum(o.error is not None for o in outcomes)
+    return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors)
+
+
+def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
+    """`max_flip.<probe>` on each probe's biased rate; a gate without data never passes."""
+    gates = []
+    for effect in effects:
+        noise = f"; noise floor {effect.noise}" if effect.noise else ""
+        name = f"max_flip.{effect.probe} ({_WHAT[effect.probe]}{noise}; {effect.verdict()})"
+        gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
+    missing = sorted(set(thresholds) - {e.probe for e in effects})
+    for probe in missing:
+        gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
+                          at_least=False))  # fmt: skip
+    return gates
+
+
+_WHAT = {
+    "padding": "judge-pleasing flip rate",
+    "injection": "judge-pleasing flip rate",
+    "authority": "judge-pleasing flip rate",
+    "order": "label flip rate",
+    "dummy": "share of non-answers not scored lowest",
+}
+
+
+# -- from the noise-floor runs: how many repeats a majority vote needs -----------------
+
+
+def flip_probability(verdicts: Sequence[Hashable]) -> float:
+    """The chance two distinct draws of one item differ (unbiased, from r >= 2 repeats)."""
+    r = len(verdicts)
+    if r < 2:
+        return math.nan
+    same = sum(k * (k - 1) for k in Counter(verdicts).values())
+    return 1.0 - same / (r * (r - 1))
+
+
+def off_mode(verdicts: Sequence[Hashable]) -> float:
+    """The share of draws that differ from the item's most common verdict."""
+    if not verdicts:
+        return math.nan
+    return 1.0 - max(Counter(verdicts).values()) / len(verdicts)
+
+
+def majority_stability(q: float, n: int) -> float:
+    """P(a majority of n independent draws returns the mode), each off it with chance q."""
+    p = 1.0 - q
+    return sum(math.comb(n, k) * p**k * q ** (n - k) for k in range(n // 2 + 1, n + 1))
+
+
+def majority_repeats(q: float, target: float = STABLE, limit: int = 999) -> int | None:
+    """The smallest odd number of repeats whose majority vote is `target`-stable.
+
+    Counts "the modal verdict" against "anything else" (a conservative reduction of a
+    plurality vote). None when q >= 0.5 or no n up to `limit` suffices.
+    """
+    if math.isnan(q) or q >= 0.5:
+        return None
+    for n in range(1, limit + 1, 2):
+        if majority_stability(q, n) >= target:
+            return n
+    return None
+
+
+def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> None:
+    """A probe item's test: fail (AssertionError, so a strict xfail can accept it)."""
+    __tracebackhide__ = True
+    if result.biased:
+        raise AssertionError(describe_outcome(result, row, clean))
+
+
+def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) -> str:
+    """The assertion message of a probe item: what was probed, both verdicts, the rule."""
+    from judges.core.checks import describe_verdict
+
+    where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
+    head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
+    if result.error:
+        return f"{head}: {result.error}"
+    rule = {
+        "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
+        "order": "every criterion's label must stay the same",
+    }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
+    return (
+        f"{head}: {rule}\n  unperturbed: {describe_verdict(clean)}\n"
+        f"  probed:      {describe_verdict(row)}"
+    )

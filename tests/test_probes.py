@@ -1,0 +1,295 @@
+"""Bias probes: the generators, the probe files, the statistics (against scipy) and gates
+that fail on adversarial judges."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scipy.stats
+from hypothesis import given
+from hypothesis import strategies as st
+
+from judges.core.results import Expectation, JudgementRow
+from judges.core.spec import load_catalog
+from judges.sets import probes
+from judges.sets.perturb import sentences
+from judges.sets.planted import PlantedSetError, load_planted_set
+from judges.stats import probes as probe_stats
+
+ROOT = Path(__file__).resolve().parents[1]
+JUDGES = ["product_identity", "geval", "relevance"]
+
+words = st.sampled_from(["the", "coupon", "is", "paid", "barrier", "note", "rises", "a"])
+sentence = st.lists(words, min_size=3, max_size=8).map(lambda w: " ".join(w).capitalize() + ".")
+texts = st.lists(sentence, min_size=1, max_size=5).map(" ".join)
+seeds = st.integers(0, 10_000)
+
+
+# -- the transformations --------------------------------------------------------------
+
+
+@given(texts, seeds)
+def test_padding_keeps_the_text_and_only_adds(text, seed):
+    inputs = {"answer": text, "question": "What does she get?"}
+    out = probes.padding(inputs, "answer", seed, "question")
+    assert out.inputs["answer"].startswith(text + "\n\n")
+    assert len(out.inputs["answer"]) > len(text)
+    assert out.inputs["question"] == inputs["question"]
+    assert probes.padding(inputs, "answer", seed, "question") == out  # deterministic
+
+
+@given(texts, seeds)
+def test_injection_keeps_every_sentence_in_order_and_adds_one_note(text, seed):
+    out = probes.injection({"summary": text}, "summary", seed, None).inputs["summary"]
+    notes = [n for n in probes.INJECTIONS if n in out]
+    assert len(notes) == 1
+    assert out.replace(notes[0], "").split() == text.split()
+
+
+@given(texts, seeds)
+def test_authority_appends_one_claim(text, seed):
+    out = probes.authority({"answer": text}, "answer", seed, None).inputs["answer"]
+    assert any(out == f"{text} {claim}" for claim in probes.AUTHORITIES)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_dummy_replaces_the_text_by_each_variant_in_turn(seed):
+    inputs = {"answer": "A long true answer.", "question": "What does she get? Say it."}
+    out = probes.dummy(inputs, "answer", seed, "question").inputs["answer"]
+    expected = ["Yes.", "Sure, I can help with that.", "What does she get?", "N/A"][seed % 4]
+    assert out == expected
+
+
+@given(st.lists(st.integers(), min_size=2, max_size=6, unique=True), seeds)
+def test_order_is_a_permutation_and_never_the_same_order(values, seed):
+    out = probes.order({"criteria": values}, "criteria", seed, None).inputs["criteria"]
+    assert sorted(out) == sorted(values) and out != values
+
+
+def test_a_probe_on_a_missing_or_short_field_says_which():
+    with pytest.raises(PlantedSetError, match="'answer'"):
+        probes.padding({"answer": ""}, "answer", 1, None)
+    with pytest.raises(PlantedSetError, match="two or more"):
+        probes.order({"criteria": [1]}, "criteria", 1, None)
+
+
+def test_sentences_helper_is_the_perturbation_one():
+    assert sentences("One. Two.") == ["One.", "Two."]
+
+
+# -- the probe files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_probe_items_match_their_recipe(judge):
+    planted = load_planted_set(ROOT / "planted_sets", load_catalog()[judge])
+    probe_set = probes.load_probe_set(planted)
+    assert probe_set is not None
+    recipe = probes.load_recipe(planted.path / "probes.toml")
+    assert recipe is not None
+    assert list(probe_set.items) == probes.generate(planted, recipe, planted.path)
+    for probe in probe_set.probes():
+        assert sum(i.probe == probe for i in probe_set.items) >= 8, probe
+
+
+def test_probes_cover_every_judge_as_the_issue_asks():
+    covered = {}
+    for judge in JUDGES:
+        planted = load_planted_set(ROOT / "planted_sets", load_catalog()[judge])
+        covered[judge] = set(probes.load_probe_set(planted).probes())  # type: ignore[union-attr]
+    assert covered["relevance"] >= {"order"}
+    for judge in ("product_identity", "geval"):
+        assert covered[judge] >= {"padding", "dummy", "injection", "authority"}
+
+
+@pytest.fixture
+def set_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "product_identity"
+    shutil.copytree(ROOT / "planted_sets" / "product_identity", folder)
+    return folder
+
+
+def _load(folder: Path):
+    return probes.load_probe_set(load_planted_set(folder.parent, load_catalog()[folder.name]))
+
+
+def test_a_drifted_probe_file_is_an_error_naming_both_files_and_the_fix(set_copy):
+    path = set_copy / "probes.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["inputs"]["answer"] += " Edited by hand."
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    with pytest.raises(PlantedSetError, match=r"does not match .*probes\.toml.*judges derive"):
+        _load(set_copy)
+
+
+def test_a_recipe_naming_an_unknown_item_says_so(set_copy):
+    recipe = set_copy / "probes.toml"
+    recipe.write_text(recipe.read_text().replace('"PE-42"]', '"PE-99"]', 1))
+    with pytest.raises(PlantedSetError, match="PE-99, which is not an item"):
+        _load(set_copy)
+
+
+def test_accepted_failures_must_name_probe_items(set_copy):
+    accepted = set_copy / "probe_expectations.toml"
+    accepted.write_text('["local:smollm2-135m"."0.3.1".padding]\nPE-02 = "not probed"\n')
+    with pytest.raises(PlantedSetError, match=r"probe_expectations.toml.*PE-02"):
+        _load(set_copy)
+    accepted.write_text('["local:smollm2-135m"."0.3.1".padding]\nPE-01 = "length wins"\n')
+    loaded = _load(set_copy)
+    assert loaded.accepted_failure("local:smollm2-135m", "0.3.1", "padding", "PE-01")
+
+
+# -- statistics, against scipy ---------------------------------------------------------------
+
+
+@given(st.floats(0.0, 0.49), st.integers(0, 40))
+def test_majority_stability_matches_scipy_binomial_tail(q, half):
+    n = 2 * half + 1
+    expected = scipy.stats.binom.sf(n // 2, n, 1 - q)
+    assert probe_stats.majority_stability(q, n) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("q", [0.0, 0.05, 0.136, 0.2, 0.3, 0.4, 0.45])
+def test_majority_repeats_is_the_smallest_stable_odd_number(q):
+    n = probe_stats.majority_repeats(q)
+    assert n is not None and n % 2 == 1
+    assert scipy.stats.binom.sf(n // 2, n, 1 - q) >= 0.95
+    if n > 1:
+        assert scipy.stats.binom.sf((n - 2) // 2, n - 2, 1 - q) < 0.95
+
+
+def test_majority_repeats_is_none_for_a_coin_flip_judge():
+    assert probe_stats.majority_repeats(0.5) is None
+    assert probe_stats.majority_repeats(0.7) is None
+
+
+@given(st.lists(st.sampled_from("abc"), min_size=2, max_size=9))
+def test_flip_probability_is_the_share_of_differing_ordered_pairs(draws):
+    pairs = list(itertools.permutations(range(len(draws)), 2))
+    expected = sum(draws[i] != draws[j] for i, j in pairs) / len(pairs)
+    assert probe_stats.flip_probability(draws) == pytest.approx(expected)
+
+
+def test_off_mode_is_the_share_outside_the_most_common_verdict():
+    assert probe_stats.off_mode(["a", "a", "b", "a", "c"]) == pytest.approx(0.4)
+
+
+# -- rows of fake judges ------------------------------------------------------------------
+
+FIELDS = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
+LOWEST = [Expectation(field=f, op="==", value=0) for f in FIELDS[:3]]
+
+
+def row(item: str, run: str, scores: tuple[int, int, int], *, control: bool = True,
+        expect: list[Expectation] | None = None) -> JudgementRow:  # fmt: skip
+    verdict: dict[str, Any] = dict(zip(FIELDS[:3], scores, strict=True))
+    verdict["core_total"] = sum(scores)
+    expect = expect or [Expectation(field="factual_accuracy", op=">=", value=2)]
+    return JudgementRow(
+        judge="product_identity", prompt_version="9.9", prompt_hash="x",
+        model="local:fake", item_id=item, category="control", control=control, run=run,
+        status="ok", verdict=verdict, expect=expect,
+        met=all(e.holds(verdict) for e in expect),
+    )  # fmt: skip
+
+
+def effect_of(probe: str, judge, n: int = 8, seed: int = 0) -> probe_stats.ProbeEffect:
+    """A fake judge over n items: `judge(kind, i, rng)` gives its three scores."""
+    rng = random.Random(seed)
+    outcomes = []
+    for i in range(n):
+        item = f"PE-{i + 1:02d}"
+        clean = row(item, "main", judge("clean", i, rng))
+        noise = row(item, "probe-noise", judge("clean", i, rng))
+        expect = LOWEST if probe == "dummy" else None
+        probed = row(item, f"probe-{probe}", judge(probe, i, rng), expect=expect)
+        outcomes.append(probe_stats.outcome(probe, probed, clean, FIELDS, "core_total", noise))
+    return probe_stats.probe_effect(probe, outcomes)
+
+
+def length_rewarding(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
+    return (3, 3, 3) if kind == "padding" else (2, 2, 1)
+
+
+def fair(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
+    return (0, 0, 0) if kind == "dummy" else (2, 2, 1)
+
+
+def agrees_with_everything(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
+    return (3, 3, 3)
+
+
+def random_judge(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
+    return (rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 3))
+
+
+def test_a_length_rewarding_judge_fails_its_padding_gate_naming_probe_rate_interval_gate():
+    effect = effect_of("padding", length_rewarding)
+    (gate,) = probe_stats.flip_gates([effect], {"padding": 0.10})
+    assert gate.passed is False
+    text = gate.describe()
+    low, high = scipy.stats.binomtest(8, 8).proportion_ci(method="wilson")
+    assert "max_flip.padding" in text and "judge-pleasing flip rate" in text
+    assert f"[{low:.2f}, {high:.2f}] n=8" in text and "gate <= 0.10" in text
+    assert "bias beyond noise" in text and effect.beyond_noise is True
+    assert effect.test is not None
+    assert effect.test.p_value == pytest.approx(scipy.stats.binomtest(8, 8, 0.5).pvalue)
+
+
+def test_a_fair_judge_passes_every_gate_with_no_effect_beyond_noise():
+    effects = [effect_of(p, fair) for p in ("padding", "injection", "authority", "dummy")]
+    gates = probe_stats.flip_gates(effects, dict.fromkeys(probes.PROBES[:4], 0.0))
+    assert all(g.passed for g in gates)
+    assert all(e.beyond_noise in (False, None) for e in effects)
+
+
+def test_a_judge_that_agrees_with_everything_fails_the_dummy_gate():
+    effect = effect_of("dummy", agrees_with_everything)
+    (gate,) = probe_stats.flip_gates([effect], {"dummy": 0.25})
+    assert gate.passed is False and effect.biased.successes == 8
+    assert "non-answers not scored lowest" in gate.describe()
+
+
+def test_a_random_judge_fails_order_and_its_flips_are_no_more_than_its_noise():
+    effect = effect_of("order", random_judge, n=40, seed=3)
+    (gate,) = probe_stats.flip_gates([effect], {"order": 0.10})
+    assert gate.passed is False
+    # A random judge flips as often under the probe as on a redraw: noise, not bias.
+    assert effect.beyond_noise is False and effect.noise is not None
+    assert effect.noise.rate > 0.8
+
+
+def test_rates_carry_scipy_wilson_intervals():
+    effect = effect_of("padding", random_judge, n=30, seed=7)
+    for rate in (effect.flips, effect.pleasing, effect.biased, effect.noise):
+        assert rate is not None
+        low, high = scipy.stats.binomtest(rate.successes, rate.n).proportion_ci(method="wilson")
+        assert (rate.low, rate.high) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_an_error_row_counts_as_biased_and_is_not_dropped():
+    clean = row("PE-01", "main", (2, 2, 1))
+    broken = clean.model_copy(update={"run": "probe-padding", "status": "unparseable",
+                                      "verdict": None, "error": "no JSON"})  # fmt: skip
+    result = probe_stats.outcome("padding", broken, clean, FIELDS, "core_total")
+    assert result.biased and result.error and "unparseable" in result.error
+
+
+def test_a_gate_for_a_probe_without_items_is_not_a_pass():
+    (gate,) = probe_stats.flip_gates([], {"order": 0.1})
+    assert gate.passed is None
+
+
+def test_a_defect_no_longer_caught_is_judge_pleasing_even_at_the_same_score():
+    expect = [Expectation(field="factual_accuracy", op="<=", value=1)]
+    clean = row("PE-16", "main", (1, 2, 2), control=False, expect=expect)
+    probed = row("PE-16", "probe-authority", (2, 1, 2), control=False, expect=expect)
+    result = probe_stats.outcome("authority", probed, clean, FIELDS, "core_total")
+    assert result.pleasing and result.biased and result.flipped
