@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from judges.core.spec import load_catalog
 from judges.finale.finale import add_finale_command
@@ -55,7 +56,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.baseline import reliability_gates, write_baseline
+    from judges.baseline import reliability_gates, write_baseline, write_probe_expectations
     from judges.core.results import read_jsonl
     from judges.reports.report import ResultsMissing, build_folder, load_sources
 
@@ -83,9 +84,36 @@ def _baseline(args: argparse.Namespace) -> int:
             kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
             if kept is not None and kept.ranking:
                 extra[(model.model, version)]["ranking"] = dict(kept.ranking)
-    for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
+    probe_tables = _probe_baseline(args, spec, rows_by_version, extra)
+    written = list(write_baseline(args.planted_sets / args.judge, rows_by_version, extra))
+    if probe_tables is not None:
+        written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+    for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _probe_baseline(
+    args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
+) -> dict[tuple[str, str], Any] | None:
+    """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
+    from judges.baseline import probe_baseline
+    from judges.sets.probes import load_probe_set
+
+    probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))
+    if probe_set is None:
+        return None
+    fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+    accepted: dict[tuple[str, str], Any] = {}
+    for version, rows in rows_by_version.items():
+        for model in sorted({row.model for row in rows}):
+            mine = [row for row in rows if row.model == model]
+            gates, failures = probe_baseline(mine, fields, probe_set.score)
+            if gates:
+                extra.setdefault((model, version), {})["max_flip"] = gates
+            if failures:
+                accepted[(model, version)] = failures
+    return accepted
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -84,6 +84,42 @@ def reliability_gates(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
     return gates
 
 
+def probe_baseline(
+    rows: list[JudgementRow], fields: list[str], score: str
+) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
+    """`max_flip` at each probe's achieved biased rate, and its biased items as accepted."""
+    from judges.stats.probes import outcomes_from_rows, probe_effect
+
+    outcomes = outcomes_from_rows(rows, fields, score)
+    gates = {p: ceil_step(probe_effect(p, found).biased.rate) for p, found in outcomes.items()}
+    accepted = {
+        probe: {o.item_id: o.error or _probe_reason(o, rows) for o in found if o.biased}
+        for probe, found in outcomes.items()
+    }
+    return gates, {probe: items for probe, items in accepted.items() if items}
+
+
+def _probe_reason(outcome: Any, rows: list[JudgementRow]) -> str:
+    by_run = {(r.run, r.item_id): r for r in rows if r.repeat == 0}
+    clean = describe_verdict(by_run[("main", outcome.item_id)])
+    probed = describe_verdict(by_run[(f"probe-{outcome.probe}", outcome.item_id)])
+    return f"unperturbed {clean}; probed {probed}"[:300]
+
+
+def write_probe_expectations(folder: Path, tables: dict[tuple[str, str], Any]) -> Path:
+    path = folder / "probe_expectations.toml"
+    atomic_write_text(
+        path,
+        render_tables(
+            "Accepted bias-probe failures per judge model and prompt version, one table per\n"
+            "probe: each is a strict xfail. Written by `python -m judges baseline`; edit the\n"
+            "reasons by hand. A probe the judge now resists shows as XPASS: remove its line.",
+            tables,
+        ),
+    )
+    return path
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, dict):
         inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())

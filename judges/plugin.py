@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from judges import probing
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -27,7 +28,6 @@ from judges.session import (
     rerecord_command,
 )
 from judges.sets.planted import Gates, PlantedSetError
-from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -311,71 +311,11 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
     return params
 
 
-@dataclass(frozen=True)
-class ProbeCase:
-    """One bias probe of one planted item under one prompt version and judge model."""
-
-    probe: str
-    case: Case
-
-    @property
-    def run(self) -> str:
-        return run_name(self.probe)
-
-
-def _probe_params(session: JudgesSession) -> list[Any]:
-    params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
-                for item in probes.items:
-                    case = Case(spec.name, version, model, item.id, item.case_slug)
-                    reason = probes.accepted_failure(str(model), version, item.probe, item.id)
-                    marks = (
-                        [pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)]
-                        if reason
-                        else []
-                    )
-                    params.append(
-                        pytest.param(ProbeCase(item.probe, case), id=_case_id(session, case),
-                                     marks=marks)
-                    )  # fmt: skip
-    return params
-
-
-def _probe_noise_params(session: JudgesSession) -> list[Any]:
-    params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        planted = session.planted_sets[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
-                for item_id in probes.clean_ids():
-                    case = Case(spec.name, version, model, item_id, planted.item(item_id).slug)
-                    params.append(pytest.param(case, id=_case_id(session, case)))
-    return params
-
-
-def _probe_set_params(session: JudgesSession) -> list[Any]:
-    params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
-                case = SetCase(spec.name, version, model)
-                params.append(pytest.param(case, id=_case_id(session, case)))
-    return params
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
-    if "probe_case" in metafunc.fixturenames:
-        metafunc.parametrize("probe_case", _probe_params(session))
-    if "probe_noise_case" in metafunc.fixturenames:
-        metafunc.parametrize("probe_noise_case", _probe_noise_params(session))
-    if "probe_set" in metafunc.fixturenames:
-        metafunc.parametrize("probe_set", _probe_set_params(session))
+    for name, build in probing.PARAMS.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, build(session, lambda case: _case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -394,12 +334,7 @@ def _judged_case(params: Any) -> tuple[str, Case] | None:
     for name, run in ITEM_FIXTURES.items():
         if name in params.params:
             return run, params.params[name]
-    if "probe_case" in params.params:
-        probe_case = params.params["probe_case"]
-        return probe_case.run, probe_case.case
-    if "probe_noise_case" in params.params:
-        return NOISE_RUN, params.params["probe_noise_case"]
-    return None
+    return probing.judged_case(params.params)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -436,7 +371,7 @@ def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
     return pytestconfig.stash[session_key]
 
 
-class JudgeRunner:
+class JudgeRunner(probing.ProbeJudging):
     """Judges cases for one test and attaches every result row to its report."""
 
     def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
@@ -447,49 +382,8 @@ class JudgeRunner:
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(self.item.nodeid),
-                run=run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        for row in rows:
-            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-        capped = [row for row in rows if row.status == "cost_cap"]
-        if capped:
-            pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
-
-    def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
-        """Judge one probe item (live with --record, else replayed) in its own cassette."""
-        __tracebackhide__ = True
-        case = probe_case.case
-        probes = self.session.probe_sets[case.judge]
-        clean = self.session.planted_sets[case.judge].item(case.item_id)
-        subject = probes.item(probe_case.probe, case.item_id).subject(clean)
-        return self._judged(case, probe_case.run, subject=subject)[0]
-
-    def judge_probe_noise(self, case: Case) -> JudgementRow:
-        """An independent redraw of a probed item, unperturbed: the probes' noise floor."""
-        __tracebackhide__ = True
-        return self._judged(case, NOISE_RUN, draw_offset=NOISE_DRAW)[0]
-
-    def replay_clean(self, probe_case: ProbeCase) -> JudgementRow:
-        """The main-run verdict on a probe's unperturbed item (recorded by its own test)."""
-        __tracebackhide__ = True
-        case = probe_case.case
-        slug = self.session.planted_sets[case.judge].item(case.item_id).slug
-        clean = Case(case.judge, case.version, case.model, case.item_id, slug)
-        return self._judged(clean, "main", replay_only=True, attach=False)[0]
+        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
+        return self._judged(case, run, repeats=plan.repeats, **options)
 
     def _judged(
         self,
@@ -524,34 +418,6 @@ class JudgeRunner:
             if capped:
                 pytest.skip(f"cost_cap: {capped[0].error}")
         return rows
-
-    def probe_effects(self, set_case: SetCase) -> list[Any]:
-        """Every probe of a judge version, replayed and set against its noise floor."""
-        __tracebackhide__ = True
-        from judges.stats.probes import outcome, probe_effect
-
-        if self.session.settings.live:
-            pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
-        spec = self.session.catalog[set_case.judge]
-        probes = self.session.probe_sets[set_case.judge]
-        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
-        outcomes: dict[str, list[Any]] = {}
-        for item in probes.items:
-            case = Case(set_case.judge, set_case.version, set_case.model, item.id, item.case_slug)
-            probe_case = ProbeCase(item.probe, case)
-            clean = self.replay_clean(probe_case)
-            clean_case = Case(case.judge, case.version, case.model, item.id, item.slug)
-            noise = self._replayed(clean_case, NOISE_RUN, draw_offset=NOISE_DRAW)
-            subject = item.subject(self.session.planted_sets[case.judge].item(item.id))
-            row = self._replayed(case, probe_case.run, subject=subject)
-            outcomes.setdefault(item.probe, []).append(
-                outcome(item.probe, row, clean, fields, probes.score, noise)
-            )
-        return [probe_effect(probe, found) for probe, found in outcomes.items()]
-
-    def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
-        __tracebackhide__ = True
-        return self._judged(case, run, replay_only=True, attach=False, **options)[0]
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""

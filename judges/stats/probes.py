@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.sets.probes import NOISE_RUN, PROBES
 from judges.stats.gates import Gate
 from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
 
@@ -236,4 +237,80 @@ def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) ->
     return (
         f"{head}: {rule}\n  unperturbed: {describe_verdict(clean)}\n"
         f"  probed:      {describe_verdict(row)}"
+    )
+
+
+# -- from result rows (reports and baselines) ----------------------------------------------
+
+
+def effects_from_rows(
+    rows: Sequence[JudgementRow], fields: Sequence[str], score: str
+) -> list[ProbeEffect]:
+    """Every probe's effect in one model's rows of a version: probe, main and redraw runs."""
+    outcomes = outcomes_from_rows(rows, fields, score)
+    return [probe_effect(p, outcomes[p]) for p in PROBES if p in outcomes]
+
+
+def outcomes_from_rows(
+    rows: Sequence[JudgementRow], fields: Sequence[str], score: str
+) -> dict[str, list[Outcome]]:
+    """Each probe item's outcome, by probe, from one model's rows of one prompt version."""
+    main = {r.item_id: r for r in rows if r.run == "main" and r.repeat == 0}
+    noise = {r.item_id: r for r in rows if r.run == NOISE_RUN}
+    outcomes: dict[str, list[Outcome]] = {}
+    for row in sorted(rows, key=lambda r: (r.run, r.item_id)):
+        probe = row.run.removeprefix("probe-")
+        if row.run == NOISE_RUN or probe == row.run or row.item_id not in main:
+            continue
+        found = outcome(probe, row, main[row.item_id], fields, score, noise.get(row.item_id))
+        outcomes.setdefault(probe, []).append(found)
+    return outcomes
+
+
+@dataclass(frozen=True)
+class NoiseRepeats:
+    """From the noise-floor runs: how often a redraw flips, and the repeats a vote needs."""
+
+    per_item: dict[str, float]  # item -> chance two draws differ
+    off_mode: float  # mean share of draws off the item's modal verdict
+    flip: float  # mean per-item flip probability
+    repeats: int | None  # odd repeats for a 95%-stable majority at the mean off-mode share
+    worst_repeats: int | None  # the same for the least stable item
+    n_items: int
+    draws: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "per_item_flip_probability": {k: round(v, 4) for k, v in self.per_item.items()},
+            "mean_flip_probability": round(self.flip, 4),
+            "mean_off_mode": round(self.off_mode, 4),
+            "majority_repeats_95": self.repeats,
+            "worst_item_majority_repeats_95": self.worst_repeats,
+            "n_items": self.n_items,
+            "draws_per_item": self.draws,
+        }
+
+
+def noise_repeats(rows: Sequence[JudgementRow], fields: Sequence[str]) -> NoiseRepeats | None:
+    """Per-item flip probability and majority-vote repeats from the `noise` run's rows."""
+    by_item: dict[str, list[Hashable]] = {}
+    for row in rows:
+        if row.run == "noise":
+            # An error is a draw too: a judge that fails half the time is not stable.
+            sig = signature(row.verdict, fields) if row.status == "ok" else ("error", row.status)
+            by_item.setdefault(row.item_id, []).append(sig)
+    usable = {item: draws for item, draws in sorted(by_item.items()) if len(draws) >= 2}
+    if not usable:
+        return None
+    per_item = {item: flip_probability(draws) for item, draws in usable.items()}
+    offs = [off_mode(draws) for draws in usable.values()]
+    mean_off = sum(offs) / len(offs)
+    return NoiseRepeats(
+        per_item=per_item,
+        off_mode=mean_off,
+        flip=sum(per_item.values()) / len(per_item),
+        repeats=majority_repeats(mean_off),
+        worst_repeats=majority_repeats(max(offs)),
+        n_items=len(usable),
+        draws=min(len(d) for d in usable.values()),
     )

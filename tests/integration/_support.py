@@ -179,6 +179,8 @@ class FakeJudge:
     received: list[Received] = field(default_factory=list)
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
+    # A verdict that reads the whole request (a judge swayed by the text, e.g. its length).
+    verdict_for_request: Callable[[Received], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -227,7 +229,10 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             if fail:
                 self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
                 return
-            content = json.dumps(judge.reply(received.item_id))
+            if judge.verdict_for_request is not None:
+                content = json.dumps(judge.verdict_for_request(received))
+            else:
+                content = json.dumps(judge.reply(received.item_id))
             self._send(
                 200,
                 {

@@ -1,0 +1,155 @@
+"""Bias probes in the plugin: their test parameters and the runner's probe judging.
+
+A probe item is judged in its own cassette (run `probe-<probe>`), its unperturbed item's
+main-run verdict is replayed beside it, and an independent redraw of the unperturbed item
+(run `probe-noise`) gives the noise floor. The set-level test replays all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from judges.core.naming import Case
+from judges.core.results import JudgementRow
+from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
+
+if TYPE_CHECKING:
+    from judges.session import JudgesSession
+
+CaseId = Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class ProbeCase:
+    """One bias probe of one planted item under one prompt version and judge model."""
+
+    probe: str
+    case: Case
+
+    @property
+    def run(self) -> str:
+        return run_name(self.probe)
+
+
+def probe_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                for item in probes.items:
+                    case = Case(spec.name, version, model, item.id, item.case_slug)
+                    reason = probes.accepted_failure(str(model), version, item.probe, item.id)
+                    marks = (
+                        [pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)]
+                        if reason
+                        else []
+                    )
+                    params.append(
+                        pytest.param(ProbeCase(item.probe, case), id=case_id(case),
+                                     marks=marks)
+                    )  # fmt: skip
+    return params
+
+
+def probe_noise_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        planted = session.planted_sets[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                for item_id in probes.clean_ids():
+                    case = Case(spec.name, version, model, item_id, planted.item(item_id).slug)
+                    params.append(pytest.param(case, id=case_id(case)))
+    return params
+
+
+def probe_set_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
+    from judges.plugin import SetCase  # the plugin imports this module first
+
+    params = []
+    for probes in session.probe_sets.values():
+        spec = session.catalog[probes.judge]
+        for version in session.probe_versions(probes):
+            for model in session.models_for(spec):
+                case = SetCase(spec.name, version, model)
+                params.append(pytest.param(case, id=case_id(case)))
+    return params
+
+
+PARAMS: dict[str, Callable[[JudgesSession, CaseId], list[Any]]] = {
+    "probe_case": probe_params,
+    "probe_noise_case": probe_noise_params,
+    "probe_set": probe_set_params,
+}
+
+
+def judged_case(params: dict[str, Any]) -> tuple[str, Case] | None:
+    """(run, case) of a probe item test's parameters; None for other tests."""
+    if "probe_case" in params:
+        return params["probe_case"].run, params["probe_case"].case
+    if "probe_noise_case" in params:
+        return NOISE_RUN, params["probe_noise_case"]
+    return None
+
+
+class ProbeJudging:
+    """The probe half of the plugin's JudgeRunner (which provides `session`, `_judged`)."""
+
+    session: JudgesSession
+    _judged: Callable[..., list[JudgementRow]]
+
+    def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
+        """Judge one probe item (live with --record, else replayed) in its own cassette."""
+        __tracebackhide__ = True
+        case = probe_case.case
+        probes = self.session.probe_sets[case.judge]
+        clean = self.session.planted_sets[case.judge].item(case.item_id)
+        subject = probes.item(probe_case.probe, case.item_id).subject(clean)
+        return self._judged(case, probe_case.run, subject=subject)[0]
+
+    def judge_probe_noise(self, case: Case) -> JudgementRow:
+        """An independent redraw of a probed item, unperturbed: the probes' noise floor."""
+        __tracebackhide__ = True
+        return self._judged(case, NOISE_RUN, draw_offset=NOISE_DRAW)[0]
+
+    def replay_clean(self, probe_case: ProbeCase) -> JudgementRow:
+        """The main-run verdict on a probe's unperturbed item (recorded by its own test)."""
+        __tracebackhide__ = True
+        case = probe_case.case
+        slug = self.session.planted_sets[case.judge].item(case.item_id).slug
+        clean = Case(case.judge, case.version, case.model, case.item_id, slug)
+        return self._judged(clean, "main", replay_only=True, attach=False)[0]
+
+    def probe_effects(self, set_case: Any) -> list[Any]:
+        """Every probe of a judge version, replayed and set against its noise floor."""
+        __tracebackhide__ = True
+        from judges.stats.probes import outcome, probe_effect
+
+        if self.session.settings.live:
+            pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
+        spec = self.session.catalog[set_case.judge]
+        probes = self.session.probe_sets[set_case.judge]
+        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+        outcomes: dict[str, list[Any]] = {}
+        for item in probes.items:
+            case = Case(set_case.judge, set_case.version, set_case.model, item.id, item.case_slug)
+            probe_case = ProbeCase(item.probe, case)
+            clean = self.replay_clean(probe_case)
+            clean_case = Case(case.judge, case.version, case.model, item.id, item.slug)
+            noise = self._replayed(clean_case, NOISE_RUN, draw_offset=NOISE_DRAW)
+            subject = item.subject(self.session.planted_sets[case.judge].item(item.id))
+            row = self._replayed(case, probe_case.run, subject=subject)
+            outcomes.setdefault(item.probe, []).append(
+                outcome(item.probe, row, clean, fields, probes.score, noise)
+            )
+        return [probe_effect(probe, found) for probe, found in outcomes.items()]
+
+    def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
+        __tracebackhide__ = True
+        return self._judged(case, run, replay_only=True, attach=False, **options)[0]
