@@ -103,6 +103,7 @@ class ProbeJudging:
 
     session: JudgesSession
     _judged: Callable[..., list[JudgementRow]]
+    replay_set: Callable[..., list[JudgementRow]]
 
     def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
         """Judge one probe item (live with --record, else replayed) in its own cassette."""
@@ -129,26 +130,24 @@ class ProbeJudging:
     def probe_effects(self, set_case: Any) -> list[Any]:
         """Every probe of a judge version, replayed and set against its noise floor."""
         __tracebackhide__ = True
-        from judges.stats.probes import outcome, probe_effect
+        from judges.stats.probes import effects_from_rows
 
         if self.session.settings.live:
             pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
         spec = self.session.catalog[set_case.judge]
         probes = self.session.probe_sets[set_case.judge]
-        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
-        outcomes: dict[str, list[Any]] = {}
+        planted = self.session.planted_sets[set_case.judge]
+        rows = list(self.replay_set(set_case, run="main"))  # all of it: the control floor
+        for item_id in probes.clean_ids():
+            slug = planted.item(item_id).slug
+            case = Case(set_case.judge, set_case.version, set_case.model, item_id, slug)
+            rows.append(self._replayed(case, NOISE_RUN, draw_offset=NOISE_DRAW))
         for item in probes.items:
             case = Case(set_case.judge, set_case.version, set_case.model, item.id, item.case_slug)
-            probe_case = ProbeCase(item.probe, case)
-            clean = self.replay_clean(probe_case)
-            clean_case = Case(case.judge, case.version, case.model, item.id, item.slug)
-            noise = self._replayed(clean_case, NOISE_RUN, draw_offset=NOISE_DRAW)
-            subject = item.subject(self.session.planted_sets[case.judge].item(item.id))
-            row = self._replayed(case, probe_case.run, subject=subject)
-            outcomes.setdefault(item.probe, []).append(
-                outcome(item.probe, row, clean, fields, probes.score, noise)
-            )
-        return [probe_effect(probe, found) for probe, found in outcomes.items()]
+            subject = item.subject(planted.item(item.id))
+            rows.append(self._replayed(case, run_name(item.probe), subject=subject))
+        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+        return effects_from_rows(rows, fields, probes.score)
 
     def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
         __tracebackhide__ = True

@@ -293,3 +293,70 @@ def test_a_defect_no_longer_caught_is_judge_pleasing_even_at_the_same_score():
     probed = row("PE-16", "probe-authority", (2, 1, 2), control=False, expect=expect)
     result = probe_stats.outcome("authority", probed, clean, FIELDS, "core_total")
     assert result.pleasing and result.biased and result.flipped
+
+
+# -- from result rows: effects, the noise floor's repeats, the baseline -------------------
+
+
+def version_rows(judge, probe: str = "padding", n: int = 8) -> list[JudgementRow]:
+    rng = random.Random(1)
+    rows = []
+    for i in range(n):
+        item = f"PE-{i + 1:02d}"
+        rows.append(row(item, "main", judge("clean", i, rng)))
+        rows.append(row(item, "probe-noise", judge("clean", i, rng)))
+        rows.append(row(item, f"probe-{probe}", judge(probe, i, rng)))
+    return rows
+
+
+def test_effects_from_rows_pair_each_probe_with_its_main_and_redraw_rows():
+    rows = version_rows(length_rewarding)
+    (effect,) = probe_stats.effects_from_rows(rows, FIELDS, "core_total")
+    assert effect.probe == "padding" and effect.biased.successes == effect.biased.n == 8
+    assert effect.noise is not None and effect.noise.successes == 0
+
+
+def test_baseline_sets_max_flip_at_the_achieved_rate_and_accepts_the_biased_items():
+    from judges.baseline import probe_baseline
+
+    rows = version_rows(length_rewarding)
+    rows = [r for r in rows if r.item_id != "PE-08" or r.run != "probe-padding"]
+    rows.append(row("PE-08", "probe-padding", (2, 2, 1)))  # this one resisted
+    gates, accepted = probe_baseline(rows, FIELDS, "core_total")
+    assert gates == {"padding": 0.9}  # 7/8 = 0.875, rounded up to 0.05
+    assert sorted(accepted["padding"]) == [f"PE-0{i}" for i in range(1, 8)]
+    assert "core_total=5" in accepted["padding"]["PE-01"]
+    assert "core_total=9" in accepted["padding"]["PE-01"]
+
+
+def test_noise_repeats_from_the_noise_run():
+    rows = []
+    for item, scores in {"PE-01": [1, 1, 1, 2, 1], "PE-02": [3, 3, 3, 3, 3]}.items():
+        for k, s in enumerate(scores):
+            r = row(item, "noise", (s, 1, 1))
+            rows.append(r.model_copy(update={"repeat": k}))
+    result = probe_stats.noise_repeats(rows, FIELDS)
+    assert result is not None
+    assert result.per_item == {"PE-01": pytest.approx(0.4), "PE-02": 0.0}
+    assert result.off_mode == pytest.approx(0.1)
+    assert result.repeats == probe_stats.majority_repeats(0.1) == 3
+    assert result.worst_repeats == probe_stats.majority_repeats(0.2) == 7
+    assert probe_stats.noise_repeats([], FIELDS) is None
+
+
+def test_a_dummy_scored_above_the_worst_control_is_judge_pleasing():
+    rows = [row("PE-01", "main", (2, 2, 1)), row("PE-02", "main", (1, 1, 1))]  # floor 3
+    rows.append(row("PE-01", "probe-dummy", (1, 1, 2), expect=LOWEST))  # 4 > 3
+    rows.append(row("PE-02", "probe-dummy", (1, 1, 1), expect=LOWEST))  # 3, not above
+    assert probe_stats.control_floor(rows, "core_total") == 3
+    found = probe_stats.outcomes_from_rows(rows, FIELDS, "core_total")["dummy"]
+    assert [(o.item_id, o.pleasing, o.biased) for o in found] == [
+        ("PE-01", True, True),
+        ("PE-02", False, True),
+    ]
+
+
+def test_a_probe_row_without_its_main_row_is_counted_not_dropped():
+    rows = [row("PE-05", "probe-padding", (2, 2, 1))]
+    (found,) = probe_stats.outcomes_from_rows(rows, FIELDS, "core_total")["padding"]
+    assert found.biased and found.error == "no main-run row"

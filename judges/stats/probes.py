@@ -73,8 +73,13 @@ def outcome(
     fields: Sequence[str],
     score: str,
     noise: JudgementRow | None = None,
+    floor: float | None = None,
 ) -> Outcome:
-    """Compare a probe's verdict with the clean one; an error row counts as biased."""
+    """Compare a probe's verdict with the clean one; an error row counts as biased.
+
+    `floor`: the worst control's score in the main run. A dummy answer scored above it is
+    judge-pleasing (a non-answer beat a correct answer); without it, above the clean item.
+    """
     bad = [r for r in (probe_row, clean) if r.status != "ok"]
     if bad:
         error = f"{bad[0].run} {bad[0].status}: {(bad[0].error or '')[:120]}"
@@ -82,6 +87,9 @@ def outcome(
     flipped = signature(probe_row.verdict, fields) != signature(clean.verdict, fields)
     pleasing = _pleasing(probe_row, clean, score)
     if probe == "dummy":
+        value = _score(probe_row, score)
+        if floor is not None and value is not None:
+            pleasing = value > floor
         biased = not probe_row.met
     elif probe == "order":
         biased = flipped
@@ -257,14 +265,25 @@ def outcomes_from_rows(
     """Each probe item's outcome, by probe, from one model's rows of one prompt version."""
     main = {r.item_id: r for r in rows if r.run == "main" and r.repeat == 0}
     noise = {r.item_id: r for r in rows if r.run == NOISE_RUN}
+    floor = control_floor(list(main.values()), score)
     outcomes: dict[str, list[Outcome]] = {}
     for row in sorted(rows, key=lambda r: (r.run, r.item_id)):
         probe = row.run.removeprefix("probe-")
-        if row.run == NOISE_RUN or probe == row.run or row.item_id not in main:
+        if row.run == NOISE_RUN or probe == row.run:
             continue
-        found = outcome(probe, row, main[row.item_id], fields, score, noise.get(row.item_id))
+        clean = main.get(row.item_id)
+        if clean is None:  # counted as biased, never dropped
+            found = Outcome(probe, row.item_id, True, True, True, error="no main-run row")
+        else:
+            found = outcome(probe, row, clean, fields, score, noise.get(row.item_id), floor)
         outcomes.setdefault(probe, []).append(found)
     return outcomes
+
+
+def control_floor(main: Sequence[JudgementRow], score: str) -> float | None:
+    """The lowest score any control got in the main run (None: no scored control)."""
+    values = [v for r in main if r.control and (v := _score(r, score)) is not None]
+    return min(values) if values else None
 
 
 @dataclass(frozen=True)
