@@ -104,6 +104,8 @@ class ProbeJudging:
     session: JudgesSession
     _judged: Callable[..., list[JudgementRow]]
     replay_set: Callable[..., list[JudgementRow]]
+    gates: Callable[..., Any]
+    check_gates: Callable[..., None]
 
     def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
         """Judge one probe item (live with --record, else replayed) in its own cassette."""
@@ -148,6 +150,25 @@ class ProbeJudging:
             rows.append(self._replayed(case, run_name(item.probe), subject=subject))
         fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
         return effects_from_rows(rows, fields, probes.score)
+
+    def check_probe_gates(self, set_case: Any, effects: list[Any]) -> None:
+        """Gate each probe's biased rate; a probe without a `max_flip` threshold fails."""
+        __tracebackhide__ = True
+        from judges.stats.probes import flip_gates
+
+        gates = self.gates(set_case)
+        thresholds = gates.max_flip if gates is not None else {}
+        unset = [e.probe for e in effects if e.probe not in thresholds]
+        if gates is not None and unset:
+            where = self.session.planted_sets[set_case.judge].path / "gates.toml"
+            pytest.fail(
+                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: probes "
+                f"{unset} have no gate; add max_flip = {{ {unset[0]} = ... }} to "
+                f'["{set_case.model}"."{set_case.version}"] in {where} '
+                "(python -m judges baseline sets it at the achieved rate)",
+                pytrace=False,
+            )
+        self.check_gates(set_case, "bias probe", flip_gates(effects, thresholds))
 
     def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
         __tracebackhide__ = True

@@ -26,7 +26,4 @@ def test_probe_noise_item(probe_noise_case, judge_runner):
 
 
 def test_probe_gates(probe_set, judge_runner, judges_session):
-    effects = judge_runner.probe_effects(probe_set)
-    gates = judge_runner.gates(probe_set)
-    thresholds = gates.max_flip if gates is not None else {}
-    judge_runner.check_gates(probe_set, "bias probe", probe_stats.flip_gates(effects, thresholds))
+    judge_runner.check_probe_gates(probe_set, judge_runner.probe_effects(probe_set))

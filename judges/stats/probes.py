@@ -232,8 +232,6 @@ def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> 
 
 def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) -> str:
     """The assertion message of a probe item: what was probed, both verdicts, the rule."""
-    from judges.core.checks import describe_verdict
-
     where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
     head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
     if result.error:
@@ -242,10 +240,17 @@ def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) ->
         "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
         "order": "every criterion's label must stay the same",
     }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
-    return (
-        f"{head}: {rule}\n  unperturbed: {describe_verdict(clean)}\n"
-        f"  probed:      {describe_verdict(row)}"
-    )
+    return f"{head}: {rule}\n  unperturbed: {_shown(clean)}\n  probed:      {_shown(row)}"
+
+
+def _shown(row: JudgementRow) -> str:
+    from judges.core.checks import describe_verdict
+
+    labels = [
+        f"{j.get('criterion')}={j.get('relevance')}"
+        for j in (row.verdict or {}).get("judgements", ())
+    ]
+    return describe_verdict(row) + (f"; labels: {', '.join(labels)}" if labels else "")
 
 
 # -- from result rows (reports and baselines) ----------------------------------------------
