@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.core.spec import load_catalog
-from judges.finale.finale import add_finale_command
+from judges.finale.cli import add_finale_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
