@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from judges import probing
+from judges import plugin_probes as probing
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -37,7 +37,6 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
-ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
@@ -385,39 +384,8 @@ class JudgeRunner(probing.ProbeJudging):
         options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
         return self._judged(case, run, repeats=plan.repeats, **options)
 
-    def _judged(
-        self,
-        case: Case,
-        run: str,
-        *,
-        replay_only: bool = False,
-        attach: bool = True,
-        **options: Any,
-    ) -> list[JudgementRow]:
-        __tracebackhide__ = True
-        nodeid = self.item.nodeid if attach else self.session.recorders.get((run, case))
-        keyword = None if nodeid else _case_id(self.session, case)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(nodeid, keyword),
-                run=run,
-                replay_only=replay_only,
-                **options,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        if attach:
-            for row in rows:
-                self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-            capped = [row for row in rows if row.status == "cost_cap"]
-            if capped:
-                pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
+    def case_id(self, case: Case) -> str:
+        return _case_id(self.session, case)
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""
@@ -495,7 +463,9 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.add_rows(
+                value for name, value in properties if name == probing.ROW_PROPERTY
+            )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

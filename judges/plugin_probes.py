@@ -15,12 +15,14 @@ import pytest
 
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.session import JudgementMissing, rerecord_command
 from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 
 if TYPE_CHECKING:
     from judges.session import JudgesSession
 
 CaseId = Callable[[Any], str]
+ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
 
 
 @dataclass(frozen=True)
@@ -99,11 +101,48 @@ def judged_case(params: dict[str, Any]) -> tuple[str, Case] | None:
 
 
 class ProbeJudging:
-    """The probe half of the plugin's JudgeRunner (which provides `session`, `_judged`)."""
+    """The plugin's JudgeRunner minus its planted-set methods: judging one case in its
+    cassette (rows attached to the test's report), and the probes."""
 
     session: JudgesSession
-    _judged: Callable[..., list[JudgementRow]]
+    item: pytest.Item
+    case_id: Callable[[Case], str]
     replay_set: Callable[..., list[JudgementRow]]
+
+    def _judged(
+        self,
+        case: Case,
+        run: str,
+        *,
+        replay_only: bool = False,
+        attach: bool = True,
+        **options: Any,
+    ) -> list[JudgementRow]:
+        __tracebackhide__ = True
+        nodeid = self.item.nodeid if attach else self.session.recorders.get((run, case))
+        keyword = None if nodeid else self.case_id(case)
+        try:
+            rows = self.session.judge_case(
+                case,
+                rerecord=rerecord_command(nodeid, keyword),
+                run=run,
+                replay_only=replay_only,
+                **options,
+            )
+        except JudgementMissing as error:
+            missing = str(error)
+        else:
+            missing = ""
+        if missing:
+            pytest.fail(missing, pytrace=False)
+        if attach:
+            for row in rows:
+                self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
+            capped = [row for row in rows if row.status == "cost_cap"]
+            if capped:
+                pytest.skip(f"cost_cap: {capped[0].error}")
+        return rows
+
     gates: Callable[..., Any]
     check_gates: Callable[..., None]
 
