@@ -37,6 +37,8 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
+OPTION_CHECK_REPORTS = "--check-reports"
+CHECK = "judges_check_reports"
 
 session_key = pytest.StashKey[JudgesSession]()
 server_key = pytest.StashKey[Any]()
@@ -119,6 +121,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=Path,
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
+    )
+    group.addoption(
+        OPTION_CHECK_REPORTS,
+        dest=CHECK,
+        action="store_true",
+        help="write no report; fail naming each committed report file this run would change.",
     )
     group.addoption(
         OPTION_REPEATS,
@@ -474,17 +482,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.reports.report import write_session_reports
-
-    judges_session.report = write_session_reports(judges_session)
+    built = judges_session.build_reports()
+    judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
+    if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
         return
-    from judges.reports.report import summary_lines
-
     terminalreporter.section("judges")
-    for line in summary_lines(judges_session):
-        terminalreporter.write_line(line)
+    for line, markup in judges_session.summary_lines():
+        terminalreporter.write_line(line, **markup)

@@ -25,11 +25,7 @@ TEST_TOOL_MODULES = frozenset(
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500
 # Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.
-LONG_MODULES: Mapping[str, str] = {
-    # Being split into model, build, markdown, terminal and metadata on the reports branch;
-    # test_the_allow_list_names_existing_long_modules fails once it is, to remove this entry.
-    "judges/reports/report.py": "split in progress on the reports branch (issue 9)",
-}
+LONG_MODULES: Mapping[str, str] = {}
 
 
 @dataclass(frozen=True)
