@@ -360,3 +360,29 @@ def test_a_probe_row_without_its_main_row_is_counted_not_dropped():
     rows = [row("PE-05", "probe-padding", (2, 2, 1))]
     (found,) = probe_stats.outcomes_from_rows(rows, FIELDS, "core_total")["padding"]
     assert found.biased and found.error == "no main-run row"
+
+
+# -- the report section -----------------------------------------------------------------------
+
+
+def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
+    from judges.reports.probes import probe_report, probes_html, probes_markdown, probes_svg
+    from judges.sets.planted import Gates
+
+    rows = version_rows(length_rewarding)
+    for k, s in enumerate([1, 1, 2, 1, 1]):
+        rows.append(row("PE-01", "noise", (s, 1, 1)).model_copy(update={"repeat": k}))
+    report = probe_report(rows, FIELDS, "core_total", Gates(max_flip={"padding": 0.1}))
+    assert report is not None
+    md = "\n".join(probes_markdown(report))
+    assert "| padding | 8 |" in md and "8/8 = 1.00 [0.68, 1.00]" in md
+    assert "bias beyond noise" in md and "<= 0.10 FAIL" in md
+    assert "majority vote needs 7 repeats" in md  # off the mode 1 in 5
+    svg = probes_svg(report)
+    assert svg.count('class="noise-band"') == 1 and "gate: at most 0.10" in svg
+    assert "<h3>Bias probes</h3>" in probes_html(report)
+    data = report.as_dict()
+    assert data["probes"][0]["biased"]["successes"] == 8
+    assert data["gates"][0]["passed"] is False
+    assert data["noise_floor_repeats"]["majority_repeats_95"] == 7
+    assert probe_report([r for r in rows if r.run == "main"], FIELDS, "core_total", None) is None

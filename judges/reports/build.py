@@ -10,8 +10,10 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sources import Sources
 from judges.sets.planted import PlantedSet
+from judges.sets.probes import NOISE_RUN
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
 from judges.stats.reliability import (
@@ -191,6 +193,8 @@ def _model_report(
     missing = _missing_items(planted, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
+    probes = _probes(model, version, rows, sources, (*dimensions, *([flag] if flag else [])))
+    gates += probes.gates if probes is not None else ()
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     return ModelReport(
         model=model,
@@ -216,7 +220,23 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
+        probes=probes,
     )
+
+
+def _probes(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: Sequence[str],
+) -> ProbeReport | None:
+    """The bias-probe section, when the set has probes and this version has probe rows."""
+    planted = sources.planted
+    score = probe_score(planted)
+    if planted is None or score is None:
+        return None
+    return probe_report(rows, fields, score, planted.gates.get((model, version)))
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
@@ -227,8 +247,11 @@ def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
 
 def _prompt_hashes(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
     # Each prompt embeds its item, so hashes differ per item; per item they must agree.
+    # A bias probe changes the item's inputs on purpose: its prompts are not counted.
     found: dict[str, set[str]] = {}
     for row in rows:
+        if row.run.startswith("probe-") and row.run != NOISE_RUN:
+            continue
         found.setdefault(row.item_id, set()).add(row.prompt_hash)
     return {item: tuple(sorted(found[item])) for item in sorted(found)}
 

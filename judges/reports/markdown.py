@@ -16,6 +16,7 @@ from judges.reports.model import (
     ModelReport,
     key_fields,
 )
+from judges.reports.probes import probes_markdown
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
@@ -350,6 +351,8 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
         lines += _panel_md(m.panel)
     if m.sme is not None:
         lines += _sme_md(m.sme, sme_labels or "-")
+    if m.probes is not None:
+        lines += [*probes_markdown(m.probes), ""]
     return [*lines, *_gates_md(m), *_failures_summary_md(m)]
 
 

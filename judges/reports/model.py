@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
@@ -109,6 +110,7 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    probes: ProbeReport | None = None  # the bias probes, when this version was probed
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -155,6 +157,7 @@ class ModelReport:
                 for dim, values in self.scores.items()
             },
             "comparison": _as_dict(self.comparison),
+            "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
         }
 
