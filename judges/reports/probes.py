@@ -79,7 +79,7 @@ def probe_report(
 
 
 def _rate(rate: Rate | None) -> str:
-    if rate is None:
+    if rate is None or rate.n == 0:
         return "-"
     return f"{rate.successes}/{rate.n} = {rate.rate:.2f} [{rate.low:.2f}, {rate.high:.2f}]"
 

@@ -122,8 +122,10 @@ class ProbeEffect:
         return self.test.p_value < ALPHA and self.test.b > self.test.c
 
     def verdict(self) -> str:
-        if self.test is None:
+        if self.probe == "dummy":
             return "absolute check (a non-answer must score lowest)"
+        if self.test is None:
+            return "no noise floor to compare (no redraw rows)"
         if not self.beyond_noise:
             return f"no effect beyond noise (McNemar exact p = {self.test.p_value:.3g})"
         size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
@@ -155,8 +157,9 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
         # The redraw's counterpart of the gated quantity, on items that have both.
         paired = [o for o in outcomes if o.noise_flipped is not None and o.error is None]
         redraw = [bool(o.noise_flipped if probe == "order" else o.noise_pleasing) for o in paired]
-        noise = wilson(sum(redraw), len(redraw))
-        test = mcnemar_exact([o.biased for o in paired], redraw)
+        if paired:  # without redraws there is no noise floor to set the probe against
+            noise = wilson(sum(redraw), len(redraw))
+            test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
     return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors)
 
@@ -240,10 +243,11 @@ def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) ->
         "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
         "order": "every criterion's label must stay the same",
     }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
-    return f"{head}: {rule}\n  unperturbed: {_shown(clean)}\n  probed:      {_shown(row)}"
+    before, after = shown_verdict(clean), shown_verdict(row)
+    return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
 
 
-def _shown(row: JudgementRow) -> str:
+def shown_verdict(row: JudgementRow) -> str:
     from judges.core.checks import describe_verdict
 
     labels = [
