@@ -386,3 +386,19 @@ def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
     assert data["gates"][0]["passed"] is False
     assert data["noise_floor_repeats"]["majority_repeats_95"] == 7
     assert probe_report([r for r in rows if r.run == "main"], FIELDS, "core_total", None) is None
+
+
+def test_the_version_comparison_pairs_each_probe_per_item():
+    from judges.reports.probes import changes_markdown, compare_probes, probe_report
+
+    before = version_rows(length_rewarding)  # 8/8 biased
+    after = version_rows(fair)  # 0/8
+    (change,) = compare_probes(before, after, FIELDS, "core_total")
+    assert (change.before.successes, change.after.successes) == (8, 0)
+    assert (change.test.b, change.test.c) == (8, 0)
+    assert change.test.p_value == pytest.approx(scipy.stats.binomtest(8, 8, 0.5).pvalue)
+    report = probe_report(after, FIELDS, "core_total", None, ("0.9", before))
+    assert report is not None and report.previous == "0.9"
+    assert "| padding | 8/8 = 1.00 [0.68, 1.00] | 0/8 = 0.00 [0.00, 0.32] | 8 | 0 |" in "\n".join(
+        changes_markdown(report)
+    )

@@ -185,6 +185,7 @@ def _model_report(
     dimensions: tuple[str, ...],
     flag: str | None,
     comparison: Comparison | None,
+    previous: tuple[str, Sequence[JudgementRow]] | None = None,
 ) -> ModelReport:
     notes: list[str] = []
     planted = sources.planted
@@ -193,7 +194,8 @@ def _model_report(
     missing = _missing_items(planted, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
-    probes = _probes(model, version, rows, sources, (*dimensions, *([flag] if flag else [])))
+    fields = (*dimensions, *([flag] if flag else []))
+    probes = _probes(model, version, rows, sources, fields, previous)
     gates += probes.gates if probes is not None else ()
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     return ModelReport(
@@ -230,13 +232,23 @@ def _probes(
     rows: Sequence[JudgementRow],
     sources: Sources,
     fields: Sequence[str],
+    previous: tuple[str, Sequence[JudgementRow]] | None,
 ) -> ProbeReport | None:
     """The bias-probe section, when the set has probes and this version has probe rows."""
     planted = sources.planted
     score = probe_score(planted)
     if planted is None or score is None:
         return None
-    return probe_report(rows, fields, score, planted.gates.get((model, version)))
+    gates = planted.gates.get((model, version))
+    return probe_report(rows, fields, score, gates, previous)
+
+
+def _previous_rows(
+    previous: tuple[str, Sequence[JudgementRow] | None] | None, model: str
+) -> tuple[str, Sequence[JudgementRow]] | None:
+    if previous is None or previous[1] is None:
+        return None
+    return previous[0], [row for row in previous[1] if row.model == model]
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
@@ -334,6 +346,7 @@ def build_report(
                 dimensions,
                 flag,
                 comparisons.get(model),
+                _previous_rows(previous, model),
             )
             for model in models
         ),

@@ -16,7 +16,7 @@ from judges.reports.model import (
     ModelReport,
     key_fields,
 )
-from judges.reports.probes import probes_markdown
+from judges.reports.probes import changes_markdown, probes_markdown
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
@@ -301,6 +301,9 @@ def _comparison_body(report: FolderReport) -> list[str]:
         lines.append("No main-run rows to pair.")
     for comparison in report.comparisons:
         lines.append(comparison_markdown(comparison, level=3))
+    for m in report.models:
+        if m.probes is not None and m.probes.changes:
+            lines += ["", f"### Bias probes, {m.model}", "", *changes_markdown(m.probes)]
     return [*lines, ""]
 
 

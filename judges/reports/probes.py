@@ -23,8 +23,9 @@ from judges.stats.probes import (
     effects_from_rows,
     flip_gates,
     noise_repeats,
+    outcomes_from_rows,
 )
-from judges.stats.stats import Rate
+from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
 
 EXPLAINED = (
     "Each probe item is judged at the main run's seed and compared with the verdict on its "
@@ -37,11 +38,31 @@ EXPLAINED = (
 
 
 @dataclass(frozen=True)
+class ProbeChange:
+    """One probe's biased rate under the previous prompt version and this one, paired."""
+
+    probe: str
+    before: Rate
+    after: Rate
+    test: McNemar  # b: biased before, not after (fixed); c: the reverse (new bias)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "probe": self.probe,
+            "before": self.before.as_dict(),
+            "after": self.after.as_dict(),
+            "mcnemar": self.test.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
 class ProbeReport:
     score: str
     effects: tuple[ProbeEffect, ...]
     repeats: NoiseRepeats | None
     gates: tuple[Gate, ...]
+    previous: str | None = None  # the prompt version the changes are against
+    changes: tuple[ProbeChange, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +70,8 @@ class ProbeReport:
             "probes": [e.as_dict() for e in self.effects],
             "noise_floor_repeats": self.repeats.as_dict() if self.repeats else None,
             "gates": [g.as_dict() for g in self.gates],
+            "against": self.previous,
+            "changes": [c.as_dict() for c in self.changes],
         }
 
 
@@ -64,18 +87,60 @@ def probe_score(planted: PlantedSet | None) -> str | None:
 
 
 def probe_report(
-    rows: Sequence[JudgementRow], fields: Sequence[str], score: str, gates: Gates | None
+    rows: Sequence[JudgementRow],
+    fields: Sequence[str],
+    score: str,
+    gates: Gates | None,
+    previous: tuple[str, Sequence[JudgementRow]] | None = None,
 ) -> ProbeReport | None:
     effects = effects_from_rows(rows, fields, score)
     if not effects:
         return None
     thresholds = gates.max_flip if gates is not None else {}
+    changes = compare_probes(previous[1], rows, fields, score) if previous else ()
     return ProbeReport(
         score,
         tuple(effects),
         noise_repeats(rows, fields),
         tuple(flip_gates(effects, thresholds)),
+        previous[0] if previous and changes else None,
+        changes,
     )
+
+
+def compare_probes(
+    before: Sequence[JudgementRow], after: Sequence[JudgementRow], fields: Sequence[str], score: str
+) -> tuple[ProbeChange, ...]:
+    """Each probe both versions ran, paired per item: did the prompt change its bias?"""
+    old, new = outcomes_from_rows(before, fields, score), outcomes_from_rows(after, fields, score)
+    changes = []
+    for probe in (p for p in new if p in old):
+        was = {o.item_id: o.biased for o in old[probe]}
+        pairs = [(was[o.item_id], o.biased) for o in new[probe] if o.item_id in was]
+        if pairs:
+            b, a = [x for x, _ in pairs], [y for _, y in pairs]
+            test = mcnemar_exact(b, a)
+            changes.append(ProbeChange(probe, wilson(sum(b), len(b)), wilson(sum(a), len(a)), test))
+    return tuple(changes)
+
+
+def changes_markdown(report: ProbeReport) -> list[str]:
+    """The probes in the paired version comparison (comparison.md and report.md)."""
+    if not report.changes:
+        return []
+    lines = [
+        f"Bias probes against prompt {report.previous} (biased rate, paired per item; "
+        "McNemar b = biased before only, c = biased now only):",
+        "",
+        "| probe | before | now | b | c | McNemar exact p |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in report.changes:
+        lines.append(
+            f"| {c.probe} | {_rate(c.before)} | {_rate(c.after)} | {c.test.b} | {c.test.c} | "
+            f"{c.test.p_value:.3g} |"
+        )
+    return [*lines, ""]
 
 
 def _rate(rate: Rate | None) -> str:
@@ -122,7 +187,8 @@ def probes_markdown(report: ProbeReport) -> list[str]:
             f"{needed} repeats to return the modal verdict 95% of the time (least stable "
             f"item: {worst}).",
         ]
-    return lines
+    changes = changes_markdown(report)
+    return [*lines, *([""] + changes if changes else [])]
 
 
 # -- index.html: a bar per probe with its interval, the noise-floor band behind it -------
