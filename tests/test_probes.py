@@ -402,3 +402,20 @@ def test_the_version_comparison_pairs_each_probe_per_item():
     assert "| padding | 8/8 = 1.00 [0.68, 1.00] | 0/8 = 0.00 [0.00, 0.32] | 8 | 0 |" in "\n".join(
         changes_markdown(report)
     )
+
+
+def test_flips_are_set_against_the_redraws_flips_with_scipy_exact_p():
+    rng = random.Random(11)
+    outcomes = [
+        probe_stats.Outcome(
+            "padding", f"PE-{i:02d}", rng.random() < 0.7, False, False, rng.random() < 0.3, False
+        )  # fmt: skip
+        for i in range(30)
+    ]
+    effect = probe_stats.probe_effect("padding", outcomes)
+    b = sum(o.flipped and not o.noise_flipped for o in outcomes)
+    c = sum(o.noise_flipped and not o.flipped for o in outcomes)
+    assert effect.flip_test is not None and (effect.flip_test.b, effect.flip_test.c) == (b, c)
+    assert effect.flip_test.p_value == pytest.approx(scipy.stats.binomtest(b, b + c, 0.5).pvalue)
+    assert effect.noise_flips is not None
+    assert effect.noise_flips.successes == sum(bool(o.noise_flipped) for o in outcomes)

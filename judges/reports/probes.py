@@ -149,6 +149,19 @@ def _rate(rate: Rate | None) -> str:
     return f"{rate.successes}/{rate.n} = {rate.rate:.2f} [{rate.low:.2f}, {rate.high:.2f}]"
 
 
+def _repeats(n: int | None) -> str:
+    if n is None:
+        return "more repeats than any budget (off the mode half the time or more)"
+    return f"{n} repeat" + ("" if n == 1 else "s")
+
+
+def _flips(effect: ProbeEffect) -> str:
+    """The redraw's flip rate, with McNemar's p for the probe's flips against it."""
+    if effect.noise_flips is None or effect.flip_test is None:
+        return "-"
+    return f"{_rate(effect.noise_flips)} (p = {effect.flip_test.p_value:.3g})"
+
+
 def _gate(report: ProbeReport, probe: str) -> str:
     for gate in report.gates:
         if gate.name.startswith(f"max_flip.{probe} "):
@@ -165,27 +178,29 @@ def probes_markdown(report: ProbeReport) -> list[str]:
         "",
         EXPLAINED,
         "",
-        "| probe | n | flips | judge-pleasing | biased | noise floor | vs noise | gate |",
-        "|---|---|---|---|---|---|---|---|",
+        "| probe | n | flips | redraw flips | judge-pleasing | biased | noise floor (biased) "
+        "| vs noise | gate |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for e in report.effects:
         errors = f" ({e.errors} errors)" if e.errors else ""
         lines.append(
-            f"| {e.probe} | {e.biased.n}{errors} | {_rate(e.flips)} | {_rate(e.pleasing)} | "
-            f"{_rate(e.biased)} | {_rate(e.noise)} | {e.verdict()} | {_gate(report, e.probe)} |"
+            f"| {e.probe} | {e.biased.n}{errors} | {_rate(e.flips)} | {_flips(e)} | "
+            f"{_rate(e.pleasing)} | {_rate(e.biased)} | {_rate(e.noise)} | {e.verdict()} | "
+            f"{_gate(report, e.probe)} |"
         )
     r = report.repeats
     if r is not None:
         per_item = ", ".join(f"{k} {v:.2f}" for k, v in r.per_item.items())
-        needed = r.repeats if r.repeats is not None else "none (a coin flip or worse)"
-        worst = r.worst_repeats if r.worst_repeats is not None else "none"
+        needed = _repeats(r.repeats)
+        worst = _repeats(r.worst_repeats)
         lines += [
             "",
             f"Noise-floor runs ({r.n_items} items x {r.draws} draws): the chance that two "
             f"draws of one item differ is {r.flip:.2f} on average ({per_item}); a draw is off "
             f"its item's modal verdict {r.off_mode:.2f} of the time, so a majority vote needs "
-            f"{needed} repeats to return the modal verdict 95% of the time (least stable "
-            f"item: {worst}).",
+            f"{needed} to return the modal verdict 95% of the time (least stable item: "
+            f"{worst}).",
         ]
     changes = changes_markdown(report)
     return [*lines, *([""] + changes if changes else [])]
@@ -272,7 +287,10 @@ def probes_html(report: ProbeReport) -> str:
     )
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("Probe", "Flips", "Judge-pleasing", "Biased", "Noise floor", "Vs noise", "Gate")
+        for h in (
+            "Probe", "Flips", "Redraw flips", "Judge-pleasing", "Biased", "Noise floor (biased)",
+            "Vs noise", "Gate",
+        )
     )
     lines = probes_markdown(report)
     repeats = lines[-1] if report.repeats is not None else ""

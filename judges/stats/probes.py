@@ -114,6 +114,8 @@ class ProbeEffect:
     noise: Rate | None  # the noise floor of the gated quantity (None: not comparable)
     test: McNemar | None  # probe (b) against the redraw (c), paired per item
     errors: int
+    noise_flips: Rate | None = None  # any verdict change on the redraw
+    flip_test: McNemar | None = None  # any change: probe (b) against the redraw (c)
 
     @property
     def beyond_noise(self) -> bool | None:
@@ -138,9 +140,9 @@ class ProbeEffect:
             "pleasing": self.pleasing.as_dict(),
             "biased": self.biased.as_dict(),
             "noise": self.noise.as_dict() if self.noise else None,
-            "mcnemar": None
-            if self.test is None
-            else {"b": self.test.b, "c": self.test.c, "n": self.test.n, "p": self.test.p_value},
+            "mcnemar": None if self.test is None else self.test.as_dict(),
+            "noise_flips": self.noise_flips.as_dict() if self.noise_flips else None,
+            "flips_mcnemar": None if self.flip_test is None else self.flip_test.as_dict(),
             "beyond_noise": self.beyond_noise,
             "errors": self.errors,
             "verdict": self.verdict(),
@@ -152,16 +154,19 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
     flips = wilson(sum(o.flipped for o in outcomes), n)
     pleasing = wilson(sum(o.pleasing for o in outcomes), n)
     biased = wilson(sum(o.biased for o in outcomes), n)
-    noise = test = None
-    if probe != "dummy":
-        # The redraw's counterpart of the gated quantity, on items that have both.
-        paired = [o for o in outcomes if o.noise_flipped is not None and o.error is None]
+    noise = test = noise_flips = flip_test = None
+    # The redraw's counterparts, on items that have both; without redraws, no noise floor.
+    paired = [o for o in outcomes if o.noise_flipped is not None and o.error is None]
+    if paired:
+        redrawn = [bool(o.noise_flipped) for o in paired]
+        noise_flips = wilson(sum(redrawn), len(redrawn))
+        flip_test = mcnemar_exact([o.flipped for o in paired], redrawn)
+    if paired and probe != "dummy":
         redraw = [bool(o.noise_flipped if probe == "order" else o.noise_pleasing) for o in paired]
-        if paired:  # without redraws there is no noise floor to set the probe against
-            noise = wilson(sum(redraw), len(redraw))
-            test = mcnemar_exact([o.biased for o in paired], redraw)
+        noise = wilson(sum(redraw), len(redraw))
+        test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
-    return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors)
+    return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors, noise_flips, flip_test)
 
 
 def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
