@@ -409,7 +409,7 @@ def test_flips_are_set_against_the_redraws_flips_with_scipy_exact_p():
     outcomes = [
         probe_stats.Outcome(
             "padding", f"PE-{i:02d}", rng.random() < 0.7, False, False, rng.random() < 0.3, False
-        )  # fmt: skip
+        )
         for i in range(30)
     ]
     effect = probe_stats.probe_effect("padding", outcomes)
