@@ -83,6 +83,8 @@ def _baseline(args: argparse.Namespace) -> int:
         except ResultsMissing as error:
             print(f"python -m judges baseline: {error}", file=sys.stderr)
             return 2
+        for line in folder.damaged:  # left out of the baseline: say so
+            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
         rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
         for model in folder.models:
             sections = {
@@ -96,6 +98,8 @@ def _baseline(args: argparse.Namespace) -> int:
             kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
             if kept is not None and kept.ranking:
                 extra[(model.model, version)]["ranking"] = dict(kept.ranking)
+            if kept is not None and kept.ranking_known_failure:
+                extra[(model.model, version)]["ranking_known_failure"] = kept.ranking_known_failure
     probe_tables = _probe_baseline(args, spec, rows_by_version, extra)
     written = list(write_baseline(args.planted_sets / args.judge, rows_by_version, extra))
     if probe_tables is not None:

@@ -9,19 +9,36 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
 
-from judges.calls.backends import Backend, JudgeRequest, Price
+from judges.calls.backends import (
+    Backend,
+    JudgeRequest,
+    JudgeResponse,
+    Price,
+    is_timeout,
+    is_transient,
+)
 from judges.calls.ledger import CostCapReached, Ledger
-from judges.core.parsing import ReplyError, parse_reply
+from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
 _DRAW_STRIDE = 1000
+DEFAULT_TIMEOUT_S = 120.0
+# A judgement (all its facets, reply retries and transport retries) may take this many
+# request timeouts in all: a hung server costs one timeout, never a timeout per retry.
+BUDGET_TIMEOUTS = 3
+LIVE_RETRIES = 2  # transport retries of one call (connection errors, 408/409/429/5xx)
+_BACKOFF_S = 0.5
+
+
+class JudgeTimeout(Exception):
+    """No reply within the request timeout or the judgement's time budget."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,37 @@ class Call:
     draw: int = 0
     sampling: Sampling | None = None  # None: the judge's production settings
     attempts: list[Attempt] = field(default_factory=list)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def retries(self) -> int:
+        return LIVE_RETRIES if self.live else 0
+
+
+def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeResponse:
+    """One call within the judgement's budget; transient failures are retried (live only)."""
+    budget = BUDGET_TIMEOUTS * call.timeout_s
+    for retry in range(call.retries + 1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise JudgeTimeout(
+                f"the judgement used its whole time budget of {budget:g} s "
+                f"({BUDGET_TIMEOUTS} x --judge-timeout {call.timeout_s:g}); "
+                "raise --judge-timeout SECONDS for a slow server"
+            )
+        timeout = min(call.timeout_s, remaining)
+        try:
+            return call.backend.complete(replace(request, timeout=timeout))
+        except Exception as error:
+            if is_timeout(error) and not call.is_fatal(error):
+                raise JudgeTimeout(
+                    f"no reply within {timeout:g} s (--judge-timeout {call.timeout_s:g}); "
+                    "raise --judge-timeout SECONDS for a slow server"
+                ) from error
+            if retry == call.retries or call.is_fatal(error) or not is_transient(error):
+                raise
+            time.sleep(min(_BACKOFF_S * 2**retry, max(remaining - timeout, 0.0)))
+    raise AssertionError("unreachable: the last retry returns or raises")
 
 
 def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
@@ -57,19 +105,46 @@ def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
 
 def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> JudgementRow:
     """Judge one subject once; always returns a row (a verdict or an explicit error)."""
-    inputs = spec.parse_inputs(subject.inputs)
-    prompt = spec.prompts[version]
-    facets: list[str | None] = list(spec.config.facets) or [None]
-    fields = inputs.prompt_fields()  # type: ignore[attr-defined]
-    rendered = {facet: prompt.render(facet, fields) for facet in facets}
-    usage = Usage()
-    started = time.perf_counter()
+    return _Judgement(spec, version, subject, call).run()
 
-    def row(status: str, **values: Any) -> JudgementRow:
+
+class _Ended(Exception):
+    """A judgement ended early; carries its (error) row."""
+
+    def __init__(self, row: JudgementRow) -> None:
+        super().__init__(row.status)
+        self.row = row
+
+
+class _Judgement:
+    """The state of one judgement: what was rendered, spent and replied so far."""
+
+    def __init__(self, spec: JudgeSpec, version: str, subject: Subject, call: Call) -> None:
+        self.spec, self.version, self.subject, self.call = spec, version, subject, call
+        self.inputs = spec.parse_inputs(subject.inputs)
+        facets: list[str | None] = list(spec.config.facets) or [None]
+        fields = self.inputs.prompt_fields()  # type: ignore[attr-defined]
+        self.rendered = {facet: spec.prompts[version].render(facet, fields) for facet in facets}
+        self.usage = Usage()
+        self.started = time.perf_counter()
+        self.deadline = time.monotonic() + BUDGET_TIMEOUTS * call.timeout_s
+        self.replies: dict[str | None, tuple[BaseModel, str]] = {}
+        self.coerced: list[str] = []
+
+    def run(self) -> JudgementRow:
+        try:
+            for facet in self.rendered:
+                self.replies[facet] = self._reply(facet)
+        except _Ended as ended:
+            return ended.row
+        return self._verdict_row()
+
+    def row(self, status: str, **values: Any) -> JudgementRow:
+        spec, call, subject = self.spec, self.call, self.subject
         return JudgementRow(
             judge=spec.name,
-            prompt_version=version,
-            prompt_hash=prompt_hash(spec.config.system, rendered),
+            prompt_version=self.version,
+            prompt_hash=prompt_hash(spec.config.system, self.rendered),
             model=str(call.backend.model),
             item_id=subject.item_id,
             category=subject.category,
@@ -79,72 +154,125 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
             status=status,  # type: ignore[arg-type]
             expect=list(subject.expect),
             attempts=call.attempts,
-            usage=usage,
+            usage=self.usage,
             live=call.live,
-            latency_s=round(time.perf_counter() - started, 3),
+            latency_s=round(time.perf_counter() - self.started, 3),
             **values,
         )
 
-    replies: dict[str | None, tuple[BaseModel, str]] = {}
-    for facet in facets:
-        reply_model = spec.reply_model(version, facet)
-        request_schema = spec.request_schema(version, facet, inputs)
+    def _reply(self, facet: str | None) -> tuple[BaseModel, str]:
+        """A parsed reply for one facet, asking again on a bad reply (bounded)."""
+        reply_model = self.spec.reply_model(self.version, facet)
+        schema = self.spec.request_schema(self.version, facet, self.inputs)
         last_error: ReplyError | None = None
-        for attempt in range(spec.config.max_attempts):
-            sampling = call.sampling or spec.config.sampling
-            request = JudgeRequest(
-                system=spec.config.system,
-                prompt=rendered[facet],
-                schema_name=f"{spec.name}_{facet or 'verdict'}",
-                schema=request_schema,
-                max_tokens=sampling.max_tokens,
-                temperature=sampling.temperature,
-                seed=seed_for(sampling.seed, call.draw, attempt),
-            )
+        for attempt in range(self.spec.config.max_attempts):
+            response = self._send(self._request(facet, schema, attempt))
             try:
-                if call.live and call.ledger is not None:
-                    call.ledger.ensure_budget()
-                response = call.backend.complete(request)
-            except CostCapReached as error:
-                return row("cost_cap", error=str(error))
-            except Exception as error:
-                if call.is_fatal(error):
-                    raise
-                return row("transport", error=f"{type(error).__name__}: {error}")
-            cost = call.price.cost(response.input_tokens, response.output_tokens)
-            usage.calls += 1
-            usage.input_tokens += response.input_tokens
-            usage.output_tokens += response.output_tokens
-            usage.cost_usd = round(usage.cost_usd + cost, 8)
-            if call.live and call.ledger is not None:
-                call.ledger.charge(
-                    str(call.backend.model), response.input_tokens, response.output_tokens, cost
+                reply, conversions = _parse(
+                    self.spec, response.text, reply_model, response.truncated
                 )
-            try:
-                reply = parse_reply(response.text, reply_model, truncated=response.truncated)
             except ReplyError as error:
                 last_error = error
-                call.attempts.append(
+                self.call.attempts.append(
                     Attempt(facet=facet, attempt=attempt, text=response.text,
                             error=str(error), error_kind=error.kind)
                 )  # fmt: skip
                 continue
-            call.attempts.append(Attempt(facet=facet, attempt=attempt, text=response.text))
-            replies[facet] = (reply, response.text)
-            break
-        else:
-            where = f" ({facet})" if facet else ""
-            return row(
+            # The verdict keeps this reply as its `raw`: the attempt does not repeat it.
+            self.call.attempts.append(Attempt(facet=facet, attempt=attempt, text=None))
+            self.coerced += [f"{facet}.{c}" if facet else c for c in conversions]
+            return reply, response.text
+        where = f" ({facet})" if facet else ""
+        raise _Ended(
+            self.row(
                 "unparseable",
-                error=f"no usable reply{where} after {spec.config.max_attempts} attempts; "
-                f"last: {last_error}",
+                error=f"no usable reply{where} after {self.spec.config.max_attempts} "
+                f"attempts; last: {last_error}",
             )
+        )
 
-    verdict = spec.build_verdict(replies, inputs, version)
-    dump = verdict.model_dump(mode="json")
-    status = dump.get("status", "ok")
-    if status != "ok":
-        missing = dump.get("missing") or []
-        return row(status, verdict=dump, met=False, error=f"{status}: missing {missing}")
-    met = all(expectation.holds(dump) for expectation in subject.expect)
-    return row("ok", verdict=dump, met=met)
+    def _request(self, facet: str | None, schema: Any, attempt: int) -> JudgeRequest:
+        sampling = self.call.sampling or self.spec.config.sampling
+        return JudgeRequest(
+            system=self.spec.config.system,
+            prompt=self.rendered[facet],
+            schema_name=f"{self.spec.name}_{facet or 'verdict'}",
+            schema=schema,
+            max_tokens=sampling.max_tokens,
+            temperature=sampling.temperature,
+            seed=seed_for(sampling.seed, self.call.draw, attempt),
+        )
+
+    def _send(self, request: JudgeRequest) -> JudgeResponse:
+        """One call, charged to the row's usage and the session's ledger."""
+        call = self.call
+        try:
+            if call.live and call.ledger is not None:
+                call.ledger.ensure_budget()
+            response = _complete(call, request, self.deadline)
+        except CostCapReached as error:
+            raise _Ended(self.row("cost_cap", error=str(error))) from None
+        except Exception as error:
+            if call.is_fatal(error):
+                raise
+            message = f"{type(error).__name__}: {error}"
+            raise _Ended(self.row("transport", error=message)) from None
+        cost = call.price.cost(response.input_tokens, response.output_tokens)
+        self.usage.calls += 1
+        self.usage.input_tokens += response.input_tokens
+        self.usage.output_tokens += response.output_tokens
+        self.usage.cost_usd = round(self.usage.cost_usd + cost, 8)
+        if call.live and call.ledger is not None:
+            call.ledger.charge(
+                str(call.backend.model), response.input_tokens, response.output_tokens, cost
+            )
+        return response
+
+    def _verdict_row(self) -> JudgementRow:
+        try:
+            verdict = self.spec.build_verdict(self.replies, self.inputs, self.version)
+            dump = verdict.model_dump(mode="json")
+        except Exception as error:
+            return _error_row(self.row, "building the verdict", error, _raw(self.replies))
+        status = dump.get("status", "ok")
+        if status != "ok":
+            missing = dump.get("missing") or []
+            return self.row(
+                status,
+                verdict=dump,
+                met=False,
+                coerced=self.coerced,
+                error=f"{status}: missing {missing}",
+            )
+        try:
+            met = all(expectation.holds(dump) for expectation in self.subject.expect)
+        except Exception as error:
+            return _error_row(self.row, "checking the expectations", error, dump)
+        return self.row("ok", verdict=dump, met=met, coerced=self.coerced)
+
+
+def _parse(
+    spec: JudgeSpec, text: str, reply_model: type[BaseModel], truncated: bool
+) -> tuple[BaseModel, list[str]]:
+    """Strict unless the judge opted in to lenient parsing (`coerce = true`)."""
+    if spec.config.coerce:
+        return parse_reply_coercing(text, reply_model, truncated=truncated)
+    return parse_reply(text, reply_model, truncated=truncated), []
+
+
+def _raw(replies: dict[str | None, tuple[BaseModel, str]]) -> dict[str, Any]:
+    """The replies as a verdict's `raw` field, for a row whose verdict could not be built."""
+    if list(replies) == [None]:
+        return {"raw": replies[None][1]}
+    return {"raw": {str(facet): text for facet, (_, text) in replies.items()}}
+
+
+def _error_row(
+    row: Callable[..., JudgementRow],
+    step: str,
+    error: Exception,
+    verdict: dict[str, Any],
+) -> JudgementRow:
+    """A judge module or an expectation raised: an `error` row saying what, never a crash."""
+    message = f"{step} raised {type(error).__name__}: {error}"
+    return row("error", verdict=verdict, met=False, error=message)

@@ -7,8 +7,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from judges.core.results import JudgementRow, Usage
+from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sources import Sources
@@ -16,6 +17,7 @@ from judges.sets.planted import PlantedSet
 from judges.sets.probes import NOISE_RUN
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -223,7 +225,20 @@ def _model_report(
         comparison=comparison,
         notes=tuple(notes),
         probes=probes,
+        **_ranking(model, version, main, planted),
+        coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
+
+
+def _ranking(
+    model: str, version: str, main: Sequence[JudgementRow], planted: PlantedSet | None
+) -> dict[str, Any]:
+    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
+    gates = planted.gates.get((model, version)) if planted else None
+    if planted is None or gates is None or not gates.ranking or not main:
+        return {}
+    summary = summarise(queries_from_rows(main, planted))
+    return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
 def _probes(
@@ -307,9 +322,13 @@ def build_report(
     rows: Sequence[JudgementRow],
     sources: Sources,
     previous: tuple[str, Sequence[JudgementRow] | None] | None = None,
+    damaged: Sequence[DamagedLine] = (),
 ) -> FolderReport:
-    """A folder's report from its merged rows; `previous` = (version, rows or None if absent)."""
-    notes = list(sources.notes)
+    """A folder's report from its merged rows; `previous` = (version, rows or None if absent).
+
+    `damaged`: lines of the results file that are not rows, counted in a note.
+    """
+    notes = list(sources.notes) + _damaged_note(damaged)
     rows = _known_rows(sorted(rows, key=lambda r: r.key), sources.planted, notes)
     spec = sources.spec
     dimensions = dimensions_of(spec, rows)
@@ -352,4 +371,16 @@ def build_report(
         ),
         usage=_usage(rows),
         notes=tuple(notes),
+        damaged=tuple(str(line) for line in damaged),
     )
+
+
+def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:
+    if not damaged:
+        return []
+    where = "; ".join(f"line {d.line} ({d.reason[:120]})" for d in damaged[:5])
+    return [
+        f"{len(damaged)} damaged line(s) of {damaged[0].path.name} are not rows and are left "
+        f"out of this report (kept in the file: fix or delete them): {where}"
+        + ("; ..." if len(damaged) > 5 else "")
+    ]

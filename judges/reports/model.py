@@ -16,6 +16,7 @@ from judges.core.results import JudgementRow, Usage
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
+from judges.stats.ranker import RankerSummary
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -111,6 +112,15 @@ class ModelReport:
     comparison: Comparison | None
     notes: tuple[str, ...]
     probes: ProbeReport | None = None  # the bias probes, when this version was probed
+    ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
+    ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
+    coercions: str | None = None  # lenient parsing: the count line; None for strict judges
+
+    def ranking_lines(self) -> list[str]:
+        if self.ranking is None:
+            return []
+        note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
+        return [*self.ranking.lines(), *note]
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -159,7 +169,16 @@ class ModelReport:
             "comparison": _as_dict(self.comparison),
             "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
-        }
+        } | self._optional_dict()
+
+    def _optional_dict(self) -> dict[str, Any]:
+        # Only where they apply, so the reports of other judges keep their bytes.
+        optional: dict[str, Any] = {}
+        if self.ranking is not None:
+            optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
+        if self.coercions is not None:
+            optional["coercions"] = self.coercions
+        return optional
 
 
 @dataclass(frozen=True)
@@ -187,6 +206,8 @@ class FolderReport:
     models: tuple[ModelReport, ...]
     usage: tuple[UsageLine, ...]
     notes: tuple[str, ...]
+    # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
+    damaged: tuple[str, ...] = ()
 
     @property
     def reprompted(self) -> list[str]:

@@ -8,19 +8,24 @@ planted item, so a test can make the judge miss or fix an item and re-record.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shlex
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
+from judges.__main__ import main as judges_main
 from judges.core.spec import load_catalog
 
 FAKE_KEY = "sk-fakeKEY1234567890abcdefXYZ"
@@ -179,10 +184,22 @@ class FakeJudge:
     received: list[Received] = field(default_factory=list)
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
-    # A verdict that reads the whole request (a judge swayed by the text, e.g. its length).
-    verdict_for_request: Callable[[Received], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
+    # Hostile servers: the reply's content as raw text, or the whole HTTP answer.
+    content: Callable[[Received], str] | None = None
+    respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
+    delay_s: float = 0.0  # wait this long before answering a chat completion
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reset(self) -> None:
+        """Back to an honest, quick judge with no calls seen (one server serves a module)."""
+        fresh = FakeJudge()
+        for name in ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next"):
+            setattr(self, name, getattr(fresh, name))
+        self.content = self.respond = None
+        self.delay_s = 0.0
+        with self._lock:
+            self.received.clear()
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
@@ -218,46 +235,30 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 body = {}
-            received = Received(self.path, dict(self.headers.items()), body)
+            path = urlsplit(self.path).path
+            received = Received(path, dict(self.headers.items()), body)
             with judge._lock:
                 judge.received.append(received)
-            if self.path != "/v1/chat/completions":
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if path != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {path}"}})
                 return
+            time.sleep(judge.delay_s)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
             if fail:
                 self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
                 return
-            if judge.verdict_for_request is not None:
-                content = json.dumps(judge.verdict_for_request(received))
+            if judge.respond is not None:
+                self._send(*judge.respond(received))
+                return
+            if judge.content is not None:
+                content = judge.content(received)
             else:
                 content = json.dumps(judge.reply(received.item_id))
-            self._send(
-                200,
-                {
-                    "id": f"chatcmpl-fake{len(judge.received)}",
-                    "object": "chat.completion",
-                    "created": 1_700_000_000,
-                    "model": body.get("model", "smollm2-135m"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
-                            "logprobs": None,
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": judge.prompt_tokens,
-                        "completion_tokens": judge.completion_tokens,
-                        "total_tokens": judge.prompt_tokens + judge.completion_tokens,
-                    },
-                },
-            )
+            self._send(200, completion(judge, body, content))
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+            data = json.dumps(payload).encode()  # NaN stays NaN: Python's json writes it
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -267,6 +268,29 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
+    """An OpenAI chat completion carrying `content`, with the judge's token usage."""
+    return {
+        "id": f"chatcmpl-fake{len(judge.received)}",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "smollm2-135m"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": judge.prompt_tokens,
+            "completion_tokens": judge.completion_tokens,
+            "total_tokens": judge.prompt_tokens + judge.completion_tokens,
+        },
+    }
 
 
 class FakeJudgeServer:
@@ -294,6 +318,15 @@ _UNRELATED_PLUGINS = [
     *("-p", "no:hypothesispytest", "-p", "no:syrupy", "-p", "no:benchmark"),
     *("-p", "no:recording", "-p", "no:anyio"),
 ]
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """What `python -m judges report` returned and printed."""
+
+    code: int
+    out: str
+    err: str
 
 
 class JudgesProject:
@@ -327,13 +360,35 @@ class JudgesProject:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def run(self, *args: str, workers: str = "0", record: str | None = None) -> pytest.RunResult:
-        """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args` in a subprocess."""
+    def run(
+        self,
+        *args: str,
+        workers: str = "0",
+        record: str | None = None,
+        inprocess: bool = False,
+        base_url: str | None = None,
+    ) -> pytest.RunResult:
+        """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args`.
+
+        In a subprocess, or in this process (`inprocess`: seconds faster, for tests where
+        workers and process boundaries are not the point).
+        """
         argv = ["-p", "no:cacheprovider", *_UNRELATED_PLUGINS, "-ra", "-n", workers]
         if record is not None:
             flag = "--record" if record == "all" else f"--record={record}"
-            argv += [flag, "--judge-base-url", self.judge.url]
+            argv += [flag, "--judge-base-url", base_url or self.judge.url]
+        if inprocess:
+            return self.pytester.runpytest_inprocess(*argv, *args)
         return self.pytester.runpytest_subprocess(*argv, *args, timeout=300)
+
+    def report(self, *args: str) -> Rebuilt:
+        """`python -m judges report` in the project (its `main`, in this process)."""
+        out, err = io.StringIO(), io.StringIO()
+        folders = ["--reports", str(self.root / "reports")]
+        folders += ["--planted-sets", str(self.root / "planted_sets")]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = judges_main(["report", *folders, *args])
+        return Rebuilt(code, out.getvalue(), err.getvalue())
 
     def cassette_dir(self, version: str) -> Path:
         return self.root / "cassettes" / JUDGE / version / MODEL_SLUG

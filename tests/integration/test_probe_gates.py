@@ -8,6 +8,7 @@ the gate is evaluated on replay, as in the project's own suite.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,8 @@ def probed_project(project: JudgesProject, fake_judge: FakeJudge) -> JudgesProje
     project.write_set_file(
         "gates.toml", f'["{MODEL}"."{latest}"]\nmax_flip = {{ padding = 0.10 }}\n'
     )
-    fake_judge.verdict_for_request = length_rewarding(fake_judge)
+    verdict = length_rewarding(fake_judge)
+    fake_judge.content = lambda received: json.dumps(verdict(received))
     return project
 
 
