@@ -380,7 +380,9 @@ def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
     assert "majority vote needs 7 repeats" in md  # off the mode 1 in 5
     svg = probes_svg(report)
     assert svg.count('class="noise-band"') == 1 and "gate: at most 0.10" in svg
-    assert "<h3>Bias probes</h3>" in probes_html(report)
+    html = probes_html(report)
+    assert "<h3>Bias probes</h3>" in html
+    assert html.count("<th>") == html.split("</tr>")[1].count("<td")  # one cell per column
     data = report.as_dict()
     assert data["probes"][0]["biased"]["successes"] == 8
     assert data["gates"][0]["passed"] is False

@@ -279,7 +279,7 @@ def probes_html(report: ProbeReport) -> str:
     """The section's card: the chart, the verdict per probe, and the repeats a vote needs."""
     rows = "".join(
         f"<tr><td>{escape(e.probe)}</td><td class='num'>{escape(_rate(e.flips))}</td>"
-        f"<td class='num'>{escape(_rate(e.pleasing))}</td>"
+        f"<td class='num'>{escape(_flips(e))}</td><td class='num'>{escape(_rate(e.pleasing))}</td>"
         f"<td class='num'>{escape(_rate(e.biased))}</td>"
         f"<td class='num'>{escape(_rate(e.noise))}</td><td>{escape(e.verdict())}</td>"
         f"<td>{escape(_gate(report, e.probe))}</td></tr>"
