@@ -421,3 +421,14 @@ def test_flips_are_set_against_the_redraws_flips_with_scipy_exact_p():
     assert effect.flip_test.p_value == pytest.approx(scipy.stats.binomtest(b, b + c, 0.5).pvalue)
     assert effect.noise_flips is not None
     assert effect.noise_flips.successes == sum(bool(o.noise_flipped) for o in outcomes)
+
+
+def test_a_judge_that_follows_the_seed_not_the_text_is_below_noise():
+    rows = []
+    for i in range(8):  # main and probe share the seed; the redraw does not
+        item = f"PE-{i + 1:02d}"
+        rows += [row(item, "main", (2, 2, 1)), row(item, "probe-padding", (2, 2, 1))]
+        rows.append(row(item, "probe-noise", (3, 3, 3)))
+    (effect,) = probe_stats.effects_from_rows(rows, FIELDS, "core_total")
+    assert effect.beyond_noise is False and effect.verdict().startswith("below noise")
+    assert effect.test is not None and (effect.test.b, effect.test.c) == (0, 8)
