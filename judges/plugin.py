@@ -236,11 +236,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
 ITEM_FIXTURES = {
-    "planted_case": "main",
-    "noise_case": "noise",
-    "retest_case": "retest",
-    "panel_case": "panel",
-}
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
 SET_FIXTURES = {
     "gate_set": "main",
     "noise_set": "noise",
@@ -248,6 +246,7 @@ SET_FIXTURES = {
     "panel_set": "panel",
     "sme_set": "sme",
     "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
 }
 
 
@@ -324,7 +323,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3, "probe": 4}
+_RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
 
 
 def _judged_case(params: Any) -> tuple[str, Case] | None:
@@ -356,7 +355,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if judged is None:
             return (1,)
         run, case = judged
-        rank = _RUN_ORDER.get(run, _RUN_ORDER["probe"])
+        rank = _RUN_ORDER.get(run, len(_RUN_ORDER))  # probes after every planted run
         return (0, case.judge, case.item_id, version_key(case.version), rank, run)
 
     items.sort(key=order)
