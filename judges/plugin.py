@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from judges import plugin_probes as probing
 from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -40,7 +41,6 @@ OPTION_REPORTS = "--report-dir"
 OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
-ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
 live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
@@ -185,6 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
+        session.probe_sets  # noqa: B018
         session.preflight()
     except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
@@ -311,6 +312,9 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
+    for name, build in probing.PARAMS.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, build(session, lambda case: _case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -322,28 +326,37 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 _RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
 
 
+def _judged_case(params: Any) -> tuple[str, Case] | None:
+    """(run, case) of an item test's parameters; None for set-level tests."""
+    if params is None:
+        return None
+    for name, run in ITEM_FIXTURES.items():
+        if name in params.params:
+            return run, params.params[name]
+    return probing.judged_case(params.params)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = config.stash[session_key]
     # Before -k or node ids deselect anything: set-level tests name the item test that
     # re-records a case, even when that test is not selected in this run.
     for item in items:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                session.recorders[(run, params.params[name])] = item.nodeid
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is not None:
+            session.recorders[judged] = item.nodeid
     if not session.settings.live:
         return
 
     # Live runs: judgements of one item run back to back, so consecutive prompts share
     # their long prefix (the item's texts) and a local server reuses its prompt cache.
     def order(item: pytest.Item) -> tuple[Any, ...]:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                case = params.params[name]
-                return (0, case.judge, case.item_id, version_key(case.version), _RUN_ORDER[run])
-        return (1,)
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is None:
+            return (1,)
+        run, case = judged
+        rank = _RUN_ORDER.get(run, len(_RUN_ORDER))  # probes after every planted run
+        return (0, case.judge, case.item_id, version_key(case.version), rank, run)
 
     items.sort(key=order)
 
@@ -357,7 +370,7 @@ def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
     return pytestconfig.stash[session_key]
 
 
-class JudgeRunner:
+class JudgeRunner(probing.ProbeJudging):
     """Judges cases for one test and attaches every result row to its report."""
 
     def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
@@ -368,27 +381,11 @@ class JudgeRunner:
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(self.item.nodeid),
-                run=run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        for row in rows:
-            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-        capped = [row for row in rows if row.status == "cost_cap"]
-        if capped:
-            pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
+        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
+        return self._judged(case, run, repeats=plan.repeats, **options)
+
+    def case_id(self, case: Case) -> str:
+        return _case_id(self.session, case)
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""
@@ -466,7 +463,9 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.add_rows(
+                value for name, value in properties if name == probing.ROW_PROPERTY
+            )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

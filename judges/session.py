@@ -28,6 +28,7 @@ from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
+from judges.sets.probes import ProbeSet, load_probe_set
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -118,6 +119,15 @@ class JudgesSession:
     @cached_property
     def planted_sets(self) -> dict[str, PlantedSet]:
         return load_planted_sets(self.settings.planted_sets, self.catalog)
+
+    @cached_property
+    def probe_sets(self) -> dict[str, ProbeSet]:
+        """The bias probes of every planted set that has a probes.toml."""
+        loaded = {name: load_probe_set(planted) for name, planted in self.planted_sets.items()}
+        return {name: probes for name, probes in loaded.items() if probes is not None}
+
+    def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
+        return probes.versions or (self.catalog[probes.judge].versions[-1],)
 
     def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
         return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
@@ -220,8 +230,12 @@ class JudgesSession:
         draw_offset: int = 0,
         replay_only: bool = False,
         sampling: Sampling | None = None,
+        subject: Subject | None = None,
     ) -> list[JudgementRow]:
-        """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
+        """Judge one case `repeats` times inside its cassette; raise JudgementMissing.
+
+        `subject` overrides the planted item's inputs (a bias probe of it).
+        """
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
@@ -233,7 +247,7 @@ class JudgesSession:
         spec = self.catalog[case.judge]
         backend = self._backend(case.model, record)
         price = price_for(self.prices, case.model)
-        subject = self.subject(case)
+        subject = subject or self.subject(case)
         rows: list[JudgementRow] = []
         try:
             with _vcr.cassette(path, record=record):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
 from judges.stats.label_stability import LabelStability
@@ -112,6 +113,7 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    probes: ProbeReport | None = None  # the bias probes, when this version was probed
     label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
     reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
@@ -169,6 +171,7 @@ class ModelReport:
                 for dim, values in self.scores.items()
             },
             "comparison": _as_dict(self.comparison),
+            "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
         } | self._optional_dict()
 
