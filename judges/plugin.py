@@ -332,6 +332,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name, run in ITEM_FIXTURES.items():
             if params is not None and name in params.params:
                 session.recorders[(run, params.params[name])] = item.nodeid
+        item.user_properties.extend(_case_properties(session, item))
     if not session.settings.live:
         return
 
@@ -346,6 +347,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return (1,)
 
     items.sort(key=order)
+
+
+def _case_properties(session: JudgesSession, item: pytest.Item) -> list[tuple[str, str]]:
+    """What `record_property` would add, set at collection so that skipped and xfailed
+    tests carry them too: `--junitxml` viewers group tests by judge, version and model."""
+    params = getattr(item, "callspec", None)
+    names = [*ITEM_FIXTURES, *SET_FIXTURES]
+    cases = [params.params[n] for n in names if params is not None and n in params.params]
+    if not cases:
+        return []
+    case = cases[0]
+    found = [("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))]
+    if isinstance(case, Case):
+        category = session.planted_sets[case.judge].item(case.item_id).category
+        found += [("item_id", case.item_id), ("category", category)]
+    return found
 
 
 # -- fixtures -------------------------------------------------------------------------
@@ -489,3 +506,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("judges")
     for line in summary_lines(judges_session):
         terminalreporter.write_line(line)
+    if judges_session.report is not None:
+        from judges.reports.github import publish
+
+        settings = judges_session.settings
+        folders = judges_session.report.folders
+        for command in publish(folders, settings.planted_sets, settings.rootdir):
+            terminalreporter.write_line(command)

@@ -1,9 +1,15 @@
 """Helpers for the plugin's integration tests: a fake judge server and a pytester project.
 
 The fake judge is an OpenAI-compatible HTTP server from the standard library, run in a
-thread of the outer test process; the inner pytest runs are subprocesses that reach it
-through `--judge-base-url`. It answers every chat completion with a verdict chosen per
-planted item, so a test can make the judge miss or fix an item and re-record.
+thread of the outer test process (one per test module, its state reset per test); the
+inner pytest runs reach it through `--judge-base-url`. It answers every chat completion
+with a verdict chosen per planted item, so a test can make the judge miss or fix an item
+and re-record.
+
+Inner runs without xdist run in-process (`runpytest_inprocess`): no interpreter start, no
+re-import of the SDKs. Runs with `-n 2` are subprocesses; the tests keep them only where
+workers change the behaviour (the shared ledger, network blocking in each worker, rows
+merged into the controller's reports).
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ JUDGE = "product_identity"
 PLANTED = "regression_tests/test_planted.py::test_planted_item"
 GATES = "regression_tests/test_gates.py::test_detection_gates"
 
-# Every feature runs once without and once with xdist (STYLE.md point 10).
+# Features whose behaviour depends on xdist workers run once without and once with them
+# (STYLE.md point 10); the others run in-process only.
 WORKERS = [pytest.param("0", id="n0"), pytest.param("2", id="n2")]
 
 # The two regression test files of the project, as a user of the plugin writes them.
@@ -182,6 +189,17 @@ class FakeJudge:
     fail_next: int = 0  # answer this many chat completions with a 500 first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def reset(self) -> None:
+        """Back to the default verdicts with nothing received: the server is shared per module."""
+        fresh = FakeJudge(url=self.url)
+        with self._lock:
+            self.scores = fresh.scores
+            self.prompt_tokens = fresh.prompt_tokens
+            self.completion_tokens = fresh.completion_tokens
+            self.received = []
+            self.verdict = None
+            self.fail_next = 0
+
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
             return self.verdict(item_id)
@@ -323,11 +341,16 @@ class JudgesProject:
         return path
 
     def run(self, *args: str, workers: str = "0", record: str | None = None) -> pytest.RunResult:
-        """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args` in a subprocess."""
+        """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args`.
+
+        In-process without workers; a subprocess (controller and workers) with them.
+        """
         argv = ["-p", "no:cacheprovider", *_UNRELATED_PLUGINS, "-ra", "-n", workers]
         if record is not None:
             flag = "--record" if record == "all" else f"--record={record}"
             argv += [flag, "--judge-base-url", self.judge.url]
+        if workers == "0":
+            return self.pytester.runpytest_inprocess(*argv, *args)
         return self.pytester.runpytest_subprocess(*argv, *args, timeout=300)
 
     def cassette_dir(self, version: str) -> Path:

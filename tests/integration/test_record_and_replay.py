@@ -62,11 +62,10 @@ def test_recorded_cassettes_replay_offline_with_identical_verdicts(
     assert project.results() == live_rows
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_cassettes_keep_no_secret_while_the_server_saw_the_key(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
-    result = project.run(workers=workers, record="all")
+    result = project.run(record="all")
 
     assert result.ret == pytest.ExitCode.OK
     # The key was sent: the scrubbing below proves a filter, not a missing key.
@@ -84,9 +83,8 @@ def test_cassettes_keep_no_secret_while_the_server_saw_the_key(
     assert project.files_containing("org-SECRET") == []
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_record_missing_records_only_new_items(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     first = project.run(record="all")
     assert first.ret == pytest.ExitCode.OK
@@ -94,7 +92,7 @@ def test_record_missing_records_only_new_items(
     calls_before = len(fake_judge.calls)
     project.write_items([*ITEMS, EXTRA_ITEM])
 
-    result = project.run(workers=workers, record="missing")
+    result = project.run(record="missing")
 
     planted = len(versions()) * (len(ITEMS) + 1)
     result.assert_outcomes(passed=planted, skipped=len(versions()))
@@ -105,20 +103,19 @@ def test_record_missing_records_only_new_items(
     assert project.cassettes() == expected_cassettes(project, [*ITEMS, EXTRA_ITEM])
     assert {path: path.read_bytes() for path in before} == before, "an old cassette changed"
 
-    replayed = project.run(workers=workers)
+    replayed = project.run()
 
     replayed.assert_outcomes(passed=planted, skipped=len(versions()))
     assert len(fake_judge.calls) == calls_before + len(versions())
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_a_retried_call_records_only_its_success(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     version, item = versions()[0], ITEMS[0]
     fake_judge.fail_next = 1
 
-    recorded = project.run("-k", f"{version}-{item['id']}", workers=workers, record="all")
+    recorded = project.run("-k", f"{version}-{item['id']}", record="all")
 
     recorded.assert_outcomes(passed=1)
     assert len(fake_judge.calls) == 2  # the 500, then the SDK's retry
@@ -126,7 +123,7 @@ def test_a_retried_call_records_only_its_success(
     (interaction,) = load_cassette(cassette)["interactions"]
     assert interaction["response"]["status"]["code"] == 200
 
-    replayed = project.run("-k", f"{version}-{item['id']}", workers=workers)
+    replayed = project.run("-k", f"{version}-{item['id']}")
 
     replayed.assert_outcomes(passed=1)
     assert len(fake_judge.calls) == 2
