@@ -211,7 +211,7 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
 
 
 class _XdistHooks:
-    """Hand the one embedded server and the shared ledger to every worker."""
+    """Hand the one embedded server and the shared ledger to every worker; schedule."""
 
     def __init__(self, session: JudgesSession) -> None:
         self.session = session
@@ -219,6 +219,20 @@ class _XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["judges_base_url"] = self.session.settings.base_url
         node.workerinput["judges_session_id"] = self.session.settings.session_id
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Under the default `--dist load`, one worker per (judge, prompt version)."""
+        if config.getvalue("dist") != "load" or not self.session.planted_sets:
+            return None
+        from judges.scheduling import CaseGroupScheduling
+
+        groups = [
+            f"{judge}-{version}"
+            for judge in self.session.planted_sets
+            for version in self.session.catalog[judge].versions
+        ]
+        return CaseGroupScheduling(config, log, groups)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
