@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.core.spec import load_catalog
-from judges.finale.finale import add_finale_command
+from judges.finale.cli import add_finale_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items
 
@@ -25,35 +25,47 @@ def _derive(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace) -> int:
-    from judges.reports.report import ResultsMissing, load_comparison, rebuild_reports
+def _compare(args: argparse.Namespace) -> int:
+    from judges.reports.folders import load_comparison
     from judges.stats.compare import comparison_markdown
+
+    before, after = args.compare
+    comparisons = load_comparison(args.reports, args.judge, before, after)
+    for comparison in comparisons:
+        print(comparison_markdown(comparison))
+    if not comparisons:
+        print(f"no main-run rows of {args.judge} prompt {after} to compare")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from judges.reports.folders import ResultsMissing
+    from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
+    from judges.reports.write import disk_reports
 
     if args.compare and not args.judge:
         print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
         return 2
     try:
         if args.compare:
-            before, after = args.compare
-            comparisons = load_comparison(args.reports, args.judge, before, after)
-            for comparison in comparisons:
-                print(comparison_markdown(comparison))
-            if not comparisons:
-                print(f"no main-run rows of {args.judge} prompt {after} to compare")
-            return 0
-        built = rebuild_reports(args.reports, args.planted_sets, judge=args.judge)
+            return _compare(args)
+        built = disk_reports(args.reports, args.planted_sets, judge=args.judge)
     except ResultsMissing as error:
         print(f"python -m judges report: {error}", file=sys.stderr)
         return 2
-    for line in built.lines():
+    built = built.check() if args.check else built.write()
+    for line in report_lines(built):
         print(line)
-    return 0
+    for line in check_lines(built, "the results files", REBUILD_HINT):
+        print(line, file=sys.stderr if built.differing else sys.stdout)
+    return 1 if built.differing else 0
 
 
 def _baseline(args: argparse.Namespace) -> int:
     from judges.baseline import reliability_gates, write_baseline
     from judges.core.results import read_jsonl
-    from judges.reports.report import ResultsMissing, build_folder, load_sources
+    from judges.reports.folders import Results, ResultsMissing, build_folder
+    from judges.reports.sources import load_sources
 
     catalog = load_catalog()
     spec = catalog[args.judge]
@@ -62,7 +74,7 @@ def _baseline(args: argparse.Namespace) -> int:
     extra = {}
     for version in spec.versions:
         try:
-            folder = build_folder(args.reports, args.judge, version, sources)
+            folder = build_folder(Results(args.reports), args.judge, version, sources)
         except ResultsMissing as error:
             print(f"python -m judges baseline: {error}", file=sys.stderr)
             return 2
@@ -92,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges derive product_identity\n"
         "  python -m judges report                      rebuild every report from results.jsonl\n"
         "  python -m judges report --judge geval        one judge only\n"
+        "  python -m judges report --check              fail if a report differs from its rows\n"
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
         "  python -m judges baseline product_identity   accept the recorded baseline\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging",
@@ -118,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
         nargs=2,
         metavar=("A", "B"),
         help="print prompt version A against B of --judge (paired per item) to stdout",
+    )
+    report.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming each report file that differs from what the "
+        "results files produce (hand edits, a renderer change not yet committed)",
     )
     report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
     report.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))

@@ -36,6 +36,8 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
+OPTION_CHECK_REPORTS = "--check-reports"
+CHECK = "judges_check_reports"
 ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
@@ -121,6 +123,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where reports are written (default: <rootdir>/reports).",
     )
     group.addoption(
+        OPTION_CHECK_REPORTS,
+        dest=CHECK,
+        action="store_true",
+        help="write no report; fail naming each committed report file this run would change.",
+    )
+    group.addoption(
         OPTION_REPEATS,
         dest="judges_noise_repeats",
         metavar="N",
@@ -172,7 +180,9 @@ def pytest_configure(config: pytest.Config) -> None:
             session.settings = _start_embedded_server(config, settings)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+        from judges.scheduling import XdistHooks
+
+        config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
 def _selected_models(session: JudgesSession) -> list[ModelRef]:
@@ -210,31 +220,6 @@ def _start_embedded_server(config: pytest.Config, settings: Settings) -> Setting
     return replace(settings, base_url=server.base_url)
 
 
-class _XdistHooks:
-    """Hand the one embedded server and the shared ledger to every worker; schedule."""
-
-    def __init__(self, session: JudgesSession) -> None:
-        self.session = session
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["judges_base_url"] = self.session.settings.base_url
-        node.workerinput["judges_session_id"] = self.session.settings.session_id
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """Under the default `--dist load`, one worker per (judge, prompt version)."""
-        if config.getvalue("dist") != "load" or not self.session.planted_sets:
-            return None
-        from judges.scheduling import CaseGroupScheduling
-
-        groups = [
-            f"{judge}-{version}"
-            for judge in self.session.planted_sets
-            for version in self.session.catalog[judge].versions
-        ]
-        return CaseGroupScheduling(config, log, groups)
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     server = config.stash.get(server_key, None)
     if server is not None:
@@ -261,6 +246,8 @@ SET_FIXTURES = {
     "sme_set": "sme",
     "ranking_set": "ranking",
 }
+
+CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 
 @dataclass(frozen=True)
@@ -346,7 +333,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name, run in ITEM_FIXTURES.items():
             if params is not None and name in params.params:
                 session.recorders[(run, params.params[name])] = item.nodeid
-        item.user_properties.extend(_case_properties(session, item))
+        # What record_property would add, here so that skipped and xfailed tests carry it.
+        cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
+        item.user_properties.extend(session.case_properties(cases[0]) if cases else ())
     if not session.settings.live:
         return
 
@@ -361,22 +350,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return (1,)
 
     items.sort(key=order)
-
-
-def _case_properties(session: JudgesSession, item: pytest.Item) -> list[tuple[str, str]]:
-    """What `record_property` would add, set at collection so that skipped and xfailed
-    tests carry them too: `--junitxml` viewers group tests by judge, version and model."""
-    params = getattr(item, "callspec", None)
-    names = [*ITEM_FIXTURES, *SET_FIXTURES]
-    cases = [params.params[n] for n in names if params is not None and n in params.params]
-    if not cases:
-        return []
-    case = cases[0]
-    found = [("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))]
-    if isinstance(case, Case):
-        category = session.planted_sets[case.judge].item(case.item_id).category
-        found += [("item_id", case.item_id), ("category", category)]
-    return found
 
 
 # -- fixtures -------------------------------------------------------------------------
@@ -506,24 +479,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
-    from judges.reports.report import write_session_reports
-
-    judges_session.report = write_session_reports(judges_session)
+    built = judges_session.build_reports()
+    judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
+    if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
         return
-    from judges.reports.report import summary_lines
-
     terminalreporter.section("judges")
-    for line in summary_lines(judges_session):
-        terminalreporter.write_line(line)
-    if judges_session.report is not None:
+    for line, markup in judges_session.summary_lines():
+        terminalreporter.write_line(line, **markup)
+    report, settings = judges_session.report, judges_session.settings
+    if report is not None:  # GitHub's step summary and annotations, when run there
         from judges.reports.github import publish
 
-        settings = judges_session.settings
-        folders = judges_session.report.folders
-        for command in publish(folders, settings.planted_sets, settings.rootdir):
+        for command in publish(report.folders, settings.planted_sets, settings.rootdir):
             terminalreporter.write_line(command)

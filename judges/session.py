@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import ModelRef, load_prices, make_backend, price_for
 from judges.calls.ledger import Ledger
@@ -22,6 +22,9 @@ from judges.core.results import JudgementRow, Usage
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import JudgeSpec, Sampling, load_catalog
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
+
+if TYPE_CHECKING:
+    from judges.reports.write import ReportSet
 
 
 class RecordMode(enum.Enum):
@@ -87,7 +90,7 @@ class JudgesSession:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.rows: list[JudgementRow] = []
-        self.report: Any = None  # the ReportSet written at the end of the session
+        self.report: ReportSet | None = None  # written or checked at the end of the session
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
@@ -226,6 +229,35 @@ class JudgesSession:
             usage.output_tokens += row.usage.output_tokens
             usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
         return dict(sorted(totals.items()))
+
+    def case_properties(self, case: Any) -> list[tuple[str, str]]:
+        """JUnit properties of a test judging `case`: judge, prompt version, model, and for
+        one planted item its id and category, so that CI test viewers can group tests."""
+        found = [("judge", case.judge), ("prompt_version", case.version)]
+        found.append(("model", str(case.model)))
+        if isinstance(case, Case):
+            category = self.planted_sets[case.judge].item(case.item_id).category
+            found += [("item_id", case.item_id), ("category", category)]
+        return found
+
+    # -- reporting ----------------------------------------------------------------------
+
+    def build_reports(self) -> ReportSet:
+        """This session's rows merged into the report folders: built, not yet written."""
+        from judges.reports.write import session_reports
+
+        s = self.settings
+        return session_reports(self.rows, s.reports, s.planted_sets, self.catalog, s.session_id)
+
+    def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
+        """The terminal summary's lines, each with its markup (red, green or none)."""
+        from judges.reports.terminal import summary_lines
+
+        cap = self.settings.cost_cap_usd
+        spent = None if cap is None else (cap, self.ledger.spent_usd())
+        return summary_lines(
+            self.rows, self.usage_by_model(), self.ledger.totals(), spent, self.report
+        )
 
 
 def _sampling_key(sampling: Sampling | None) -> str | None:

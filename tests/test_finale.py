@@ -21,31 +21,31 @@ from judges.__main__ import main
 from judges.calls.backends import JudgeRequest, JudgeResponse, ModelRef, Price
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.runner import Call
-from judges.finale.finale import (
-    BELOW_FLOOR,
+from judges.finale.cassettes import _ReplayBudget, cassette_path
+from judges.finale.config import (
     CROSS,
-    GLOBAL_CAP,
-    METADATA_BEGIN,
-    METADATA_END,
-    NO_METRIC,
     PRIMARY,
-    UNSTRATIFIED,
-    CallSlot,
     Candidate,
     Episode,
     FinaleConfig,
     FinaleError,
     Stratum,
-    _ReplayBudget,
-    assign_stratum,
-    cassette_path,
     load_candidates,
     load_config,
     load_episodes,
+)
+from judges.finale.markdown import METADATA_BEGIN, METADATA_END
+from judges.finale.plan import CallSlot
+from judges.finale.promotion import (
+    BELOW_FLOOR,
+    GLOBAL_CAP,
+    NO_METRIC,
+    UNSTRATIFIED,
+    assign_stratum,
     outside_top,
     promote_finalists,
-    run_finale,
 )
+from judges.finale.run import run_finale
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "planted_sets" / "finale" / "finale.toml"

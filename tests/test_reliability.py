@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
+from judges.sets.sme import SmeLabel, SmeLabelError
 from judges.stats import reliability
 from judges.stats.gates import Gate
-from judges.stats.reliability import SmeLabel, SmeLabelError
 from judges.stats.stats import Estimate, Rate, wilson
 
 FLAG = "product_identity_match"

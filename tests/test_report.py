@@ -6,9 +6,9 @@ that no prompt edit elsewhere changes what these tests expect.
 
 from __future__ import annotations
 
+import ast
 import json
 import random
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,16 +16,18 @@ from typing import Any
 
 import pytest
 
+import judges.reports
 from judges.__main__ import main
 from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
-from judges.core.spec import JudgeSpec, load_judge, prompt_hash
-from judges.reports import report
-from judges.session import JudgesSession, Settings
+from judges.core.spec import load_judge, prompt_hash
+from judges.reports import terminal
+from judges.reports.metadata import RUN_FILE
+from judges.reports.write import ReportSet, rebuild_reports, session_reports
 from judges.stats.compare import compare_versions
 from judges.stats.stats import wilson
 
 MODEL = "local:smollm2-135m"
-FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html"}
+FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html", ".run.json"}
 RAW_MISS = '{"factual_accuracy": 3, "note": "looks right to me"}'
 # Detection of the eight main items per version: True = the judge met the expectation.
 BEFORE = {"PE-01": True, "PE-02": False, "PE-03": False, "PE-04": False, "PE-05": True,
@@ -150,33 +152,18 @@ def write_versions(demo: dict[str, Any], shuffle: int | None = None) -> None:
         write_jsonl(demo["reports"] / "demo" / version / "results.jsonl", rows)
 
 
-def rebuild(demo: dict[str, Any]) -> report.ReportSet:
-    return report.rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
+def rebuild(demo: dict[str, Any]) -> ReportSet:
+    return rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
 
 
 def folder(demo: dict[str, Any], version: str) -> Path:
     return demo["reports"] / "demo" / version
 
 
-def strip_metadata(name: str, text: str) -> str:
-    """A report file without its run-metadata block (or the `run` key of report.json)."""
-    if name.endswith(".json"):
-        stripped, found = re.subn(r'^  "run": \{.*?^  \},?\n', "", text, flags=re.M | re.S)
-        assert found == 1
-        return stripped
-    if name.endswith((".md", ".html")) and report.METADATA_BEGIN in text:
-        head, _, tail = text.partition(report.METADATA_BEGIN)
-        _, _, after = tail.partition(report.METADATA_END)
-        assert report.METADATA_BEGIN not in after and after.strip() in ("", "</body></html>")
-        return head + after
-    return text
-
-
-def snapshot(demo: dict[str, Any]) -> dict[str, str]:
-    files = sorted(p for p in demo["reports"].rglob("*") if p.is_file())
-    return {
-        str(p.relative_to(demo["reports"])): strip_metadata(p.name, p.read_text()) for p in files
-    }
+def snapshot(demo: dict[str, Any]) -> dict[str, bytes]:
+    """Every file of the reports folder but the git-ignored run metadata, as bytes."""
+    files = sorted(p for p in demo["reports"].rglob("*") if p.is_file() and p.name != RUN_FILE)
+    return {str(p.relative_to(demo["reports"])): p.read_bytes() for p in files}
 
 
 # --------------------------------------------------------------------------- files
@@ -210,7 +197,8 @@ def test_report_md_has_header_detection_with_intervals_and_n(demo: dict[str, Any
     assert "| detection[fabrication] | 2/3 = 0.67" in text and "**FAIL**" in text
     assert "## Comparison with prompt 1.0" in text
     assert "| **local:smollm2-135m** | all | 11 | 11 | 2200 | 440 | 0.0165 |" in text
-    assert text.rstrip().endswith(report.METADATA_END)
+    # Nothing that differs between runs: the run metadata is in the git-ignored .run.json.
+    assert "metadata" not in text.lower() and "Generated" not in text
 
 
 def test_items_judged_under_another_prompt_are_flagged(demo: dict[str, Any]) -> None:
@@ -231,7 +219,9 @@ def test_report_json_carries_the_same_numbers(demo: dict[str, Any]) -> None:
     assert model["detection"]["cousin"] == wilson(3, 4).as_dict()
     assert model["gates"]["failed"] == 1
     assert model["comparison"]["mcnemar"]["b"] == 1
-    assert set(content["run"]) >= {"generated_at", "packages", "session_id", "durations_s"}
+    assert "run" not in content and "generated_at" not in json.dumps(content)
+    run = json.loads((folder(demo, "1.1") / RUN_FILE).read_text())
+    assert set(run) == {"generated_at", "packages", "session_id", "durations_s", "source"}
 
 
 def test_failures_md_lists_failed_items_with_raw_json(demo: dict[str, Any]) -> None:
@@ -280,7 +270,7 @@ def test_comparison_md_is_written_in_the_newer_folder(demo: dict[str, Any]) -> N
 # --------------------------------------------------------------------------- determinism
 
 
-def test_rebuilding_gives_the_same_bytes_but_metadata(demo: dict[str, Any]) -> None:
+def test_rebuilding_gives_the_same_bytes(demo: dict[str, Any]) -> None:
     write_versions(demo)
     rebuild(demo)
     first = snapshot(demo)
@@ -288,41 +278,21 @@ def test_rebuilding_gives_the_same_bytes_but_metadata(demo: dict[str, Any]) -> N
     rebuild(demo)
     second = snapshot(demo)
     assert first == second
-    raw = (folder(demo, "1.1") / "report.md").read_text()
-    assert raw.count(report.METADATA_BEGIN) == raw.count(report.METADATA_END) == 1
     assert "latency" not in (folder(demo, "1.1") / "results.jsonl").read_text()
 
 
-class _Session(JudgesSession):
-    """A real session whose catalog is the temporary `demo` judge."""
-
-    def __init__(self, settings: Settings, catalog: dict[str, JudgeSpec]) -> None:
-        super().__init__(settings)
-        self.demo_catalog = catalog
-
-    @property
-    def catalog(self) -> dict[str, JudgeSpec]:
-        return self.demo_catalog
-
-
-def session(demo: dict[str, Any], rows: list[JudgementRow], session_id: str) -> _Session:
-    settings = Settings(
-        rootdir=demo["root"],
-        reports=demo["reports"],
-        planted_sets=demo["planted"],
-        session_id=session_id,
+def session(demo: dict[str, Any], rows: list[JudgementRow], session_id: str) -> ReportSet:
+    """The reports of a session that judged `rows`, as the plugin builds them (unwritten)."""
+    return session_reports(
+        rows, demo["reports"], demo["planted"], demo["catalog"], session_id=session_id
     )
-    judges_session = _Session(settings, demo["catalog"])
-    judges_session.rows = rows
-    return judges_session
 
 
 def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
     demo: dict[str, Any], tmp_path: Path
 ) -> None:
     rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
-    one = session(demo, rows, "one")
-    one.report = report.write_session_reports(one)  # as the plugin keeps it
+    one = session(demo, rows, "one").write()
     whole = snapshot(demo)
 
     # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
@@ -331,29 +301,55 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
             path.unlink()
     shuffled = rows[:]
     random.Random(3).shuffle(shuffled)
-    report.write_session_reports(session(demo, shuffled, "two"))
+    session(demo, shuffled, "two").write()
     partial = [r for r in rows if r.item_id == "PE-02" and r.prompt_version == "1.0"]
-    report.write_session_reports(session(demo, partial, "three"))
+    again = session(demo, partial, "three").write()
     assert snapshot(demo) == whole
+    assert again.changed == ()  # a replay of unchanged rows rewrites no byte
     assert len(read_jsonl(folder(demo, "1.0") / "results.jsonl")) == 11
     rebuild(demo)  # as `python -m judges report` does, without a session
     assert snapshot(demo) == whole
 
-    lines = report.summary_lines(one)
+    usage = {MODEL: Usage(calls=22, input_tokens=4400, output_tokens=880, cost_usd=0.033)}
+    lines = terminal.session_lines(rows, usage, {}, None) + terminal.report_lines(one)
     assert lines[0] == "22 judgements: 20 ok, 2 transport"
-    assert any(line.startswith("local:smollm2-135m: 22 calls") for line in lines)
+    assert lines[1] == f"{MODEL}: 22 calls, 4400 input + 880 output tokens, $0.0330"
     assert f"demo 1.1 on {MODEL}: detection 5/7 = 0.71" in "\n".join(lines)
     assert any("gates 3 passed, 1 failed" in line for line in lines)
     assert any(line.startswith("report: ") and line.endswith("failures.md)") for line in lines)
+    assert "run session id: one" in lines
 
 
-def test_only_the_metadata_block_records_the_session(demo: dict[str, Any]) -> None:
-    one = session(demo, version_rows("1.0", BEFORE), "session-abc")
-    report.write_session_reports(one)
+def test_only_the_run_file_records_the_session(demo: dict[str, Any]) -> None:
+    session(demo, version_rows("1.0", BEFORE), "session-abc").write()
     for path in folder(demo, "1.0").iterdir():
-        text = path.read_text()
-        assert "session-abc" not in strip_metadata(path.name, text)
-    assert "Session id: session-abc" in (folder(demo, "1.0") / "report.md").read_text()
+        if path.name != RUN_FILE:
+            assert "session-abc" not in path.read_text()
+    assert json.loads((folder(demo, "1.0") / RUN_FILE).read_text())["session_id"] == "session-abc"
+
+
+def test_check_names_each_differing_file_and_writes_nothing(demo: dict[str, Any]) -> None:
+    rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
+    fresh = session(demo, rows, "zero").check()
+    assert set(fresh.differing) == set(fresh.files)  # nothing on disk yet
+    assert not demo["reports"].exists() or not any(demo["reports"].rglob("*"))
+    session(demo, rows, "one").write()
+    assert session(demo, rows, "two").check().differing == ()
+    edited = folder(demo, "1.1") / "report.md"
+    edited.write_bytes(edited.read_bytes().replace(b"| Judge | demo |", b"| Judge | Demo |"))
+    (folder(demo, "1.0") / "comparison.md").write_text("no longer due")
+    before = snapshot(demo)
+    checked = session(demo, rows, "three").check()
+    assert set(checked.differing) == {edited, folder(demo, "1.0") / "comparison.md"}
+    assert snapshot(demo) == before  # the check wrote nothing
+    (line, *_) = [line for line in terminal.check_lines(checked) if "1.1" in line]
+    assert line.endswith(
+        "1.1/report.md differs from what the cassettes produce; run "
+        "`python -m pytest regression_tests` and commit the result"
+    )
+    # Rows that changed (a re-recorded cassette) make the results file differ too.
+    changed = [r.model_copy(update={"error": "new"}) if r.item_id == "PE-08" else r for r in rows]
+    assert folder(demo, "1.0") / "results.jsonl" in session(demo, changed, "four").check().differing
 
 
 # --------------------------------------------------------------------------- command line
@@ -377,8 +373,26 @@ def test_cli_rebuilds_from_results(tmp_path: Path, capsys: pytest.CaptureFixture
     (reports / "product_identity" / "0.3.1" / "report.md").unlink()
     assert main([*args, "--judge", "product_identity"]) == 0
     again = (reports / "product_identity" / "0.3.1" / "report.md").read_text()
-    assert strip_metadata("report.md", again) == strip_metadata("report.md", first)
+    assert again == first
     assert (reports / "product_identity" / "0.3.1" / "index.html").is_file()
+
+
+def test_cli_check_fails_on_a_hand_edited_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = tmp_path / "reports"
+    real_judge_rows(reports)
+    args = ["report", "--reports", str(reports), "--planted-sets", str(tmp_path / "none")]
+    assert main(args) == 0
+    assert main([*args, "--check"]) == 0
+    assert "report check: " in capsys.readouterr().out
+    edited = reports / "product_identity" / "0.3" / "failures.md"
+    edited.write_text(edited.read_text() + "a hand edit\n")
+    assert main([*args, "--check"]) == 1
+    err = capsys.readouterr().err
+    assert f"{edited} differs from what the results files produce" in err
+    assert "run `python -m judges report` and commit the result" in err
+    assert edited.read_text().endswith("a hand edit\n")  # --check writes nothing
 
 
 def test_cli_compare_prints_the_paired_comparison(
@@ -418,9 +432,35 @@ def test_cli_help_documents_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--compare A B" in out and "--planted-sets" in out
 
 
-def test_report_code_imports_no_pytest() -> None:
+REPORTS = Path(judges.reports.__file__).parent
+REPORT_MODULES = sorted(f"judges.reports.{p.stem}" for p in REPORTS.glob("[!_]*.py"))
+
+
+@pytest.mark.parametrize("module", REPORT_MODULES)
+def test_each_report_module_imports_alone_without_pytest_or_vcr(module: str) -> None:
     code = (
-        "import sys, judges.reports.report, judges.reports.html, judges.stats.compare\n"
-        "assert 'pytest' not in sys.modules, 'report code imported pytest'"
+        f"import sys, {module}\n"
+        "found = sorted(m for m in ('pytest', '_pytest', 'vcr') if m in sys.modules)\n"
+        f"assert not found, f'{module} imported {{found}}'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _module_imports(path: Path) -> set[str]:
+    """The judges modules a module imports when it is loaded (not inside functions)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name.startswith("judges.")}
+
+
+def test_the_renderers_read_the_model_and_not_each_other() -> None:
+    # The package-wide rules (no cycle, no pytest in the core) are in test_layout.py.
+    markdown = _module_imports(REPORTS / "markdown.py")
+    html = _module_imports(REPORTS / "html.py") | _module_imports(REPORTS / "charts.py")
+    assert "judges.reports.model" in markdown and "judges.reports.model" in html
+    assert not {m for m in markdown if m in ("judges.reports.html", "judges.reports.charts")}
+    assert "judges.reports.markdown" not in html

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from judges.core.results import Expectation, JudgementRow, Status
-from judges.reports import report
+from judges.reports.build import build_report
+from judges.reports.render import render_files
+from judges.reports.sources import Sources
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(
@@ -96,15 +98,16 @@ def page_errors(stderr: str) -> list[str]:
 
 def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     folder = tmp_path / "reports" / "demo" / "1.1"
-    built = report.build_report(
+    built = build_report(
         "demo",
         "1.1",
         sample_rows("1.1", 1),
-        report.Sources(),
+        Sources(),
         previous=("1.0", sample_rows("1.0", 0)),
     )
-    meta = report.RunMetadata.collect("test", None, {})
-    report.write_report(folder, built, meta)
+    folder.mkdir(parents=True)
+    for name, text in render_files(built).items():
+        (folder / name).write_text(text, encoding="utf-8")
     page = (folder / "index.html").as_uri()
 
     shot = tmp_path / "shots" / "shot.png"

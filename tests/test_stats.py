@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats.stats: each statistic against an independent, by-hand computation."""
+"""Unit tests for judges.stats.stats and .agreement: each statistic against a by-hand reference."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.stats import stats
+from judges.stats import agreement, stats
 from judges.stats.stats import Estimate, Rate
 
 Z975 = NormalDist().inv_cdf(0.975)  # stdlib, so the tests do not lean on scipy for z
@@ -213,19 +213,19 @@ def test_wilson_contains_rate_and_is_in_unit_interval(kn: tuple[int, int]) -> No
 def test_exact_and_adjacent_agreement_by_hand() -> None:
     a = [1, 2, 3, 4, 5, 3, 2]
     b = [1, 3, 3, 2, 5, 4, 5]
-    exact = stats.exact_agreement(a, b)
-    adjacent = stats.adjacent_agreement(a, b)
+    exact = agreement.exact_agreement(a, b)
+    adjacent = agreement.adjacent_agreement(a, b)
     assert (exact.successes, exact.n) == (3, 7)
     assert (adjacent.successes, adjacent.n) == (5, 7)
-    assert stats.adjacent_agreement(a, b, tolerance=2).successes == 6
+    assert agreement.adjacent_agreement(a, b, tolerance=2).successes == 6
     assert (exact.low, exact.high) == pytest.approx(wilson_by_hand(3, 7), abs=1e-9)
 
 
 def test_agreement_empty_and_mismatch() -> None:
-    assert stats.exact_agreement([], []).n == 0
-    assert math.isnan(stats.adjacent_agreement([], []).rate)
+    assert agreement.exact_agreement([], []).n == 0
+    assert math.isnan(agreement.adjacent_agreement([], []).rate)
     with pytest.raises(ValueError):
-        stats.exact_agreement([1, 2], [1])
+        agreement.exact_agreement([1, 2], [1])
 
 
 @settings(max_examples=50, deadline=None)
@@ -236,8 +236,8 @@ def test_agreement_empty_and_mismatch() -> None:
 def test_agreement_rates_in_unit_interval(pairs: list[tuple[int, int]], tol: int) -> None:
     a = [p[0] for p in pairs]
     b = [p[1] for p in pairs]
-    exact = stats.exact_agreement(a, b)
-    adjacent = stats.adjacent_agreement(a, b, tolerance=tol)
+    exact = agreement.exact_agreement(a, b)
+    adjacent = agreement.adjacent_agreement(a, b, tolerance=tol)
     for r in (exact, adjacent):
         assert r.n == len(pairs)
         if pairs:
@@ -394,7 +394,7 @@ RANKED_Y = [2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0, 2.0, 8.0, 4.0]
 
 def test_spearman_against_rank_then_pearson() -> None:
     expected = pearson_by_hand(average_ranks(RANKED_X), average_ranks(RANKED_Y))
-    e = stats.spearman(RANKED_X, RANKED_Y)
+    e = agreement.spearman(RANKED_X, RANKED_Y)
     assert e.value == pytest.approx(expected, abs=1e-12)
     assert e.n == len(RANKED_X)
     assert -1.0 <= e.low <= e.high <= 1.0
@@ -403,12 +403,12 @@ def test_spearman_against_rank_then_pearson() -> None:
 def test_spearman_interval_brackets_strong_correlation() -> None:
     rng = np.random.default_rng(3)
     x = rng.normal(size=80)
-    e = stats.spearman(x, x + 0.3 * rng.normal(size=80))
+    e = agreement.spearman(x, x + 0.3 * rng.normal(size=80))
     assert 0.8 < e.low <= e.value <= e.high <= 1.0
 
 
 def test_kendall_against_pair_counting() -> None:
-    e = stats.kendall_tau(RANKED_X, RANKED_Y)
+    e = agreement.kendall_tau(RANKED_X, RANKED_Y)
     assert e.value == pytest.approx(tau_b_by_hand(RANKED_X, RANKED_Y), abs=1e-12)
     assert -1.0 <= e.low <= e.high <= 1.0
 
@@ -420,7 +420,7 @@ def test_vectorised_kendall_matches_scipy_on_resamples() -> None:
     y = x + rng.integers(-2, 3, size=25)
     idx = rng.integers(0, 25, size=(30, 25))
     counts = np.stack([np.bincount(row, minlength=25) for row in idx]).astype(float)
-    fast = stats._kendall_tau_b_from_counts(x, y, counts)
+    fast = agreement._kendall_tau_b_from_counts(x, y, counts)
     for r in range(30):
         assert fast[r] == pytest.approx(scipy.stats.kendalltau(x[idx[r]], y[idx[r]]).statistic)
 
@@ -428,7 +428,7 @@ def test_vectorised_kendall_matches_scipy_on_resamples() -> None:
 def test_correlations_constant_input_is_nan_without_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for fn in (stats.spearman, stats.kendall_tau):
+        for fn in (agreement.spearman, agreement.kendall_tau):
             e = fn([1, 1, 1, 1], [1, 2, 3, 4])
             assert math.isnan(e.value) and e.n == 4
             assert math.isnan(fn([], []).value)
@@ -442,7 +442,7 @@ KAPPA_B = [0, 1, 3, 3, 4, 3, 3, 1, 1, 1, 2, 4, 2, 4, 0]
 
 
 def test_quadratic_kappa_against_textbook_formula() -> None:
-    e = stats.quadratic_kappa(KAPPA_A, KAPPA_B)
+    e = agreement.quadratic_kappa(KAPPA_A, KAPPA_B)
     assert e.value == pytest.approx(weighted_kappa_by_hand(KAPPA_A, KAPPA_B, [0, 1, 2, 3, 4]))
     assert e.n == len(KAPPA_A)
     assert e.low <= e.value <= e.high
@@ -454,23 +454,23 @@ def test_quadratic_kappa_small_worked_example() -> None:
     # kappa = (0.7 - 0.5) / (1 - 0.5) = 0.4.
     a = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
     b = [1, 1, 1, 1, 0, 0, 0, 0, 1, 1]
-    assert stats.quadratic_kappa(a, b).value == pytest.approx(0.4)
+    assert agreement.quadratic_kappa(a, b).value == pytest.approx(0.4)
 
 
 def test_quadratic_kappa_labels_and_degenerate() -> None:
-    assert stats.quadratic_kappa(KAPPA_A, KAPPA_B, labels=[0, 1, 2, 3, 4, 5]).value == (
+    assert agreement.quadratic_kappa(KAPPA_A, KAPPA_B, labels=[0, 1, 2, 3, 4, 5]).value == (
         pytest.approx(weighted_kappa_by_hand(KAPPA_A, KAPPA_B, [0, 1, 2, 3, 4]))
     )
     with pytest.raises(ValueError, match="outside labels"):
-        stats.quadratic_kappa([1, 2, 7], [1, 2, 3], labels=[1, 2, 3])
-    assert math.isnan(stats.quadratic_kappa([2, 2, 2], [2, 2, 2]).value)
-    assert math.isnan(stats.quadratic_kappa([], []).value)
+        agreement.quadratic_kappa([1, 2, 7], [1, 2, 3], labels=[1, 2, 3])
+    assert math.isnan(agreement.quadratic_kappa([2, 2, 2], [2, 2, 2]).value)
+    assert math.isnan(agreement.quadratic_kappa([], []).value)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=2, max_size=40).filter(lambda v: len(set(v)) > 1))
 def test_kappa_of_identical_ratings_is_one(ratings: list[int]) -> None:
-    e = stats.quadratic_kappa(ratings, ratings, n_resamples=200)
+    e = agreement.quadratic_kappa(ratings, ratings, n_resamples=200)
     assert e.value == pytest.approx(1.0)
     assert e.low == pytest.approx(1.0) and e.high == pytest.approx(1.0)
 
@@ -479,7 +479,7 @@ def test_kappa_of_identical_ratings_is_one(ratings: list[int]) -> None:
 
 
 def test_krippendorff_ordinal_published_example() -> None:
-    e = stats.krippendorff_alpha_ordinal(as_array(KRIPP_EXAMPLE))
+    e = agreement.krippendorff_alpha_ordinal(as_array(KRIPP_EXAMPLE))
     assert e.value == pytest.approx(ordinal_alpha_by_hand(KRIPP_EXAMPLE), abs=1e-9)
     assert round(e.value, 3) == 0.815
     assert e.n == 11  # unit 12 has a single rating and is not pairable
@@ -493,12 +493,12 @@ def test_krippendorff_ordinal_second_example_against_plain_python() -> None:
     for _ in range(3):
         noisy = np.clip(truth + rng.integers(-1, 2, size=30), 1, 5).astype(float)
         data.append([None if rng.random() < 0.2 else float(v) for v in noisy])
-    e = stats.krippendorff_alpha_ordinal(as_array(data), n_resamples=300)
+    e = agreement.krippendorff_alpha_ordinal(as_array(data), n_resamples=300)
     assert e.value == pytest.approx(ordinal_alpha_by_hand(data), abs=1e-9)
 
 
 def test_krippendorff_degenerate_inputs() -> None:
-    assert math.isnan(stats.krippendorff_alpha_ordinal(np.full((3, 4), 2.0)).value)
+    assert math.isnan(agreement.krippendorff_alpha_ordinal(np.full((3, 4), 2.0)).value)
     lonely = np.array([[1.0, np.nan], [np.nan, 2.0]])
-    e = stats.krippendorff_alpha_ordinal(lonely)
+    e = agreement.krippendorff_alpha_ordinal(lonely)
     assert e.n == 0 and math.isnan(e.value)

@@ -100,11 +100,15 @@ class JudgementRow(BaseModel):
         return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"})
 
 
+def jsonl_text(rows: Iterable[JudgementRow]) -> str:
+    """The rows sorted by key, one JSON object a line: the content of a results file."""
+    ordered = sorted(rows, key=lambda r: r.key)
+    return "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
+
+
 def write_jsonl(path: Path, rows: Iterable[JudgementRow]) -> None:
     """Write rows sorted by key, atomically."""
-    ordered = sorted(rows, key=lambda r: r.key)
-    text = "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
-    atomic_write_text(path, text)
+    atomic_write_text(path, jsonl_text(rows))
 
 
 def read_jsonl(path: Path) -> list[JudgementRow]:

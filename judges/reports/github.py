@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.reports.report import FolderReport, ModelReport
+from judges.reports.model import FolderReport, ModelReport
 from judges.stats.gates import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"

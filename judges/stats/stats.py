@@ -1,4 +1,4 @@
-"""Agreement and uncertainty statistics for judge-reliability reports.
+"""Estimates with their uncertainty: Wilson rates, bootstrap means, the McNemar test.
 
 Every function is pure and returns a small frozen dataclass that carries the sample size it
 was computed from, so a report can never show a number without its n. Empty input yields nan
@@ -13,30 +13,30 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import krippendorff
 import numpy as np
 import scipy.stats
+
+from judges.stats.resample import (
+    NAN,
+    as_1d,
+    check_confidence,
+    index_counts,
+    resample_indices,
+)
 
 __all__ = [
     "Estimate",
     "McNemar",
     "Rate",
-    "adjacent_agreement",
     "bootstrap_mean",
     "bootstrap_mean_difference",
     "bootstrap_means_loop",
     "bootstrap_means_matrix",
-    "exact_agreement",
-    "kendall_tau",
-    "krippendorff_alpha_ordinal",
     "mcnemar_exact",
     "minimum_detectable_difference",
-    "quadratic_kappa",
-    "spearman",
     "wilson",
 ]
 
-NAN = float("nan")
 _MATRIX_BLOCK = 1000  # resamples per block in bootstrap_means_matrix
 
 
@@ -112,85 +112,12 @@ class McNemar:
         return f"b={self.b} c={self.c} p={self.p_value:.4g} n={self.n}"
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-
-
-def _as_1d(values: Sequence[float] | np.ndarray, name: str = "values") -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    # A nan score is a failed judgement; silently averaging it away would hide the failure.
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} contains nan; drop failed judgements explicitly first")
-    return arr
-
-
-def _as_pair(
-    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    xa, ya = _as_1d(x, "x"), _as_1d(y, "y")
-    if xa.shape != ya.shape:
-        raise ValueError(f"paired inputs differ in length: {xa.size} != {ya.size}")
-    return xa, ya
-
-
-def _percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
-    """Percentile interval of a bootstrap distribution, ignoring undefined (nan) resamples.
-
-    Resamples can be degenerate (e.g. a constant resample has no rank correlation); dropping
-    them is the usual convention and keeps the interval defined when the data are not.
-    """
-    finite = samples[~np.isnan(samples)]
-    if finite.size == 0:
-        return NAN, NAN
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    low, high = np.percentile(finite, [tail, 100.0 - tail])
-    return float(low), float(high)
-
-
-def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """One (n_resamples, n) index matrix; every statistic of a call reuses it."""
-    # The narrowest integer type that holds n: drawing int16 is several times faster.
-    dtype = np.int16 if n <= np.iinfo(np.int16).max else np.int64
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n), dtype=dtype)
-
-
-def _index_counts(idx: np.ndarray, n: int) -> np.ndarray:
-    """Turn an index matrix into per-resample multiplicities, shape (n_resamples, n).
-
-    Offsetting each row by row * n lets one bincount do all rows at once.
-    """
-    rows = idx.shape[0]
-    flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
-    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
-
-
-def _bootstrap_over_counts(
-    statistic: Callable[[np.ndarray], np.ndarray],
-    n: int,
-    *,
-    n_resamples: int,
-    seed: int,
-    confidence: float,
-) -> tuple[float, float]:
-    """Bootstrap a statistic that is a function of per-item multiplicities (R x n) -> (R,)."""
-    counts = _index_counts(_resample_indices(n, n_resamples, seed), n).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        samples = statistic(counts)
-    return _percentile_interval(samples, confidence)
-
-
 # --------------------------------------------------------------------------- rates
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> Rate:
     """Proportion successes/n with its Wilson score interval (nan when n == 0)."""
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if n < 0 or not 0 <= successes <= max(n, 0):
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
@@ -202,27 +129,6 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> Rate:
     low = min(max(float(ci.low), 0.0), 1.0)
     high = min(max(float(ci.high), 0.0), 1.0)
     return Rate(successes=successes, n=n, rate=successes / n, low=low, high=high)
-
-
-def exact_agreement(
-    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = 0.95
-) -> Rate:
-    """Share of pairs with identical ratings, with a Wilson interval."""
-    return adjacent_agreement(a, b, tolerance=0, confidence=confidence)
-
-
-def adjacent_agreement(
-    a: Sequence[float] | np.ndarray,
-    b: Sequence[float] | np.ndarray,
-    tolerance: float = 1,
-    confidence: float = 0.95,
-) -> Rate:
-    """Share of pairs with |a - b| <= tolerance, with a Wilson interval."""
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
-    xa, ya = _as_pair(a, b)
-    hits = int(np.count_nonzero(np.abs(xa - ya) <= tolerance))
-    return wilson(hits, int(xa.size), confidence)
 
 
 def mcnemar_exact(before: Sequence[bool], after: Sequence[bool]) -> McNemar:
@@ -301,8 +207,8 @@ def bootstrap_mean(
     seed: int = 0,
 ) -> Estimate:
     """Mean with a percentile bootstrap interval (interval nan below two values)."""
-    _check_confidence(confidence)
-    x = _as_1d(values)
+    check_confidence(confidence)
+    x = as_1d(values)
     n = int(x.size)
     if n == 0:
         return Estimate(NAN, NAN, NAN, 0)
@@ -339,8 +245,8 @@ def bootstrap_mean_difference(
     paired=True resamples pairs (value = mean of a - b, n = pairs); paired=False resamples
     each group independently (n = len(a) + len(b)).
     """
-    _check_confidence(confidence)
-    xa, xb = _as_1d(a, "a"), _as_1d(b, "b")
+    check_confidence(confidence)
+    xa, xb = as_1d(a, "a"), as_1d(b, "b")
     if paired:
         if xa.shape != xb.shape:
             raise ValueError(f"paired inputs differ in length: {xa.size} != {xb.size}")
@@ -378,7 +284,7 @@ def bootstrap_means_matrix(
     All columns share one resampling of the items (one index matrix), so the intervals
     describe the same bootstrap worlds, and the work is a few matrix products.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 2:
         raise ValueError(f"values must be two-dimensional, got shape {arr.shape}")
@@ -390,12 +296,12 @@ def bootstrap_means_matrix(
     means = arr.mean(axis=0)
     if n < 2:
         return [Estimate(float(m), NAN, NAN, n) for m in means]
-    idx = _resample_indices(n, n_resamples, seed)
+    idx = resample_indices(n, n_resamples, seed)
     boot = np.empty((n_resamples, dims))
     # Blocks of rows keep the count matrices cache- and allocator-friendly; a single
     # (R x n) count matrix made the first call in a process several times slower.
     for start in range(0, n_resamples, _MATRIX_BLOCK):
-        counts = _index_counts(idx[start : start + _MATRIX_BLOCK], n).astype(float)
+        counts = index_counts(idx[start : start + _MATRIX_BLOCK], n).astype(float)
         # (block x n) multiplicities @ (n x d) scores = every resample's column sums.
         boot[start : start + _MATRIX_BLOCK] = (counts @ arr) / n
     tail = (1.0 - confidence) / 2.0 * 100.0
@@ -432,7 +338,7 @@ def bootstrap_means_loop(
     Same estimator, different random stream (random.Random), so results agree statistically,
     not bitwise.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     is_array = isinstance(values, np.ndarray)
     source = values.tolist() if is_array else values
     rows: list[list[float]] = [[float(v) for v in row] for row in source]
@@ -467,204 +373,3 @@ def bootstrap_means_loop(
             )
         )
     return out
-
-
-# --------------------------------------------------------------------------- correlations
-
-
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson correlation of each row pair; nan where a row is constant."""
-    xc = x - x.mean(axis=1, keepdims=True)
-    yc = y - y.mean(axis=1, keepdims=True)
-    num = (xc * yc).sum(axis=1)
-    den = np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / den
-    # Ranks of a constant row are all equal, so tiny float residue must not fake a correlation.
-    r[den <= 1e-12] = np.nan
-    return np.clip(r, -1.0, 1.0)
-
-
-def _quiet_point(fn: Callable[[], float]) -> float:
-    with warnings.catch_warnings():
-        # scipy warns on constant input and returns nan, which is exactly what we report.
-        warnings.simplefilter("ignore")
-        return float(fn())
-
-
-def spearman(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    *,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Estimate:
-    """Spearman's rho with a percentile bootstrap interval over pairs."""
-    _check_confidence(confidence)
-    xa, ya = _as_pair(x, y)
-    n = int(xa.size)
-    if n < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
-        return Estimate(NAN, NAN, NAN, n)
-    value = _quiet_point(lambda: scipy.stats.spearmanr(xa, ya).statistic)
-    idx = _resample_indices(n, n_resamples, seed)
-    # Re-rank inside every resample (ties averaged), then Pearson on the ranks, row by row.
-    rx = scipy.stats.rankdata(xa[idx], axis=1)
-    ry = scipy.stats.rankdata(ya[idx], axis=1)
-    low, high = _percentile_interval(_rowwise_pearson(rx, ry), confidence)
-    return Estimate(value, low, high, n)
-
-
-def _sign_matrix(v: np.ndarray) -> np.ndarray:
-    return np.sign(v[:, None] - v[None, :])
-
-
-def _kendall_tau_b_from_counts(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b of every resample, given item multiplicities (R x n).
-
-    Two copies of the same item tie in x and y, so they add nothing to concordance and only
-    count in the tie terms. Hence each pair sum is a quadratic form w' M w / 2 over the
-    original items, and all resamples cost three matrix products instead of a Python loop.
-    Memory is three n x n matrices: fine for the hundreds of items a judge set holds.
-    """
-    sx, sy = _sign_matrix(x), _sign_matrix(y)
-    concord = np.einsum("ri,ri->r", counts @ (sx * sy), counts) / 2.0
-    untied_x = np.einsum("ri,ri->r", counts @ (sx != 0).astype(float), counts) / 2.0
-    untied_y = np.einsum("ri,ri->r", counts @ (sy != 0).astype(float), counts) / 2.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tau = concord / np.sqrt(untied_x * untied_y)
-    tau[(untied_x == 0) | (untied_y == 0)] = np.nan
-    return np.clip(tau, -1.0, 1.0)
-
-
-def kendall_tau(
-    x: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    *,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Estimate:
-    """Kendall's tau-b with a percentile bootstrap interval over pairs."""
-    _check_confidence(confidence)
-    xa, ya = _as_pair(x, y)
-    n = int(xa.size)
-    if n < 2 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
-        return Estimate(NAN, NAN, NAN, n)
-    value = _quiet_point(lambda: scipy.stats.kendalltau(xa, ya).statistic)
-    low, high = _bootstrap_over_counts(
-        lambda w: _kendall_tau_b_from_counts(xa, ya, w),
-        n,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence=confidence,
-    )
-    return Estimate(value, low, high, n)
-
-
-# --------------------------------------------------------------------------- kappa and alpha
-
-
-def _quadratic_kappa_from_confusions(confusions: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted kappa 1 - observed/expected disagreement for a stack of confusion matrices."""
-    total = confusions.sum(axis=(1, 2))
-    rows = confusions.sum(axis=2) / total[:, None]
-    cols = confusions.sum(axis=1) / total[:, None]
-    observed = np.einsum("rij,ij->r", confusions, weights) / total
-    expected = np.einsum("ri,ij,rj->r", rows, weights, cols)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappa = 1.0 - observed / expected
-    # No expected disagreement (one category used by both) leaves kappa undefined.
-    kappa[expected <= 1e-15] = np.nan
-    return kappa
-
-
-def quadratic_kappa(
-    a: Sequence[int] | np.ndarray,
-    b: Sequence[int] | np.ndarray,
-    *,
-    labels: Sequence[int] | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Estimate:
-    """Cohen's kappa with quadratic weights and a percentile bootstrap interval over pairs.
-
-    Weights are (a - b)^2 on the label values themselves, so a gap in the scale (e.g. labels
-    1, 2, 5) keeps its true size; `labels` fixes the category set and rejects strays.
-    nan when both raters use a single, shared category (no disagreement is expected).
-    """
-    _check_confidence(confidence)
-    xa, xb = _as_pair(a, b)
-    n = int(xa.size)
-    if n == 0:
-        return Estimate(NAN, NAN, NAN, 0)
-    cats = (
-        np.unique(np.concatenate([xa, xb]))
-        if labels is None
-        else np.unique(np.asarray(labels, dtype=float))
-    )
-    stray = sorted(set(np.concatenate([xa, xb]).tolist()) - set(cats.tolist()))
-    if stray:
-        raise ValueError(f"ratings outside labels: {stray}")
-    k = cats.size
-    weights = (cats[:, None] - cats[None, :]) ** 2
-    cell = np.searchsorted(cats, xa) * k + np.searchsorted(cats, xb)
-    one_hot = np.zeros((n, k * k))
-    one_hot[np.arange(n), cell] = 1.0
-
-    def stat(counts: np.ndarray) -> np.ndarray:
-        return _quadratic_kappa_from_confusions((counts @ one_hot).reshape(-1, k, k), weights)
-
-    value = float(stat(np.ones((1, n)))[0])
-    if math.isnan(value):
-        return Estimate(NAN, NAN, NAN, n)
-    low, high = _bootstrap_over_counts(
-        stat, n, n_resamples=n_resamples, seed=seed, confidence=confidence
-    )
-    return Estimate(value, low, high, n)
-
-
-def krippendorff_alpha_ordinal(
-    ratings: np.ndarray,
-    *,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> Estimate:
-    """Krippendorff's ordinal alpha (rows raters, columns units, nan missing).
-
-    n is the number of pairable units (rated at least twice); the bootstrap resamples those
-    units. nan when fewer than one pairable unit or only one value occurs.
-    """
-    _check_confidence(confidence)
-    data = np.asarray(ratings, dtype=float)
-    if data.ndim != 2:
-        raise ValueError(f"ratings must be raters x units, got shape {data.shape}")
-    pairable = (~np.isnan(data)).sum(axis=0) >= 2
-    data = data[:, pairable]
-    n = int(data.shape[1])
-    observed = data[~np.isnan(data)]
-    domain = np.unique(observed)
-    if n == 0 or domain.size < 2:
-        return Estimate(NAN, NAN, NAN, n)
-    value = _quiet_point(
-        lambda: krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")
-    )
-    # Per-unit value counts: a resample of units is just a resample of these rows.
-    value_counts = (data.T[:, :, None] == domain[None, None, :]).sum(axis=1)
-    idx = _resample_indices(n, n_resamples, seed)
-    samples = np.empty(n_resamples)
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        for r in range(n_resamples):
-            counts = value_counts[idx[r]]
-            # A resample may use only one value: alpha is undefined there, drop it.
-            if np.count_nonzero(counts.sum(axis=0)) < 2:
-                samples[r] = np.nan
-                continue
-            samples[r] = krippendorff.alpha(
-                value_counts=counts, value_domain=domain, level_of_measurement="ordinal"
-            )
-    low, high = _percentile_interval(samples, confidence)
-    return Estimate(value, low, high, n)

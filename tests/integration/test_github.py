@@ -33,7 +33,8 @@ def failing(project: JudgesProject, fake_judge: FakeJudge) -> JudgesProject:
     project.write_set_file("gates.toml", gates_toml())
     recorded = project.run(record="all")
     # The missed cousin fails its item test already while recording.
-    recorded.assert_outcomes(passed=2 * len(versions()), failed=len(versions()), skipped=len(versions()))
+    n = len(versions())
+    recorded.assert_outcomes(passed=2 * n, failed=n, skipped=n)
     assert len(project.cassettes()) == len(versions()) * len(ITEMS)
     return project
 

@@ -1,0 +1,319 @@
+"""A folder's report from its merged rows: detection, reliability, gates, failures, usage."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from judges.core.results import JudgementRow, Usage
+from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.sources import Sources
+from judges.sets.planted import PlantedSet
+from judges.stats.compare import Comparison, compare_versions, numeric
+from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.reliability import (
+    evaluate_reliability,
+    noise_floor,
+    panel_agreement,
+    sme_calibration,
+    test_retest,
+)
+from judges.stats.stats import wilson
+
+# The SME labels score the three core dimensions and their sum; the sum is what is compared.
+SME_DIMENSION = "core_total"
+
+
+def dimensions_of(spec: JudgeSpec | None, rows: Sequence[JudgementRow]) -> tuple[str, ...]:
+    if spec is not None:
+        return tuple(spec.config.dimensions)
+    # Without a spec, every numeric field of a verdict is a dimension.
+    found = {
+        key
+        for row in rows
+        if row.run == "main" and row.status == "ok"
+        for key in (row.verdict or {})
+        if numeric(row.verdict, key) is not None
+    }
+    return tuple(sorted(found))
+
+
+def _status_by_run(rows: Sequence[JudgementRow]) -> dict[str, dict[str, int]]:
+    counts: dict[str, Counter[str]] = {}
+    for row in rows:
+        counts.setdefault(row.run, Counter())[row.status] += 1
+    order = {run: index for index, run in enumerate(RUNS)}
+    return {
+        run: dict(sorted(counts[run].items()))
+        for run in sorted(counts, key=lambda r: (order.get(r, len(order)), r))
+    }
+
+
+def _reliability(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    folder_rows: Sequence[JudgementRow],
+    sources: Sources,
+    dimensions: tuple[str, ...],
+    flag: str | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    """Noise floor, test-retest, panel and SME calibration, each where its rows exist."""
+    planted, spec = sources.planted, sources.spec
+    main = [row for row in rows if row.run == "main"]
+    runs = {row.run for row in rows}
+    due: dict[str, Callable[[], Any]] = {}
+    if "noise" in runs:
+        n_items = len(planted.items) if planted else len({row.item_id for row in main}) or None
+        due["noise_floor"] = lambda: noise_floor(rows, dimensions, flag=flag, n_items=n_items)
+    if "retest" in runs and main:
+        due["test_retest"] = lambda: test_retest(main, rows, dimensions, flag=flag)
+    panel = planted.config.panel if planted else None
+    # The cross-check may be another model; its rows then carry that model's name.
+    cross_model = (panel.model if panel else None) or model
+    cross = [r for r in folder_rows if r.run == "panel" and r.model == cross_model]
+    if cross and main:
+        temperature = spec.config.sampling.temperature if spec else None
+        due["panel"] = lambda: panel_agreement(
+            main,
+            cross,
+            dimensions,
+            primary_label=f"{model} T={temperature}",
+            cross_label=panel.label if panel else f"{cross_model} panel run",
+            flag=flag,
+        )
+    labels = sources.sme_labels
+    sme_due = planted is not None and version in planted.config.sme_versions
+    if labels is not None and sme_due and main and dimensions:
+        # Labels score the parts and their total; a judge without core_total compares its
+        # last dimension, which is its aggregate by convention (geval's overall).
+        dimension = SME_DIMENSION if SME_DIMENSION in dimensions else dimensions[-1]
+        due["sme"] = lambda: sme_calibration(main, labels, dimension, flag=flag)
+    found: dict[str, Any] = {}
+    for section, compute in due.items():
+        try:
+            found[section] = compute()
+        except ValueError as error:  # e.g. a label file naming an item twice
+            notes.append(f"{section} not computed: {error}")
+    return found
+
+
+def _gates(
+    model: str,
+    version: str,
+    main: Sequence[JudgementRow],
+    reliability: Mapping[str, Any],
+    sources: Sources,
+    notes: list[str],
+) -> tuple[list[Gate], str | None]:
+    planted = sources.planted
+    table = planted.gates.get((model, version)) if planted else None
+    where = None
+    if planted is not None:
+        where = f'{sources.planted_root}/{planted.judge}/gates.toml ["{model}"."{version}"]'
+        if table is None:
+            notes.append(f"no thresholds for this model and prompt version: add {where}")
+            where = None
+    gates: list[Gate] = list(evaluate(list(main), table))
+    for section, result in reliability.items():
+        if table is not None:
+            try:
+                gates += evaluate_reliability(section, result, getattr(table, section))
+            except ValueError as error:
+                notes.append(f"gates.toml: {error}")
+    return gates, where
+
+
+def _missing_items(
+    planted: PlantedSet | None, main: Sequence[JudgementRow], notes: list[str]
+) -> tuple[str, ...]:
+    """Planted items without a main-run row (a `-k` run), named in a note."""
+    if planted is None:
+        return ()
+    missing = tuple(sorted({item.id for item in planted.items} - {row.item_id for row in main}))
+    if missing:
+        shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        notes.append(
+            f"{len(missing)} of {len(planted.items)} planted items have no main-run row "
+            f"({shown}): statistics cover the rows there are; run the full suite to complete"
+        )
+    return missing
+
+
+def _scores(
+    main: Sequence[JudgementRow], dimensions: tuple[str, ...]
+) -> dict[str, tuple[float, ...]]:
+    return {
+        dim: tuple(
+            sorted(
+                value
+                for row in main
+                if row.status == "ok" and (value := numeric(row.verdict, dim)) is not None
+            )
+        )
+        for dim in dimensions
+    }
+
+
+def _rates(main: Sequence[JudgementRow]) -> dict[str, Any]:
+    """Detection per category and overall, control false positives and the error rate."""
+    defects = [row for row in main if not row.control]
+    controls = [row for row in main if row.control and row.status == "ok"]
+    categories: dict[str, list[bool]] = {}
+    for row in defects:
+        categories.setdefault(row.category, []).append(detected(row))
+    return {
+        "detection": {c: wilson(sum(hits), len(hits)) for c, hits in sorted(categories.items())},
+        "all_defects": wilson(sum(detected(row) for row in defects), len(defects)),
+        "control_false_positive": wilson(sum(not row.met for row in controls), len(controls)),
+        "error_rate": wilson(sum(row.status != "ok" for row in main), len(main)),
+    }
+
+
+def _model_report(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    folder_rows: Sequence[JudgementRow],
+    sources: Sources,
+    dimensions: tuple[str, ...],
+    flag: str | None,
+    comparison: Comparison | None,
+) -> ModelReport:
+    notes: list[str] = []
+    planted = sources.planted
+    main = [row for row in rows if row.run == "main"]
+    by_item = {row.item_id: row for row in main}
+    missing = _missing_items(planted, main, notes)
+    reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
+    gates, where = _gates(model, version, main, reliability, sources, notes)
+    misses = planted.accepted_misses.get((model, version), {}) if planted else {}
+    return ModelReport(
+        model=model,
+        n_main=len(main),
+        planted_items=len(planted.items) if planted else None,
+        missing_items=missing,
+        **_rates(main),
+        status_by_run=_status_by_run(rows),
+        noise_floor=reliability.get("noise_floor"),
+        test_retest=reliability.get("test_retest"),
+        panel=reliability.get("panel"),
+        sme=reliability.get("sme"),
+        gates=tuple(gates),
+        gates_table=where,
+        failures=tuple(
+            Failure(row, misses.get(row.item_id))
+            for row in main
+            if row.status != "ok" or not row.met
+        ),
+        accepted_met=tuple(
+            item for item in sorted(misses) if item in by_item and detected(by_item[item])
+        ),
+        scores=_scores(main, dimensions),
+        comparison=comparison,
+        notes=tuple(notes),
+    )
+
+
+def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
+    if spec is None or version not in spec.prompts:
+        return None
+    return prompt_hash(spec.config.system, spec.prompts[version].templates)
+
+
+def _prompt_hashes(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
+    # Each prompt embeds its item, so hashes differ per item; per item they must agree.
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row.item_id, set()).add(row.prompt_hash)
+    return {item: tuple(sorted(found[item])) for item in sorted(found)}
+
+
+def _usage(rows: Sequence[JudgementRow]) -> tuple[UsageLine, ...]:
+    grouped: dict[tuple[str, str], list[JudgementRow]] = {}
+    for row in rows:
+        grouped.setdefault((row.model, row.run), []).append(row)
+    lines = []
+    for (model, run), group in sorted(grouped.items()):
+        usage = Usage(
+            calls=sum(r.usage.calls for r in group),
+            input_tokens=sum(r.usage.input_tokens for r in group),
+            output_tokens=sum(r.usage.output_tokens for r in group),
+            cost_usd=round(math.fsum(r.usage.cost_usd for r in group), 4),
+        )
+        lines.append(UsageLine(model, run, len(group), usage))
+    return tuple(lines)
+
+
+def _known_rows(
+    rows: list[JudgementRow], planted: PlantedSet | None, notes: list[str]
+) -> list[JudgementRow]:
+    """Rows of items still in the planted set; the others are left out, with a note."""
+    if planted is None:
+        return rows
+    known = {item.id for item in planted.items}
+    stale = sorted({row.item_id for row in rows if row.item_id not in known})
+    if stale:
+        notes.append(
+            f"rows of {len(stale)} items no longer in the planted set were left out: "
+            + ", ".join(stale[:10])
+            + (", ..." if len(stale) > 10 else "")
+        )
+    return [row for row in rows if row.item_id in known]
+
+
+def build_report(
+    judge: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    previous: tuple[str, Sequence[JudgementRow] | None] | None = None,
+) -> FolderReport:
+    """A folder's report from its merged rows; `previous` = (version, rows or None if absent)."""
+    notes = list(sources.notes)
+    rows = _known_rows(sorted(rows, key=lambda r: r.key), sources.planted, notes)
+    spec = sources.spec
+    dimensions = dimensions_of(spec, rows)
+    flag = spec.config.flag if spec else None
+    comparisons: dict[str, Comparison] = {}
+    if previous is not None and previous[1] is not None:
+        found = compare_versions(judge, (previous[0], previous[1]), (version, rows), dimensions)
+        comparisons = {c.model: c for c in found}
+    models = sorted({row.model for row in rows if row.run != "panel"}) or sorted(
+        {row.model for row in rows}
+    )
+    return FolderReport(
+        judge=judge,
+        version=version,
+        previous_version=previous[0] if previous else None,
+        previous_rows=previous is not None and previous[1] is not None,
+        template_hash=_template_hash(spec, version),
+        prompt_hashes=_prompt_hashes(rows),
+        rows_by_run={run: n for run, n in sorted(Counter(row.run for row in rows).items())},
+        dimensions=dimensions,
+        flag=flag,
+        sme_labels=(
+            f"{sources.planted_root}/sme/{sources.planted.config.sme_labels}"
+            if sources.planted is not None and sources.planted.config.sme_labels
+            else None
+        ),
+        models=tuple(
+            _model_report(
+                model,
+                version,
+                [row for row in rows if row.model == model],
+                rows,
+                sources,
+                dimensions,
+                flag,
+                comparisons.get(model),
+            )
+            for model in models
+        ),
+        usage=_usage(rows),
+        notes=tuple(notes),
+    )

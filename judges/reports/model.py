@@ -1,0 +1,220 @@
+"""What a report says, as data: one judge's prompt version, per model. No rendering here.
+
+The builders (`build.py`) fill these classes from rows; the markdown, JSON and HTML
+renderers read them and never import each other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from judges.core.results import JudgementRow, Usage
+from judges.stats.compare import Comparison, outcome
+from judges.stats.gates import Gate
+from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.stats.stats import Rate
+
+RESULTS_FILE = "results.jsonl"
+REPORT_MD = "report.md"
+FAILURES_MD = "failures.md"
+REPORT_JSON = "report.json"
+INDEX_HTML = "index.html"
+COMPARISON_MD = "comparison.md"
+RUNS = ("main", "noise", "retest", "panel")
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 4)
+
+
+def _as_dict(result: Any) -> dict[str, Any] | None:
+    return None if result is None else result.as_dict()
+
+
+def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A verdict's short fields (scores, flags, names), without the raw reply and rationale."""
+
+    def short(value: Any) -> bool:
+        return value is None or isinstance(value, str | int | float | bool)
+
+    return {
+        key: value
+        for key, value in sorted((verdict or {}).items())
+        if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
+        and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
+    }
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A main-run item that failed its expectation or errored."""
+
+    row: JudgementRow
+    accepted_miss: str | None  # the reason given in expectations.toml
+
+    @property
+    def rationale(self) -> str | dict[str, str]:
+        verdict = self.row.verdict or {}
+        found = verdict.get("rationale") or verdict.get("rationales") or ""
+        return found if isinstance(found, str | dict) else str(found)
+
+    @property
+    def raw(self) -> str | dict[str, str] | None:
+        raw = (self.row.verdict or {}).get("raw")
+        return raw if isinstance(raw, str | dict) else None
+
+    def as_dict(self) -> dict[str, Any]:
+        row = self.row
+        return {
+            "item_id": row.item_id,
+            "category": row.category,
+            "control": row.control,
+            "outcome": outcome(row),
+            "status": row.status,
+            "expected": [str(e) for e in row.expect],
+            "returned": key_fields(row.verdict),
+            "rationale": self.rationale,
+            "raw": self.raw,
+            "error": row.error,
+            "attempts": [a.model_dump(mode="json") for a in row.attempts if a.error],
+            "accepted_miss": self.accepted_miss,
+        }
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """Everything the report says about one judge model under one prompt version."""
+
+    model: str
+    n_main: int
+    planted_items: int | None
+    missing_items: tuple[str, ...]
+    detection: dict[str, Rate]
+    all_defects: Rate
+    control_false_positive: Rate
+    error_rate: Rate
+    status_by_run: dict[str, dict[str, int]]
+    noise_floor: NoiseFloor | None
+    test_retest: TestRetest | None
+    panel: Panel | None
+    sme: SmeCalibration | None
+    gates: tuple[Gate, ...]
+    gates_table: str | None  # where the thresholds came from; None: no table
+    failures: tuple[Failure, ...]
+    accepted_met: tuple[str, ...]  # accepted misses the judge now gets right
+    scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
+    comparison: Comparison | None
+    notes: tuple[str, ...]
+
+    @property
+    def gate_counts(self) -> tuple[int, int, int]:
+        """(passed, failed, not evaluated)."""
+        results = [gate.passed for gate in self.gates]
+        return results.count(True), results.count(False), results.count(None)
+
+    def threshold(self, category: str) -> float | None:
+        for gate in self.gates:
+            if gate.name == f"detection[{category}]":
+                return gate.threshold
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        passed, failed, unevaluated = self.gate_counts
+        return {
+            "model": self.model,
+            "main_rows": self.n_main,
+            "planted_items": self.planted_items,
+            "missing_items": list(self.missing_items),
+            "detection": {name: rate.as_dict() for name, rate in self.detection.items()},
+            "all_defects": self.all_defects.as_dict(),
+            "control_false_positive": self.control_false_positive.as_dict(),
+            "error_rate": self.error_rate.as_dict(),
+            "status_by_run": self.status_by_run,
+            "noise_floor": _as_dict(self.noise_floor),
+            "test_retest": _as_dict(self.test_retest),
+            "panel": _as_dict(self.panel),
+            "sme": _as_dict(self.sme),
+            "gates": {
+                "table": self.gates_table,
+                "results": [gate.as_dict() for gate in self.gates],
+                "passed": passed,
+                "failed": failed,
+                "not_evaluated": unevaluated,
+            },
+            "failures": [failure.as_dict() for failure in self.failures],
+            "accepted_misses_met": list(self.accepted_met),
+            "score_distributions": {
+                dim: [
+                    {"value": _round(value), "count": count}
+                    for value, count in sorted(Counter(values).items())
+                ]
+                for dim, values in self.scores.items()
+            },
+            "comparison": _as_dict(self.comparison),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class UsageLine:
+    model: str
+    run: str
+    rows: int
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class FolderReport:
+    """One `reports/<judge>/<version>/` folder's content, computed once from its rows."""
+
+    judge: str
+    version: str
+    previous_version: str | None
+    previous_rows: bool  # whether the previous version has a results file
+    template_hash: str | None  # of the version's prompt files as they are now
+    prompt_hashes: dict[str, tuple[str, ...]]  # item -> hashes of its rendered prompts
+    rows_by_run: dict[str, int]
+    dimensions: tuple[str, ...]
+    flag: str | None
+    sme_labels: str | None  # the label file, as shown
+    models: tuple[ModelReport, ...]
+    usage: tuple[UsageLine, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def reprompted(self) -> list[str]:
+        """Items whose rows were judged under different prompts (changed between sessions)."""
+        return [item for item, hashes in self.prompt_hashes.items() if len(hashes) > 1]
+
+    def prompt_line(self) -> str:
+        template = f"template {self.template_hash}" if self.template_hash else "template unknown"
+        return f"{template}; {len(self.prompt_hashes)} items, one rendered prompt each" + (
+            f" except {len(self.reprompted)}" if self.reprompted else ""
+        )
+
+    @property
+    def comparisons(self) -> list[Comparison]:
+        return [m.comparison for m in self.models if m.comparison is not None]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "prompt_version": self.version,
+            "previous_version": self.previous_version,
+            "template_hash": self.template_hash,
+            "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},
+            "rows_by_run": self.rows_by_run,
+            "dimensions": list(self.dimensions),
+            "flag": self.flag,
+            "sme_labels": self.sme_labels,
+            "models": [m.as_dict() for m in self.models],
+            "usage": [
+                {"model": u.model, "run": u.run, "rows": u.rows, **u.usage.model_dump()}
+                for u in self.usage
+            ],
+            "notes": list(self.notes),
+        }

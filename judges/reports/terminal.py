@@ -1,0 +1,106 @@
+"""The lines of the terminal summary: judgements, usage, one line per report, the report
+check, and the run metadata that the committed reports leave out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from judges.core.naming import report_dir
+from judges.core.results import JudgementRow, Usage
+from judges.reports.markdown import fraction
+from judges.reports.metadata import RUN_FILE
+from judges.reports.model import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.write import ReportSet
+
+CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"
+REBUILD_HINT = "run `python -m judges report` and commit the result"
+
+
+def shown(path: Path) -> str:
+    """A path relative to the working directory where it is under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def model_line(m: ModelReport, judge: str, version: str) -> str:
+    passed, failed, unevaluated = m.gate_counts
+    gates = f"gates {passed} passed, {failed} failed"
+    if unevaluated:
+        gates += f", {unevaluated} not evaluated"
+    if m.gates_table is None:
+        gates += " (no thresholds in gates.toml)"
+    return f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}"
+
+
+def report_lines(built: ReportSet) -> list[str]:
+    """One line per model and prompt version, where each report is, and the run metadata."""
+    lines = [model_line(m, f.judge, f.version) for f in built.folders for m in f.models]
+    for folder in built.folders:
+        where = report_dir(built.reports, folder.judge, folder.version)
+        lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
+    lines += [f"run {label}: {value}" for label, value in built.meta.items()]
+    if not built.checked:
+        lines.append(f"run metadata also in {RUN_FILE} beside each report (git-ignored)")
+    return lines
+
+
+def check_lines(
+    built: ReportSet, source: str = "the cassettes", hint: str = CHECK_HINT
+) -> list[str]:
+    """The report check's verdict: every file that differs, or that all match."""
+    if not built.checked:
+        return []
+    if not built.differing:
+        return [f"report check: {len(built.files)} files match what this run produces"]
+    return [
+        f"{shown(path)} differs from what {source} produce; {hint}"
+        for path in built.differing
+    ]
+
+
+def session_lines(
+    rows: Sequence[JudgementRow],
+    usage_by_model: Mapping[str, Usage],
+    live: Mapping[str, Usage],
+    cost_cap: tuple[float, float] | None,
+) -> list[str]:
+    """Judgements by status, usage per model, live spend and the cost cap as (cap, spent)."""
+    statuses: dict[str, int] = {}
+    for row in rows:
+        statuses[row.status] = statuses.get(row.status, 0) + 1
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    lines = [f"{len(rows)} judgements: {counts}"]
+    for model, usage in usage_by_model.items():
+        lines.append(
+            f"{model}: {usage.calls} calls, {usage.input_tokens} input + "
+            f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}"
+        )
+    for model, usage in live.items():
+        lines.append(
+            f"live spend {model}: {usage.calls} calls, {usage.input_tokens} + "
+            f"{usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
+        )
+    if cost_cap is not None:
+        lines.append(f"cost cap ${cost_cap[0]:.4f}: spent ${cost_cap[1]:.4f}")
+    return lines
+
+
+def summary_lines(
+    rows: Sequence[JudgementRow],
+    usage_by_model: Mapping[str, Usage],
+    live: Mapping[str, Usage],
+    cost_cap: tuple[float, float] | None,
+    built: ReportSet | None,
+) -> list[tuple[str, dict[str, bool]]]:
+    """Every line of the judges section with its markup: the report check in red or green."""
+    lines: list[tuple[str, dict[str, bool]]] = [
+        (line, {}) for line in session_lines(rows, usage_by_model, live, cost_cap)
+    ]
+    if built is not None:
+        lines += [(line, {}) for line in report_lines(built)]
+        colour = "red" if built.differing else "green"
+        lines += [(line, {colour: True}) for line in check_lines(built)]
+    return lines

@@ -1,0 +1,297 @@
+"""The package layout holds: the core knows no pytest, no import cycle, no module over 500 lines.
+
+The checker reads the source with `ast` (nothing is imported), so it sees imports inside
+functions too. Each rule is shown to fail on a small planted package in tmp_path.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import judges
+
+ROOT = Path(judges.__file__).resolve().parent
+# Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
+CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
+# The only modules that may import pytest, xdist or vcrpy.
+TEST_TOOL_MODULES = frozenset(
+    {"judges.plugin", "judges.scheduling", "judges.session", "judges.calls._vcr"}
+)
+FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
+MAX_LINES = 500
+# Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.
+LONG_MODULES: Mapping[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Import:
+    target: str  # a module of the package, or the top-level name of any other import
+    line: int
+    top_level: bool  # runs when the module is imported (not in a function, not TYPE_CHECKING)
+    runtime: bool  # runs at all (not under TYPE_CHECKING)
+
+
+# --------------------------------------------------------------------------- reading imports
+
+
+def package_modules(root: Path, package: str) -> dict[str, Path]:
+    """Every module of the package under root: dotted name -> file."""
+    modules: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join((package, *parts))] = path
+    return modules
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(
+    body: Sequence[ast.AST], top_level: bool, runtime: bool
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool, bool]]:
+    """Import statements with whether they run on import, and whether they run at all."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node, top_level, runtime
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _walk(node.body, False, runtime)
+        elif isinstance(node, ast.If) and _is_type_checking(node):
+            yield from _walk(node.body, False, False)
+            yield from _walk(node.orelse, top_level, runtime)
+        else:  # class bodies, if/try/with blocks at module level run at import time
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                children = getattr(node, field, [])
+                if isinstance(children, list):
+                    yield from _walk(children, top_level, runtime)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> list[Import]:
+    """What a module imports: modules of the package by full name, others by top-level name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_package = path.name == "__init__.py"
+    found: list[Import] = []
+    for node, top_level, runtime in _walk(tree.body, True, True):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            base = _resolve(module, is_package, node)
+            submodules = [f"{base}.{alias.name}" for alias in node.names]
+            names = [base, *(name for name in submodules if name in modules)]
+        for name in names:
+            target = name if name in modules else _nearest_module(name, modules)
+            found.append(Import(target, node.lineno, top_level, runtime))
+    return found
+
+
+def _nearest_module(name: str, modules: Mapping[str, Path]) -> str:
+    """`judges.stats.stats.wilson` -> `judges.stats.stats`; `pytest.mark` -> `pytest`."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in modules:
+            return ".".join(parts[:end])
+    return parts[0]
+
+
+# --------------------------------------------------------------------------- the three rules
+
+
+def graph(root: Path, package: str) -> dict[str, list[Import]]:
+    modules = package_modules(root, package)
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def direct_tool_imports(imports: Mapping[str, list[Import]], allowed: frozenset[str]) -> list[str]:
+    """Modules outside `allowed` that import pytest, xdist or vcrpy themselves."""
+    return [
+        f"{module}:{imp.line} imports {imp.target}"
+        for module, found in sorted(imports.items())
+        for imp in found
+        if imp.target in FORBIDDEN and module not in allowed
+    ]
+
+
+def tool_chains(imports: Mapping[str, list[Import]], core: Sequence[str]) -> list[str]:
+    """For each core module that reaches pytest/xdist/vcrpy, through any import: the chain."""
+    problems = []
+    for start in sorted(m for m in imports if any(m == c or m.startswith(c + ".") for c in core)):
+        chain = _path_to(start, imports, FORBIDDEN.__contains__, top_only=False)
+        if chain:
+            problems.append(" -> ".join(chain))
+    return problems
+
+
+def import_cycles(imports: Mapping[str, list[Import]]) -> list[str]:
+    """One chain per module-level import cycle, e.g. `a -> b -> a`."""
+    cycles: set[tuple[str, ...]] = set()
+    for start in sorted(imports):
+        chain = _path_to(start, imports, start.__eq__, top_only=True)
+        if chain:
+            cycle = chain[:-1]
+            turn = cycle.index(min(cycle))  # one spelling per cycle, from its smallest module
+            cycles.add((*cycle[turn:], *cycle[:turn], cycle[turn]))
+    return [" -> ".join(cycle) for cycle in sorted(cycles)]
+
+
+def _path_to(
+    start: str, imports: Mapping[str, list[Import]], goal: Callable[[str], bool], top_only: bool
+) -> list[str] | None:
+    """Breadth-first: the shortest import chain from start to a target where goal(target)."""
+    parents: dict[str, str] = {}
+    queue = [start]
+    seen = {start}
+    while queue:
+        module = queue.pop(0)
+        for imp in imports.get(module, []):
+            if not imp.runtime or (top_only and not imp.top_level):
+                continue
+            if goal(imp.target):
+                chain = [imp.target, module]
+                while chain[-1] != start:
+                    chain.append(parents[chain[-1]])
+                return chain[::-1]
+            if imp.target in imports and imp.target not in seen:
+                seen.add(imp.target)
+                parents[imp.target] = module
+                queue.append(imp.target)
+    return None
+
+
+def long_modules(root: Path, allowed: Mapping[str, str]) -> list[str]:
+    too_long = []
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES and name not in allowed:
+            too_long.append(f"{name}: {lines} lines (at most {MAX_LINES})")
+    return too_long
+
+
+# --------------------------------------------------------------------------- the package
+
+
+def test_only_the_plugin_session_and_vcr_modules_import_test_tools() -> None:
+    problems = direct_tool_imports(graph(ROOT, "judges"), TEST_TOOL_MODULES)
+    assert not problems, (
+        f"only {sorted(TEST_TOOL_MODULES)} may import {sorted(FORBIDDEN)}:\n" + "\n".join(problems)
+    )
+
+
+def test_the_core_reaches_no_test_tool() -> None:
+    problems = tool_chains(graph(ROOT, "judges"), CORE)
+    assert not problems, (
+        f"{', '.join(CORE)} must run without {sorted(FORBIDDEN)}; import chains:\n"
+        + "\n".join(problems)
+    )
+
+
+def test_no_module_level_import_cycle() -> None:
+    cycles = import_cycles(graph(ROOT, "judges"))
+    assert not cycles, "module-level import cycles:\n" + "\n".join(cycles)
+
+
+def test_no_module_over_500_lines() -> None:
+    problems = long_modules(ROOT, LONG_MODULES)
+    assert not problems, "split these modules by responsibility:\n" + "\n".join(problems)
+
+
+def test_the_allow_list_names_existing_long_modules() -> None:
+    for name, reason in LONG_MODULES.items():
+        path = ROOT.parent / name
+        assert reason.strip(), f"{name}: say why it may stay long"
+        assert len(path.read_text(encoding="utf-8").splitlines()) > MAX_LINES, (
+            f"{name} is no longer over {MAX_LINES} lines: remove it from LONG_MODULES"
+        )
+
+
+# --------------------------------------------------------------------------- each rule can fail
+
+
+def plant(root: Path, files: Mapping[str, str]) -> Path:
+    """A package `pkg` in root with these modules (relative path -> source)."""
+    package = root / "pkg"
+    for name, source in {"__init__.py": "", "core/__init__.py": "", **files}.items():
+        path = package / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+    return package
+
+
+def test_a_core_module_reaching_pytest_inside_a_function_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "core/engine.py": "from pkg import helpers\n",
+        "helpers.py": "def f():\n    from .testing import tool\n    return tool\n",
+        "testing.py": "import _pytest.fixtures as tool\n",
+        "core/clean.py": "import json\n",
+    })  # fmt: skip
+    imports = graph(package, "pkg")
+    assert tool_chains(imports, ("pkg.core",)) == [
+        "pkg.core.engine -> pkg.helpers -> pkg.testing -> _pytest"
+    ]
+    assert direct_tool_imports(imports, frozenset()) == ["pkg.testing:1 imports _pytest"]
+    assert direct_tool_imports(imports, frozenset({"pkg.testing"})) == []
+
+
+def test_a_vcr_import_under_type_checking_does_not_count(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "core/engine.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import vcr\n",
+    })  # fmt: skip
+    assert tool_chains(graph(package, "pkg"), ("pkg.core",)) == []
+
+
+def test_a_module_level_cycle_is_found_and_named(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "a.py": "from pkg.b import x\n",
+        "b.py": "try:\n    import pkg.c\nexcept ImportError:\n    pass\nx = 1\n",
+        "c.py": "class C:\n    from . import a\n",
+    })  # fmt: skip
+    assert import_cycles(graph(package, "pkg")) == ["pkg.a -> pkg.b -> pkg.c -> pkg.a"]
+
+
+def test_imports_in_functions_or_under_type_checking_make_no_cycle(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "a.py": "from pkg import b\n",
+        "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n"
+                "def f():\n    from pkg.a import y\n",
+    })  # fmt: skip
+    assert import_cycles(graph(package, "pkg")) == []
+
+
+def test_a_long_module_is_found_unless_allowed(tmp_path: Path) -> None:
+    package = plant(tmp_path, {"big.py": "x = 1\n" * (MAX_LINES + 1), "ok.py": "x = 1\n" * 500})
+    assert long_modules(package, {}) == [f"pkg/big.py: {MAX_LINES + 1} lines (at most 500)"]
+    assert long_modules(package, {"pkg/big.py": "a flat table"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from . import b", ["pkg.core", "pkg.core.b"]),
+        ("from .. import helpers", ["pkg", "pkg.helpers"]),
+        ("from pkg.core.b import name", ["pkg.core.b"]),
+        ("import pytest.mark", ["pytest"]),
+    ],
+)
+def test_relative_and_dotted_imports_resolve(
+    tmp_path: Path, source: str, expected: list[str]
+) -> None:
+    package = plant(tmp_path, {"core/a.py": source + "\n", "core/b.py": "", "helpers.py": ""})
+    assert [i.target for i in graph(package, "pkg")["pkg.core.a"]] == expected
