@@ -6,13 +6,15 @@ import _socket
 import socket
 from collections.abc import Iterator
 
+import openai  # noqa: F401  (see below)
 import pytest
 
 # Imported once here, not by every in-process inner run: pytester drops the modules an
 # inline run imports, and re-importing the SDKs costs more than the run itself.
 import judges.calls._vcr
 import judges.calls.backends
-import judges.reports.report  # noqa: F401
+import judges.reports.github
+import judges.reports.write  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 
