@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import ITEMS, JUDGE, MODEL, WORKERS, FakeJudge, JudgesProject, versions
+from ._support import ITEMS, JUDGE, MODEL, FakeJudge, JudgesProject, versions
 
 COUSIN = ITEMS[1]  # the fake judge misses it below: a failed item and a failed gate
 
@@ -117,11 +117,9 @@ def properties(case: ET.Element) -> dict[str, str]:
     return {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_junit_xml_carries_judge_version_model_item_and_category(
-    failing: JudgesProject, workers: str
-) -> None:
-    result = failing.run("--junitxml=junit.xml", workers=workers)
+def test_junit_xml_carries_judge_version_model_item_and_category(failing: JudgesProject) -> None:
+    # Set at collection, the properties travel from xdist workers like any user property.
+    result = failing.run("--junitxml=junit.xml")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     cases = ET.parse(failing.root / "junit.xml").getroot().iter("testcase")
