@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from judges.scheduling import case_group
 
 from ._support import (
     EXTRA_ITEM,
     FAKE_KEY,
     ITEMS,
+    JUDGE,
     WORKERS,
     FakeJudge,
     JudgesProject,
@@ -17,6 +22,17 @@ from ._support import (
 )
 
 SECRETS = (FAKE_KEY, "org-SECRET", "req_abc123", "set-cookie", "authorization", "Bearer")
+
+
+def workers_by_version(output: str) -> dict[str, set[str]]:
+    """The xdist workers that ran each prompt version's tests, from `-v` output."""
+    found: dict[str, set[str]] = {}
+    lines = re.findall(r"^\[(gw\d+)\] \[\s*\d+%\] [A-Z]+ \S+\[(\S+)\]\s*$", output, flags=re.M)
+    prefixes = sorted((f"{JUDGE}-{v}" for v in versions()), key=len, reverse=True)
+    for worker, params in lines:
+        group = case_group(f"t.py::t[{params}]", prefixes)
+        found.setdefault(group.removeprefix(f"{JUDGE}-"), set()).add(worker)
+    return found
 
 
 def expected_cassettes(project: JudgesProject, items: list[dict]) -> list:
@@ -54,10 +70,15 @@ def test_recorded_cassettes_replay_offline_with_identical_verdicts(
     assert len(live_rows) == planted
     assert all(row["status"] == "ok" and row["met"] for row in live_rows.values())
 
-    replayed = project.run(workers=workers)
+    replayed = project.run("-v", workers=workers)
 
     replayed.assert_outcomes(passed=planted, skipped=len(versions()))
     assert replayed.ret == pytest.ExitCode.OK
+    if workers != "0":
+        # Each version's item tests and gate test share one worker, and so its replays.
+        ran_on = workers_by_version(replayed.stdout.str())
+        assert set(ran_on) == set(versions())
+        assert all(len(workers) == 1 for workers in ran_on.values()), ran_on
     assert len(fake_judge.calls) == planted, "a replay reached the judge"
     assert project.results() == live_rows
 
