@@ -91,6 +91,8 @@ def _baseline(args: argparse.Namespace) -> int:
             kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
             if kept is not None and kept.ranking:
                 extra[(model.model, version)]["ranking"] = dict(kept.ranking)
+            if kept is not None and kept.ranking_known_failure:
+                extra[(model.model, version)]["ranking_known_failure"] = kept.ranking_known_failure
     for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
         print(f"wrote {path}")
     return 0

@@ -34,7 +34,17 @@ def json_lines(
     path: Path, error: type[ValueError] = ValueError, hint: str = ""
 ) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line; bad JSON raises `error`."""
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data.count(b"\n", 0, problem.start) + 1
+        column = problem.start - data.rfind(b"\n", 0, problem.start)
+        raise error(
+            f"{path}:{line}: not UTF-8 (byte 0x{data[problem.start]:02x} at column {column}); "
+            "save the file as UTF-8"
+        ) from None
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -18,7 +18,7 @@ import pytest
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
-from judges.core.spec import version_key
+from judges.core.spec import SpecError, version_key
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -122,6 +122,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
+    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
         OPTION_CHECK_REPORTS,
         dest=CHECK,
@@ -152,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
         price_files=tuple(config.getoption("judges_prices")),
         cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
         planted_sets=rootdir / "planted_sets",
+        prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
@@ -162,10 +164,10 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[session_key] = session
     try:
-        # Loaded once, up front: a malformed planted set is a usage error naming file,
-        # line and field, not a traceback in every test module that collects it.
+        # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
-    except PlantedSetError as error:
+        session.preflight()
+    except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
     if not settings.live:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed
@@ -492,9 +494,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("judges")
     for line, markup in judges_session.summary_lines():
         terminalreporter.write_line(line, **markup)
-    report, settings = judges_session.report, judges_session.settings
-    if report is not None:  # GitHub's step summary and annotations, when run there
-        from judges.reports.github import publish
-
-        for command in publish(report.folders, settings.planted_sets, settings.rootdir):
-            terminalreporter.write_line(command)
+    for command in judges_session.publish_on_github():
+        terminalreporter.write_line(command)

@@ -6,7 +6,9 @@ The plugin's hooks are a few lines each and hand off to this object, kept in
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import json
 import shlex
 import uuid
 from collections.abc import Iterable
@@ -15,12 +17,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.backends import ModelRef, load_prices, make_backend, price_for
+import yaml
+
+from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
 from judges.core.runner import Call, Subject, judge
-from judges.core.spec import JudgeSpec, Sampling, load_catalog
+from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
+from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
 
 if TYPE_CHECKING:
@@ -65,6 +70,7 @@ class Settings:
     price_files: tuple[Path, ...] = ()
     cassettes: Path = Path("cassettes")
     planted_sets: Path = Path("planted_sets")
+    prompts: Path | None = None  # judge definitions; None: the built-in judges
     reports: Path = Path("reports")
     noise_repeats: int | None = None
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
@@ -103,7 +109,7 @@ class JudgesSession:
 
     @property
     def catalog(self) -> dict[str, JudgeSpec]:
-        return load_catalog()
+        return load_catalog(self.settings.prompts or PROMPTS_ROOT)
 
     @cached_property
     def planted_sets(self) -> dict[str, PlantedSet]:
@@ -137,6 +143,48 @@ class JudgesSession:
                 model=model, label=config.panel.label,
             )  # fmt: skip
         return RunPlan(run, (), ())
+
+    # -- checks before any call -------------------------------------------------------
+
+    def preflight(self) -> None:
+        """Check prompts, model tables and cassettes; raise SpecError naming file and line."""
+        for planted in self.planted_sets.values():
+            spec = self.catalog[planted.judge]
+            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()  # type: ignore[attr-defined]
+            preflight.check_prompt_placeholders(spec, fields)
+            known = self._known_models(spec, planted)
+            for name, tables in (
+                ("expectations.toml", planted.accepted_misses),
+                ("gates.toml", planted.gates),
+            ):
+                preflight.check_table_keys(planted.path / name, tables, spec, known)
+            if self.settings.record is not RecordMode.ALL:
+                for path in self._cassettes_of(spec, planted):
+                    problem = preflight.cassette_problem(path)
+                    if problem:
+                        raise SpecError(problem)
+
+    def _known_models(self, spec: JudgeSpec, planted: PlantedSet) -> set[str]:
+        """Baseline, selected and panel models, and every model with recordings of this judge."""
+        known = {spec.config.baseline_model, *(str(m) for m in self.settings.models)}
+        if planted.config.panel is not None and planted.config.panel.model:
+            known.add(planted.config.panel.model)
+        recorded = {p.name for p in (self.settings.cassettes / spec.name).glob("*/*")}
+        for model, _ in [*planted.accepted_misses, *planted.gates]:
+            with contextlib.suppress(BackendError):
+                if ModelRef.parse(model).slug in recorded:
+                    known.add(model)
+        return known
+
+    def _cassettes_of(self, spec: JudgeSpec, planted: PlantedSet) -> list[Path]:
+        """The cassettes this run may replay: the selected models' and the panel model's."""
+        root = self.settings.cassettes / spec.name
+        slugs = {m.slug for m in self.models_for(spec)}
+        if planted.config.panel is not None and planted.config.panel.model:
+            slugs.add(ModelRef.parse(planted.config.panel.model).slug)
+        return [
+            p for p in sorted(root.glob("*/*/**/*.yaml")) if p.relative_to(root).parts[1] in slugs
+        ]
 
     def subject(self, case: Case) -> Subject:
         return self.planted_sets[case.judge].item(case.item_id).subject()
@@ -199,12 +247,7 @@ class JudgesSession:
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
-            state = (
-                "does not exist"
-                if not path.is_file()
-                else "does not match the request: the prompt file, the item's inputs or the "
-                "sampling settings changed since it was recorded"
-            )
+            state = _miss_reason(path, case.model)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
@@ -259,9 +302,44 @@ class JudgesSession:
             self.rows, self.usage_by_model(), self.ledger.totals(), spent, self.report
         )
 
+    def publish_on_github(self) -> list[str]:
+        """Run on GitHub Actions: append the step summary; the annotation lines to print."""
+        if self.report is None:
+            return []
+        from judges.reports.github import publish
+
+        s = self.settings
+        return publish(self.report.folders, s.planted_sets, s.rootdir)
+
 
 def _sampling_key(sampling: Sampling | None) -> str | None:
     return None if sampling is None else sampling.model_dump_json()
+
+
+def _miss_reason(path: Path, model: ModelRef) -> str:
+    """Why a cassette has no response for this request, as precisely as the file tells."""
+    if not path.is_file():
+        return "does not exist"
+    recorded = _recorded_models(path)
+    if recorded and model.model not in recorded:
+        return (
+            f"was recorded for model {', '.join(sorted(recorded))}, not {model.model}: it is "
+            f"in the folder of {model} by mistake (move it to its model's folder)"
+        )
+    return (
+        "does not match the request: the prompt file, the item's inputs or the sampling "
+        "settings changed since it was recorded"
+    )
+
+
+def _recorded_models(path: Path) -> set[str]:
+    """The `model` of every request recorded in a cassette (empty when unreadable)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        bodies = [i["request"]["body"] for i in data["interactions"]]
+        return {json.loads(body)["model"] for body in bodies if body}
+    except (ValueError, KeyError, TypeError, yaml.YAMLError):
+        return set()
 
 
 def _mtime(path: Path) -> float:

@@ -4,6 +4,8 @@ and asta-bench's levels. No network, no cassettes, no plugin fixtures.
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -37,15 +39,33 @@ weights = st.floats(min_value=0.0, max_value=1.0, exclude_min=True, allow_nan=Fa
 surrounding = st.text(alphabet=" \t\n", max_size=3)
 
 
+# Invisible format characters (Unicode Cf): zero-width space, BOM, soft hyphen, word joiner.
+_INVISIBLE = ("\u200b", "\ufeff", "\u00ad", "\u2060", "\u200d")
+
+
+def _looks_the_same(draw: st.DrawFn, char: str) -> str:
+    """`char` in another spelling a reader cannot tell apart on screen."""
+    spelling = draw(st.sampled_from(["as is", "decomposed", "full-width"]))
+    if spelling == "decomposed":
+        return unicodedata.normalize("NFD", char)  # é -> e + combining acute
+    if spelling == "full-width" and "!" <= char <= "~":
+        return chr(ord(char) + 0xFEE0)  # A -> U+FF21, full-width A
+    return char
+
+
 @st.composite
 def variant_of(draw: st.DrawFn, name: str) -> str:
-    """The same criterion name with its case, `_`/space and surrounding white space changed."""
+    """The same criterion name as a reader sees it: case, `_`/space, white space, Unicode
+    forms (composed or not, full-width) and invisible characters changed."""
     out = []
     for char in name:
         if char == " ":
-            out.append(draw(st.sampled_from([" ", "_", "  ", "_ ", "\t"])))
+            out.append(draw(st.sampled_from([" ", "_", "  ", "_ ", "\t", "\u3000", "\u00a0"])))
         else:
-            out.append(char.upper() if draw(st.booleans()) else char.lower())
+            cased = char.upper() if draw(st.booleans()) else char.lower()
+            out.append(_looks_the_same(draw, cased))
+        if draw(st.integers(0, 3)) == 0:
+            out.append(draw(st.sampled_from(_INVISIBLE)))
     return draw(surrounding) + "".join(out) + draw(surrounding)
 
 
@@ -187,6 +207,38 @@ def test_seed_verification_table(judged_names: list[str], status: str, level: in
     else:
         assert result.missing == ("distributed RL",)
         assert result.score is None
+
+
+@given(name=names, data=st.data())
+def test_a_variant_has_the_same_key_and_the_key_is_stable(name: str, data: st.DataObject) -> None:
+    key = rules.normalise_criterion_name(name)
+    assert rules.normalise_criterion_name(data.draw(variant_of(name))) == key
+    assert rules.normalise_criterion_name(key) == key
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("café", "cafe\u0301"),
+        ("BERT", "\uff22\uff25\uff32\uff34"),
+        ("dense retrieval", "dense\u200b retrieval"),
+        ("reward model", "\ufeffreward model"),
+        ("tokenisation", "token\u00adisation"),
+    ],
+    ids=["combining-accent", "full-width", "zero-width-space", "bom", "soft-hyphen"],
+)
+def test_names_that_look_alike_are_one_criterion(a: str, b: str) -> None:
+    assert rules.normalise_criterion_name(a) == rules.normalise_criterion_name(b)
+    with pytest.raises(rules.CriteriaCollision, match="same name once"):
+        rules.check_distinct_criteria([a, b])
+    result = verdict((Criterion(name=a, weight=1.0),), [(b, "Perfectly Relevant")])
+    assert result.status == "ok" and result.score == 1.0
+
+
+@pytest.mark.parametrize("other", ["self attention", "selfattention", "self_attention"])
+def test_hyphens_stay_distinct(other: str) -> None:
+    assert rules.normalise_criterion_name("self-attention") != rules.normalise_criterion_name(other)
+    rules.check_distinct_criteria(["self-attention", other])
 
 
 def test_full_unicode_case_variants_match() -> None:

@@ -196,6 +196,8 @@ GOOD_INPUTS = {
     },
 }
 PREFIX = {"product_identity": "PE", "geval": "GE", "relevance": "RE"}
+# A field of each judge's verdict model: an expect on any other field is refused at load.
+FIELD = {"product_identity": "factual_accuracy", "geval": "overall", "relevance": "level"}
 
 
 def item(judge: str, number: int, **changes: Any) -> dict[str, Any]:
@@ -206,7 +208,7 @@ def item(judge: str, number: int, **changes: Any) -> dict[str, Any]:
         "category": "control",
         "control": True,
         "inputs": GOOD_INPUTS[judge],
-        "expect": [{"field": "level", "op": ">=", "value": 1}],
+        "expect": [{"field": FIELD[judge], "op": ">=", "value": 1}],
         "provenance": {"source": "hand"},
     }
     data.update(changes)
@@ -253,7 +255,7 @@ def test_good_items_load(tmp_path: Path, judge: str) -> None:
         "sign_flip",
         False,
     )
-    assert subject.expect == (Expectation(field="level", op=">=", value=1),)
+    assert subject.expect == (Expectation(field=FIELD[judge], op=">=", value=1),)
     assert category_counts(items) == {"control": 1, "sign_flip": 1}
 
 

@@ -103,7 +103,8 @@ class JudgeScore(BaseModel):
 
     @model_validator(mode="after")
     def _apply_identity_cap(self) -> JudgeScore:
-        # After validation, so "false", 0 or 3.0 from a judge are already bool and int.
+        # After validation: a stored verdict read back with "false" or 3.0 is bool and int
+        # here (judge replies themselves are validated strictly, see core/parsing.py).
         capped = cap_factual_accuracy(self.factual_accuracy_as_judged, self.product_identity_match)
         object.__setattr__(self, "factual_accuracy", capped)
         return self

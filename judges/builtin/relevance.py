@@ -1,7 +1,8 @@
 """Verdict model of the per-criterion relevance judge (asta-bench's scorer, made whole).
 
-Criterion names are matched insensitive to case, `_` versus space and surrounding white
-space, on both sides: the membership check and the weight look-up go through the same
+Criterion names are matched as a person reads them (Unicode NFKC, invisible format
+characters dropped, case, `_` versus space and white space ignored; hyphens kept), on both
+sides: the membership check and the weight look-up go through the same
 `match_criteria`. A criterion the judge did not return makes the verdict `incomplete`
 (never a silent drop, never a KeyError); an extra one is ignored and reported.
 """

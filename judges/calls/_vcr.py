@@ -63,10 +63,13 @@ class _AtomicPersister:
             raise CassetteNotFoundError()
         try:
             return deserialize(path.read_text(encoding="utf-8"), serializer)
-        except (UnicodeDecodeError, ValueError, KeyError, yaml.YAMLError) as error:
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, yaml.YAMLError) as error:
             # Not vcrpy's CassetteDecodeError: vcrpy swallows that and replays an empty
             # cassette, which would blame the request instead of the file.
+            # An empty file or a YAML list reaches vcrpy as None or a list: a TypeError.
             reason = " ".join(str(error).split())[:160]
+            if isinstance(error, TypeError):
+                reason = "it is empty or not a mapping with 'interactions'"
             raise UnreadableCassette(f"cassette {path} cannot be read ({reason})") from None
 
     def save_cassette(self, cassette_path: str, cassette_dict: dict, serializer: Any) -> None:

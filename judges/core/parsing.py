@@ -4,6 +4,11 @@ Real judges wrap JSON in prose or code fences, stop at `max_tokens`, send string
 integers, scores out of range, missing fields and labels outside the allowed set. Each of
 those is a `ReplyError` subclass with a message that says what was wrong; the runner retries
 a bounded number of times and then writes an explicit error row.
+
+Validation is strict (pydantic strict mode): an integer is a JSON integer, a boolean a JSON
+boolean, so `"3"`, `2.0`, `1e0`, `true` are not scores and `"yes"`, `1` are not flags. A
+judge that opts in to lenient parsing (`coerce = true` in its judge.toml) gets pydantic's
+lax conversions instead, and every conversion is returned so that it lands on the row.
 """
 
 from __future__ import annotations
@@ -93,19 +98,55 @@ def extract_json(text: str, *, truncated: bool = False) -> dict[str, Any]:
 
 
 def parse_reply(text: str, reply_model: type[R], *, truncated: bool = False) -> R:
-    """Validate the reply text against `reply_model`."""
+    """Validate the reply text against `reply_model`, strictly."""
     data = extract_json(text, truncated=truncated)
     try:
-        return reply_model.model_validate(data)
+        return reply_model.model_validate(data, strict=True)
     except ValidationError as error:
-        problems = [_describe(e) for e in error.errors(include_url=False)]
-        raise InvalidReply(
-            f"reply does not fit {reply_model.__name__}: " + "; ".join(problems), problems
-        ) from None
+        raise _invalid(reply_model, error) from None
+
+
+def parse_reply_coercing(
+    text: str, reply_model: type[R], *, truncated: bool = False
+) -> tuple[R, list[str]]:
+    """Validate leniently; also return each conversion, e.g. `factual_accuracy: '3' -> 3`.
+
+    The strict errors of a reply that lax validation accepts are exactly its conversions.
+    """
+    data = extract_json(text, truncated=truncated)
+    try:
+        return reply_model.model_validate(data, strict=True), []
+    except ValidationError as strict_error:
+        try:
+            reply = reply_model.model_validate(data)
+        except ValidationError as error:
+            raise _invalid(reply_model, error) from None
+        coerced = [
+            f"{_where(e['loc'])}: {e.get('input')!r} -> {_value_at(reply, e['loc'])!r}"
+            for e in strict_error.errors(include_url=False)
+        ]
+        return reply, coerced
+
+
+def _invalid(reply_model: type[BaseModel], error: ValidationError) -> InvalidReply:
+    problems = [_describe(e) for e in error.errors(include_url=False)]
+    return InvalidReply(
+        f"reply does not fit {reply_model.__name__}: " + "; ".join(problems), problems
+    )
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "<reply>"
+
+
+def _value_at(value: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        value = value[part] if isinstance(part, int) else getattr(value, part)
+    return value
 
 
 def _describe(error: Any) -> str:
-    where = ".".join(str(part) for part in error["loc"]) or "<reply>"
+    where = _where(error["loc"])
     kinds = {
         "missing": "missing field",
         "literal_error": "label outside the allowed set",
@@ -118,6 +159,8 @@ def _describe(error: Any) -> str:
         "string_type": "wrong type",
         "list_type": "wrong type",
         "int_from_float": "wrong type",
+        "float_type": "wrong type",
+        "literal_error_strict": "label outside the allowed set",
     }
     label = kinds.get(error["type"], error["type"])
     return f"{where}: {label} ({error['msg']}; got {_preview(repr(error.get('input')), 40)})"

@@ -87,6 +87,7 @@ class JudgementRow(BaseModel):
     expect: list[Expectation] = []
     met: bool | None = None
     attempts: list[Attempt] = []
+    coerced: list[str] = []  # lenient parsing only: each conversion, e.g. "x: '3' -> 3"
     usage: Usage = Usage()
     live: bool = False
     latency_s: float = 0.0
@@ -96,8 +97,12 @@ class JudgementRow(BaseModel):
         return (self.judge, self.prompt_version, self.model, self.item_id, self.run, self.repeat)
 
     def stable_dump(self) -> dict[str, Any]:
-        """The row without volatile fields, for files that must be byte-identical."""
-        return self.model_dump(mode="json", exclude=set(VOLATILE_FIELDS) | {"live"})
+        """The row without volatile fields, for files that must be byte-identical.
+
+        `coerced` is written only when something was coerced: strict rows stay as they were.
+        """
+        exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
+        return self.model_dump(mode="json", exclude=exclude)
 
 
 def jsonl_text(rows: Iterable[JudgementRow]) -> str:

@@ -5,6 +5,7 @@ Pure functions only: hypothesis hammers them in `regression_tests/test_propertie
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 
 # asta-bench's label codes. "Highly Relevant" (2) exists there but its output schema
@@ -26,8 +27,18 @@ class CriteriaCollision(ValueError):
 
 
 def normalise_criterion_name(name: str) -> str:
-    """Case, `_` versus space and surrounding white space never distinguish two criteria."""
-    return " ".join(name.replace("_", " ").split()).casefold()
+    """The name as a person reads it: two names that look the same on screen are one name.
+
+    NFKC (composed accents, full-width and compatibility forms), format characters dropped
+    (Unicode category Cf: zero-width space, BOM, soft hyphen, joiners), case folded, `_`
+    and runs of white space read as one space. Hyphens stay: `self-attention` and
+    `self attention` are two names.
+    """
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+    # Case folding can leave a string that NFKC would change again (e.g. compatibility forms).
+    text = unicodedata.normalize("NFKC", text.casefold())
+    return " ".join(text.replace("_", " ").split())
 
 
 def check_distinct_criteria(names: Iterable[str]) -> None:
@@ -37,8 +48,9 @@ def check_distinct_criteria(names: Iterable[str]) -> None:
         key = normalise_criterion_name(name)
         if key in seen:
             raise CriteriaCollision(
-                f"criteria {seen[key]!r} and {name!r} are the same name once case, '_' and "
-                f"white space are ignored ({key!r}); rename one of them"
+                f"criteria {seen[key]!r} and {name!r} are the same name once Unicode forms, "
+                f"invisible characters, case, '_' and white space are ignored ({key!r}); rename "
+                "one of them"
             )
         seen[key] = name
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from judges.calls.backends import Backend, JudgeRequest, Price
 from judges.calls.ledger import CostCapReached, Ledger
-from judges.core.parsing import ReplyError, parse_reply
+from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
@@ -86,6 +86,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
         )
 
     replies: dict[str | None, tuple[BaseModel, str]] = {}
+    coerced: list[str] = []
     for facet in facets:
         reply_model = spec.reply_model(version, facet)
         request_schema = spec.request_schema(version, facet, inputs)
@@ -121,7 +122,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                     str(call.backend.model), response.input_tokens, response.output_tokens, cost
                 )
             try:
-                reply = parse_reply(response.text, reply_model, truncated=response.truncated)
+                reply, conversions = _parse(spec, response.text, reply_model, response.truncated)
             except ReplyError as error:
                 last_error = error
                 call.attempts.append(
@@ -131,6 +132,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                 continue
             call.attempts.append(Attempt(facet=facet, attempt=attempt, text=response.text))
             replies[facet] = (reply, response.text)
+            coerced += [f"{facet}.{c}" if facet else c for c in conversions]
             break
         else:
             where = f" ({facet})" if facet else ""
@@ -145,6 +147,17 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
     status = dump.get("status", "ok")
     if status != "ok":
         missing = dump.get("missing") or []
-        return row(status, verdict=dump, met=False, error=f"{status}: missing {missing}")
+        return row(
+            status, verdict=dump, met=False, coerced=coerced, error=f"{status}: missing {missing}"
+        )
     met = all(expectation.holds(dump) for expectation in subject.expect)
-    return row("ok", verdict=dump, met=met)
+    return row("ok", verdict=dump, met=met, coerced=coerced)
+
+
+def _parse(
+    spec: JudgeSpec, text: str, reply_model: type[BaseModel], truncated: bool
+) -> tuple[BaseModel, list[str]]:
+    """Strict unless the judge opted in to lenient parsing (`coerce = true`)."""
+    if spec.config.coerce:
+        return parse_reply_coercing(text, reply_model, truncated=truncated)
+    return parse_reply(text, reply_model, truncated=truncated), []

@@ -18,6 +18,7 @@ import hashlib
 import importlib
 import re
 import tomllib
+import typing
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -57,6 +58,8 @@ class JudgeConfig(BaseModel):
     dimensions: tuple[str, ...] = ()
     flag: str | None = None
     max_attempts: int = Field(default=3, ge=1, le=10)
+    # Lenient reply parsing ("3" -> 3, "yes" -> true); each conversion is kept on the row.
+    coerce: bool = False
     sampling: Sampling = Sampling()
 
 
@@ -109,6 +112,11 @@ class JudgeSpec:
         ordered = self.versions
         index = ordered.index(version)
         return ordered[index - 1] if index else None
+
+    @property
+    def verdict_model(self) -> type[BaseModel]:
+        """The model `build_verdict` returns, read from its annotation."""
+        return typing.get_type_hints(self.module.build_verdict)["return"]
 
     def parse_inputs(self, raw: dict[str, Any]) -> BaseModel:
         return self.module.Inputs.model_validate(raw)
@@ -174,21 +182,52 @@ def _load_prompts(root: Path, config: JudgeConfig) -> dict[str, Prompt]:
     return prompts
 
 
+_VERDICT_MODULE_API = ("Inputs", "reply_model", "build_verdict")
+
+
 def load_judge(root: Path) -> JudgeSpec:
     """Load one judge folder, with errors that name the file and the field."""
     toml_path = root / "judge.toml"
     try:
-        config = JudgeConfig.model_validate(tomllib.loads(toml_path.read_text(encoding="utf-8")))
-    except (tomllib.TOMLDecodeError, ValidationError) as error:
+        text = toml_path.read_text(encoding="utf-8")
+        config = JudgeConfig.model_validate(tomllib.loads(text))
+    except UnicodeDecodeError as error:
+        raise SpecError(f"{toml_path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{toml_path}: not valid TOML: {error}") from None
+    except ValidationError as error:
         raise SpecError(f"{toml_path}: {error}") from None
     if config.name != root.name:
         raise SpecError(f"{toml_path}: name {config.name!r} must equal its folder {root.name!r}")
+    _check_module(toml_path, text, config.module)
     return JudgeSpec(config=config, root=root, prompts=_load_prompts(root, config))
+
+
+def _check_module(toml_path: Path, text: str, name: str) -> None:
+    """The verdict module imports and provides the three names the harness calls."""
+    line = next(
+        (n for n, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith("module")), 1
+    )
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        raise SpecError(
+            f"{toml_path}:{line}: module {name!r} cannot be imported ({error}); name an "
+            "importable verdict module such as 'judges.builtin.product_identity'"
+        ) from None
+    missing = [attr for attr in _VERDICT_MODULE_API if not hasattr(module, attr)]
+    if missing:
+        raise SpecError(
+            f"{toml_path}:{line}: module {name!r} lacks {missing}; a verdict module provides "
+            f"{', '.join(_VERDICT_MODULE_API)}"
+        )
 
 
 @cache
 def load_catalog(root: Path = PROMPTS_ROOT) -> dict[str, JudgeSpec]:
     """Every judge under `root`, by name."""
+    if not root.is_dir():
+        raise SpecError(f"{root}: no such folder of judge definitions")
     return {
         path.name: load_judge(path)
         for path in sorted(root.iterdir())

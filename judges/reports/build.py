@@ -9,11 +9,13 @@ from typing import Any
 
 from judges.core.results import JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sources import Sources
 from judges.sets.planted import PlantedSet
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -216,7 +218,20 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
+        **_ranking(model, version, main, planted),
+        coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
+
+
+def _ranking(
+    model: str, version: str, main: Sequence[JudgementRow], planted: PlantedSet | None
+) -> dict[str, Any]:
+    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
+    gates = planted.gates.get((model, version)) if planted else None
+    if planted is None or gates is None or not gates.ranking or not main:
+        return {}
+    summary = summarise(queries_from_rows(main, planted))
+    return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:

@@ -86,6 +86,8 @@ def _facts(m: ModelReport) -> str:
         ("Main-run items", esc(items)),
         ("Control false-positive rate", esc(rate_text(m.control_false_positive))),
         ("Error rate (main run)", esc(rate_text(m.error_rate))),
+        *([("Lenient parsing", esc(m.coercions))] if m.coercions else []),
+        *([("As a ranker", "<br>".join(esc(x) for x in m.ranking_lines()))] if m.ranking else []),
         ("Gates", f"{passed} passed, {failed} failed, {unevaluated} not evaluated"),
         ("Failures", f'{len(m.failures)} (<a href="failures.md">failures.md</a>)'),
         ("Rows by run and status", esc(statuses)),

@@ -90,6 +90,7 @@ def _detection_md(m: ModelReport) -> list[str]:
         "",
         f"- Control false-positive rate: {fraction(m.control_false_positive)}",
         f"- Error rate (main run): {fraction(m.error_rate)}",
+        *([f"- {m.coercions}"] if m.coercions else []),
         "",
         "| Run | " + " | ".join(_all_statuses(m)) + " | total |",
         "|---|" + "---|" * (len(_all_statuses(m)) + 1),
@@ -342,6 +343,9 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
     if m.notes:
         lines += [*(f"- {note}" for note in m.notes), ""]
     lines += _detection_md(m)
+    if m.ranking is not None:
+        head, *rest = m.ranking_lines()
+        lines += ["### As a ranker", "", head, "", *rest, ""]
     if m.noise_floor is not None:
         lines += _noise_md(m.noise_floor)
     if m.test_retest is not None:

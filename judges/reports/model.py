@@ -15,6 +15,7 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
+from judges.stats.ranker import RankerSummary
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -109,6 +110,15 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
+    ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
+    coercions: str | None = None  # lenient parsing: the count line; None for strict judges
+
+    def ranking_lines(self) -> list[str]:
+        if self.ranking is None:
+            return []
+        note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
+        return [*self.ranking.lines(), *note]
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -156,7 +166,16 @@ class ModelReport:
             },
             "comparison": _as_dict(self.comparison),
             "notes": list(self.notes),
-        }
+        } | self._optional_dict()
+
+    def _optional_dict(self) -> dict[str, Any]:
+        # Only where they apply, so the reports of other judges keep their bytes.
+        optional: dict[str, Any] = {}
+        if self.ranking is not None:
+            optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
+        if self.coercions is not None:
+            optional["coercions"] = self.coercions
+        return optional
 
 
 @dataclass(frozen=True)

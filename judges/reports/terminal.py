@@ -35,9 +35,25 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     return f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}"
 
 
+def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
+    """Ranking against random and lenient-parsing coercions, where they apply."""
+    lines = []
+    if m.ranking is not None:
+        auc = m.ranking.metrics["hard_negative_auc"].sentence()
+        lines.append(f"{judge} {version} on {m.model}: as a ranker, {auc}")
+    if m.coercions:
+        lines.append(f"{judge} {version} on {m.model}: {m.coercions}")
+    return lines
+
+
 def report_lines(built: ReportSet) -> list[str]:
     """One line per model and prompt version, where each report is, and the run metadata."""
-    lines = [model_line(m, f.judge, f.version) for f in built.folders for m in f.models]
+    lines = [
+        line
+        for f in built.folders
+        for m in f.models
+        for line in [model_line(m, f.judge, f.version), *_extra_lines(m, f.judge, f.version)]
+    ]
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")

@@ -19,6 +19,7 @@ from judges.core.results import Expectation
 from judges.core.runner import Subject
 from judges.core.spec import JudgeSpec
 from judges.files import json_lines
+from judges.sets.preflight import expectation_problem
 
 
 class PlantedSetError(ValueError):
@@ -68,6 +69,9 @@ class Gates(BaseModel):
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
+    # Every gated ranking metric must also beat a random ranking; when the judge does not,
+    # this says why the failure is accepted (an accepted failure that passes fails the run).
+    ranking_known_failure: str = ""
     note: str = ""
 
 
@@ -153,8 +157,17 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
             raise PlantedSetError(
                 f"{path}:{number}: field 'id': {item.id} already used on line {seen[item.id]}"
             )
+        for index, expectation in enumerate(item.expect):
+            problem = expectation_problem(expectation, spec.verdict_model)
+            if problem:
+                raise PlantedSetError(f"{path}:{number}: field 'expect.{index}': {problem}")
         seen[item.id] = number
         items.append(item)
+    if not items:
+        raise PlantedSetError(
+            f"{path}:1: the planted set has no items, so every gate would pass on nothing; "
+            "add one JSON object per line, or remove the file"
+        )
     for item in items:
         clean = item.provenance.clean_item
         if clean is not None and clean not in seen:
@@ -170,6 +183,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
         return {}
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise PlantedSetError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise PlantedSetError(f"{path}: not valid TOML: {error}") from None
 

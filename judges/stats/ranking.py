@@ -1,27 +1,36 @@
-"""Ranking metrics over graded candidate labels.
+"""Ranking metrics over graded candidate labels, tie-aware.
 
 Labels are graded 0-4: 4 essential, 3 relevant, 2 tool/method, 1 background, 0 hard negative.
-A ranking is the ordered sequence of candidate ids a system returns; labels maps candidate id
-to its grade. Every metric reads the order from the ranking sequence only and treats the labels
-mapping as an unordered set: ideal orderings are built by sorting values, and counts are
-order-free, so the result cannot depend on the order in which judgements were recorded.
+A system's output is either a ranking (a sequence of candidate ids, best first) or scores
+(candidate id -> score, higher is better). Scores may tie: every metric is then the expected
+value over all orderings of the tied candidates (McSherry and Najork, "Computing Information
+Retrieval Performance Measures Efficiently in the Presence of Tied Scores", ECIR 2008), so
+the result never depends on document ids or on the order in which judgements arrived. A
+failed score (None or NaN) ranks below every real score; failed candidates tie among
+themselves. A constant-score system gets exactly the expected value of a random ranking.
+
+Labelled candidates a ranking or a score mapping leaves out are not returned: they count in
+the ideal ordering and in the number of relevant candidates, and for the AUC they tie below
+every returned one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
 __all__ = [
     "LEVEL_TO_LABEL",
     "METRIC_KEYS",
+    "Output",
     "average_precision",
     "dcg",
     "essential_ndcg_at_k",
     "evaluate_ranking",
+    "exponential_gain",
     "hard_negative_auc",
     "lower_bound_corrected_ndcg",
     "mean_metrics",
@@ -29,10 +38,11 @@ __all__ = [
     "ndcg_at_k",
     "popularity_ranking",
     "random_baseline",
-    "rank_by_score",
+    "random_expectation",
     "recall_at_k",
     "recall_at_k_levels",
     "relevant_ndcg_at_k",
+    "tie_groups",
 ]
 
 MIN_LABEL, MAX_LABEL = 0, 4
@@ -48,27 +58,64 @@ METRIC_KEYS: tuple[str, ...] = (
     "relevant_ndcg@10",
 )
 
+# A ranking (ids, best first) or scores (id -> score; None or NaN = the judgement failed).
+Output = Sequence[str] | Mapping[str, float | None]
+
 
 # --------------------------------------------------------------------------- validation
 
 
-def _validate(ranking: Sequence[str], labels: Mapping[str, int]) -> None:
-    """Reject rankings that would make a metric silently wrong, naming the offending id."""
-    if isinstance(ranking, str):
-        # A bare string is a Sequence of characters; almost certainly a caller mistake.
-        raise TypeError("ranking must be a sequence of candidate ids, not a string")
+def _validate_labels(labels: Mapping[str, int]) -> None:
     for cid, label in labels.items():
         if isinstance(label, bool) or not isinstance(label, Integral):
             raise ValueError(f"label of {cid!r} must be an integer, got {label!r}")
         if not MIN_LABEL <= label <= MAX_LABEL:
             raise ValueError(f"label of {cid!r} must be in 0..4, got {label}")
-    seen: set[str] = set()
-    for cid in ranking:
-        if cid in seen:
-            raise ValueError(f"duplicate id in ranking: {cid!r}")
-        if cid not in labels:
-            raise ValueError(f"ranked id has no label: {cid!r}")
-        seen.add(cid)
+
+
+def _failed(score: float | None) -> bool:
+    return score is None or math.isnan(score)
+
+
+def tie_groups(scores: Mapping[str, float | None]) -> list[list[str]]:
+    """Candidate ids grouped by equal score, best group first; failed scores form the last.
+
+    Ids inside a group are sorted only to make the output stable: every metric treats a
+    group as unordered.
+    """
+    by_score: dict[float, list[str]] = {}
+    failed: list[str] = []
+    for cid, score in scores.items():
+        if score is not None and (isinstance(score, bool) or not isinstance(score, Real)):
+            raise ValueError(f"score of {cid!r} must be a number or None, got {score!r}")
+        if _failed(score):
+            failed.append(cid)
+        else:
+            by_score.setdefault(float(score), []).append(cid)  # type: ignore[arg-type]
+    groups = [sorted(by_score[s]) for s in sorted(by_score, reverse=True)]
+    return groups + ([sorted(failed)] if failed else [])
+
+
+def _groups(output: Output, labels: Mapping[str, int]) -> list[list[int]]:
+    """The labels of the returned candidates, one list per tie group, best group first."""
+    if isinstance(output, str):
+        # A bare string is a Sequence of characters; almost certainly a caller mistake.
+        raise TypeError("ranking must be a sequence of candidate ids, not a string")
+    _validate_labels(labels)
+    if isinstance(output, Mapping):
+        id_groups = tie_groups(output)
+    else:
+        seen: set[str] = set()
+        for cid in output:
+            if cid in seen:
+                raise ValueError(f"duplicate id in ranking: {cid!r}")
+            seen.add(cid)
+        id_groups = [[cid] for cid in output]
+    for group in id_groups:
+        for cid in group:
+            if cid not in labels:
+                raise ValueError(f"ranked id has no label: {cid!r}")
+    return [[labels[cid] for cid in group] for group in id_groups]
 
 
 def _check_k(k: int) -> None:
@@ -79,6 +126,15 @@ def _check_k(k: int) -> None:
 def _clip01(value: float) -> float:
     # Ratios of equal float sums can land a last bit outside [0, 1].
     return min(1.0, max(0.0, value))
+
+
+def _spans(groups: list[list[int]]) -> list[tuple[int, list[int]]]:
+    """(number of candidates ranked above the group, the group's labels) per group."""
+    spans, before = [], 0
+    for group in groups:
+        spans.append((before, group))
+        before += len(group)
+    return spans
 
 
 # --------------------------------------------------------------------------- nDCG family
@@ -92,34 +148,44 @@ def dcg(gains: Sequence[float], k: int | None = None) -> float:
     return float(sum(g / math.log2(i + 2) for i, g in enumerate(gains)))
 
 
-def _ndcg(
-    ranking: Sequence[str], labels: Mapping[str, int], k: int, gain: Callable[[int], float]
-) -> float:
-    _validate(ranking, labels)
+def _expected_dcg(groups: list[list[int]], k: int, gain: Callable[[int], float]) -> float:
+    """Each rank of a tie group holds, in expectation, the group's mean gain."""
+    total = 0.0
+    for before, group in _spans(groups):
+        ranks = range(before + 1, min(before + len(group), k) + 1)
+        if ranks:
+            mean_gain = sum(gain(label) for label in group) / len(group)
+            total += mean_gain * sum(1 / math.log2(rank + 1) for rank in ranks)
+    return total
+
+
+def _ndcg(output: Output, labels: Mapping[str, int], k: int, gain: Callable[[int], float]) -> float:
+    groups = _groups(output, labels)
     _check_k(k)
     ideal = dcg(sorted((gain(v) for v in labels.values()), reverse=True), k)
     if ideal <= 0.0:
         return 0.0
-    return _clip01(dcg([gain(labels[c]) for c in ranking], k) / ideal)
+    return _clip01(_expected_dcg(groups, k, gain) / ideal)
 
 
-def _exponential_gain(label: int) -> float:
+def exponential_gain(label: int) -> float:
+    """2**label - 1: an essential paper (15) outweighs two relevant ones (7 each)."""
     return float(2**label - 1)
 
 
-def ndcg_at_k(ranking: Sequence[str], labels: Mapping[str, int], k: int) -> float:
+def ndcg_at_k(output: Output, labels: Mapping[str, int], k: int) -> float:
     """nDCG@k with gain 2**label - 1; the ideal uses every labelled candidate."""
-    return _ndcg(ranking, labels, k, _exponential_gain)
+    return _ndcg(output, labels, k, exponential_gain)
 
 
-def essential_ndcg_at_k(ranking: Sequence[str], labels: Mapping[str, int], k: int = 10) -> float:
+def essential_ndcg_at_k(output: Output, labels: Mapping[str, int], k: int = 10) -> float:
     """nDCG@k where only essential candidates (label 4) have gain 1."""
-    return _ndcg(ranking, labels, k, lambda label: 1.0 if label >= 4 else 0.0)
+    return _ndcg(output, labels, k, lambda label: 1.0 if label >= 4 else 0.0)
 
 
-def relevant_ndcg_at_k(ranking: Sequence[str], labels: Mapping[str, int], k: int = 10) -> float:
+def relevant_ndcg_at_k(output: Output, labels: Mapping[str, int], k: int = 10) -> float:
     """nDCG@k where candidates with label >= 3 have gain 1."""
-    return _ndcg(ranking, labels, k, lambda label: 1.0 if label >= 3 else 0.0)
+    return _ndcg(output, labels, k, lambda label: 1.0 if label >= 3 else 0.0)
 
 
 def lower_bound_corrected_ndcg(gains: Sequence[float]) -> float:
@@ -146,17 +212,18 @@ def lower_bound_corrected_ndcg(gains: Sequence[float]) -> float:
 # --------------------------------------------------------------------------- set metrics
 
 
-def recall_at_k(
-    ranking: Sequence[str], labels: Mapping[str, int], k: int, min_label: int = 3
-) -> float:
-    """Fraction of candidates with label >= min_label that appear in the top k."""
-    _validate(ranking, labels)
+def recall_at_k(output: Output, labels: Mapping[str, int], k: int, min_label: int = 3) -> float:
+    """Expected fraction of candidates with label >= min_label in the top k."""
+    groups = _groups(output, labels)
     _check_k(k)
     total = sum(1 for v in labels.values() if v >= min_label)
     if total == 0:
         return 0.0
-    found = sum(1 for c in ranking[:k] if labels[c] >= min_label)
-    return found / total
+    found = 0.0
+    for before, group in _spans(groups):
+        inside = max(0, min(before + len(group), k) - before)
+        found += inside * sum(1 for v in group if v >= min_label) / len(group)
+    return _clip01(found / total)
 
 
 def recall_at_k_levels(
@@ -175,76 +242,89 @@ def recall_at_k_levels(
     return found / total_relevant
 
 
-def mrr(ranking: Sequence[str], labels: Mapping[str, int], min_label: int = 3) -> float:
-    """Reciprocal rank of the first candidate with label >= min_label (0.0 if none)."""
-    _validate(ranking, labels)
-    for rank, cid in enumerate(ranking, start=1):
-        if labels[cid] >= min_label:
-            return 1.0 / rank
+def mrr(output: Output, labels: Mapping[str, int], min_label: int = 3) -> float:
+    """Expected reciprocal rank of the first candidate with label >= min_label (0.0 if none).
+
+    In the first tie group holding r relevant of n candidates, the first relevant one sits
+    at the group's j-th rank with probability C(n - j, r - 1) / C(n, r).
+    """
+    for before, group in _spans(_groups(output, labels)):
+        n, r = len(group), sum(1 for v in group if v >= min_label)
+        if r:
+            ways = math.comb(n, r)
+            return sum(math.comb(n - j, r - 1) / ways / (before + j) for j in range(1, n - r + 2))
     return 0.0
 
 
-def average_precision(
-    ranking: Sequence[str], labels: Mapping[str, int], min_label: int = 1
-) -> float:
-    """Average precision (MAP of one query); unranked relevant candidates contribute 0."""
-    _validate(ranking, labels)
+def average_precision(output: Output, labels: Mapping[str, int], min_label: int = 1) -> float:
+    """Expected average precision (MAP of one query); unreturned relevant candidates add 0.
+
+    A relevant candidate at the j-th rank of a tie group of n holding r relevant has, in
+    expectation, (j - 1)(r - 1)/(n - 1) other relevant ones of its group above it.
+    """
+    groups = _groups(output, labels)
     total = sum(1 for v in labels.values() if v >= min_label)
     if total == 0:
         return 0.0
-    hits = 0
-    precision_sum = 0.0
-    for rank, cid in enumerate(ranking, start=1):
-        if labels[cid] >= min_label:
-            hits += 1
-            precision_sum += hits / rank
+    precision_sum, relevant_above = 0.0, 0
+    for before, group in _spans(groups):
+        n, r = len(group), sum(1 for v in group if v >= min_label)
+        if r:
+            share = (r - 1) / (n - 1) if n > 1 else 0.0
+            precision_sum += (r / n) * sum(
+                (relevant_above + 1 + (j - 1) * share) / (before + j) for j in range(1, n + 1)
+            )
+        relevant_above += r
     return _clip01(precision_sum / total)
 
 
-def hard_negative_auc(ranking: Sequence[str], labels: Mapping[str, int]) -> float:
+def hard_negative_auc(output: Output, labels: Mapping[str, int]) -> float:
     """P(a random cited candidate (label >= 1) ranks above a random hard negative (label 0)).
 
-    Unranked candidates sit below every ranked one and tie among themselves (a tie counts
-    0.5). With no cited candidates or no hard negatives the AUC is undefined and the chance
-    value 0.5 is returned, so averages over queries are not dragged towards either end.
+    A tie counts one half, as in `sklearn.metrics.roc_auc_score`; unreturned candidates tie
+    below every returned one. With no cited candidates or no hard negatives the AUC is
+    undefined and the chance value 0.5 is returned, so averages over queries are not
+    dragged towards either end.
     """
-    _validate(ranking, labels)
+    groups = _groups(output, labels)
     positives = sum(1 for v in labels.values() if v >= 1)
     negatives = sum(1 for v in labels.values() if v == 0)
     if positives == 0 or negatives == 0:
         return 0.5
-    ranked_negatives = sum(1 for c in ranking if labels[c] == 0)
-    ranked_positives = len(ranking) - ranked_negatives
-    missing_negatives = negatives - ranked_negatives
-    missing_positives = positives - ranked_positives
-    # Count pairs directly with integers, so the result is exact and order-free.
-    wins = 0
-    negatives_above = 0
-    for cid in ranking:
-        if labels[cid] == 0:
-            negatives_above += 1
-        else:
-            wins += (ranked_negatives - negatives_above) + missing_negatives
-    doubled = 2 * wins + missing_positives * missing_negatives
+    returned = [(sum(v >= 1 for v in g), sum(v == 0 for v in g)) for g in groups]
+    missing = (positives - sum(p for p, _ in returned), negatives - sum(n for _, n in returned))
+    # Integers throughout: twice the wins, so ties (worth one half) stay exact.
+    doubled, negatives_below = 0, negatives
+    for group_positives, group_negatives in [*returned, missing]:
+        negatives_below -= group_negatives
+        doubled += group_positives * (2 * negatives_below + group_negatives)
     return doubled / (2 * positives * negatives)
 
 
 # --------------------------------------------------------------------------- reports
 
 
-def evaluate_ranking(ranking: Sequence[str], labels: Mapping[str, int]) -> dict[str, float]:
-    """All headline metrics of one ranking, keyed as in METRIC_KEYS."""
-    _validate(ranking, labels)
+def evaluate_ranking(output: Output, labels: Mapping[str, int]) -> dict[str, float]:
+    """All headline metrics of one ranking or score mapping, keyed as in METRIC_KEYS."""
+    _groups(output, labels)
     return {
-        "ndcg@10": ndcg_at_k(ranking, labels, 10),
-        "ndcg@20": ndcg_at_k(ranking, labels, 20),
-        "recall@10": recall_at_k(ranking, labels, 10, min_label=3),
-        "mrr": mrr(ranking, labels, min_label=3),
-        "map": average_precision(ranking, labels),
-        "hard_negative_auc": hard_negative_auc(ranking, labels),
-        "essential_ndcg@10": essential_ndcg_at_k(ranking, labels, 10),
-        "relevant_ndcg@10": relevant_ndcg_at_k(ranking, labels, 10),
+        "ndcg@10": ndcg_at_k(output, labels, 10),
+        "ndcg@20": ndcg_at_k(output, labels, 20),
+        "recall@10": recall_at_k(output, labels, 10, min_label=3),
+        "mrr": mrr(output, labels, min_label=3),
+        "map": average_precision(output, labels),
+        "hard_negative_auc": hard_negative_auc(output, labels),
+        "essential_ndcg@10": essential_ndcg_at_k(output, labels, 10),
+        "relevant_ndcg@10": relevant_ndcg_at_k(output, labels, 10),
     }
+
+
+def random_expectation(labels: Mapping[str, int]) -> dict[str, float]:
+    """The exact expected metrics of a uniformly random ranking of every candidate.
+
+    A random ranking is one tie group holding everything: the constant-score system.
+    """
+    return evaluate_ranking(dict.fromkeys(labels, 0.0), labels)
 
 
 def random_baseline(
@@ -254,12 +334,16 @@ def random_baseline(
     n_draws: int = 200,
     seed: int = 0,
 ) -> dict[str, float]:
-    """Mean of evaluate_ranking over n_draws seeded random orderings of the candidates."""
+    """Mean of evaluate_ranking over n_draws seeded random orderings of the candidates.
+
+    `random_expectation` gives the exact value. Seed each query on its own (e.g. from the
+    query text) so that queries do not share one permutation.
+    """
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1, got {n_draws}")
     # Sort first so the same candidate set gives the same baseline whatever order it came in.
     pool = sorted(candidates)
-    _validate(pool, labels)
+    _groups(pool, labels)
     rng = np.random.default_rng(seed)
     totals = dict.fromkeys(METRIC_KEYS, 0.0)
     for _ in range(n_draws):
@@ -277,15 +361,6 @@ def popularity_ranking(candidates: Mapping[str, int]) -> list[str]:
 # Expected relevance level (0-3) of a planted document -> graded label: a perfect match is
 # essential reading, an irrelevant one from the same field is a hard negative.
 LEVEL_TO_LABEL = {3: 4, 2: 3, 1: 1, 0: 0}
-
-
-def rank_by_score(scores: Mapping[str, float | None]) -> list[str]:
-    """Best score first; a document the judge failed on ranks last but is never dropped.
-
-    Ties break on the id, so the ranking depends on the scores alone, never on the order
-    in which judgements were made or cached (asta-bench's warm-cache hole).
-    """
-    return sorted(scores, key=lambda doc: (-(scores[doc] if scores[doc] is not None else -1), doc))
 
 
 def mean_metrics(per_query: Sequence[Mapping[str, float]]) -> dict[str, float]:
