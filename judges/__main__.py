@@ -78,6 +78,8 @@ def _baseline(args: argparse.Namespace) -> int:
         except ResultsMissing as error:
             print(f"python -m judges baseline: {error}", file=sys.stderr)
             return 2
+        for line in folder.damaged:  # left out of the baseline: say so
+            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
         rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
         for model in folder.models:
             sections = {

@@ -8,17 +8,18 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, BackendError, ModelRef
+from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
+from judges.files import remove_stale_temporaries
 from judges.session import (
     JudgementMissing,
     JudgesSession,
@@ -36,12 +37,13 @@ OPTION_PRICES = "--judge-prices"
 OPTION_REPEATS = "--noise-repeats"
 OPTION_CASSETTES = "--cassette-dir"
 OPTION_REPORTS = "--report-dir"
+OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 ROW_PROPERTY = "judges.row"
 
 session_key = pytest.StashKey[JudgesSession]()
-server_key = pytest.StashKey[Any]()
+live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()
 
 
@@ -50,6 +52,13 @@ def _model(text: str) -> ModelRef:
         return ModelRef.parse(text)
     except BackendError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _seconds(text: str) -> float:
+    value = float(text) if text.replace(".", "", 1).isdigit() else 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def _usd(text: str) -> float:
@@ -124,6 +133,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
     group.addoption(
+        OPTION_TIMEOUT,
+        dest="judges_timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds a judge request may take (default {DEFAULT_TIMEOUT_S:g}); a judgement, "
+        "retries included, may take 3 times that. A timeout becomes a transport error row.",
+    )
+    group.addoption(
         OPTION_CHECK_REPORTS,
         dest=CHECK,
         action="store_true",
@@ -156,6 +174,7 @@ def pytest_configure(config: pytest.Config) -> None:
         prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
+        judge_timeout_s=config.getoption("judges_timeout"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
     try:
@@ -177,9 +196,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
             config.stash[restore_network_key] = block_network()
     else:
-        _check_keys(session)
-        if not workerinput and settings.base_url is None and _needs_embedded_server(session):
-            session.settings = _start_embedded_server(config, settings)
+        from judges.live import LiveSetupError, start_live
+
+        try:
+            options = (OPTION_CASSETTES, OPTION_BASE_URL)
+            config.stash[live_key] = start_live(session, bool(workerinput), options)
+        except LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
+            raise pytest.UsageError(str(error)) from None
+    if not workerinput:
+        # A killed run (SIGKILL, power loss) can leave its temporary files behind.
+        remove_stale_temporaries(settings.reports)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         from judges.scheduling import XdistHooks
@@ -187,45 +213,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
-def _selected_models(session: JudgesSession) -> list[ModelRef]:
-    return list(session.settings.models) or [
-        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
-    ]
-
-
-def _check_keys(session: JudgesSession) -> None:
-    """A live run against a paid API without its key is a usage error, before any test."""
-    for model in _selected_models(session):
-        variable = KEY_VARIABLES.get(model.backend)
-        if variable and not os.environ.get(variable):
-            raise pytest.UsageError(
-                f"--record with {model} needs {variable} in the environment; export it, or "
-                "replay the recorded cassettes by running pytest without --record"
-            )
-
-
-def _needs_embedded_server(session: JudgesSession) -> bool:
-    return any(model.backend == "local" for model in _selected_models(session))
-
-
-def _start_embedded_server(config: pytest.Config, settings: Settings) -> Settings:
-    from dataclasses import replace
-
-    from judges.calls.local_server import LocalServerError, start_local_server
-
-    try:
-        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
-        server = start_local_server(log_dir=settings.scratch, api_key=api_key)
-    except LocalServerError as error:
-        raise pytest.UsageError(f"{error}. Or pass {OPTION_BASE_URL} URL.") from None
-    config.stash[server_key] = server
-    return replace(settings, base_url=server.base_url)
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
-    server = config.stash.get(server_key, None)
-    if server is not None:
-        server.stop()
+    live = config.stash.get(live_key, None)
+    if live is not None:
+        live.stop()
     restore = config.stash.get(restore_network_key, None)
     if restore is not None:
         restore()

@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
+from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
-from judges.core.runner import Call, Subject, judge
+from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
@@ -73,6 +74,7 @@ class Settings:
     prompts: Path | None = None  # judge definitions; None: the built-in judges
     reports: Path = Path("reports")
     noise_repeats: int | None = None
+    judge_timeout_s: float = DEFAULT_TIMEOUT_S
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -104,6 +106,8 @@ class JudgesSession:
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
         self.prices = load_prices(*settings.price_files)
+        for value in credential_values(settings.base_url or ""):
+            remember(value)  # a key in the base URL is scrubbed by value wherever it shows
 
     # -- what there is to judge -------------------------------------------------------
 
@@ -195,7 +199,9 @@ class JudgesSession:
         key = (str(model), live)
         if key not in self._backends:
             base_url = self.settings.base_url if model.backend != "anthropic" else None
-            self._backends[key] = make_backend(model, base_url=base_url, live=live)
+            self._backends[key] = make_backend(
+                model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
+            )
         return self._backends[key]
 
     def _should_record(self, path: Path) -> bool:
@@ -240,6 +246,7 @@ class JudgesSession:
                         repeat=repeat,
                         draw=draw_offset + repeat,
                         sampling=sampling,
+                        timeout_s=self.settings.judge_timeout_s,
                     )
                     rows.append(judge(spec, case.version, subject, call))
         except _vcr.UnreadableCassette as error:

@@ -1,9 +1,14 @@
-"""Nothing key-shaped is committed: cassettes, reports, results and planted sets are scanned."""
+"""Nothing secret is committed: cassettes, reports, results and planted sets are scanned for
+key-shaped strings, credentials in URL query strings, and the value of every key variable
+set while the tests run."""
 
+import os
 import re
 from pathlib import Path
 
 import pytest
+
+from judges.calls.credentials import KEY_ENVIRONMENT, MIN_SECRET_LENGTH
 
 ROOT = Path(__file__).resolve().parents[1]
 # Wider than the recorder's own redaction pattern on purpose: a second, independent net.
@@ -12,7 +17,23 @@ KEY_SHAPED = re.compile(
     r"|x-api-key\s*[:=]\s*['\"]?[A-Za-z0-9_-]{16,}|\borg-[A-Za-z0-9]{16,})",
     re.IGNORECASE,
 )
+# A credential in a URL's query string (`...?key=...`, `&sig=...`).
+QUERY_CREDENTIAL = re.compile(
+    r"[?&](?:key|api[_-]?key|token|access_token|sig|signature)=[^&\s\"'<>]+", re.IGNORECASE
+)
 SCANNED = ("cassettes", "reports", "planted_sets")
+
+
+def key_values() -> list[str]:
+    """The values of the key variables set now (too short ones are not keys worth scanning)."""
+    values = (os.environ.get(name, "") for name in KEY_ENVIRONMENT)
+    return [value for value in values if len(value) >= MIN_SECRET_LENGTH]
+
+
+def leaks(text: str) -> list[str]:
+    found = [m.group() for m in KEY_SHAPED.finditer(text)]
+    found += [m.group() for m in QUERY_CREDENTIAL.finditer(text)]
+    return found + [value for value in key_values() if value in text]
 
 
 def test_scanner_finds_key_shaped_strings():
@@ -21,17 +42,26 @@ def test_scanner_finds_key_shaped_strings():
         "sk-ant-api03-abcdefgh",
         "x-api-key: abcdefghijklmnop1234",
         "openai-organization: org-AbCdEfGhIjKlMnOpQr",
+        "uri: http://127.0.0.1:8080/v1/chat/completions?key=plainvalue",
+        "uri: https://example.org/v1/messages?api-version=1&API_KEY=abc",
+        "https://blob.example.org/x?sv=2024&sig=abc%2Fdef",
     ]
     for text in samples:
-        assert KEY_SHAPED.search(text), text
+        assert leaks(text), text
+    assert not leaks("uri: http://127.0.0.1:8080/v1/chat/completions?api-version=2024-10-21")
+
+
+def test_scanner_finds_the_value_of_a_key_variable(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", "plainvalue0123456789")  # no key shape at all
+    assert leaks('{"echo": "you sent plainvalue0123456789"}')
+    monkeypatch.delenv("JUDGES_LOCAL_API_KEY")
+    assert not leaks('{"echo": "you sent plainvalue0123456789"}')
 
 
 @pytest.mark.parametrize("folder", SCANNED)
-def test_no_key_shaped_string_on_disk(folder):
-    leaks = []
+def test_no_secret_on_disk(folder):
+    found = []
     for path in (p for p in sorted((ROOT / folder).rglob("*")) if p.is_file()):
         text = path.read_text(encoding="utf-8", errors="ignore")
-        leaks += [
-            f"{path.relative_to(ROOT)}: {m.group()[:12]}..." for m in KEY_SHAPED.finditer(text)
-        ]
-    assert not leaks, "key-shaped strings on disk:\n" + "\n".join(leaks)
+        found += [f"{path.relative_to(ROOT)}: {leak[:12]}..." for leak in leaks(text)]
+    assert not found, "secrets on disk:\n" + "\n".join(found)

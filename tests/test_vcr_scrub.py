@@ -12,12 +12,12 @@ from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request
 
 from judges.calls._vcr import (
-    REDACTED,
     is_replay_miss,
     json_body,
     scrub_request,
     scrub_response,
 )
+from judges.calls.credentials import REDACTED, remember, scrub, strip_credentials
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.results import Usage
 
@@ -285,3 +285,37 @@ def test_concurrent_charges_are_all_kept(tmp_path: Path) -> None:
     total = workers[0].totals()["local:smollm2-135m"]
     assert (total.calls, total.input_tokens, total.output_tokens) == (200, 600, 400)
     assert total.cost_usd == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize(
+    "name", ["key", "api_key", "api-key", "API_KEY", "apikey", "token", "access_token", "sig"]
+)
+def test_credential_query_parameters_are_stripped_from_recorded_uris(name: str) -> None:
+    request = Request("POST", f"http://h:1/v1/chat/completions?{name}=abc&v=2", b"{}", {})
+    assert scrub_request(request).uri == "http://h:1/v1/chat/completions?v=2"
+
+
+def test_a_parameter_holding_a_known_key_is_stripped_whatever_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "opaquevalue123456")
+    url = "https://user:pw@h/v1?custom=opaquevalue123456&mode=fast"
+    assert strip_credentials(url) == "https://h/v1?mode=fast"
+    assert strip_credentials("https://h/v1?mode=fast") == "https://h/v1?mode=fast"
+
+
+def test_known_keys_are_scrubbed_by_value_in_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", "plainkey0123456789")
+    response = {
+        "status": {"code": 200, "message": "OK"},
+        "headers": {},
+        "body": {"string": b'{"echo": "plainkey0123456789"}'},
+    }
+    assert json.loads(scrub_response(response)["body"]["string"]) == {"echo": REDACTED}
+    assert scrub("short key x1") == "short key x1"  # nothing known, nothing key-shaped
+
+
+def test_a_remembered_value_is_scrubbed() -> None:
+    remember("remembered-credential-42")
+    remember("short")  # under MIN_SECRET_LENGTH: never scrubbed by value
+    assert scrub("a remembered-credential-42 and a short one") == f"a {REDACTED} and a short one"

@@ -4,7 +4,9 @@
   `x-stainless-*` headers that vary by machine) or host and port (the local server's port
   is random).
 - Keep only `content-type` in recorded headers: authorisation, keys, cookies, organisation,
-  project and request ids never reach disk. Key-shaped strings in bodies are redacted.
+  project and request ids never reach disk. Key-shaped strings and every key the session
+  knows are redacted from bodies, and credential query parameters from URIs
+  (`judges.calls.credentials`).
 - Drop non-2xx interactions: a retried call leaves only its success.
 - Cassettes are written atomically; recording always starts a fresh cassette, so N
   identical requests (repeats) are all recorded and replay in order, each once.
@@ -17,7 +19,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,19 +31,10 @@ from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
+from judges.calls.credentials import scrub, scrub_bytes, strip_credentials
 from judges.files import atomic_write_text
 
 _KEEP_HEADERS = {"content-type"}
-# Anchored on the left so words such as "task-specific" are never mistaken for a key.
-SECRET_PATTERN = re.compile(
-    r"(?<![A-Za-z0-9_-])"
-    r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{12,})"
-)
-REDACTED = "<redacted>"
-# Every match of SECRET_PATTERN contains one of these: a body without them is left as it is
-# without decoding it or running the pattern (the hooks run several times per request).
-_SECRET_MARKERS = ("sk-", "Bearer")
-_SECRET_MARKER_BYTES = tuple(marker.encode() for marker in _SECRET_MARKERS)
 # The transports the SDKs send through (openai 3.x and anthropic 2.x: httpx2; older: httpx).
 _SDK_TRANSPORTS = ("httpx2", "httpx")
 
@@ -78,14 +70,9 @@ class _AtomicPersister:
 
 def _redact(body: Any) -> Any:
     if isinstance(body, bytes):
-        if not any(marker in body for marker in _SECRET_MARKER_BYTES):
-            return body
-        text = body.decode("utf-8", errors="replace")
-        return SECRET_PATTERN.sub(REDACTED, text).encode() if SECRET_PATTERN.search(text) else body
+        return scrub_bytes(body)
     if isinstance(body, str):
-        if not any(marker in body for marker in _SECRET_MARKERS):
-            return body
-        return SECRET_PATTERN.sub(REDACTED, body)
+        return scrub(body)
     return body
 
 
@@ -94,6 +81,7 @@ def scrub_request(request: Any) -> Any:
         if name.lower() not in _KEEP_HEADERS:
             del request.headers[name]
     request.body = _redact(request.body)
+    request.uri = strip_credentials(request.uri)
     return request
 
 

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
 # vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
@@ -23,6 +24,34 @@ LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
 
 class BackendError(ValueError):
     """A backend cannot be built as asked (unknown backend, missing key)."""
+
+
+class MalformedUsage(ValueError):
+    """The server's reply reports token usage that is not a count (NaN, negative, text)."""
+
+
+def is_timeout(error: BaseException) -> bool:
+    """The request got no reply in time (openai's and anthropic's APITimeoutError, httpx's)."""
+    return any("Timeout" in kind.__name__ for kind in type(error).__mro__)
+
+
+def is_transient(error: BaseException) -> bool:
+    """Worth retrying: no connection, or the server was busy or failed (408/409/429/5xx)."""
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        return status in (408, 409, 429) or status >= 500
+    return any(kind.__name__ == "APIConnectionError" for kind in type(error).__mro__)
+
+
+def token_count(value: Any, name: str) -> int:
+    """A usage field as a count; a missing one is 0, anything but a count is an error."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise MalformedUsage(f"the server reported usage {name} = {value!r}, not a token count")
+    return value
 
 
 @dataclass(frozen=True)
@@ -100,6 +129,7 @@ class JudgeRequest:
     max_tokens: int
     temperature: float | None = None
     seed: int | None = None
+    timeout: float | None = None  # seconds for this request; None: the client's own
 
 
 @dataclass(frozen=True)
@@ -198,6 +228,8 @@ class OpenAIBackend:
             options["temperature"] = request.temperature
         if request.seed is not None:
             options["seed"] = request.seed
+        if request.timeout is not None:
+            options["timeout"] = request.timeout
         completion = self.client.chat.completions.create(
             model=self.model.model,
             messages=[
@@ -213,8 +245,10 @@ class OpenAIBackend:
         return JudgeResponse(
             text=choice.message.content or "",
             truncated=choice.finish_reason == "length",
-            input_tokens=usage.prompt_tokens if usage else 0,
-            output_tokens=usage.completion_tokens if usage else 0,
+            input_tokens=token_count(getattr(usage, "prompt_tokens", None), "prompt_tokens"),
+            output_tokens=token_count(
+                getattr(usage, "completion_tokens", None), "completion_tokens"
+            ),
         )
 
 
@@ -257,6 +291,7 @@ class AnthropicBackend:
         self.client = client
 
     def complete(self, request: JudgeRequest) -> JudgeResponse:
+        options = {} if request.timeout is None else {"timeout": request.timeout}
         message = self.client.messages.create(
             model=self.model.model,
             max_tokens=request.max_tokens,
@@ -265,14 +300,26 @@ class AnthropicBackend:
             output_config={
                 "format": {"type": "json_schema", "schema": without_tuples(request.schema)}
             },
+            **options,
         )
         text = "".join(block.text for block in message.content if block.type == "text")
         return JudgeResponse(
             text=text,
             truncated=message.stop_reason == "max_tokens",
-            input_tokens=message.usage.input_tokens,
-            output_tokens=message.usage.output_tokens,
+            input_tokens=token_count(getattr(message.usage, "input_tokens", None), "input_tokens"),
+            output_tokens=token_count(
+                getattr(message.usage, "output_tokens", None), "output_tokens"
+            ),
         )
+
+
+def _split_query(url: str) -> tuple[str, dict[str, str]]:
+    """The base URL without its query, and the query's parameters (sent with every request:
+    the SDK would append paths after the query). A key among them never reaches a cassette
+    (`judges.calls.credentials`)."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment)), query
 
 
 def make_backend(
@@ -281,21 +328,21 @@ def make_backend(
     base_url: str | None = None,
     live: bool,
     environ: dict[str, str] | None = None,
-    timeout: float = 300.0,
+    timeout: float = 120.0,
 ) -> Backend:
-    """Build the SDK client. In replay no key is needed and nothing is retried.
+    """Build the SDK client. In replay no key is needed.
 
-    Replay must not retry: anthropic wraps vcrpy's "no match" error in a connection error
-    and retries it with sleeps.
+    The SDKs never retry: the runner does, within the judgement's time budget (an SDK
+    retries each timeout again at full length). Replay must not retry at all: anthropic
+    wraps vcrpy's "no match" error in a connection error and retries it with sleeps.
     """
     environ = dict(os.environ) if environ is None else environ
-    retries = 2 if live else 0
     if model.backend == "anthropic":
         import anthropic
 
         key = _api_key("anthropic", environ) if live else "replay-no-key"
         client: Any = anthropic.Anthropic(
-            api_key=key, max_retries=retries, timeout=timeout, default_headers=_PINNED_HEADERS
+            api_key=key, max_retries=0, timeout=timeout, default_headers=_PINNED_HEADERS
         )
         return AnthropicBackend(model, client)
 
@@ -303,18 +350,22 @@ def make_backend(
 
     if model.backend == "openai":
         key = _api_key("openai", environ) if live else "replay-no-key"
+        base, query = _split_query(base_url) if base_url else (None, {})
         client = openai.OpenAI(
             api_key=key,
-            base_url=base_url,
-            max_retries=retries,
+            base_url=base,
+            default_query=query or None,
+            max_retries=0,
             timeout=timeout,
             default_headers=_PINNED_HEADERS,
         )
         return OpenAIBackend(model, client)
+    base, query = _split_query(base_url or "http://127.0.0.1:8080/v1")
     client = openai.OpenAI(
         api_key=environ.get(LOCAL_KEY_VARIABLE) or "local-no-key",
-        base_url=base_url or "http://127.0.0.1:8080/v1",
-        max_retries=retries,
+        base_url=base,
+        default_query=query or None,
+        max_retries=0,
         timeout=timeout,
         default_headers=_PINNED_HEADERS,
     )

@@ -21,6 +21,12 @@ from pydantic import BaseModel, ValidationError
 
 R = TypeVar("R", bound=BaseModel)
 
+# A verdict is a few hundred bytes, a few levels deep. Beyond these bounds a reply is hostile
+# or broken: it is refused before parsing (json.loads recurses, and would raise
+# RecursionError out of the runner, leaving no row).
+MAX_REPLY_CHARS = 2_000_000
+MAX_JSON_DEPTH = 64
+
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
@@ -40,6 +46,18 @@ class TruncatedJSON(ReplyError):
     """The reply stopped (finish reason `length`) before its JSON object closed."""
 
     kind = "truncated"
+
+
+class TooLarge(ReplyError):
+    """The reply is longer than any verdict can be."""
+
+    kind = "too_large"
+
+
+class TooDeep(ReplyError):
+    """The reply nests arrays or objects deeper than any verdict does."""
+
+    kind = "too_deep"
 
 
 class InvalidReply(ReplyError):
@@ -76,8 +94,41 @@ def _balanced_objects(text: str) -> list[str]:
     return spans
 
 
+def _max_depth(text: str) -> int:
+    """How deep brackets nest outside strings (unbalanced closers are ignored)."""
+    deepest, depth, in_string, escaped = 0, 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth > 0:
+            depth -= 1
+    return deepest
+
+
+def check_bounds(text: str) -> None:
+    """Refuse a reply too large or too deeply nested to be a verdict."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise TooLarge(
+            f"reply is {len(text):,} characters, over the {MAX_REPLY_CHARS:,} a verdict may have"
+        )
+    depth = _max_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise TooDeep(f"reply nests {depth} levels deep, over the {MAX_JSON_DEPTH} allowed")
+
+
 def extract_json(text: str, *, truncated: bool = False) -> dict[str, Any]:
     """The first JSON object in `text`: bare, inside a code fence, or inside prose."""
+    check_bounds(text)
     stripped = text.strip()
     candidates = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(text))]
     candidates += _balanced_objects(text)

@@ -6,16 +6,23 @@ A row holds a verdict or an explicit error status; nothing is dropped, so counts
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judges.calls.credentials import scrub
 from judges.calls.ledger import Usage
 from judges.files import atomic_write_text
 
-Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport"]
+# `error`: building the verdict or checking an expectation raised; the row says what.
+Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport", "error"]
+# A surrogate code point in a str is one JSON may carry (`"\ud800"`) but UTF-8 cannot: it
+# would make the row unreadable and every report built from it fail.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Fields that differ between two honest replays; reports and snapshots leave them out.
 VOLATILE_FIELDS = frozenset({"latency_s"})
 
@@ -57,16 +64,43 @@ def _same(actual: Any, expected: Any) -> bool:
     return isinstance(actual, bool) == isinstance(expected, bool) and actual == expected
 
 
+def safe_text(text: str) -> str:
+    """Text that can be written as UTF-8 and shown: surrogates escaped, secrets scrubbed."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return scrub(text)
+
+
+def safe_value(value: Any) -> Any:
+    """`safe_text` on every string of a JSON-like value, keys included."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(str(k)): safe_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [safe_value(v) for v in value]
+    return value
+
+
 class Attempt(BaseModel):
-    """One judge call: what it returned and, when it failed to parse, why."""
+    """One judge call: what it returned and, when it failed to parse, why.
+
+    `text` is None for the attempt that gave the verdict: its reply is the verdict's `raw`,
+    and is not stored twice.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     facet: str | None
     attempt: int
-    text: str
+    text: str | None
     error: str | None = None
     error_kind: str | None = None
+
+    @field_validator("text", "error")
+    @classmethod
+    def _safe(cls, value: str | None) -> str | None:
+        return None if value is None else safe_text(value)
 
 
 class JudgementRow(BaseModel):
@@ -92,6 +126,12 @@ class JudgementRow(BaseModel):
     live: bool = False
     latency_s: float = 0.0
 
+    # Every row, however it is made (judged, sent by a worker, read back), is safe to write.
+    @field_validator("verdict", "error")
+    @classmethod
+    def _safe(cls, value: Any) -> Any:
+        return safe_value(value)
+
     @property
     def key(self) -> tuple[str, str, str, str, str, int]:
         return (self.judge, self.prompt_version, self.model, self.item_id, self.run, self.repeat)
@@ -105,23 +145,67 @@ class JudgementRow(BaseModel):
         return self.model_dump(mode="json", exclude=exclude)
 
 
-def jsonl_text(rows: Iterable[JudgementRow]) -> str:
-    """The rows sorted by key, one JSON object a line: the content of a results file."""
+def jsonl_text(rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> str:
+    """The rows sorted by key, one JSON object a line: the content of a results file.
+
+    Damaged lines are kept after the rows as they were read (dropping them would lose the
+    only copy of what the judge said); every reader reports them with their line number.
+    """
     ordered = sorted(rows, key=lambda r: r.key)
-    return "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
+    text = "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
+    return text + "".join(line + "\n" for line in damaged)
 
 
-def write_jsonl(path: Path, rows: Iterable[JudgementRow]) -> None:
-    """Write rows sorted by key, atomically."""
-    atomic_write_text(path, jsonl_text(rows))
+def write_jsonl(path: Path, rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> None:
+    """Write rows sorted by key (and damaged lines after them), atomically."""
+    atomic_write_text(path, jsonl_text(rows, damaged))
+
+
+@dataclass(frozen=True)
+class DamagedLine:
+    """A line of a results file that is not a result row."""
+
+    path: Path
+    line: int
+    text: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: not a result row ({self.reason}); left out"
+
+
+@dataclass(frozen=True)
+class ResultsRead:
+    rows: list[JudgementRow]
+    damaged: list[DamagedLine]
+
+
+def read_results(path: Path) -> ResultsRead:
+    """Every row of a results file; a damaged line is set aside with its line number."""
+    return parse_results(path, path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def parse_results(path: Path, text: str) -> ResultsRead:
+    rows, damaged = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(_row(line))
+            except ValueError as error:
+                reason = " ".join(str(error).split())[:200]
+                damaged.append(DamagedLine(path, number, safe_text(line), safe_text(reason)))
+    return ResultsRead(rows, damaged)
+
+
+def _row(line: str) -> JudgementRow:
+    try:
+        return JudgementRow.model_validate_json(line)
+    except ValidationError:
+        # Python's json reads what pydantic's strict JSON parser refuses (lone surrogates,
+        # written by older versions); the row's validators then make it safe.
+        return JudgementRow.model_validate(json.loads(line))
 
 
 def read_jsonl(path: Path) -> list[JudgementRow]:
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(JudgementRow.model_validate_json(line))
-            except ValueError as error:
-                raise ValueError(f"{path}:{number}: not a result row: {error}") from None
-    return rows
+    """The rows of a results file, damaged lines left out (see `read_results`)."""
+    return read_results(path).rows

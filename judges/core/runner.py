@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
 
-from judges.calls.backends import Backend, JudgeRequest, Price
+from judges.calls.backends import (
+    Backend,
+    JudgeRequest,
+    JudgeResponse,
+    Price,
+    is_timeout,
+    is_transient,
+)
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Usage
@@ -22,6 +29,16 @@ from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
 _DRAW_STRIDE = 1000
+DEFAULT_TIMEOUT_S = 120.0
+# A judgement (all its facets, reply retries and transport retries) may take this many
+# request timeouts in all: a hung server costs one timeout, never a timeout per retry.
+BUDGET_TIMEOUTS = 3
+LIVE_RETRIES = 2  # transport retries of one call (connection errors, 408/409/429/5xx)
+_BACKOFF_S = 0.5
+
+
+class JudgeTimeout(Exception):
+    """No reply within the request timeout or the judgement's time budget."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +66,37 @@ class Call:
     draw: int = 0
     sampling: Sampling | None = None  # None: the judge's production settings
     attempts: list[Attempt] = field(default_factory=list)
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def retries(self) -> int:
+        return LIVE_RETRIES if self.live else 0
+
+
+def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeResponse:
+    """One call within the judgement's budget; transient failures are retried (live only)."""
+    budget = BUDGET_TIMEOUTS * call.timeout_s
+    for retry in range(call.retries + 1):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise JudgeTimeout(
+                f"the judgement used its whole time budget of {budget:g} s "
+                f"({BUDGET_TIMEOUTS} x --judge-timeout {call.timeout_s:g}); "
+                "raise --judge-timeout SECONDS for a slow server"
+            )
+        timeout = min(call.timeout_s, remaining)
+        try:
+            return call.backend.complete(replace(request, timeout=timeout))
+        except Exception as error:
+            if is_timeout(error) and not call.is_fatal(error):
+                raise JudgeTimeout(
+                    f"no reply within {timeout:g} s (--judge-timeout {call.timeout_s:g}); "
+                    "raise --judge-timeout SECONDS for a slow server"
+                ) from error
+            if retry == call.retries or call.is_fatal(error) or not is_transient(error):
+                raise
+            time.sleep(min(_BACKOFF_S * 2**retry, max(remaining - timeout, 0.0)))
+    raise AssertionError("unreachable: the last retry returns or raises")
 
 
 def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
@@ -64,6 +112,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
     rendered = {facet: prompt.render(facet, fields) for facet in facets}
     usage = Usage()
     started = time.perf_counter()
+    deadline = time.monotonic() + BUDGET_TIMEOUTS * call.timeout_s
 
     def row(status: str, **values: Any) -> JudgementRow:
         return JudgementRow(
@@ -105,7 +154,7 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
             try:
                 if call.live and call.ledger is not None:
                     call.ledger.ensure_budget()
-                response = call.backend.complete(request)
+                response = _complete(call, request, deadline)
             except CostCapReached as error:
                 return row("cost_cap", error=str(error))
             except Exception as error:
@@ -130,7 +179,8 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                             error=str(error), error_kind=error.kind)
                 )  # fmt: skip
                 continue
-            call.attempts.append(Attempt(facet=facet, attempt=attempt, text=response.text))
+            # The verdict keeps this reply as its `raw`: the attempt does not repeat it.
+            call.attempts.append(Attempt(facet=facet, attempt=attempt, text=None))
             replies[facet] = (reply, response.text)
             coerced += [f"{facet}.{c}" if facet else c for c in conversions]
             break
@@ -142,15 +192,20 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                 f"last: {last_error}",
             )
 
-    verdict = spec.build_verdict(replies, inputs, version)
-    dump = verdict.model_dump(mode="json")
+    try:
+        dump = spec.build_verdict(replies, inputs, version).model_dump(mode="json")
+    except Exception as error:
+        return _error_row(row, "building the verdict", error, _raw(replies))
     status = dump.get("status", "ok")
     if status != "ok":
         missing = dump.get("missing") or []
         return row(
             status, verdict=dump, met=False, coerced=coerced, error=f"{status}: missing {missing}"
         )
-    met = all(expectation.holds(dump) for expectation in subject.expect)
+    try:
+        met = all(expectation.holds(dump) for expectation in subject.expect)
+    except Exception as error:
+        return _error_row(row, "checking the expectations", error, dump)
     return row("ok", verdict=dump, met=met, coerced=coerced)
 
 
@@ -161,3 +216,21 @@ def _parse(
     if spec.config.coerce:
         return parse_reply_coercing(text, reply_model, truncated=truncated)
     return parse_reply(text, reply_model, truncated=truncated), []
+
+
+def _raw(replies: dict[str | None, tuple[BaseModel, str]]) -> dict[str, Any]:
+    """The replies as a verdict's `raw` field, for a row whose verdict could not be built."""
+    if list(replies) == [None]:
+        return {"raw": replies[None][1]}
+    return {"raw": {str(facet): text for facet, (_, text) in replies.items()}}
+
+
+def _error_row(
+    row: Callable[..., JudgementRow],
+    step: str,
+    error: Exception,
+    verdict: dict[str, Any],
+) -> JudgementRow:
+    """A judge module or an expectation raised: an `error` row saying what, never a crash."""
+    message = f"{step} raised {type(error).__name__}: {error}"
+    return row("error", verdict=verdict, met=False, error=message)

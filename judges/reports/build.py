@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from judges.core.results import JudgementRow, Usage
+from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
@@ -287,9 +287,13 @@ def build_report(
     rows: Sequence[JudgementRow],
     sources: Sources,
     previous: tuple[str, Sequence[JudgementRow] | None] | None = None,
+    damaged: Sequence[DamagedLine] = (),
 ) -> FolderReport:
-    """A folder's report from its merged rows; `previous` = (version, rows or None if absent)."""
-    notes = list(sources.notes)
+    """A folder's report from its merged rows; `previous` = (version, rows or None if absent).
+
+    `damaged`: lines of the results file that are not rows, counted in a note.
+    """
+    notes = list(sources.notes) + _damaged_note(damaged)
     rows = _known_rows(sorted(rows, key=lambda r: r.key), sources.planted, notes)
     spec = sources.spec
     dimensions = dimensions_of(spec, rows)
@@ -331,4 +335,16 @@ def build_report(
         ),
         usage=_usage(rows),
         notes=tuple(notes),
+        damaged=tuple(str(line) for line in damaged),
     )
+
+
+def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:
+    if not damaged:
+        return []
+    where = "; ".join(f"line {d.line} ({d.reason[:120]})" for d in damaged[:5])
+    return [
+        f"{len(damaged)} damaged line(s) of {damaged[0].path.name} are not rows and are left "
+        f"out of this report (kept in the file: fix or delete them): {where}"
+        + ("; ..." if len(damaged) > 5 else "")
+    ]

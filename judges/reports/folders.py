@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.core.naming import report_dir
-from judges.core.results import JudgementRow, jsonl_text, read_jsonl
+from judges.core.results import (
+    JudgementRow,
+    ResultsRead,
+    jsonl_text,
+    parse_results,
+    read_results,
+)
 from judges.core.spec import JudgeSpec, load_catalog, version_key
 from judges.reports.build import build_report, dimensions_of
 from judges.reports.model import RESULTS_FILE, FolderReport
@@ -35,10 +41,6 @@ def merge_rows(existing: list[JudgementRow], new: list[JudgementRow]) -> list[Ju
     return sorted(merged.values(), key=lambda r: r.key)
 
 
-def _parse(text: str) -> list[JudgementRow]:
-    return [JudgementRow.model_validate_json(line) for line in text.splitlines() if line]
-
-
 @dataclass
 class Results:
     """Results files on disk, with a session's merged files (their text) over them."""
@@ -52,20 +54,25 @@ class Results:
     def merge(self, judge: str, version: str, rows: list[JudgementRow]) -> None:
         """Merge a session's rows into a folder's results, in memory."""
         path = self.path(judge, version)
-        existing = read_jsonl(path) if path.is_file() else []
-        self.merged[(judge, version)] = jsonl_text(merge_rows(existing, rows))
+        existing = read_results(path) if path.is_file() else ResultsRead([], [])
+        kept = [line.text for line in existing.damaged]
+        self.merged[(judge, version)] = jsonl_text(merge_rows(existing.rows, rows), kept)
 
     def exists(self, judge: str, version: str) -> bool:
         return (judge, version) in self.merged or self.path(judge, version).is_file()
 
-    def rows(self, judge: str, version: str) -> list[JudgementRow]:
+    def read(self, judge: str, version: str) -> ResultsRead:
+        """A folder's rows, and its damaged lines (with their file and line number)."""
+        path = self.path(judge, version)
         # Merged rows go through their JSON text, exactly as a later rebuild reads them.
         if (judge, version) in self.merged:
-            return _parse(self.merged[(judge, version)])
-        path = self.path(judge, version)
+            return parse_results(path, self.merged[(judge, version)])
         if not path.is_file():
             raise ResultsMissing(path)
-        return read_jsonl(path)
+        return read_results(path)
+
+    def rows(self, judge: str, version: str) -> list[JudgementRow]:
+        return self.read(judge, version).rows
 
     def versions(self, judge: str) -> list[str]:
         folder = self.reports / judge
@@ -90,13 +97,13 @@ class Results:
 
 def build_folder(results: Results, judge: str, version: str, sources: Sources) -> FolderReport:
     """The report of `<reports>/<judge>/<version>/` from its results (which must exist)."""
-    rows = results.rows(judge, version)
+    found = results.read(judge, version)
     previous_version = results.neighbour(judge, version, sources.spec, -1)
     previous = None
     if previous_version is not None:
-        found = results.exists(judge, previous_version)
-        previous = (previous_version, results.rows(judge, previous_version) if found else None)
-    return build_report(judge, version, rows, sources, previous)
+        there = results.exists(judge, previous_version)
+        previous = (previous_version, results.rows(judge, previous_version) if there else None)
+    return build_report(judge, version, found.rows, sources, previous, found.damaged)
 
 
 def load_comparison(

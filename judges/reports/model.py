@@ -203,6 +203,8 @@ class FolderReport:
     models: tuple[ModelReport, ...]
     usage: tuple[UsageLine, ...]
     notes: tuple[str, ...]
+    # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
+    damaged: tuple[str, ...] = ()
 
     @property
     def reprompted(self) -> list[str]:

@@ -57,6 +57,7 @@ def report_lines(built: ReportSet) -> list[str]:
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
+        lines += [f"damaged: {line}" for line in folder.damaged]
     lines += [f"run {label}: {value}" for label, value in built.meta.items()]
     if not built.checked:
         lines.append(f"run metadata also in {RUN_FILE} beside each report (git-ignored)")

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from judges.calls.credentials import scrub
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec, load_catalog
@@ -89,7 +90,8 @@ def _build_set(
         folder = build_folder(results, judge, version, cache[judge])
         where = report_dir(results.reports, judge, version)
         rendered = render_files(folder)
-        files |= {where / name: text for name, text in rendered.items()}
+        # Rows are scrubbed when made; this is the last net before anything reaches disk.
+        files |= {where / name: scrub(text) for name, text in rendered.items()}
         if COMPARISON_MD not in rendered:
             stale.append(where / COMPARISON_MD)
         folders.append(folder)

@@ -14,19 +14,24 @@ merged into the controller's reports).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shlex
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
+from judges.__main__ import main as judges_main
 from judges.core.spec import load_catalog
 
 FAKE_KEY = "sk-fakeKEY1234567890abcdefXYZ"
@@ -187,18 +192,21 @@ class FakeJudge:
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
+    # Hostile servers: the reply's content as raw text, or the whole HTTP answer.
+    content: Callable[[Received], str] | None = None
+    respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
+    delay_s: float = 0.0  # wait this long before answering a chat completion
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
-        """Back to the default verdicts with nothing received: the server is shared per module."""
-        fresh = FakeJudge(url=self.url)
+        """Back to an honest, quick judge with no calls seen (one server serves a module)."""
+        fresh = FakeJudge()
+        for name in ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next"):
+            setattr(self, name, getattr(fresh, name))
+        self.content = self.respond = None
+        self.delay_s = 0.0
         with self._lock:
-            self.scores = fresh.scores
-            self.prompt_tokens = fresh.prompt_tokens
-            self.completion_tokens = fresh.completion_tokens
-            self.received = []
-            self.verdict = None
-            self.fail_next = 0
+            self.received.clear()
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
@@ -234,43 +242,30 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 body = {}
-            received = Received(self.path, dict(self.headers.items()), body)
+            path = urlsplit(self.path).path
+            received = Received(path, dict(self.headers.items()), body)
             with judge._lock:
                 judge.received.append(received)
-            if self.path != "/v1/chat/completions":
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if path != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {path}"}})
                 return
+            time.sleep(judge.delay_s)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
             if fail:
                 self._send(500, {"error": {"message": "overloaded", "type": "server_error"}})
                 return
-            content = json.dumps(judge.reply(received.item_id))
-            self._send(
-                200,
-                {
-                    "id": f"chatcmpl-fake{len(judge.received)}",
-                    "object": "chat.completion",
-                    "created": 1_700_000_000,
-                    "model": body.get("model", "smollm2-135m"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
-                            "logprobs": None,
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": judge.prompt_tokens,
-                        "completion_tokens": judge.completion_tokens,
-                        "total_tokens": judge.prompt_tokens + judge.completion_tokens,
-                    },
-                },
-            )
+            if judge.respond is not None:
+                self._send(*judge.respond(received))
+                return
+            if judge.content is not None:
+                content = judge.content(received)
+            else:
+                content = json.dumps(judge.reply(received.item_id))
+            self._send(200, completion(judge, body, content))
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+            data = json.dumps(payload).encode()  # NaN stays NaN: Python's json writes it
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -280,6 +275,29 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
+    """An OpenAI chat completion carrying `content`, with the judge's token usage."""
+    return {
+        "id": f"chatcmpl-fake{len(judge.received)}",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "smollm2-135m"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": judge.prompt_tokens,
+            "completion_tokens": judge.completion_tokens,
+            "total_tokens": judge.prompt_tokens + judge.completion_tokens,
+        },
+    }
 
 
 class FakeJudgeServer:
@@ -307,6 +325,15 @@ _UNRELATED_PLUGINS = [
     *("-p", "no:hypothesispytest", "-p", "no:syrupy", "-p", "no:benchmark"),
     *("-p", "no:recording", "-p", "no:anyio"),
 ]
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """What `python -m judges report` returned and printed."""
+
+    code: int
+    out: str
+    err: str
 
 
 class JudgesProject:
@@ -340,18 +367,35 @@ class JudgesProject:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def run(self, *args: str, workers: str = "0", record: str | None = None) -> pytest.RunResult:
+    def run(
+        self,
+        *args: str,
+        workers: str = "0",
+        record: str | None = None,
+        inprocess: bool | None = None,
+        base_url: str | None = None,
+    ) -> pytest.RunResult:
         """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args`.
 
-        In-process without workers; a subprocess (controller and workers) with them.
+        In this process (seconds faster, for tests where workers and process boundaries are
+        not the point) or in a subprocess; by default in-process exactly without workers.
         """
         argv = ["-p", "no:cacheprovider", *_UNRELATED_PLUGINS, "-ra", "-n", workers]
         if record is not None:
             flag = "--record" if record == "all" else f"--record={record}"
-            argv += [flag, "--judge-base-url", self.judge.url]
-        if workers == "0":
+            argv += [flag, "--judge-base-url", base_url or self.judge.url]
+        if workers == "0" if inprocess is None else inprocess:
             return self.pytester.runpytest_inprocess(*argv, *args)
         return self.pytester.runpytest_subprocess(*argv, *args, timeout=300)
+
+    def report(self, *args: str) -> Rebuilt:
+        """`python -m judges report` in the project (its `main`, in this process)."""
+        out, err = io.StringIO(), io.StringIO()
+        folders = ["--reports", str(self.root / "reports")]
+        folders += ["--planted-sets", str(self.root / "planted_sets")]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = judges_main(["report", *folders, *args])
+        return Rebuilt(code, out.getvalue(), err.getvalue())
 
     def cassette_dir(self, version: str) -> Path:
         return self.root / "cassettes" / JUDGE / version / MODEL_SLUG

@@ -8,13 +8,16 @@ from collections.abc import Iterator
 
 import openai  # noqa: F401  (see below)
 import pytest
+import vcr.stubs.httpx_stubs  # noqa: F401  (see below)
 
 # Imported once here, not by every in-process inner run: pytester drops the modules an
-# inline run imports, and re-importing the SDKs costs more than the run itself.
+# inline run imports; re-importing the SDKs costs more than the run itself, and numpy and
+# the HTTP stack cannot be imported twice in one process.
 import judges.calls._vcr
 import judges.calls.backends
 import judges.reports.github
-import judges.reports.write  # noqa: F401
+import judges.reports.write
+import judges.stats.gates  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 

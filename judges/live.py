@@ -1,0 +1,102 @@
+"""What a live (`--record`) session needs before its first call: the paid-API keys present,
+the cassette folder locked against a second live session, the embedded local judge started.
+
+Errors are `LiveSetupError`s whose message the plugin shows as a usage error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, ModelRef
+from judges.files import FolderBusy, FolderLock, remove_stale_temporaries
+from judges.session import JudgesSession
+
+# In the cassette folder; held by a live session from start to end (see `lock_cassettes`).
+LOCK_FILE = ".judges-record.lock"
+
+
+class LiveSetupError(Exception):
+    """A live session cannot start as asked."""
+
+
+@dataclass
+class Live:
+    """What a live session holds until it ends: the cassette lock, the embedded judge."""
+
+    lock: FolderLock | None = None
+    server: Any = None
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        if self.lock is not None:
+            self.lock.release()
+
+
+def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -> Live:
+    """Check keys; in the controller, lock the cassettes and start the embedded judge if
+    needed. `options`: the cassette-folder and base-URL options, named in errors."""
+    check_keys(session)
+    live = Live()
+    if worker:  # the controller holds the lock and serves the embedded judge
+        return live
+    live.lock = lock_cassettes(session.settings.cassettes, options[0])
+    if session.settings.base_url is None and needs_embedded_server(session):
+        try:
+            live.server = start_embedded_server(session, options[1])
+        except LiveSetupError:
+            live.stop()
+            raise
+        session.settings = replace(session.settings, base_url=live.server.base_url)
+    return live
+
+
+def selected_models(session: JudgesSession) -> list[ModelRef]:
+    return list(session.settings.models) or [
+        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
+    ]
+
+
+def check_keys(session: JudgesSession) -> None:
+    """A live run against a paid API without its key is a usage error, before any test."""
+    for model in selected_models(session):
+        variable = KEY_VARIABLES.get(model.backend)
+        if variable and not os.environ.get(variable):
+            raise LiveSetupError(
+                f"--record with {model} needs {variable} in the environment; export it, or "
+                "replay the recorded cassettes by running pytest without --record"
+            )
+
+
+def lock_cassettes(cassettes: Path, option: str) -> FolderLock:
+    """One live session per cassette folder: two would each record cassettes, and the
+    results of only one would survive, so rows and cassettes would disagree."""
+    lock = FolderLock(cassettes, LOCK_FILE)
+    try:
+        lock.acquire()
+    except FolderBusy as busy:
+        raise LiveSetupError(
+            f"another live session (pid {busy.holder}) is recording into {cassettes} "
+            f"(lock file {busy.lock_file}); wait until it ends, or record into another folder "
+            f"with {option} DIR"
+        ) from None
+    remove_stale_temporaries(cassettes)  # under the lock: no other writer is live
+    return lock
+
+
+def needs_embedded_server(session: JudgesSession) -> bool:
+    return any(model.backend == "local" for model in selected_models(session))
+
+
+def start_embedded_server(session: JudgesSession, option: str) -> Any:
+    from judges.calls.local_server import LocalServerError, start_local_server
+
+    try:
+        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
+        return start_local_server(log_dir=session.settings.scratch, api_key=api_key)
+    except LocalServerError as error:
+        raise LiveSetupError(f"{error}. Or pass {option} URL.") from None
