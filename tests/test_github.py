@@ -110,3 +110,12 @@ def test_publish_appends_the_summary(tmp_path: Path) -> None:
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("before\n## Judge gates\n")
     assert "Failed gates" not in text
+
+
+def test_an_unwritable_summary_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder" / "summary.md"
+
+    lines = publish([], tmp_path, tmp_path, environ={"GITHUB_STEP_SUMMARY": str(missing)})
+
+    assert len(lines) == 1
+    assert lines[0].startswith(f"::warning::could not append the step summary to {missing}: ")
