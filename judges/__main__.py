@@ -62,7 +62,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.baseline import reliability_gates, write_baseline
+    from judges.baseline import (
+        label_stability_gates,
+        reading_list_gates,
+        reliability_gates,
+        write_baseline,
+    )
     from judges.core.results import read_jsonl
     from judges.reports.folders import Results, ResultsMissing, build_folder
     from judges.reports.sources import load_sources
@@ -88,7 +93,12 @@ def _baseline(args: argparse.Namespace) -> int:
                 "panel": model.panel,
                 "sme": model.sme,
             }
-            extra[(model.model, version)] = reliability_gates(sections)
+            mine = [row for row in rows_by_version[version] if row.model == model.model]
+            extra[(model.model, version)] = (
+                reliability_gates(sections)
+                | label_stability_gates(mine, dict(spec.config.labels))
+                | reading_list_gates(mine, sources.planted)
+            )
             # Ranking thresholds are set by hand (no statistic here derives them): keep them.
             kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
             if kept is not None and kept.ranking:

@@ -84,6 +84,39 @@ def reliability_gates(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
     return gates
 
 
+# A per-value stability gate needs this many units; fewer would gate on noise.
+MIN_UNITS_PER_VALUE = 5
+
+
+def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> dict[str, Any]:
+    """Minimum shares of labels kept in retest and noise runs, at what the judge achieved."""
+    from judges.stats import label_stability
+
+    results = []
+    if labels and any(row.run == "retest" for row in rows):
+        results.append(label_stability.retest_stability(rows, rows, labels))
+    if labels and any(row.run == "noise" for row in rows):
+        results.append(label_stability.noise_stability(rows, labels))
+    table: dict[str, float] = {}
+    for result in results:
+        for key, rate in label_stability.gate_statistics(result).items():
+            per_value = key.count(".") > 1
+            if rate.n and (not per_value or rate.n >= MIN_UNITS_PER_VALUE):
+                table[key] = floor_step(rate.rate)
+    return {"label_stability": table} if table else {}
+
+
+def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
+    """Minimum reading-list metrics of the judge, at what it achieved."""
+    from judges.sets.reading_list import RUN, evaluate_run
+    from judges.stats.reading_list import SHOWN
+
+    if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
+        return {}
+    judge = evaluate_run(rows, planted).ranker("judge").metrics
+    return {"reading_list": {key: floor_step(judge[key].value) for key in SHOWN}}
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, dict):
         inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())

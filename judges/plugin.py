@@ -226,11 +226,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
 ITEM_FIXTURES = {
-    "planted_case": "main",
-    "noise_case": "noise",
-    "retest_case": "retest",
-    "panel_case": "panel",
-}
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
 SET_FIXTURES = {
     "gate_set": "main",
     "noise_set": "noise",
@@ -238,6 +236,7 @@ SET_FIXTURES = {
     "panel_set": "panel",
     "sme_set": "sme",
     "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
 }
 
 CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
@@ -313,7 +312,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+_RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
 
 
 @pytest.hookimpl(tryfirst=True)

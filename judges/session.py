@@ -45,7 +45,7 @@ RETEST_DRAW = 100
 
 @dataclass(frozen=True)
 class RunPlan:
-    """One kind of run over a planted set (main, noise, retest, panel)."""
+    """One kind of run over a planted set (main, noise, retest, panel, reading_list)."""
 
     run: str
     versions: tuple[str, ...]
@@ -136,6 +136,8 @@ class JudgesSession:
         if run == "retest":
             versions = config.retest_versions
             return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+        if run == "reading_list":
+            return RunPlan(run, config.reading_list_versions, tuple(planted.reading_list))
         if run == "panel" and config.panel is not None:
             sampling = spec.config.sampling.model_copy(
                 update={"temperature": config.panel.temperature}
