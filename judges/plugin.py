@@ -209,18 +209,9 @@ def pytest_configure(config: pytest.Config) -> None:
         remove_stale_temporaries(settings.reports)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+        from judges.scheduling import XdistHooks
 
-
-class _XdistHooks:
-    """Hand the one embedded server and the shared ledger to every worker."""
-
-    def __init__(self, session: JudgesSession) -> None:
-        self.session = session
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["judges_base_url"] = self.session.settings.base_url
-        node.workerinput["judges_session_id"] = self.session.settings.session_id
+        config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -248,6 +239,8 @@ SET_FIXTURES = {
     "ranking_set": "ranking",
     "reading_list_set": "reading_list",
 }
+
+CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 
 @dataclass(frozen=True)
@@ -342,9 +335,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Before -k or node ids deselect anything: set-level tests name the item test that
     # re-records a case, even when that test is not selected in this run.
     for item in items:
-        judged = _judged_case(getattr(item, "callspec", None))
+        params = getattr(item, "callspec", None)
+        judged = _judged_case(params)
         if judged is not None:
             session.recorders[judged] = item.nodeid
+        # What record_property would add, here so that skipped and xfailed tests carry it.
+        cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
+        if cases:
+            item.user_properties.extend(session.case_properties(cases[0]))
+        elif judged is not None:  # a probe: judge, version and model (its item is derived)
+            case = judged[1]
+            item.user_properties += [
+                ("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))
+            ]  # fmt: skip
     if not session.settings.live:
         return
 
@@ -487,3 +490,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("judges")
     for line, markup in judges_session.summary_lines():
         terminalreporter.write_line(line, **markup)
+    for command in judges_session.publish_on_github():
+        terminalreporter.write_line(command)

@@ -102,7 +102,7 @@ class JudgesSession:
         self.report: ReportSet | None = None  # written or checked at the end of the session
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self._backends: dict[tuple[str, bool], Any] = {}
-        self._replayed: dict[tuple[Path, float], JudgementRow] = {}
+        self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
@@ -240,10 +240,10 @@ class JudgesSession:
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path)
-        if not record:
-            cached = self._replayed.get((path, _mtime(path)))
-            if cached is not None and repeats == 1:
-                return [cached]
+        # An item test and its set's test replay the same cassette: read it once.
+        replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
+        if not record and replay_key in self._replayed:
+            return list(self._replayed[replay_key])
         spec = self.catalog[case.judge]
         backend = self._backend(case.model, record)
         price = price_for(self.prices, case.model)
@@ -276,8 +276,8 @@ class JudgesSession:
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
                 f"Re-record it with:  {rerecord}"
             ) from None
-        if not record and repeats == 1:
-            self._replayed[(path, _mtime(path))] = rows[0]
+        if not record:
+            self._replayed[replay_key] = tuple(rows)
         return rows
 
     # -- gathering ----------------------------------------------------------------------
@@ -295,6 +295,16 @@ class JudgesSession:
             usage.output_tokens += row.usage.output_tokens
             usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
         return dict(sorted(totals.items()))
+
+    def case_properties(self, case: Any) -> list[tuple[str, str]]:
+        """JUnit properties of a test judging `case`: judge, prompt version, model, and for
+        one planted item its id and category, so that CI test viewers can group tests."""
+        found = [("judge", case.judge), ("prompt_version", case.version)]
+        found.append(("model", str(case.model)))
+        if isinstance(case, Case):
+            category = self.planted_sets[case.judge].item(case.item_id).category
+            found += [("item_id", case.item_id), ("category", category)]
+        return found
 
     # -- reporting ----------------------------------------------------------------------
 
@@ -314,6 +324,19 @@ class JudgesSession:
         return summary_lines(
             self.rows, self.usage_by_model(), self.ledger.totals(), spent, self.report
         )
+
+    def publish_on_github(self) -> list[str]:
+        """Run on GitHub Actions: append the step summary; the annotation lines to print."""
+        if self.report is None:
+            return []
+        from judges.reports.github import publish
+
+        s = self.settings
+        return publish(self.report.folders, s.planted_sets, s.rootdir)
+
+
+def _sampling_key(sampling: Sampling | None) -> str | None:
+    return None if sampling is None else sampling.model_dump_json()
 
 
 def _miss_reason(path: Path, model: ModelRef) -> str:
