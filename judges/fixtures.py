@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from judges import plugin_probes as probing
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -21,7 +22,7 @@ from judges.stats.gates import not_evaluated
 from judges.stats.noise import noise_floor
 from judges.stats.regression import Regression, baseline_regressions, score_regressions
 
-ROW_PROPERTY = "judges.row"
+ROW_PROPERTY = probing.ROW_PROPERTY
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
 
 session_key = pytest.StashKey[JudgesSession]()
@@ -54,7 +55,7 @@ def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
     return pytestconfig.stash[session_key]
 
 
-class JudgeRunner:
+class JudgeRunner(probing.ProbeJudging):
     """Judges cases for one test and attaches every result row to its report."""
 
     def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
@@ -65,29 +66,11 @@ class JudgeRunner:
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(
-                    self.item.nodeid, options=self.session.settings.rerecord_options
-                ),
-                run=run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        for row in rows:
-            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-        capped = [row for row in rows if row.status == "cost_cap"]
-        if capped:
-            pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
+        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
+        return self._judged(case, run, repeats=plan.repeats, **options)
+
+    def case_id(self, case: Case) -> str:
+        return case_id(self.session, case)
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from judges import fixtures
+from judges import plugin_probes as probing
 from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -196,6 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
+        session.probe_sets  # noqa: B018
         session.preflight()
     except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
@@ -223,7 +225,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(fixtures, "judges-fixtures")
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+        from judges.scheduling import XdistHooks
+
+        config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
 def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
@@ -238,19 +242,6 @@ def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
     if config.getoption("judges_noise_repeats"):
         options += [OPTION_REPEATS, str(config.getoption("judges_noise_repeats"))]
     return tuple(options)
-
-
-class _XdistHooks:
-    """Hand the one embedded server and the shared ledger to every worker."""
-
-    def __init__(self, session: JudgesSession) -> None:
-        self.session = session
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["judges_base_url"] = self.session.settings.base_url
-        node.workerinput["judges_session_id"] = self.session.settings.session_id
-        fingerprint = self.session.settings.server_fingerprint
-        node.workerinput["judges_server_fingerprint"] = json.dumps(fingerprint)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -280,6 +271,8 @@ SET_FIXTURES = {
     "ranking_set": "ranking",
     "reading_list_set": "reading_list",
 }
+
+CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 
 def _item_params(session: JudgesSession, run: str) -> list[Any]:
@@ -323,6 +316,9 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
+    for name, build in probing.PARAMS.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, build(session, lambda case: case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -349,6 +345,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
 
 
+def _judged_case(params: Any) -> tuple[str, Case] | None:
+    """(run, case) of an item test's parameters; None for set-level tests."""
+    if params is None:
+        return None
+    for name, run in ITEM_FIXTURES.items():
+        if name in params.params:
+            return run, params.params[name]
+    return probing.judged_case(params.params)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = config.stash[session_key]
@@ -356,9 +362,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # re-records a case, even when that test is not selected in this run.
     for item in items:
         params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                session.recorders[(run, params.params[name])] = item.nodeid
+        judged = _judged_case(params)
+        if judged is not None:
+            session.recorders[judged] = item.nodeid
+        # What record_property would add, here so that skipped and xfailed tests carry it.
+        cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
+        if cases:
+            item.user_properties.extend(session.case_properties(cases[0]))
+        elif judged is not None:  # a probe: judge, version and model (its item is derived)
+            case = judged[1]
+            item.user_properties += [
+                ("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))
+            ]  # fmt: skip
     snapshot_tests = [i.nodeid for i in items if "snapshot" in getattr(i, "fixturenames", ())]
     config.stash[snapshots_key] = snapshot_tests
     if not session.settings.live:
@@ -367,12 +382,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Live runs: judgements of one item run back to back, so consecutive prompts share
     # their long prefix (the item's texts) and a local server reuses its prompt cache.
     def order(item: pytest.Item) -> tuple[Any, ...]:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                case = params.params[name]
-                return (0, case.judge, case.item_id, version_key(case.version), _RUN_ORDER[run])
-        return (1,)
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is None:
+            return (1,)
+        run, case = judged
+        rank = _RUN_ORDER.get(run, len(_RUN_ORDER))  # probes after every planted run
+        return (0, case.judge, case.item_id, version_key(case.version), rank, run)
 
     items.sort(key=order)
 
@@ -403,7 +418,9 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.add_rows(
+                value for name, value in properties if name == probing.ROW_PROPERTY
+            )
             for name, value in properties:
                 if name == GATES_SKIPPED_PROPERTY:
                     self.session.gates_skipped.append(str(value))
@@ -436,3 +453,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(line, **markup)
     for line in skipped:
         terminalreporter.write_line(line, yellow=True)
+    for command in judges_session.publish_on_github():
+        terminalreporter.write_line(command)

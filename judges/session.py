@@ -28,6 +28,7 @@ from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
+from judges.sets.probes import ProbeSet, load_probe_set
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -113,7 +114,7 @@ class JudgesSession:
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self._backends: dict[tuple[str, bool], Any] = {}
-        self._replayed: dict[tuple[Path, float], JudgementRow] = {}
+        self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
@@ -130,6 +131,15 @@ class JudgesSession:
     @cached_property
     def planted_sets(self) -> dict[str, PlantedSet]:
         return load_planted_sets(self.settings.planted_sets, self.catalog)
+
+    @cached_property
+    def probe_sets(self) -> dict[str, ProbeSet]:
+        """The bias probes of every planted set that has a probes.toml."""
+        loaded = {name: load_probe_set(planted) for name, planted in self.planted_sets.items()}
+        return {name: probes for name, probes in loaded.items() if probes is not None}
+
+    def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
+        return probes.versions or (self.catalog[probes.judge].versions[-1],)
 
     def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
         return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
@@ -235,20 +245,24 @@ class JudgesSession:
         draw_offset: int = 0,
         replay_only: bool = False,
         sampling: Sampling | None = None,
+        subject: Subject | None = None,
     ) -> list[JudgementRow]:
-        """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
+        """Judge one case `repeats` times inside its cassette; raise JudgementMissing.
+
+        `subject` overrides the planted item's inputs (a bias probe of it).
+        """
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path, repeats)
-        if not record:
-            cached = self._replayed.get((path, _mtime(path)))
-            if cached is not None and repeats == 1:
-                return [cached]
+        # An item test and its set's test replay the same cassette: read it once.
+        replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
+        if not record and replay_key in self._replayed:
+            return list(self._replayed[replay_key])
         spec = self.catalog[case.judge]
         backend = self._backend(case.model, record)
         price = price_for(self.prices, case.model)
-        subject = self.subject(case)
+        subject = subject or self.subject(case)
         rows: list[JudgementRow] = []
         try:
             with _vcr.cassette(path, record=record) as recorded:
@@ -280,8 +294,8 @@ class JudgesSession:
             ) from None
         for row in rows:
             row.fingerprint = fingerprint
-        if not record and repeats == 1:
-            self._replayed[(path, _mtime(path))] = rows[0]
+        if not record:
+            self._replayed[replay_key] = tuple(rows)
         return rows
 
     def _fingerprint(self, recorded: Any, model: ModelRef, record: bool) -> dict[str, str] | None:
@@ -315,6 +329,16 @@ class JudgesSession:
             usage.output_tokens += row.usage.output_tokens
             usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
         return dict(sorted(totals.items()))
+
+    def case_properties(self, case: Any) -> list[tuple[str, str]]:
+        """JUnit properties of a test judging `case`: judge, prompt version, model, and for
+        one planted item its id and category, so that CI test viewers can group tests."""
+        found = [("judge", case.judge), ("prompt_version", case.version)]
+        found.append(("model", str(case.model)))
+        if isinstance(case, Case):
+            category = self.planted_sets[case.judge].item(case.item_id).category
+            found += [("item_id", case.item_id), ("category", category)]
+        return found
 
     # -- reporting ----------------------------------------------------------------------
 
@@ -354,6 +378,19 @@ class JudgesSession:
         return summary_lines(
             self.rows, self.usage_by_model(), self.ledger.totals(), spent, self.report
         )
+
+    def publish_on_github(self) -> list[str]:
+        """Run on GitHub Actions: append the step summary; the annotation lines to print."""
+        if self.report is None:
+            return []
+        from judges.reports.github import publish
+
+        s = self.settings
+        return publish(self.report.folders, s.planted_sets, s.rootdir)
+
+
+def _sampling_key(sampling: Sampling | None) -> str | None:
+    return None if sampling is None else sampling.model_dump_json()
 
 
 def recorded_interactions(path: Path) -> int:

@@ -20,7 +20,14 @@ ROOT = Path(judges.__file__).resolve().parent
 CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
 # The only modules that may import pytest, xdist or vcrpy.
 TEST_TOOL_MODULES = frozenset(
-    {"judges.plugin", "judges.fixtures", "judges.session", "judges.calls._vcr"}
+    {
+        "judges.plugin",
+        "judges.fixtures",
+        "judges.plugin_probes",
+        "judges.scheduling",
+        "judges.session",
+        "judges.calls._vcr",
+    }
 )
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500

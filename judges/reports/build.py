@@ -12,8 +12,10 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
+from judges.sets.probes import NOISE_RUN
 from judges.sets.reading_list import RUN, evaluate_run
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
@@ -23,8 +25,8 @@ from judges.stats.label_stability import (
     noise_stability,
     retest_stability,
 )
-from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.ranker import queries_from_rows, summarise
+from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.regression import Regression, baseline_regressions, score_regressions
 from judges.stats.reliability import (
     evaluate_reliability,
@@ -195,7 +197,8 @@ def _model_report(
     dimensions: tuple[str, ...],
     flag: str | None,
     comparison: Comparison | None,
-    baselines: Mapping[str, Sequence[JudgementRow]],
+    previous: tuple[str, Sequence[JudgementRow]] | None = None,
+    baselines: Mapping[str, Sequence[JudgementRow]] | None = None,
 ) -> ModelReport:
     notes: list[str] = []
     planted = sources.planted
@@ -204,6 +207,9 @@ def _model_report(
     missing = _missing_items(planted, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
+    fields = (*dimensions, *([flag] if flag else []))
+    probes = _probes(model, version, rows, sources, fields, previous)
+    gates += probes.gates if probes is not None else ()
     stability = _label_stability(rows, sources.spec)
     reading = _reading_list(rows, planted, notes)
     table = planted.gates.get((model, version)) if planted else None
@@ -234,9 +240,10 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
+        probes=probes,
         label_stability=stability,
         reading_list=reading,
-        **_regressions(model, version, rows, sources, baselines, dimensions, notes),
+        **_regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
@@ -349,6 +356,31 @@ def _ranking(
     return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
+def _probes(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: Sequence[str],
+    previous: tuple[str, Sequence[JudgementRow]] | None,
+) -> ProbeReport | None:
+    """The bias-probe section, when the set has probes and this version has probe rows."""
+    planted = sources.planted
+    score = probe_score(planted)
+    if planted is None or score is None:
+        return None
+    gates = planted.gates.get((model, version))
+    return probe_report(rows, fields, score, gates, previous)
+
+
+def _previous_rows(
+    previous: tuple[str, Sequence[JudgementRow] | None] | None, model: str
+) -> tuple[str, Sequence[JudgementRow]] | None:
+    if previous is None or previous[1] is None:
+        return None
+    return previous[0], [row for row in previous[1] if row.model == model]
+
+
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
     if spec is None or version not in spec.prompts:
         return None
@@ -357,8 +389,11 @@ def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
 
 def _prompt_hashes(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
     # Each prompt embeds its item, so hashes differ per item; per item they must agree.
+    # A bias probe changes the item's inputs on purpose: its prompts are not counted.
     found: dict[str, set[str]] = {}
     for row in rows:
+        if row.run.startswith("probe-") and row.run != NOISE_RUN:
+            continue
         found.setdefault(row.item_id, set()).add(row.prompt_hash)
     return {item: tuple(sorted(found[item])) for item in sorted(found)}
 
@@ -446,6 +481,7 @@ def build_report(
                 dimensions,
                 flag,
                 comparisons.get(model),
+                _previous_rows(previous, model),
                 baselines or {},
             )
             for model in models

@@ -17,6 +17,7 @@ from judges.reports.model import (
     ModelReport,
     key_fields,
 )
+from judges.reports.probes import changes_markdown, probes_markdown
 from judges.reports.reading_list import reading_list_md
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
@@ -321,6 +322,9 @@ def _comparison_body(report: FolderReport) -> list[str]:
         lines.append("No main-run rows to pair.")
     for comparison in report.comparisons:
         lines.append(comparison_markdown(comparison, level=3))
+    for m in report.models:
+        if m.probes is not None and m.probes.changes:
+            lines += ["", f"### Bias probes, {m.model}", "", *changes_markdown(m.probes)]
     return [*lines, ""]
 
 
@@ -382,6 +386,8 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
         lines += _sme_md(m.sme, sme_labels or "-")
     if m.reading_list is not None:
         lines += reading_list_md(m.reading_list, f"{m.model} (this prompt)")
+    if m.probes is not None:
+        lines += [*probes_markdown(m.probes), ""]
     return [*lines, *_gates_md(m), *_failures_summary_md(m)]
 
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
-from judges.stats.regression import Regression
 from judges.stats.reading_list import ReadingListResult
+from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -113,6 +114,7 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    probes: ProbeReport | None = None  # the bias probes, when this version was probed
     label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
     reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
@@ -175,6 +177,7 @@ class ModelReport:
             "regressions": [gate.as_dict() for gate in self.regressions],
             "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
             "comparison": _as_dict(self.comparison),
+            "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
         } | self._optional_dict()
 

@@ -76,6 +76,7 @@ class Gates(BaseModel):
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
+    max_flip: dict[str, float] = {}  # bias probes: maximum biased flip rate per probe
     reading_list: dict[str, float] = {}  # minimum metric on the reading list, e.g. "map"
     # minimum share of labels kept, e.g. "retest.level" or "noise.criterion_label.Not Relevant"
     label_stability: dict[str, float] = {}
