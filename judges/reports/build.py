@@ -7,12 +7,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.probes import ProbeReport, probe_report, probe_score
+from judges.reports.regressions import fingerprints, regressions
 from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import NOISE_RUN
@@ -27,7 +27,6 @@ from judges.stats.label_stability import (
 )
 from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reading_list import ReadingListResult, gate_failures
-from judges.stats.regression import Regression, baseline_regressions, score_regressions
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -243,54 +242,10 @@ def _model_report(
         probes=probes,
         label_stability=stability,
         reading_list=reading,
-        **_regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
+        **regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
-
-
-def _regressions(
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    sources: Sources,
-    baselines: Mapping[str, Sequence[JudgementRow]],
-    dimensions: Sequence[str],
-    notes: list[str],
-) -> dict[str, tuple[Regression, ...]]:
-    """The regression gates against the accepted baseline, and the retest run against main."""
-    main = [row for row in rows if row.run == "main"]
-    retest = [row for row in rows if row.run == "retest"]
-    found: dict[str, tuple[Regression, ...]] = {}
-    if retest:
-        label = f"prompt {version} main run (the retest re-records the same prompt)"
-        found["retest_regressions"] = tuple(
-            baseline_regressions(main, retest, label, prefix="retest.")
-        )
-    table = sources.planted.gates.get((model, version)) if sources.planted else None
-    if table is None or table.baseline is None or table.baseline == version:
-        return found
-    baseline = [
-        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
-    ]
-    if not baseline:
-        notes.append(
-            f"regression gates not evaluated: no main-run results of the baseline prompt "
-            f"{table.baseline} for {model}"
-        )
-    label = f"prompt {table.baseline} main run"
-    noise = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "noise"]
-    noise_sd: dict[str, float] = {}
-    if noise:
-        floor = noise_floor(noise, dimensions, n_items=len(sources.planted.items))
-        noise_sd = {
-            d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
-        }
-    found["regressions"] = tuple(
-        baseline_regressions(baseline, main, label, table.alpha)
-        + score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
-    )
-    return found
 
 
 def _label_stability(
@@ -488,7 +443,7 @@ def build_report(
         ),
         usage=_usage(rows),
         notes=tuple(notes),
-        fingerprints=_fingerprints(rows),
+        fingerprints=fingerprints(rows),
         damaged=tuple(str(line) for line in damaged),
     )
 
@@ -502,11 +457,3 @@ def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:
         f"out of this report (kept in the file: fix or delete them): {where}"
         + ("; ..." if len(damaged) > 5 else "")
     ]
-
-
-def _fingerprints(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
-    """Per run, every judge fingerprint its rows were recorded with ("not recorded" if none)."""
-    found: dict[str, set[str]] = {}
-    for row in rows:
-        found.setdefault(row.run, set()).add(describe_fingerprint(row.fingerprint))
-    return {run: tuple(sorted(found[run])) for run in sorted(found)}
