@@ -42,7 +42,8 @@ def test_sigterm_writes_the_rows_and_reports_of_what_finished(
 ) -> None:
     project.pytester.makepyfile(**{"regression_tests/test_zz_sigterm": SIGTERM_TEST})
 
-    result = project.run(record="all")
+    # In a process of its own: the signal ends that pytest, not this one.
+    result = project.run(record="all", inprocess=False)
 
     assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
     assert "stopped by SIGTERM" in result.stdout.str()
