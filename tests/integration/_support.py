@@ -196,12 +196,14 @@ class FakeJudge:
     content: Callable[[Received], str] | None = None
     respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
     delay_s: float = 0.0  # wait this long before answering a chat completion
+    system_fingerprint: str | None = None  # sent in each reply, as hosted APIs do
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
         """Back to an honest, quick judge with no calls seen (one server serves a module)."""
         fresh = FakeJudge()
-        for name in ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next"):
+        names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
+        for name in (*names, "system_fingerprint"):
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
@@ -297,6 +299,7 @@ def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str
             "completion_tokens": judge.completion_tokens,
             "total_tokens": judge.prompt_tokens + judge.completion_tokens,
         },
+        **({"system_fingerprint": judge.system_fingerprint} if judge.system_fingerprint else {}),
     }
 
 
