@@ -3,10 +3,12 @@ noise runs, checked against a direct count and scipy's Wilson interval."""
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 import pytest
+import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
@@ -148,7 +150,14 @@ def test_the_baseline_gates_values_seen_often_enough() -> None:
     main = [row(f"I-{i}", "main", often if i else rare) for i in range(MIN_UNITS_PER_VALUE)]
     retest = [row(f"I-{i}", "retest", often) for i in range(MIN_UNITS_PER_VALUE)]
     table = label_stability_gates(main + retest, LABELS)["label_stability"]
-    assert table["retest.criterion_label.Not Relevant"] == 1.0
+
+    def floor(kept: int, n: int) -> float:
+        """The suggested floor: scipy's lower Wilson bound, rounded down to 0.05."""
+        low = scipy.stats.binomtest(kept, n).proportion_ci(method="wilson").low
+        return math.floor(low * 20 + 1e-9) / 20
+
+    # A floor is the lower Wilson bound, never the achieved point value (14/14 -> 0.75).
+    assert table["retest.criterion_label.Not Relevant"] == floor(14, 14)
     assert "retest.criterion_label.Somewhat Relevant" not in table  # one unit: too few
-    assert table["retest.criterion_label"] == 0.90  # 14 of 15 kept, floored to 0.05
+    assert table["retest.criterion_label"] == floor(14, 15)  # 14 of 15 kept
     assert label_stability_gates(main + retest, {}) == {}
