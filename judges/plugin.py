@@ -42,6 +42,8 @@ OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 ROW_PROPERTY = "judges.row"
 
+pytest_plugins = ["judges.record_hooks"]  # --judge-concurrency and the record phase
+
 session_key = pytest.StashKey[JudgesSession]()
 live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()

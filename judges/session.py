@@ -102,6 +102,8 @@ class JudgesSession:
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Path, float], JudgementRow] = {}
+        # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
+        self.prerecorded: dict[Path, list[JudgementRow]] = {}
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
@@ -224,6 +226,8 @@ class JudgesSession:
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path)
+        if not replay_only and path in self.prerecorded:  # called live by the record phase
+            return self.prerecorded.pop(path)
         if not record:
             cached = self._replayed.get((path, _mtime(path)))
             if cached is not None and repeats == 1:

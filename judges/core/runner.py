@@ -7,6 +7,7 @@ the test loudly, not hide as a `transport` row).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -99,6 +100,22 @@ def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeRespon
     raise AssertionError("unreachable: the last retry returns or raises")
 
 
+# Every message of a chat template adds a few tokens of its own (role markers, separators).
+_TEMPLATE_TOKENS = 64
+
+
+def worst_case_tokens(request: JudgeRequest) -> int:
+    """An upper bound on a request's prompt tokens: its UTF-8 bytes (a byte-level BPE token
+    is at least one byte), the response schema's too, plus the chat template's own."""
+    text = request.system + request.prompt + json.dumps(request.schema)
+    return len(text.encode("utf-8")) + _TEMPLATE_TOKENS
+
+
+def worst_case_usd(price: Price, request: JudgeRequest) -> float:
+    """What one call can cost at most: every prompt byte a token, and `max_tokens` out."""
+    return price.cost(worst_case_tokens(request), request.max_tokens)
+
+
 def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
     return None if base is None else base + _DRAW_STRIDE * draw + attempt
 
@@ -151,14 +168,20 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
                 temperature=sampling.temperature,
                 seed=seed_for(sampling.seed, call.draw, attempt),
             )
+            hold = ""
             try:
                 if call.live and call.ledger is not None:
-                    call.ledger.ensure_budget()
+                    # Reserved before sending: calls in flight can never pass the cap.
+                    hold = call.ledger.reserve(
+                        str(call.backend.model), worst_case_usd(call.price, request)
+                    )
                 response = _complete(call, request, deadline)
             except CostCapReached as error:
                 return row("cost_cap", error=str(error))
-            except Exception as error:
-                if call.is_fatal(error):
+            except BaseException as error:
+                if call.ledger is not None:
+                    call.ledger.release(hold)
+                if not isinstance(error, Exception) or call.is_fatal(error):
                     raise
                 return row("transport", error=f"{type(error).__name__}: {error}")
             cost = call.price.cost(response.input_tokens, response.output_tokens)
@@ -168,7 +191,11 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
             usage.cost_usd = round(usage.cost_usd + cost, 8)
             if call.live and call.ledger is not None:
                 call.ledger.charge(
-                    str(call.backend.model), response.input_tokens, response.output_tokens, cost
+                    str(call.backend.model),
+                    response.input_tokens,
+                    response.output_tokens,
+                    cost,
+                    hold=hold,
                 )
             try:
                 reply, conversions = _parse(spec, response.text, reply_model, response.truncated)
