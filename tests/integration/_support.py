@@ -9,6 +9,7 @@ planted item, so a test can make the judge miss or fix an item and re-record.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import re
@@ -189,6 +190,8 @@ class FakeJudge:
     content: Callable[[Received], str] | None = None
     respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
     delay_s: float = 0.0  # wait this long before answering a chat completion
+    in_flight: int = 0  # chat completions being answered now
+    max_in_flight: int = 0  # the most ever answered at once
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -200,6 +203,7 @@ class FakeJudge:
         self.delay_s = 0.0
         with self._lock:
             self.received.clear()
+            self.in_flight = self.max_in_flight = 0
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
@@ -242,6 +246,16 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             if path != "/v1/chat/completions":
                 self._send(404, {"error": {"message": f"no route {path}"}})
                 return
+            with judge._lock:
+                judge.in_flight += 1
+                judge.max_in_flight = max(judge.max_in_flight, judge.in_flight)
+            try:
+                self._answer(received, body)
+            finally:
+                with judge._lock:
+                    judge.in_flight -= 1
+
+        def _answer(self, received: Received, body: dict[str, Any]) -> None:
             time.sleep(judge.delay_s)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
@@ -273,7 +287,9 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
 def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
     """An OpenAI chat completion carrying `content`, with the judge's token usage."""
     return {
-        "id": f"chatcmpl-fake{len(judge.received)}",
+        # From the request, not the arrival order: concurrent recordings stay comparable.
+        "id": "chatcmpl-fake"
+        + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12],
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": body.get("model", "smollm2-135m"),

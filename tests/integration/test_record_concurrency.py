@@ -1,0 +1,98 @@
+"""The record phase: live judgements called concurrently before the tests, cassettes
+identical to a sequential recording, the cost cap held by the calls in flight."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ._support import ITEMS, FakeJudge, JudgesProject, versions
+
+LATENCY_S = 0.3
+PRICES = """
+[models."local:smollm2-135m"]
+input_per_mtok = 0.0
+output_per_mtok = 1000000.0
+"""
+
+
+def _recorded(project: JudgesProject) -> dict[str, bytes]:
+    root = project.root / "cassettes"
+    return {str(p.relative_to(root)): p.read_bytes() for p in project.cassettes()}
+
+
+def _record(project: JudgesProject, *args: str, workers: str = "0") -> pytest.RunResult:
+    shutil.rmtree(project.root / "cassettes", ignore_errors=True)
+    return project.run("-k", "test_planted_item", *args, workers=workers, record="all")
+
+
+def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    fake_judge.delay_s = LATENCY_S
+    judgements = len(versions()) * len(ITEMS)
+
+    # Without the record phase: each test records its own cassette through vcrpy.
+    sequential = _record(project, "-p", "no:judges.record_hooks")
+    sequential.assert_outcomes(passed=judgements)
+    baseline = _recorded(project)
+    assert len(baseline) == judgements
+    assert fake_judge.max_in_flight == 1
+
+    for concurrency in ("1", "16"):
+        fake_judge.reset()
+        fake_judge.delay_s = LATENCY_S
+        result = _record(project, "--judge-concurrency", concurrency)
+        result.assert_outcomes(passed=judgements)
+        # One request per judgement: the tests took the phase's rows, they did not call again.
+        assert len(fake_judge.calls) == judgements
+        assert fake_judge.max_in_flight == min(int(concurrency), judgements)
+        assert _recorded(project) == baseline
+        result.stderr.fnmatch_lines([f"judges record: {judgements}/{judgements} judgements*"])
+
+    replayed = project.run("-k", "test_planted_item")
+    replayed.assert_outcomes(passed=judgements)
+
+
+def _committed_peak(ledger: Path) -> tuple[float, float]:
+    """Replay the ledger: the most ever spent + held at once, and the final spend."""
+    spent = 0.0
+    held: dict[str, float] = {}
+    peak = 0.0
+    for text in ledger.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry["kind"] == "hold":
+            held[entry["hold"]] = entry["cost_usd"]
+        elif entry["kind"] == "release":
+            held.pop(entry["hold"])
+        else:
+            spent += entry["cost_usd"]
+        peak = max(peak, spent + sum(held.values()))
+    return peak, spent
+
+
+@pytest.mark.parametrize("cap", [340.0, 1000.0])
+def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
+    project: JudgesProject, fake_judge: FakeJudge, cap: float
+) -> None:
+    project.pytester.makefile(".toml", prices=PRICES)
+    fake_judge.delay_s = LATENCY_S
+    result = _record(
+        project,
+        *("--judge-prices", "prices.toml", "--cost-cap", str(cap), "--judge-concurrency", "16"),
+        workers="2",
+    )
+
+    (ledger,) = (project.root / ".judges-tmp").glob("ledger-*.jsonl")
+    peak, spent = _committed_peak(ledger)
+    calls = len(fake_judge.calls)
+    assert spent == 20.0 * calls
+    assert peak <= cap
+    assert 1 <= calls < len(versions()) * len(ITEMS)  # the cap stopped some
+    assert fake_judge.max_in_flight <= cap // 320
+    skipped = re.findall(r"cost_cap: cost cap reached", result.stdout.str())
+    assert skipped
