@@ -69,12 +69,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     settings = judges.settings
     rows_file = settings.scratch / f"record-phase-{settings.session_id}.jsonl"
+    judgements = record_phase.gather(judges, _needed(session.items))
+    if not judgements:  # nothing to call live (or the xdist controller, which collects none)
+        return
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
         if not first:
             judges.prerecorded.update(record_phase.read_rows(rows_file))
-            return
-        judgements = record_phase.gather(judges, _needed(session.items))
-        if not judgements:
             return
         concurrency = config.getoption("judges_concurrency")
         concurrency = concurrency or record_phase.default_concurrency(judgements)

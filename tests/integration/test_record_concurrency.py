@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +100,41 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     assert fake_judge.max_in_flight <= cap // 320
     skipped = re.findall(r"cost_cap: cost cap reached", result.stdout.str())
     assert skipped
+    # One worker ran the record phase for both; the capped judgements count as errors.
+    total = len(versions()) * len(ITEMS)
+    result.stderr.fnmatch_lines([f"judges record: {total}/{total} judgements, *"])
+    errors = re.search(rf"{total}/{total} judgements.* (\d+) error", result.stderr.str())
+    assert errors is not None and int(errors.group(1)) == total - calls
+
+
+def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    fake_judge.delay_s = 1.0
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
+    argv += ["--record", "--judge-base-url", fake_judge.url, "--judge-concurrency", "2"]
+    process = subprocess.Popen(
+        [*argv, "-k", "test_planted_item"],
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the first two calls answered, the next two in flight
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=120)
+
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    sent = len(fake_judge.calls)
+    assert 3 <= sent < len(versions()) * len(ITEMS)  # stopped sending
+    time.sleep(2 * fake_judge.delay_s)
+    assert len(fake_judge.calls) == sent  # and nothing was sent after it ended
+    # Every call that was sent finished within the grace period and kept its cassette.
+    cassettes = project.cassettes()
+    assert len(cassettes) == sent
+    assert not list((project.root / "cassettes").rglob("*.tmp*"))
+    assert f"judges record: {sent}/{len(versions()) * len(ITEMS)} judgements" in output
+    replayed = project.run("-k", "test_planted_item")
+    replayed.assert_outcomes(passed=sent, failed=len(versions()) * len(ITEMS) - sent)
