@@ -161,6 +161,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def item_id(self) -> str | None:
@@ -186,6 +187,9 @@ class FakeJudge:
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
+    limit_next: int = 0  # answer this many with a 429 and `Retry-After: retry_after` first
+    retry_after: str = "1"
+    limited_at: list[float] = field(default_factory=list)  # when each 429 was sent
     # Hostile servers: the reply's content as raw text, or the whole HTTP answer.
     content: Callable[[Received], str] | None = None
     respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
@@ -197,13 +201,15 @@ class FakeJudge:
     def reset(self) -> None:
         """Back to an honest, quick judge with no calls seen (one server serves a module)."""
         fresh = FakeJudge()
-        for name in ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next"):
+        names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
+        for name in (*names, "limit_next", "retry_after"):
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
         with self._lock:
             self.received.clear()
             self.in_flight = self.max_in_flight = 0
+            self.limited_at.clear()
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
@@ -256,6 +262,14 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                     judge.in_flight -= 1
 
         def _answer(self, received: Received, body: dict[str, Any]) -> None:
+            with judge._lock:
+                limit, judge.limit_next = judge.limit_next > 0, max(judge.limit_next - 1, 0)
+            if limit:  # at once: the client learns of the limit before its other calls end
+                error = {"error": {"message": "rate limited", "type": "rate_limit_error"}}
+                self._send(429, error, {"Retry-After": judge.retry_after})
+                with judge._lock:
+                    judge.limited_at.append(time.monotonic())
+                return
             time.sleep(judge.delay_s)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
@@ -271,12 +285,14 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 content = json.dumps(judge.reply(received.item_id))
             self._send(200, completion(judge, body, content))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(
+            self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(payload).encode()  # NaN stays NaN: Python's json writes it
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
-            for name, value in SECRET_HEADERS.items():
+            for name, value in {**SECRET_HEADERS, **(headers or {})}.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)

@@ -138,3 +138,25 @@ def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
     assert f"judges record: {sent}/{len(versions()) * len(ITEMS)} judgements" in output
     replayed = project.run("-k", "test_planted_item")
     replayed.assert_outcomes(passed=sent, failed=len(versions()) * len(ITEMS) - sent)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_429_pauses_every_call_in_flight_for_its_retry_after(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    # The 429 comes at once, the other calls of the first burst end 0.5 s later: without a
+    # shared pause their threads would send their next calls then, 1 s before Retry-After.
+    fake_judge.delay_s = 0.5
+    fake_judge.limit_next = 1
+    fake_judge.retry_after = "1.5"
+    result = _record(project, "--judge-concurrency", "8", workers=workers)
+
+    judgements = len(versions()) * len(ITEMS)
+    result.assert_outcomes(passed=judgements)  # the limited call was retried after the pause
+    (limited,) = fake_judge.limited_at
+    arrivals = [r.at - limited for r in fake_judge.calls]
+    # Sent during the pause (the first burst was in flight before the 429 reached the client).
+    held = [t for t in arrivals if 0.25 < t < 1.5 - 0.05]
+    assert held == []
+    assert any(t >= 1.45 for t in arrivals)
+    assert len(fake_judge.calls) == judgements + 1
