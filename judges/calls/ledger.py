@@ -37,6 +37,10 @@ class Ledger:
     def __init__(self, path: Path, cap_usd: float | None = None) -> None:
         self.path = path
         self.cap_usd = cap_usd
+        # What reserve() has read of the file so far: it reads only what was appended since.
+        self._offset = 0
+        self._spent = 0.0
+        self._holds: dict[str, float] = {}
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -78,7 +82,7 @@ class Ledger:
             return ""
         hold = uuid.uuid4().hex
         with self._locked():
-            spent, held = self.spent_usd(), self.held_usd()
+            spent, held = self._committed()
             if spent + held + worst_usd > self.cap_usd:
                 raise CostCapReached(
                     f"cost cap reached: ${spent:.4f} spent of ${self.cap_usd:.4f} "
@@ -87,6 +91,26 @@ class Ledger:
                 )
             self._append({"kind": "hold", "hold": hold, "model": model, "cost_usd": worst_usd})
         return hold
+
+    def _committed(self) -> tuple[float, float]:
+        """Spent and held, as `spent_usd` and `held_usd`, from the new lines only (locked)."""
+        with self.path.open("rb") as stream:
+            stream.seek(self._offset)
+            data = stream.read()
+        complete = data[: data.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for line in complete.splitlines():
+            entry = json.loads(line) if line.strip() else {}
+            kind = entry.get("kind", "charge")
+            if not entry:
+                continue
+            if kind == "charge":
+                self._spent += float(entry["cost_usd"])
+            elif kind == "hold":
+                self._holds[entry["hold"]] = float(entry["cost_usd"])
+            else:
+                self._holds.pop(entry["hold"], None)
+        return self._spent, sum(self._holds.values())
 
     def release(self, hold: str) -> None:
         """The call failed before any reply: free its reservation."""
