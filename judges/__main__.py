@@ -6,11 +6,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from judges.core.spec import load_catalog
 from judges.finale.cli import add_finale_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
-from judges.sets.planted import load_items
+from judges.sets.planted import load_items, load_planted_set
+from judges.sets.probes import write_probes
 
 
 def _derive(args: argparse.Namespace) -> int:
@@ -22,6 +24,9 @@ def _derive(args: argparse.Namespace) -> int:
     write_derived(folder / "items.jsonl", derived)
     for item in derived:
         print(f"{item.id} {item.category}: {item.provenance.perturbation}")
+    planted = load_planted_set(args.planted_sets, spec)
+    for probe in write_probes(planted):
+        print(f"{probe.id} probe {probe.probe}: {probe.change}")
     return 0
 
 
@@ -62,7 +67,13 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.baseline import reliability_gates, write_baseline
+    from judges.baseline import (
+        label_stability_gates,
+        reading_list_gates,
+        reliability_gates,
+        write_baseline,
+        write_probe_expectations,
+    )
     from judges.core.results import read_jsonl
     from judges.reports.folders import Results, ResultsMissing, build_folder
     from judges.reports.sources import load_sources
@@ -88,16 +99,48 @@ def _baseline(args: argparse.Namespace) -> int:
                 "panel": model.panel,
                 "sme": model.sme,
             }
-            extra[(model.model, version)] = reliability_gates(sections)
+            mine = [row for row in rows_by_version[version] if row.model == model.model]
+            extra[(model.model, version)] = (
+                reliability_gates(sections)
+                | label_stability_gates(mine, dict(spec.config.labels))
+                | reading_list_gates(mine, sources.planted)
+            )
             # Ranking thresholds are set by hand (no statistic here derives them): keep them.
             kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
             if kept is not None and kept.ranking:
                 extra[(model.model, version)]["ranking"] = dict(kept.ranking)
             if kept is not None and kept.ranking_known_failure:
                 extra[(model.model, version)]["ranking_known_failure"] = kept.ranking_known_failure
-    for path in write_baseline(args.planted_sets / args.judge, rows_by_version, extra):
+    probe_tables = _probe_baseline(args, spec, rows_by_version, extra)
+    written = list(write_baseline(args.planted_sets / args.judge, rows_by_version, extra))
+    if probe_tables is not None:
+        written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+    for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _probe_baseline(
+    args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
+) -> dict[tuple[str, str], Any] | None:
+    """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
+    from judges.baseline import probe_baseline
+    from judges.sets.probes import load_probe_set
+
+    probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))
+    if probe_set is None:
+        return None
+    fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+    accepted: dict[tuple[str, str], Any] = {}
+    for version, rows in rows_by_version.items():
+        for model in sorted({row.model for row in rows}):
+            mine = [row for row in rows if row.model == model]
+            gates, failures = probe_baseline(mine, fields, probe_set.score)
+            if gates:
+                extra.setdefault((model, version), {})["max_flip"] = gates
+            if failures:
+                accepted[(model, version)] = failures
+    return accepted
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     derive = commands.add_parser(
-        "derive", help="regenerate a planted set's generated items from its derived.toml"
+        "derive",
+        help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
     )
     derive.add_argument("judge", help="judge name, e.g. product_identity")
     derive.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))

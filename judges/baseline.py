@@ -84,6 +84,86 @@ def reliability_gates(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
     return gates
 
 
+def probe_baseline(
+    rows: list[JudgementRow], fields: list[str], score: str
+) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
+    """`max_flip` at each probe's achieved biased rate, and its biased items as accepted."""
+    from judges.stats.probes import outcomes_from_rows, probe_effect
+
+    outcomes = outcomes_from_rows(rows, fields, score)
+    gates = {p: ceil_step(probe_effect(p, found).biased.rate) for p, found in outcomes.items()}
+    accepted = {
+        probe: {o.item_id: o.error or _probe_reason(o, rows, fields) for o in found if o.biased}
+        for probe, found in outcomes.items()
+    }
+    return gates, {probe: items for probe, items in accepted.items() if items}
+
+
+def _probe_reason(outcome: Any, rows: list[JudgementRow], fields: list[str]) -> str:
+    by_run = {(r.run, r.item_id): r for r in rows if r.repeat == 0}
+
+    def shown(row: JudgementRow) -> str:
+        verdict = row.verdict or {}
+        labels = [str(j.get("relevance")) for j in verdict.get("judgements", ())]
+        values = [f"{f}={json.dumps(verdict.get(f))}" for f in fields]
+        return ", ".join(values + ([f"labels in order {labels}"] if labels else []))
+
+    clean = shown(by_run[("main", outcome.item_id)])
+    probed = shown(by_run[(f"probe-{outcome.probe}", outcome.item_id)])
+    return f"unperturbed {clean} | probed {probed}"[:400]
+
+
+def write_probe_expectations(folder: Path, tables: dict[tuple[str, str], Any]) -> Path:
+    """`["model"."version".<probe>]` tables, one accepted item per line."""
+    from judges.core.spec import version_key
+
+    lines = [
+        "# Accepted bias-probe failures per judge model and prompt version, one table per",
+        "# probe: each is a strict xfail. Written by `python -m judges baseline`; edit the",
+        "# reasons by hand. A probe the judge now resists shows as XPASS: remove its line.",
+    ]
+    for model, version in sorted(tables, key=lambda k: (k[0], version_key(k[1]))):
+        for probe, items in tables[(model, version)].items():
+            lines += ["", f'["{model}"."{version}".{probe}]']
+            lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in sorted(items.items())]
+    path = folder / "probe_expectations.toml"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
+
+
+# A per-value stability gate needs this many units; fewer would gate on noise.
+MIN_UNITS_PER_VALUE = 5
+
+
+def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> dict[str, Any]:
+    """Minimum shares of labels kept in retest and noise runs, at what the judge achieved."""
+    from judges.stats import label_stability
+
+    results = []
+    if labels and any(row.run == "retest" for row in rows):
+        results.append(label_stability.retest_stability(rows, rows, labels))
+    if labels and any(row.run == "noise" for row in rows):
+        results.append(label_stability.noise_stability(rows, labels))
+    table: dict[str, float] = {}
+    for result in results:
+        for key, rate in label_stability.gate_statistics(result).items():
+            per_value = key.count(".") > 1
+            if rate.n and (not per_value or rate.n >= MIN_UNITS_PER_VALUE):
+                table[key] = floor_step(rate.rate)
+    return {"label_stability": table} if table else {}
+
+
+def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
+    """Minimum reading-list metrics of the judge, at what it achieved."""
+    from judges.sets.reading_list import RUN, evaluate_run
+    from judges.stats.reading_list import SHOWN
+
+    if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
+        return {}
+    judge = evaluate_run(rows, planted).ranker("judge").metrics
+    return {"reading_list": {key: floor_step(judge[key].value) for key in SHOWN}}
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, dict):
         inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from judges import plugin_probes as probing
 from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -40,7 +41,6 @@ OPTION_REPORTS = "--report-dir"
 OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
-ROW_PROPERTY = "judges.row"
 
 pytest_plugins = ["judges.record_hooks"]  # --judge-concurrency and the record phase
 
@@ -187,6 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
+        session.probe_sets  # noqa: B018
         session.preflight()
     except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
@@ -210,18 +211,9 @@ def pytest_configure(config: pytest.Config) -> None:
         remove_stale_temporaries(settings.reports)
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(session), "judges-xdist")
+        from judges.scheduling import XdistHooks
 
-
-class _XdistHooks:
-    """Hand the one embedded server and the shared ledger to every worker."""
-
-    def __init__(self, session: JudgesSession) -> None:
-        self.session = session
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["judges_base_url"] = self.session.settings.base_url
-        node.workerinput["judges_session_id"] = self.session.settings.session_id
+        config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -237,11 +229,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 # Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
 ITEM_FIXTURES = {
-    "planted_case": "main",
-    "noise_case": "noise",
-    "retest_case": "retest",
-    "panel_case": "panel",
-}
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
 SET_FIXTURES = {
     "gate_set": "main",
     "noise_set": "noise",
@@ -249,7 +239,10 @@ SET_FIXTURES = {
     "panel_set": "panel",
     "sme_set": "sme",
     "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
 }
+
+CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 
 @dataclass(frozen=True)
@@ -314,6 +307,9 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
+    for name, build in probing.PARAMS.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, build(session, lambda case: _case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -322,7 +318,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, _set_params(session, run))
 
 
-_RUN_ORDER = {"main": 0, "retest": 1, "noise": 2, "panel": 3}
+_RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
+
+
+def _judged_case(params: Any) -> tuple[str, Case] | None:
+    """(run, case) of an item test's parameters; None for set-level tests."""
+    if params is None:
+        return None
+    for name, run in ITEM_FIXTURES.items():
+        if name in params.params:
+            return run, params.params[name]
+    return probing.judged_case(params.params)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -332,21 +338,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # re-records a case, even when that test is not selected in this run.
     for item in items:
         params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                session.recorders[(run, params.params[name])] = item.nodeid
+        judged = _judged_case(params)
+        if judged is not None:
+            session.recorders[judged] = item.nodeid
+        # What record_property would add, here so that skipped and xfailed tests carry it.
+        cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
+        if cases:
+            item.user_properties.extend(session.case_properties(cases[0]))
+        elif judged is not None:  # a probe: judge, version and model (its item is derived)
+            case = judged[1]
+            item.user_properties += [
+                ("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))
+            ]  # fmt: skip
     if not session.settings.live:
         return
 
     # Live runs: judgements of one item run back to back, so consecutive prompts share
     # their long prefix (the item's texts) and a local server reuses its prompt cache.
     def order(item: pytest.Item) -> tuple[Any, ...]:
-        params = getattr(item, "callspec", None)
-        for name, run in ITEM_FIXTURES.items():
-            if params is not None and name in params.params:
-                case = params.params[name]
-                return (0, case.judge, case.item_id, version_key(case.version), _RUN_ORDER[run])
-        return (1,)
+        judged = _judged_case(getattr(item, "callspec", None))
+        if judged is None:
+            return (1,)
+        run, case = judged
+        rank = _RUN_ORDER.get(run, len(_RUN_ORDER))  # probes after every planted run
+        return (0, case.judge, case.item_id, version_key(case.version), rank, run)
 
     items.sort(key=order)
 
@@ -360,7 +375,7 @@ def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
     return pytestconfig.stash[session_key]
 
 
-class JudgeRunner:
+class JudgeRunner(probing.ProbeJudging):
     """Judges cases for one test and attaches every result row to its report."""
 
     def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
@@ -371,27 +386,11 @@ class JudgeRunner:
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        try:
-            rows = self.session.judge_case(
-                case,
-                rerecord=rerecord_command(self.item.nodeid),
-                run=run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-            )
-        except JudgementMissing as error:
-            missing = str(error)
-        else:
-            missing = ""
-        if missing:
-            pytest.fail(missing, pytrace=False)
-        for row in rows:
-            self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
-        capped = [row for row in rows if row.status == "cost_cap"]
-        if capped:
-            pytest.skip(f"cost_cap: {capped[0].error}")
-        return rows
+        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
+        return self._judged(case, run, repeats=plan.repeats, **options)
+
+    def case_id(self, case: Case) -> str:
+        return _case_id(self.session, case)
 
     def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
         """Every judgement of one run of a planted set, replayed (never live)."""
@@ -469,7 +468,9 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.add_rows(
+                value for name, value in properties if name == probing.ROW_PROPERTY
+            )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -491,3 +492,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("judges")
     for line, markup in judges_session.summary_lines():
         terminalreporter.write_line(line, **markup)
+    for command in judges_session.publish_on_github():
+        terminalreporter.write_line(command)

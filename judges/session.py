@@ -29,6 +29,7 @@ from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
 from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
+from judges.sets.probes import ProbeSet, load_probe_set
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -46,7 +47,7 @@ RETEST_DRAW = 100
 
 @dataclass(frozen=True)
 class RunPlan:
-    """One kind of run over a planted set (main, noise, retest, panel)."""
+    """One kind of run over a planted set (main, noise, retest, panel, reading_list)."""
 
     run: str
     versions: tuple[str, ...]
@@ -102,7 +103,7 @@ class JudgesSession:
         self.report: ReportSet | None = None  # written or checked at the end of the session
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self._backends: dict[tuple[str, bool], Any] = {}
-        self._replayed: dict[tuple[Path, float], JudgementRow] = {}
+        self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
         self.ledger = Ledger(
@@ -126,6 +127,15 @@ class JudgesSession:
     def planted_sets(self) -> dict[str, PlantedSet]:
         return load_planted_sets(self.settings.planted_sets, self.catalog)
 
+    @cached_property
+    def probe_sets(self) -> dict[str, ProbeSet]:
+        """The bias probes of every planted set that has a probes.toml."""
+        loaded = {name: load_probe_set(planted) for name, planted in self.planted_sets.items()}
+        return {name: probes for name, probes in loaded.items() if probes is not None}
+
+    def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
+        return probes.versions or (self.catalog[probes.judge].versions[-1],)
+
     def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
         return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
 
@@ -143,6 +153,8 @@ class JudgesSession:
         if run == "retest":
             versions = config.retest_versions
             return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+        if run == "reading_list":
+            return RunPlan(run, config.reading_list_versions, tuple(planted.reading_list))
         if run == "panel" and config.panel is not None:
             sampling = spec.config.sampling.model_copy(
                 update={"temperature": config.panel.temperature}
@@ -227,22 +239,26 @@ class JudgesSession:
         draw_offset: int = 0,
         replay_only: bool = False,
         sampling: Sampling | None = None,
+        subject: Subject | None = None,
     ) -> list[JudgementRow]:
-        """Judge one case `repeats` times inside its cassette; raise JudgementMissing."""
+        """Judge one case `repeats` times inside its cassette; raise JudgementMissing.
+
+        `subject` overrides the planted item's inputs (a bias probe of it).
+        """
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
-        if not record:
-            cached = self._replayed.get((path, _mtime(path)))
-            if cached is not None and repeats == 1:
-                return [cached]
+        # An item test and its set's test replay the same cassette: read it once.
+        replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
+        if not record and replay_key in self._replayed:
+            return list(self._replayed[replay_key])
         spec = self.catalog[case.judge]
         backend = self._backend(case.model, record)
         price = price_for(self.prices, case.model)
-        subject = self.subject(case)
+        subject = subject or self.subject(case)
         rows: list[JudgementRow] = []
         try:
             with _vcr.cassette(path, record=record):
@@ -271,8 +287,8 @@ class JudgesSession:
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
                 f"Re-record it with:  {rerecord}"
             ) from None
-        if not record and repeats == 1:
-            self._replayed[(path, _mtime(path))] = rows[0]
+        if not record:
+            self._replayed[replay_key] = tuple(rows)
         return rows
 
     # -- gathering ----------------------------------------------------------------------
@@ -290,6 +306,16 @@ class JudgesSession:
             usage.output_tokens += row.usage.output_tokens
             usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
         return dict(sorted(totals.items()))
+
+    def case_properties(self, case: Any) -> list[tuple[str, str]]:
+        """JUnit properties of a test judging `case`: judge, prompt version, model, and for
+        one planted item its id and category, so that CI test viewers can group tests."""
+        found = [("judge", case.judge), ("prompt_version", case.version)]
+        found.append(("model", str(case.model)))
+        if isinstance(case, Case):
+            category = self.planted_sets[case.judge].item(case.item_id).category
+            found += [("item_id", case.item_id), ("category", category)]
+        return found
 
     # -- reporting ----------------------------------------------------------------------
 
@@ -309,6 +335,19 @@ class JudgesSession:
         return summary_lines(
             self.rows, self.usage_by_model(), self.ledger.totals(), spent, self.report
         )
+
+    def publish_on_github(self) -> list[str]:
+        """Run on GitHub Actions: append the step summary; the annotation lines to print."""
+        if self.report is None:
+            return []
+        from judges.reports.github import publish
+
+        s = self.settings
+        return publish(self.report.folders, s.planted_sets, s.rootdir)
+
+
+def _sampling_key(sampling: Sampling | None) -> str | None:
+    return None if sampling is None else sampling.model_dump_json()
 
 
 def _miss_reason(path: Path, model: ModelRef) -> str:

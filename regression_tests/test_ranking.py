@@ -11,6 +11,8 @@ import random
 
 import pytest
 
+from judges.core.checks import assert_accounted
+from judges.sets.reading_list import evaluate_run
 from judges.stats.ranker import (
     below_threshold,
     not_better_than_random,
@@ -25,6 +27,7 @@ from judges.stats.ranking import (
     random_baseline,
     random_expectation,
 )
+from judges.stats.reading_list import gate_failures
 
 
 def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
@@ -74,3 +77,21 @@ def test_reading_list_baselines(judges_session):
     assert abs(chance["hard_negative_auc"] - 0.5) < 0.05
     assert popularity["hard_negative_auc"] < chance["hard_negative_auc"]
     assert all(value == 1.0 for key, value in perfect.items() if key != "recall@10")
+
+
+def test_reading_list_item(reading_list_case, judge_runner):
+    """One reading-list candidate judged: a verdict or an explained error, scored as a ranking."""
+    assert_accounted(judge_runner.judge(reading_list_case, run="reading_list"), 1)
+
+
+def test_reading_list_judged(reading_list_set, judge_runner, judges_session):
+    """The judge ranks the expert's reading list, next to citation counts and chance."""
+    planted = judges_session.planted_sets[reading_list_set.judge]
+    rows = judge_runner.replay_set(reading_list_set, run="reading_list")
+    result = evaluate_run(rows, planted)
+    # Every candidate is ranked, judged or not: nothing is silently dropped.
+    assert result.n_candidates == len(planted.reading_list) == len(rows)
+    print(result.headline())
+    gates = judge_runner.gates(reading_list_set)
+    failed = gate_failures(result, gates.reading_list if gates is not None else {})
+    assert not failed, f"reading list below its gates (value, threshold): {failed}"

@@ -5,7 +5,7 @@ whole run and gate its statistics against the thresholds in the set's gates.toml
 """
 
 from judges.core.checks import assert_accounted
-from judges.stats import reliability
+from judges.stats import label_stability, reliability
 
 
 def test_noise_item(noise_case, judge_runner, judges_session):
@@ -27,6 +27,13 @@ def _thresholds(judge_runner, set_case, section):
     return getattr(gates, section) if gates is not None else {}
 
 
+def _stability_gates(judge_runner, set_case, result):
+    """The label-stability thresholds of this run kind (keys start with the run)."""
+    thresholds = _thresholds(judge_runner, set_case, "label_stability")
+    mine = {k: v for k, v in thresholds.items() if k.startswith(f"{result.run}.")}
+    return label_stability.evaluate_stability([result], mine)
+
+
 def test_noise_floor(noise_set, judge_runner, judges_session):
     spec = judges_session.catalog[noise_set.judge]
     rows = judge_runner.replay_set(noise_set, run="noise")
@@ -37,6 +44,8 @@ def test_noise_floor(noise_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "noise_floor", result, _thresholds(judge_runner, noise_set, "noise_floor")
     )
+    labels = label_stability.noise_stability(rows, spec.config.labels)
+    gates += _stability_gates(judge_runner, noise_set, labels)
     judge_runner.check_gates(noise_set, "noise_floor", gates)
 
 
@@ -48,6 +57,8 @@ def test_test_retest(retest_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "test_retest", result, _thresholds(judge_runner, retest_set, "test_retest")
     )
+    labels = label_stability.retest_stability(main, retest, spec.config.labels)
+    gates += _stability_gates(judge_runner, retest_set, labels)
     judge_runner.check_gates(retest_set, "test_retest", gates)
 
 

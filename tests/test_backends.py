@@ -536,8 +536,8 @@ def bad_reply(judge_name: str, kind: str) -> tuple[str, bool]:
         item = good["criteria"][1]
         if kind == "wrong_type":
             good["criteria"] = "both perfectly relevant"
-        elif kind == "missing_field":
-            del item["evidence"]
+        elif kind == "missing_field":  # evidence is optional; the label is not
+            del item["relevance"]
         elif kind == "bad_label":
             item["relevance"] = "Highly Relevant"
     else:

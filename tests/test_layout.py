@@ -19,7 +19,15 @@ ROOT = Path(judges.__file__).resolve().parent
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
 CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
 # The only modules that may import pytest, xdist or vcrpy.
-TEST_TOOL_MODULES = frozenset({"judges.plugin", "judges.session", "judges.calls._vcr"})
+TEST_TOOL_MODULES = frozenset(
+    {
+        "judges.plugin",
+        "judges.plugin_probes",
+        "judges.scheduling",
+        "judges.session",
+        "judges.calls._vcr",
+    }
+)
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500
 # Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.

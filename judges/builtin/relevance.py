@@ -9,15 +9,15 @@ sides: the membership check and the weight look-up go through the same
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judges.calls.backends import strict_schema
 from judges.core.rules import (
     RELEVANCE_POINTS,
     check_distinct_criteria,
     match_criteria,
+    normalise_criterion_name,
     score_to_level,
     weighted_score,
 )
@@ -63,41 +63,133 @@ class Inputs(BaseModel):
 
 
 class CriterionReply(BaseModel):
+    """One criterion's judgement. `relevant_snippet` (asta-bench) and `evidence` are one field,
+    and it is optional: a label without a quote is still a label."""
+
     model_config = ConfigDict(extra="ignore")
 
     name: str
     relevance: Label
-    evidence: str
+    evidence: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_evidence_field(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "relevant_snippet" not in data:
+            return data
+        snippet = data["relevant_snippet"]
+        if "evidence" in data and data["evidence"] != snippet:
+            raise ValueError(
+                "both 'evidence' and 'relevant_snippet' are given and they differ; they are "
+                "the same field, send one"
+            )
+        rest = {k: v for k, v in data.items() if k != "relevant_snippet"}
+        return rest | {"evidence": snippet}
 
 
 class RelevanceReply(BaseModel):
+    """Both reply shapes real judges send, as one list of named entries.
+
+    `{"criteria": [{"name": ..., ...}]}` (asta-bench) is taken as it is;
+    `{"criteria": {"<name>": {...}}}` becomes the same list, each key the entry's name. Names
+    are matched later by `match_criteria`, never by position.
+    """
+
     model_config = ConfigDict(extra="ignore")
 
     criteria: list[CriterionReply]
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _keyed_to_named(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        entries = []
+        for name, entry in value.items():
+            if not isinstance(entry, dict):
+                raise ValueError(
+                    f"criterion {name!r}: expected an object with 'relevance' and optional "
+                    f"'evidence', got {type(entry).__name__}"
+                )
+            echoed = entry.get("name", name)
+            if not isinstance(echoed, str) or normalise_criterion_name(
+                echoed
+            ) != normalise_criterion_name(name):
+                raise ValueError(
+                    f"criterion keyed {name!r} names itself {echoed!r}; key and name must agree"
+                )
+            entries.append(entry | {"name": name})
+        return entries
 
 
 def reply_model(prompt_version: str, facet: str | None = None) -> type[BaseModel]:
     return RelevanceReply
 
 
-def request_schema(prompt_version: str, facet: str | None, inputs: Inputs) -> dict[str, Any]:
-    """The reply schema narrowed to this query: one entry per criterion, in the given order.
+# The shapes a prompt version may ask for, declared per version in judge.toml `reply_shapes`.
+REPLY_SHAPES = ("positional", "named", "keyed")
+_LABEL_SCHEMA = {"enum": list(get_args(Label)), "type": "string"}
 
-    asta-bench's seed names the sturdier alternative to matching echoed names: a list
-    indexed by the input order. A grammar-constrained judge can then neither invent, drop
-    nor repeat a criterion; a judge without a grammar still can, and `match_criteria`
-    handles whatever names it sends.
+
+def _entry_schema(name: dict[str, Any] | None) -> dict[str, Any]:
+    properties = ({"name": name} if name is not None else {}) | {
+        "relevance": dict(_LABEL_SCHEMA),
+        "evidence": {"type": "string"},
+    }
+    return {
+        "properties": properties,
+        "required": list(properties),
+        "type": "object",
+        "additionalProperties": False,
+    }
+
+
+def request_schema(
+    prompt_version: str, facet: str | None, inputs: Inputs, shape: str = "positional"
+) -> dict[str, Any]:
+    """The reply schema narrowed to this query, in the shape the prompt version asks for.
+
+    - `positional`: one entry per criterion, in the given order, each name a constant (the
+      sturdier alternative asta-bench's seed names). A grammar-constrained judge can then
+      neither invent, drop nor repeat a criterion.
+    - `named`: asta-bench's list of named entries, any order, names from the criteria.
+    - `keyed`: an object keyed by criterion name, every criterion required.
+
+    A judge without a grammar can still send any of them; `match_criteria` handles the names.
     """
-    schema = strict_schema(RelevanceReply.model_json_schema())
-    criteria = schema["properties"]["criteria"]
-    entry = criteria.pop("items")
-    criteria["prefixItems"] = [
-        entry | {"properties": entry["properties"] | {"name": {"const": c.name}}}
-        for c in inputs.criteria
-    ]
-    criteria["items"] = False
-    criteria["minItems"] = criteria["maxItems"] = len(inputs.criteria)
-    return schema
+    names = [c.name for c in inputs.criteria]
+    if shape == "positional":
+        criteria: dict[str, Any] = {
+            "type": "array",
+            "prefixItems": [_entry_schema({"const": name}) for name in names],
+            "items": False,
+        }
+    elif shape == "named":
+        criteria = {"type": "array", "items": _entry_schema({"enum": names, "type": "string"})}
+    elif shape == "keyed":
+        return _envelope(
+            {
+                "type": "object",
+                "properties": {name: _entry_schema(None) for name in names},
+                "required": names,
+                "additionalProperties": False,
+            }
+        )
+    else:
+        raise ValueError(
+            f"relevance prompt {prompt_version}: reply shape {shape!r} is not one of "
+            f"{', '.join(REPLY_SHAPES)}; fix reply_shapes in judges/prompts/relevance/judge.toml"
+        )
+    return _envelope(criteria | {"minItems": len(names), "maxItems": len(names)})
+
+
+def _envelope(criteria: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "properties": {"criteria": criteria},
+        "required": ["criteria"],
+        "type": "object",
+        "additionalProperties": False,
+    }
 
 
 class CriterionJudgement(BaseModel):

@@ -122,20 +122,46 @@ def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
 
 def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> JudgementRow:
     """Judge one subject once; always returns a row (a verdict or an explicit error)."""
-    inputs = spec.parse_inputs(subject.inputs)
-    prompt = spec.prompts[version]
-    facets: list[str | None] = list(spec.config.facets) or [None]
-    fields = inputs.prompt_fields()  # type: ignore[attr-defined]
-    rendered = {facet: prompt.render(facet, fields) for facet in facets}
-    usage = Usage()
-    started = time.perf_counter()
-    deadline = time.monotonic() + BUDGET_TIMEOUTS * call.timeout_s
+    return _Judgement(spec, version, subject, call).run()
 
-    def row(status: str, **values: Any) -> JudgementRow:
+
+class _Ended(Exception):
+    """A judgement ended early; carries its (error) row."""
+
+    def __init__(self, row: JudgementRow) -> None:
+        super().__init__(row.status)
+        self.row = row
+
+
+class _Judgement:
+    """The state of one judgement: what was rendered, spent and replied so far."""
+
+    def __init__(self, spec: JudgeSpec, version: str, subject: Subject, call: Call) -> None:
+        self.spec, self.version, self.subject, self.call = spec, version, subject, call
+        self.inputs = spec.parse_inputs(subject.inputs)
+        facets: list[str | None] = list(spec.config.facets) or [None]
+        fields = self.inputs.prompt_fields()  # type: ignore[attr-defined]
+        self.rendered = {facet: spec.prompts[version].render(facet, fields) for facet in facets}
+        self.usage = Usage()
+        self.started = time.perf_counter()
+        self.deadline = time.monotonic() + BUDGET_TIMEOUTS * call.timeout_s
+        self.replies: dict[str | None, tuple[BaseModel, str]] = {}
+        self.coerced: list[str] = []
+
+    def run(self) -> JudgementRow:
+        try:
+            for facet in self.rendered:
+                self.replies[facet] = self._reply(facet)
+        except _Ended as ended:
+            return ended.row
+        return self._verdict_row()
+
+    def row(self, status: str, **values: Any) -> JudgementRow:
+        spec, call, subject = self.spec, self.call, self.subject
         return JudgementRow(
             judge=spec.name,
-            prompt_version=version,
-            prompt_hash=prompt_hash(spec.config.system, rendered),
+            prompt_version=self.version,
+            prompt_hash=prompt_hash(spec.config.system, self.rendered),
             model=str(call.backend.model),
             item_id=subject.item_id,
             category=subject.category,
@@ -145,95 +171,112 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
             status=status,  # type: ignore[arg-type]
             expect=list(subject.expect),
             attempts=call.attempts,
-            usage=usage,
+            usage=self.usage,
             live=call.live,
-            latency_s=round(time.perf_counter() - started, 3),
+            latency_s=round(time.perf_counter() - self.started, 3),
             **values,
         )
 
-    replies: dict[str | None, tuple[BaseModel, str]] = {}
-    coerced: list[str] = []
-    for facet in facets:
-        reply_model = spec.reply_model(version, facet)
-        request_schema = spec.request_schema(version, facet, inputs)
+    def _reply(self, facet: str | None) -> tuple[BaseModel, str]:
+        """A parsed reply for one facet, asking again on a bad reply (bounded)."""
+        reply_model = self.spec.reply_model(self.version, facet)
+        schema = self.spec.request_schema(self.version, facet, self.inputs)
         last_error: ReplyError | None = None
-        for attempt in range(spec.config.max_attempts):
-            sampling = call.sampling or spec.config.sampling
-            request = JudgeRequest(
-                system=spec.config.system,
-                prompt=rendered[facet],
-                schema_name=f"{spec.name}_{facet or 'verdict'}",
-                schema=request_schema,
-                max_tokens=sampling.max_tokens,
-                temperature=sampling.temperature,
-                seed=seed_for(sampling.seed, call.draw, attempt),
-            )
-            hold = ""
+        for attempt in range(self.spec.config.max_attempts):
+            response = self._send(self._request(facet, schema, attempt))
             try:
-                if call.live and call.ledger is not None:
-                    # Reserved before sending: calls in flight can never pass the cap.
-                    hold = call.ledger.reserve(
-                        str(call.backend.model), worst_case_usd(call.price, request)
-                    )
-                response = _complete(call, request, deadline)
-            except CostCapReached as error:
-                return row("cost_cap", error=str(error))
-            except BaseException as error:
-                if call.ledger is not None:
-                    call.ledger.release(hold)
-                if not isinstance(error, Exception) or call.is_fatal(error):
-                    raise
-                return row("transport", error=f"{type(error).__name__}: {error}")
-            cost = call.price.cost(response.input_tokens, response.output_tokens)
-            usage.calls += 1
-            usage.input_tokens += response.input_tokens
-            usage.output_tokens += response.output_tokens
-            usage.cost_usd = round(usage.cost_usd + cost, 8)
-            if call.live and call.ledger is not None:
-                call.ledger.charge(
-                    str(call.backend.model),
-                    response.input_tokens,
-                    response.output_tokens,
-                    cost,
-                    hold=hold,
+                reply, conversions = _parse(
+                    self.spec, response.text, reply_model, response.truncated
                 )
-            try:
-                reply, conversions = _parse(spec, response.text, reply_model, response.truncated)
             except ReplyError as error:
                 last_error = error
-                call.attempts.append(
+                self.call.attempts.append(
                     Attempt(facet=facet, attempt=attempt, text=response.text,
                             error=str(error), error_kind=error.kind)
                 )  # fmt: skip
                 continue
             # The verdict keeps this reply as its `raw`: the attempt does not repeat it.
-            call.attempts.append(Attempt(facet=facet, attempt=attempt, text=None))
-            replies[facet] = (reply, response.text)
-            coerced += [f"{facet}.{c}" if facet else c for c in conversions]
-            break
-        else:
-            where = f" ({facet})" if facet else ""
-            return row(
+            self.call.attempts.append(Attempt(facet=facet, attempt=attempt, text=None))
+            self.coerced += [f"{facet}.{c}" if facet else c for c in conversions]
+            return reply, response.text
+        where = f" ({facet})" if facet else ""
+        raise _Ended(
+            self.row(
                 "unparseable",
-                error=f"no usable reply{where} after {spec.config.max_attempts} attempts; "
-                f"last: {last_error}",
+                error=f"no usable reply{where} after {self.spec.config.max_attempts} "
+                f"attempts; last: {last_error}",
             )
-
-    try:
-        dump = spec.build_verdict(replies, inputs, version).model_dump(mode="json")
-    except Exception as error:
-        return _error_row(row, "building the verdict", error, _raw(replies))
-    status = dump.get("status", "ok")
-    if status != "ok":
-        missing = dump.get("missing") or []
-        return row(
-            status, verdict=dump, met=False, coerced=coerced, error=f"{status}: missing {missing}"
         )
-    try:
-        met = all(expectation.holds(dump) for expectation in subject.expect)
-    except Exception as error:
-        return _error_row(row, "checking the expectations", error, dump)
-    return row("ok", verdict=dump, met=met, coerced=coerced)
+
+    def _request(self, facet: str | None, schema: Any, attempt: int) -> JudgeRequest:
+        sampling = self.call.sampling or self.spec.config.sampling
+        return JudgeRequest(
+            system=self.spec.config.system,
+            prompt=self.rendered[facet],
+            schema_name=f"{self.spec.name}_{facet or 'verdict'}",
+            schema=schema,
+            max_tokens=sampling.max_tokens,
+            temperature=sampling.temperature,
+            seed=seed_for(sampling.seed, self.call.draw, attempt),
+        )
+
+    def _send(self, request: JudgeRequest) -> JudgeResponse:
+        """One call, charged to the row's usage and the session's ledger.
+
+        Its worst-case cost is reserved before sending, so calls in flight never pass the
+        cap; the reservation is settled by the charge, or released when no reply came."""
+        call = self.call
+        hold = ""
+        try:
+            if call.live and call.ledger is not None:
+                worst = worst_case_usd(call.price, request)
+                hold = call.ledger.reserve(str(call.backend.model), worst)
+            response = _complete(call, request, self.deadline)
+        except CostCapReached as error:
+            raise _Ended(self.row("cost_cap", error=str(error))) from None
+        except BaseException as error:
+            if call.ledger is not None:
+                call.ledger.release(hold)
+            if not isinstance(error, Exception) or call.is_fatal(error):
+                raise
+            message = f"{type(error).__name__}: {error}"
+            raise _Ended(self.row("transport", error=message)) from None
+        cost = call.price.cost(response.input_tokens, response.output_tokens)
+        self.usage.calls += 1
+        self.usage.input_tokens += response.input_tokens
+        self.usage.output_tokens += response.output_tokens
+        self.usage.cost_usd = round(self.usage.cost_usd + cost, 8)
+        if call.live and call.ledger is not None:
+            call.ledger.charge(
+                str(call.backend.model),
+                response.input_tokens,
+                response.output_tokens,
+                cost,
+                hold=hold,
+            )
+        return response
+
+    def _verdict_row(self) -> JudgementRow:
+        try:
+            verdict = self.spec.build_verdict(self.replies, self.inputs, self.version)
+            dump = verdict.model_dump(mode="json")
+        except Exception as error:
+            return _error_row(self.row, "building the verdict", error, _raw(self.replies))
+        status = dump.get("status", "ok")
+        if status != "ok":
+            missing = dump.get("missing") or []
+            return self.row(
+                status,
+                verdict=dump,
+                met=False,
+                coerced=self.coerced,
+                error=f"{status}: missing {missing}",
+            )
+        try:
+            met = all(expectation.holds(dump) for expectation in self.subject.expect)
+        except Exception as error:
+            return _error_row(self.row, "checking the expectations", error, dump)
+        return self.row("ok", verdict=dump, met=met, coerced=self.coerced)
 
 
 def _parse(

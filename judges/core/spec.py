@@ -9,7 +9,8 @@ Layout of one judge (nothing else in the harness names it):
 The verdict module provides `Inputs` (a pydantic model with `prompt_fields()`),
 `reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`;
 optionally `request_schema(prompt_version, facet, inputs)` to narrow the JSON schema sent
-with one request (e.g. to the item's own criterion names).
+with one request (e.g. to the item's own criterion names); it also receives `shape=` when
+`judge.toml` declares the version's reply shape in `[reply_shapes]`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
@@ -61,6 +62,21 @@ class JudgeConfig(BaseModel):
     # Lenient reply parsing ("3" -> 3, "yes" -> true); each conversion is kept on the row.
     coerce: bool = False
     sampling: Sampling = Sampling()
+    # Prompt version -> the reply shape its prompt asks for; the verdict module's
+    # `request_schema(..., shape=)` builds the schema of that shape.
+    reply_shapes: dict[str, str] = {}
+    # Categorical verdict fields whose stability is reported per value (retest, noise):
+    # name -> verdict path, e.g. `level` or `judgements[criterion].relevance`.
+    labels: dict[str, str] = {}
+
+    @field_validator("labels")
+    @classmethod
+    def _label_paths(cls, labels: dict[str, str]) -> dict[str, str]:
+        from judges.stats.label_stability import check_path
+
+        for path in labels.values():
+            check_path(path)
+        return labels
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -129,8 +145,16 @@ class JudgeSpec:
         from judges.calls.backends import strict_schema
 
         narrow = getattr(self.module, "request_schema", None)
+        shape = self.config.reply_shapes.get(version)
         if narrow is not None:
+            if shape is not None:
+                return narrow(version, facet, inputs, shape=shape)
             return narrow(version, facet, inputs)
+        if shape is not None:
+            raise SpecError(
+                f"{self.root / 'judge.toml'}: reply_shapes names {shape!r} for {version}, but "
+                f"{self.config.module} has no request_schema to build it"
+            )
         return strict_schema(self.reply_model(version, facet).model_json_schema())
 
     def build_verdict(
@@ -200,7 +224,14 @@ def load_judge(root: Path) -> JudgeSpec:
     if config.name != root.name:
         raise SpecError(f"{toml_path}: name {config.name!r} must equal its folder {root.name!r}")
     _check_module(toml_path, text, config.module)
-    return JudgeSpec(config=config, root=root, prompts=_load_prompts(root, config))
+    prompts = _load_prompts(root, config)
+    unknown = sorted(set(config.reply_shapes) - set(prompts))
+    if unknown:
+        raise SpecError(
+            f"{toml_path}: reply_shapes names prompt versions {unknown} that have no prompt "
+            f"file; versions are {sorted(prompts, key=version_key)}"
+        )
+    return JudgeSpec(config=config, root=root, prompts=prompts)
 
 
 def _check_module(toml_path: Path, text: str, name: str) -> None:

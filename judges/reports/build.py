@@ -11,10 +11,21 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sources import Sources
+from judges.sets.planted import Gates, PlantedSet
+from judges.sets.reading_list import RUN, evaluate_run
 from judges.sets.planted import PlantedSet
+from judges.sets.probes import NOISE_RUN
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.label_stability import (
+    LabelStability,
+    evaluate_stability,
+    noise_stability,
+    retest_stability,
+)
+from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reliability import (
     evaluate_reliability,
@@ -185,6 +196,7 @@ def _model_report(
     dimensions: tuple[str, ...],
     flag: str | None,
     comparison: Comparison | None,
+    previous: tuple[str, Sequence[JudgementRow]] | None = None,
 ) -> ModelReport:
     notes: list[str] = []
     planted = sources.planted
@@ -193,6 +205,14 @@ def _model_report(
     missing = _missing_items(planted, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
+    fields = (*dimensions, *([flag] if flag else []))
+    probes = _probes(model, version, rows, sources, fields, previous)
+    gates += probes.gates if probes is not None else ()
+    stability = _label_stability(rows, sources.spec)
+    reading = _reading_list(rows, planted, notes)
+    table = planted.gates.get((model, version)) if planted else None
+    if table is not None:
+        gates += _extra_gates(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     return ModelReport(
         model=model,
@@ -218,9 +238,64 @@ def _model_report(
         scores=_scores(main, dimensions),
         comparison=comparison,
         notes=tuple(notes),
+        probes=probes,
+        label_stability=stability,
+        reading_list=reading,
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
+
+
+def _label_stability(
+    rows: Sequence[JudgementRow], spec: JudgeSpec | None
+) -> tuple[LabelStability, ...]:
+    """Per-value stability of the judge's declared labels, for the runs that exist."""
+    labels = dict(spec.config.labels) if spec else {}
+    runs = {row.run for row in rows}
+    found = []
+    if labels and {"main", "retest"} <= runs:
+        found.append(retest_stability(rows, rows, labels))
+    if labels and "noise" in runs:
+        found.append(noise_stability(rows, labels))
+    return tuple(found)
+
+
+def _reading_list(
+    rows: Sequence[JudgementRow], planted: PlantedSet | None, notes: list[str]
+) -> ReadingListResult | None:
+    """The judge's reading-list run scored as a ranking, when the run exists."""
+    if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
+        return None
+    try:
+        return evaluate_run(list(rows), planted)
+    except ValueError as error:  # e.g. candidates without a judgement after a `-k` run
+        notes.append(f"reading list not scored: {error}")
+        return None
+
+
+def _extra_gates(
+    table: Gates,
+    stability: Sequence[LabelStability],
+    reading: ReadingListResult | None,
+    notes: list[str],
+) -> list[Gate]:
+    """Label-stability and reading-list thresholds of gates.toml, as report gates."""
+    gates: list[Gate] = []
+    try:
+        if stability:
+            runs = {result.run for result in stability}
+            mine = {k: v for k, v in table.label_stability.items() if k.split(".")[0] in runs}
+            gates += evaluate_stability(stability, mine)
+        if reading is not None and table.reading_list:
+            gate_failures(reading, table.reading_list)  # refuses unknown metrics
+            judge = reading.ranker("judge").metrics
+            gates += [
+                Gate(f"reading_list.{key}", judge[key], threshold, True)
+                for key, threshold in sorted(table.reading_list.items())
+            ]
+    except ValueError as error:
+        notes.append(f"gates.toml: {error}")
+    return gates
 
 
 def _ranking(
@@ -234,6 +309,31 @@ def _ranking(
     return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
+def _probes(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: Sequence[str],
+    previous: tuple[str, Sequence[JudgementRow]] | None,
+) -> ProbeReport | None:
+    """The bias-probe section, when the set has probes and this version has probe rows."""
+    planted = sources.planted
+    score = probe_score(planted)
+    if planted is None or score is None:
+        return None
+    gates = planted.gates.get((model, version))
+    return probe_report(rows, fields, score, gates, previous)
+
+
+def _previous_rows(
+    previous: tuple[str, Sequence[JudgementRow] | None] | None, model: str
+) -> tuple[str, Sequence[JudgementRow]] | None:
+    if previous is None or previous[1] is None:
+        return None
+    return previous[0], [row for row in previous[1] if row.model == model]
+
+
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
     if spec is None or version not in spec.prompts:
         return None
@@ -242,8 +342,11 @@ def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
 
 def _prompt_hashes(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
     # Each prompt embeds its item, so hashes differ per item; per item they must agree.
+    # A bias probe changes the item's inputs on purpose: its prompts are not counted.
     found: dict[str, set[str]] = {}
     for row in rows:
+        if row.run.startswith("probe-") and row.run != NOISE_RUN:
+            continue
         found.setdefault(row.item_id, set()).add(row.prompt_hash)
     return {item: tuple(sorted(found[item])) for item in sorted(found)}
 
@@ -270,7 +373,7 @@ def _known_rows(
     """Rows of items still in the planted set; the others are left out, with a note."""
     if planted is None:
         return rows
-    known = {item.id for item in planted.items}
+    known = {item.id for item in [*planted.items, *planted.reading_list]}
     stale = sorted({row.item_id for row in rows if row.item_id not in known})
     if stale:
         notes.append(
@@ -330,6 +433,7 @@ def build_report(
                 dimensions,
                 flag,
                 comparisons.get(model),
+                _previous_rows(previous, model),
             )
             for model in models
         ),

@@ -17,6 +17,7 @@ from judges.reports.charts import (
     esc,
 )
 from judges.reports.model import FolderReport, ModelReport
+from judges.reports.probes import probes_html
 
 __all__ = ["render_html"]
 
@@ -191,6 +192,7 @@ def _model_section(report: FolderReport, m: ModelReport) -> str:
             "interval. Red dashes: the gate's minimum.</p></div>",
             f'<div class="card">{_facts(m)}</div>',
             _reliability(m),
+            f'<div class="card">{probes_html(m.probes)}</div>' if m.probes else "",
             '<div class="card"><h3>Score distributions (main run)</h3>',
             f'<div class="grid">{histograms}</div>' if histograms else "<p>No dimensions.</p>",
             "</div>",

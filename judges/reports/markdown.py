@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.core.checks import describe_verdict
+from judges.reports.label_stability import label_stability_md
 from judges.reports.model import (
     FAILURES_MD,
     RESULTS_FILE,
@@ -16,6 +17,8 @@ from judges.reports.model import (
     ModelReport,
     key_fields,
 )
+from judges.reports.probes import changes_markdown, probes_markdown
+from judges.reports.reading_list import reading_list_md
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
@@ -301,6 +304,9 @@ def _comparison_body(report: FolderReport) -> list[str]:
         lines.append("No main-run rows to pair.")
     for comparison in report.comparisons:
         lines.append(comparison_markdown(comparison, level=3))
+    for m in report.models:
+        if m.probes is not None and m.probes.changes:
+            lines += ["", f"### Bias probes, {m.model}", "", *changes_markdown(m.probes)]
     return [*lines, ""]
 
 
@@ -350,10 +356,16 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
         lines += _noise_md(m.noise_floor)
     if m.test_retest is not None:
         lines += _retest_md(m.test_retest)
+    for stability in m.label_stability:
+        lines += label_stability_md(stability)
     if m.panel is not None:
         lines += _panel_md(m.panel)
     if m.sme is not None:
         lines += _sme_md(m.sme, sme_labels or "-")
+    if m.reading_list is not None:
+        lines += reading_list_md(m.reading_list, f"{m.model} (this prompt)")
+    if m.probes is not None:
+        lines += [*probes_markdown(m.probes), ""]
     return [*lines, *_gates_md(m), *_failures_summary_md(m)]
 
 

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate
+from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
+from judges.stats.reading_list import ReadingListResult
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -110,6 +113,9 @@ class ModelReport:
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
     notes: tuple[str, ...]
+    probes: ProbeReport | None = None  # the bias probes, when this version was probed
+    label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
+    reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
     ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
@@ -165,6 +171,7 @@ class ModelReport:
                 for dim, values in self.scores.items()
             },
             "comparison": _as_dict(self.comparison),
+            "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
         } | self._optional_dict()
 
@@ -175,6 +182,10 @@ class ModelReport:
             optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
         if self.coercions is not None:
             optional["coercions"] = self.coercions
+        if self.label_stability:
+            optional["label_stability"] = [r.as_dict() for r in self.label_stability]
+        if self.reading_list is not None:
+            optional["reading_list"] = self.reading_list.as_dict()
         return optional
 
 

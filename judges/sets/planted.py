@@ -69,6 +69,10 @@ class Gates(BaseModel):
     panel: dict[str, float] = {}
     sme: dict[str, float] = {}
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
+    max_flip: dict[str, float] = {}  # bias probes: maximum biased flip rate per probe
+    reading_list: dict[str, float] = {}  # minimum metric on the reading list, e.g. "map"
+    # minimum share of labels kept, e.g. "retest.level" or "noise.criterion_label.Not Relevant"
+    label_stability: dict[str, float] = {}
     # Every gated ranking metric must also beat a random ranking; when the judge does not,
     # this says why the failure is accepted (an accepted failure that passes fails the run).
     ranking_known_failure: str = ""
@@ -99,6 +103,10 @@ class SetConfig(BaseModel):
     sme_labels: str | None = None  # a JSONL file under planted_sets/sme/
     sme_versions: tuple[str, ...] = ()
     panel: PanelConfig | None = None
+    # An expert's graded reading list (judges/sets/reading_list.py), judged as run
+    # `reading_list` under these prompt versions and scored as a ranking.
+    reading_list: str | None = None  # a JSON file beside items.jsonl
+    reading_list_versions: tuple[str, ...] = ()
 
 
 @dataclass
@@ -109,9 +117,10 @@ class PlantedSet:
     accepted_misses: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     gates: dict[tuple[str, str], Gates] = field(default_factory=dict)
     config: SetConfig = field(default_factory=SetConfig)
+    reading_list: list[PlantedItem] = field(default_factory=list)
 
     def item(self, item_id: str) -> PlantedItem:
-        for item in self.items:
+        for item in [*self.items, *self.reading_list]:
             if item.id == item_id:
                 return item
         raise KeyError(item_id)
@@ -232,7 +241,32 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     unknown = sorted((set(config.noise_items) | set(panel_items)) - ids)
     if unknown:
         raise PlantedSetError(f"{config_path}: items {unknown} are not items of the set")
-    return PlantedSet(spec.name, folder, items, misses, gates, config)
+    reading = _reading_list_items(folder, config, spec) if config.reading_list else []
+    clash = sorted(ids & {item.id for item in reading})
+    if clash:
+        raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
+    return PlantedSet(spec.name, folder, items, misses, gates, config, reading)
+
+
+def _reading_list_items(folder: Path, config: SetConfig, spec: JudgeSpec) -> list[PlantedItem]:
+    """The reading list's candidates as items, each checked against the judge's inputs."""
+    from judges.sets.reading_list import load_reading_list, reading_list_items
+
+    path = folder / str(config.reading_list)
+    if not path.is_file():
+        raise PlantedSetError(
+            f"{folder / 'set.toml'}: reading_list names {path.name}, which does not exist"
+        )
+    items = reading_list_items(load_reading_list(path), spec.name)
+    for item in items:
+        try:
+            spec.parse_inputs(item.inputs)
+        except (ValidationError, ValueError) as error:
+            raise PlantedSetError(
+                f"{path}: candidate {item.slug} ({item.id}) does not fit the inputs of "
+                f"{spec.name}: {error}"
+            ) from None
+    return items
 
 
 def load_planted_sets(root: Path, catalog: dict[str, JudgeSpec]) -> dict[str, PlantedSet]:

@@ -1,9 +1,15 @@
 """Helpers for the plugin's integration tests: a fake judge server and a pytester project.
 
 The fake judge is an OpenAI-compatible HTTP server from the standard library, run in a
-thread of the outer test process; the inner pytest runs are subprocesses that reach it
-through `--judge-base-url`. It answers every chat completion with a verdict chosen per
-planted item, so a test can make the judge miss or fix an item and re-record.
+thread of the outer test process (one per test module, its state reset per test); the
+inner pytest runs reach it through `--judge-base-url`. It answers every chat completion
+with a verdict chosen per planted item, so a test can make the judge miss or fix an item
+and re-record.
+
+Inner runs without xdist run in-process (`runpytest_inprocess`): no interpreter start, no
+re-import of the SDKs. Runs with `-n 2` are subprocesses; the tests keep them only where
+workers change the behaviour (the shared ledger, network blocking in each worker, rows
+merged into the controller's reports).
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ JUDGE = "product_identity"
 PLANTED = "regression_tests/test_planted.py::test_planted_item"
 GATES = "regression_tests/test_gates.py::test_detection_gates"
 
-# Every feature runs once without and once with xdist (STYLE.md point 10).
+# Features whose behaviour depends on xdist workers run once without and once with them
+# (STYLE.md point 10); the others run in-process only.
 WORKERS = [pytest.param("0", id="n0"), pytest.param("2", id="n2")]
 
 # The two regression test files of the project, as a user of the plugin writes them.
@@ -397,19 +404,19 @@ class JudgesProject:
         *args: str,
         workers: str = "0",
         record: str | None = None,
-        inprocess: bool = False,
+        inprocess: bool | None = None,
         base_url: str | None = None,
     ) -> pytest.RunResult:
         """`pytest -n <workers> [--record[=mode] --judge-base-url <fake>] args`.
 
-        In a subprocess, or in this process (`inprocess`: seconds faster, for tests where
-        workers and process boundaries are not the point).
+        In this process (seconds faster, for tests where workers and process boundaries are
+        not the point) or in a subprocess; by default in-process exactly without workers.
         """
         argv = ["-p", "no:cacheprovider", *_UNRELATED_PLUGINS, "-ra", "-n", workers]
         if record is not None:
             flag = "--record" if record == "all" else f"--record={record}"
             argv += [flag, "--judge-base-url", base_url or self.judge.url]
-        if inprocess:
+        if workers == "0" if inprocess is None else inprocess:
             return self.pytester.runpytest_inprocess(*argv, *args)
         return self.pytester.runpytest_subprocess(*argv, *args, timeout=300)
 

@@ -2,21 +2,41 @@
 
 from __future__ import annotations
 
+import _socket
+import socket
 from collections.abc import Iterator
 
+import openai  # noqa: F401  (see below)
 import pytest
+import vcr.stubs.httpx_stubs  # noqa: F401  (see below)
+
+# Imported once here, not by every in-process inner run: pytester drops the modules an
+# inline run imports; re-importing the SDKs costs more than the run itself, and numpy and
+# the HTTP stack cannot be imported twice in one process.
+import judges.calls._vcr
+import judges.calls.backends
+import judges.reports.github
+import judges.reports.write
+import judges.stats.gates  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 
 
-@pytest.fixture
-def fake_judge() -> Iterator[FakeJudge]:
-    """An OpenAI-compatible judge server on 127.0.0.1 whose verdicts a test can change."""
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[FakeJudgeServer]:
+    """One OpenAI-compatible judge server on 127.0.0.1 per test module."""
     server = FakeJudgeServer()
     try:
-        yield server.judge
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def fake_judge(fake_server: FakeJudgeServer) -> FakeJudge:
+    """The module's fake judge, back to its default verdicts and with nothing received."""
+    fake_server.judge.reset()
+    return fake_server.judge
 
 
 @pytest.fixture
@@ -25,9 +45,18 @@ def project(
 ) -> JudgesProject:
     """A pytester project with a small product_identity planted set and the two test files.
 
-    The inner runs get a fake local key (it must never reach disk) and no paid-API keys.
+    The inner runs get a fake local key (it must never reach disk), no paid-API keys and
+    no GitHub variables.
+    This (outer) suite replays offline and so blocks sockets; the block is lifted here so
+    that in-process inner runs reach the fake judge, and block again on their own when
+    they replay.
     """
     monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID"):
         monkeypatch.delenv(name, raising=False)
+    # Run on GitHub, the inner runs must not write to the outer job's summary.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
     return JudgesProject(pytester, fake_judge)

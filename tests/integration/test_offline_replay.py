@@ -44,11 +44,10 @@ def test_http_client_is_blocked():
 """
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_missing_cassettes_fail_with_the_rerecord_command(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
-    result = project.run(workers=workers)
+    result = project.run()
 
     planted = len(versions()) * len(ITEMS)
     # Each set-level gate test replays the whole set, so it misses too.
@@ -85,33 +84,27 @@ def test_replay_blocks_the_network(
     assert fake_judge.received == []
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_the_printed_rerecord_command_records_that_test(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
-    missing = project.run("-k", "PE-01", workers=workers)
+    missing = project.run("-k", "PE-01")
     command = rerecord_lines(missing.stdout.str())[0]
 
     # The command as printed; the base URL only points the local judge at the fake server.
-    rerecord = project.run(
-        *rerecord_argv(command), "--judge-base-url", fake_judge.url, workers=workers
-    )
+    rerecord = project.run(*rerecord_argv(command), "--judge-base-url", fake_judge.url)
 
     assert rerecord.ret == pytest.ExitCode.OK, rerecord.stderr.str()
     rerecord.assert_outcomes(passed=1)
     assert len(fake_judge.calls) == 1
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_gate_rerecord_command_names_the_projects_own_planted_test(
-    project: JudgesProject, workers: str
-) -> None:
+def test_gate_rerecord_command_names_the_projects_own_planted_test(project: JudgesProject) -> None:
     shutil.rmtree(project.root / "regression_tests")
     project.pytester.makepyfile(
         **{"judge_checks/test_planted": TEST_PLANTED, "judge_checks/test_gates": TEST_GATES}
     )
 
-    result = project.run("judge_checks", "-k", "test_detection_gates", workers=workers)
+    result = project.run("judge_checks", "-k", "test_detection_gates")
 
     result.assert_outcomes(failed=len(versions()))
     commands = rerecord_lines(result.stdout.str())

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from judges.scheduling import case_group
 
 from ._support import (
     EXTRA_ITEM,
     FAKE_KEY,
     ITEMS,
+    JUDGE,
     WORKERS,
     FakeJudge,
     JudgesProject,
@@ -17,6 +22,17 @@ from ._support import (
 )
 
 SECRETS = (FAKE_KEY, "org-SECRET", "req_abc123", "set-cookie", "authorization", "Bearer")
+
+
+def workers_by_version(output: str) -> dict[str, set[str]]:
+    """The xdist workers that ran each prompt version's tests, from `-v` output."""
+    found: dict[str, set[str]] = {}
+    lines = re.findall(r"^\[(gw\d+)\] \[\s*\d+%\] [A-Z]+ \S+\[(\S+)\]\s*$", output, flags=re.M)
+    prefixes = sorted((f"{JUDGE}-{v}" for v in versions()), key=len, reverse=True)
+    for worker, params in lines:
+        group = case_group(f"t.py::t[{params}]", prefixes)
+        found.setdefault(group.removeprefix(f"{JUDGE}-"), set()).add(worker)
+    return found
 
 
 def expected_cassettes(project: JudgesProject, items: list[dict]) -> list:
@@ -54,19 +70,23 @@ def test_recorded_cassettes_replay_offline_with_identical_verdicts(
     assert len(live_rows) == planted
     assert all(row["status"] == "ok" and row["met"] for row in live_rows.values())
 
-    replayed = project.run(workers=workers)
+    replayed = project.run("-v", workers=workers)
 
     replayed.assert_outcomes(passed=planted, skipped=len(versions()))
     assert replayed.ret == pytest.ExitCode.OK
+    if workers != "0":
+        # Each version's item tests and gate test share one worker, and so its replays.
+        ran_on = workers_by_version(replayed.stdout.str())
+        assert set(ran_on) == set(versions())
+        assert all(len(workers) == 1 for workers in ran_on.values()), ran_on
     assert len(fake_judge.calls) == planted, "a replay reached the judge"
     assert project.results() == live_rows
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_cassettes_keep_no_secret_while_the_server_saw_the_key(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
-    result = project.run(workers=workers, record="all")
+    result = project.run(record="all")
 
     assert result.ret == pytest.ExitCode.OK
     # The key was sent: the scrubbing below proves a filter, not a missing key.
@@ -84,9 +104,8 @@ def test_cassettes_keep_no_secret_while_the_server_saw_the_key(
     assert project.files_containing("org-SECRET") == []
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_record_missing_records_only_new_items(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     first = project.run(record="all")
     assert first.ret == pytest.ExitCode.OK
@@ -94,7 +113,7 @@ def test_record_missing_records_only_new_items(
     calls_before = len(fake_judge.calls)
     project.write_items([*ITEMS, EXTRA_ITEM])
 
-    result = project.run(workers=workers, record="missing")
+    result = project.run(record="missing")
 
     planted = len(versions()) * (len(ITEMS) + 1)
     result.assert_outcomes(passed=planted, skipped=len(versions()))
@@ -105,20 +124,19 @@ def test_record_missing_records_only_new_items(
     assert project.cassettes() == expected_cassettes(project, [*ITEMS, EXTRA_ITEM])
     assert {path: path.read_bytes() for path in before} == before, "an old cassette changed"
 
-    replayed = project.run(workers=workers)
+    replayed = project.run()
 
     replayed.assert_outcomes(passed=planted, skipped=len(versions()))
     assert len(fake_judge.calls) == calls_before + len(versions())
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_a_retried_call_records_only_its_success(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     version, item = versions()[0], ITEMS[0]
     fake_judge.fail_next = 1
 
-    recorded = project.run("-k", f"{version}-{item['id']}", workers=workers, record="all")
+    recorded = project.run("-k", f"{version}-{item['id']}", record="all")
 
     recorded.assert_outcomes(passed=1)
     assert len(fake_judge.calls) == 2  # the 500, then the SDK's retry
@@ -126,7 +144,7 @@ def test_a_retried_call_records_only_its_success(
     (interaction,) = load_cassette(cassette)["interactions"]
     assert interaction["response"]["status"]["code"] == 200
 
-    replayed = project.run("-k", f"{version}-{item['id']}", workers=workers)
+    replayed = project.run("-k", f"{version}-{item['id']}")
 
     replayed.assert_outcomes(passed=1)
     assert len(fake_judge.calls) == 2

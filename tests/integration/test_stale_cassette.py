@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ._support import ITEMS, WORKERS, FakeJudge, JudgesProject, nodeid, rerecords, versions
+from ._support import ITEMS, FakeJudge, JudgesProject, nodeid, rerecords, versions
 
 STALE = ITEMS[1]
 
@@ -15,15 +15,14 @@ def failed_nodeids(output: str) -> set[str]:
     return set(re.findall(r"^FAILED (\S+)", output, flags=re.M))
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     assert project.run(record="all").ret == pytest.ExitCode.OK
     changed = dict(STALE, inputs={**STALE["inputs"], "answer": STALE["inputs"]["answer"] + " !"})
     project.write_items([changed if item is STALE else item for item in ITEMS])
 
-    stale = project.run(workers=workers)
+    stale = project.run()
 
     planted_failures = {nodeid(version, STALE) for version in versions()}
     gates = {f"regression_tests/test_gates.py::test_detection_gates[product_identity-{v}]"
@@ -45,22 +44,19 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
         assert rerecords(stale.stdout.str(), nodeid(version, STALE))
     calls = len(fake_judge.calls)
 
-    rerecord = project.run("-k", STALE["id"], workers=workers, record="all")
+    rerecord = project.run("-k", STALE["id"], record="all")
 
     rerecord.assert_outcomes(passed=len(versions()))
     assert {call.item_id for call in fake_judge.calls[calls:]} == {STALE["id"]}
     assert len(fake_judge.calls) == calls + len(versions())
 
-    green = project.run(workers=workers)
+    green = project.run()
 
     green.assert_outcomes(passed=len(versions()) * len(ITEMS), skipped=len(versions()))
     assert green.ret == pytest.ExitCode.OK
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
-    project: JudgesProject, workers: str
-) -> None:
+def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(project: JudgesProject) -> None:
     assert project.run("-k", STALE["id"], record="all").ret == pytest.ExitCode.OK
     version = versions()[-1]
     cassette = project.cassette_dir(version) / f"{STALE['id']}-{STALE['slug']}.yaml"
@@ -68,7 +64,7 @@ def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(
     # What a botched merge leaves behind.
     cassette.write_text(f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> theirs\n", encoding="utf-8")
 
-    result = project.run("-k", f"test_planted_item and {STALE['id']}", workers=workers)
+    result = project.run("-k", f"test_planted_item and {STALE['id']}")
 
     result.assert_outcomes(passed=len(versions()) - 1, failed=1)
     result.stdout.fnmatch_lines([f"*{STALE['id']}-{STALE['slug']}.yaml*"])

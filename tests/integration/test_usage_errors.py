@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ._support import WORKERS, FakeJudge, JudgesProject
+from ._support import FakeJudge, JudgesProject
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("model", ["nonsense", "gemini:pro", "local:"])
-def test_unknown_judge_model_is_a_usage_error(
-    project: JudgesProject, workers: str, model: str
-) -> None:
-    result = project.run("--judge-model", model, workers=workers)
+def test_unknown_judge_model_is_a_usage_error(project: JudgesProject, model: str) -> None:
+    result = project.run("--judge-model", model)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -20,25 +17,22 @@ def test_unknown_judge_model_is_a_usage_error(
     )
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_negative_cost_cap_is_a_usage_error(project: JudgesProject, workers: str) -> None:
-    result = project.run("--cost-cap", "-1", workers=workers)
+def test_negative_cost_cap_is_a_usage_error(project: JudgesProject) -> None:
+    result = project.run("--cost-cap", "-1")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*argument --cost-cap: the cost cap is a non-negative amount*"])
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_broken_price_file_is_a_usage_error(project: JudgesProject, workers: str) -> None:
+def test_broken_price_file_is_a_usage_error(project: JudgesProject) -> None:
     project.pytester.makefile(".toml", prices='[models."local:smollm2-135m"]\ninput = 1\n')
 
-    result = project.run("--judge-prices", "prices.toml", workers=workers)
+    result = project.run("--judge-prices", "prices.toml")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: *prices.toml: price table must hold*input_per_mtok*"])
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize(
     ("model", "variable"),
     [
@@ -47,11 +41,11 @@ def test_broken_price_file_is_a_usage_error(project: JudgesProject, workers: str
     ],
 )
 def test_record_without_the_api_key_is_a_usage_error_naming_it(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str, model: str, variable: str
+    project: JudgesProject, fake_judge: FakeJudge, model: str, variable: str
 ) -> None:
     # The project fixture unsets both keys. The base URL keeps any OpenAI call that slipped
     # past the check on the fake server, where it would be counted.
-    result = project.run("--judge-model", model, workers=workers, record="all")
+    result = project.run("--judge-model", model, record="all")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(

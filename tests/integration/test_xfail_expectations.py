@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ._support import ITEMS, MODEL, WORKERS, FakeJudge, JudgesProject, versions
+from ._support import ITEMS, MODEL, FakeJudge, JudgesProject, versions
 
 MISSED = ITEMS[2]  # a sign flip the fake judge will miss
 REASON = "the fake judge misses this sign flip"
@@ -16,15 +16,14 @@ def accepted_misses(item_id: str, reason: str) -> str:
     return "".join(f'["{MODEL}"."{v}"]\n"{item_id}" = "{reason}"\n\n' for v in versions())
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_accepted_miss_is_xfail_and_a_fix_is_a_strict_xpass(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     project.write_set_file("expectations.toml", accepted_misses(MISSED["id"], REASON))
     fake_judge.scores[MISSED["id"]] = 3
     assert project.run(record="all").ret == pytest.ExitCode.OK
 
-    missed = project.run(workers=workers)
+    missed = project.run()
 
     n = len(versions())
     missed.assert_outcomes(passed=n * (len(ITEMS) - 1), xfailed=n, skipped=n)
@@ -32,22 +31,21 @@ def test_accepted_miss_is_xfail_and_a_fix_is_a_strict_xpass(
     missed.stdout.fnmatch_lines([f"XFAIL *{MISSED['id']}*{REASON}"])
 
     fake_judge.scores[MISSED["id"]] = 1  # the judge now catches it
-    rerecord = project.run("-k", MISSED["id"], workers=workers, record="all")
+    rerecord = project.run("-k", MISSED["id"], record="all")
 
     rerecord.assert_outcomes(failed=n)
     assert rerecord.ret == pytest.ExitCode.TESTS_FAILED
     rerecord.stdout.fnmatch_lines([f"*[[]XPASS(strict)[]] {REASON}*"])
 
-    fixed = project.run(workers=workers)
+    fixed = project.run()
 
     fixed.assert_outcomes(passed=n * (len(ITEMS) - 1), failed=n, skipped=n)
     assert fixed.ret == pytest.ExitCode.TESTS_FAILED
     fixed.stdout.fnmatch_lines([f"*[[]XPASS(strict)[]] {REASON}*"])
 
 
-@pytest.mark.parametrize("workers", WORKERS)
 def test_detection_gate_below_threshold_fails_with_rate_and_interval(
-    project: JudgesProject, fake_judge: FakeJudge, workers: str
+    project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     cousin = ITEMS[1]
     fake_judge.scores[cousin["id"]] = 3
@@ -60,7 +58,7 @@ def test_detection_gate_below_threshold_fails_with_rate_and_interval(
     )
     assert project.run(record="all").ret == pytest.ExitCode.OK
 
-    result = project.run(workers=workers)
+    result = project.run()
 
     n = len(versions())
     result.assert_outcomes(passed=n * 2, xfailed=n, skipped=n - 1, failed=1)
@@ -82,16 +80,13 @@ def test_detection_gate_below_threshold_fails_with_rate_and_interval(
     )
 
 
-@pytest.mark.parametrize("workers", WORKERS)
-def test_malformed_items_line_names_file_line_and_field(
-    project: JudgesProject, workers: str
-) -> None:
+def test_malformed_items_line_names_file_line_and_field(project: JudgesProject) -> None:
     broken = dict(ITEMS[1], slug="Not A Slug")
     project.write_items([ITEMS[0], broken, ITEMS[2]])
 
-    result = project.run(workers=workers)
+    result = project.run()
 
-    # A usage error before any test runs, with or without xdist.
+    # A usage error before any test runs.
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
     assert f"{project.items_path}:2: field 'slug': String should match" in output

@@ -1,0 +1,128 @@
+"""The survey reading list: an expert's graded candidates for one query, judged as items.
+
+`planted_sets/<judge>/reading_list.json` (named by `reading_list` in the set's `set.toml`)
+holds the query, its weighted criteria and the candidates with the expert's grade (4
+essential, 3 relevant, 2 tool or method, 1 background, 0 excluded: a hard negative) and
+citation count. Each candidate becomes a planted item `RD-<nn>` of the run `reading_list`
+(its position in the file, its candidate id as slug), so it is recorded, replayed and
+reported like every other judgement; the run is then scored as a ranking, not per item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+
+from judges.core.results import JudgementRow
+from judges.sets.planted import PlantedItem, PlantedSet, PlantedSetError
+
+if TYPE_CHECKING:
+    from judges.stats.reading_list import ReadingListResult
+
+TIERS = {4: "essential", 3: "relevant", 2: "method", 1: "background", 0: "hard_negative"}
+RUN = "reading_list"
+
+
+class Candidate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=32)
+    title: str = Field(min_length=1)
+    text: str = ""  # an abstract, when the list has one; titles alone are judged otherwise
+    label: StrictInt = Field(ge=0, le=4)
+    citations: StrictInt = Field(ge=0)
+
+
+class ReadingList(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    topic: str = ""
+    query: str = Field(min_length=1)
+    criteria: tuple[dict[str, Any], ...] = Field(min_length=1)
+    candidates: tuple[Candidate, ...] = Field(min_length=1)
+
+    @field_validator("candidates")
+    @classmethod
+    def _distinct_ids(cls, candidates: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
+        seen: set[str] = set()
+        for candidate in candidates:
+            if candidate.id in seen:
+                raise ValueError(f"candidate id {candidate.id!r} appears twice; ids are unique")
+            seen.add(candidate.id)
+        return candidates
+
+    @property
+    def labels(self) -> dict[str, int]:
+        return {c.id: c.label for c in self.candidates}
+
+
+def load_reading_list(path: Path) -> ReadingList:
+    """The reading list, validated; a bad file names itself, the field and the fix."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PlantedSetError(f"{path}: not a readable JSON file: {error}") from None
+    try:
+        return ReadingList.model_validate(raw)
+    except ValidationError as error:
+        problems = [
+            f"field {'.'.join(str(p) for p in e['loc']) or '<file>'!r}: {e['msg']}"
+            for e in error.errors(include_url=False)
+        ]
+        raise PlantedSetError(
+            f"{path}: " + "; ".join(problems) + " (candidates need id, title, label 0-4 and "
+            "citations; criteria need name and weight)"
+        ) from None
+
+
+def reading_list_items(reading_list: ReadingList, judge: str) -> list[PlantedItem]:
+    """One planted item per candidate. The expectation is only that the judge answers:
+    the expert's grade is scored over the whole ranking, never against one verdict."""
+    width = max(2, len(str(len(reading_list.candidates))))
+    items = []
+    for position, candidate in enumerate(reading_list.candidates, start=1):
+        items.append(
+            PlantedItem(
+                id=f"RD-{position:0{width}d}",
+                slug=re.sub(r"[^a-z0-9]+", "-", candidate.id).strip("-")[:40],
+                judge=judge,
+                category=TIERS[candidate.label],
+                inputs={
+                    "query": reading_list.query,
+                    "criteria": list(reading_list.criteria),
+                    "document": {
+                        "id": candidate.id,
+                        "title": candidate.title,
+                        "text": candidate.text,
+                    },
+                },
+                expect=({"field": "status", "op": "==", "value": "ok"},),
+                provenance={
+                    "source": "hand",
+                    "note": f"reading-list candidate {candidate.id}, expert grade "
+                    f"{candidate.label}, {candidate.citations} citations",
+                },
+            )
+        )
+    return items
+
+
+def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
+    """The judge's run over the reading list, scored next to the baselines."""
+    from judges.stats.reading_list import evaluate_reading_list, judge_scores
+
+    if planted.config.reading_list is None:
+        raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
+    reading_list = load_reading_list(planted.path / planted.config.reading_list)
+    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
+    return evaluate_reading_list(
+        reading_list.query,
+        reading_list.labels,
+        {c.id: c.citations for c in reading_list.candidates},
+        judge_scores([row for row in rows if row.run == RUN], candidate_of),
+    )
