@@ -42,7 +42,7 @@ OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 
-pytest_plugins = ["judges.record_hooks"]  # --judge-concurrency and the record phase
+pytest_plugins = ["judges.plugin_record"]  # --judge-concurrency and the record phase
 
 session_key = pytest.StashKey[JudgesSession]()
 live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge

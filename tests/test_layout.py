@@ -23,6 +23,7 @@ TEST_TOOL_MODULES = frozenset(
     {
         "judges.plugin",
         "judges.plugin_probes",
+        "judges.plugin_record",
         "judges.scheduling",
         "judges.session",
         "judges.calls._vcr",

@@ -41,7 +41,7 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
     judgements = len(versions()) * len(ITEMS)
 
     # Without the record phase: each test records its own cassette through vcrpy.
-    sequential = _record(project, "-p", "no:judges.record_hooks")
+    sequential = _record(project, "-p", "no:judges.plugin_record")
     sequential.assert_outcomes(passed=judgements)
     baseline = _recorded(project)
     assert len(baseline) == judgements
