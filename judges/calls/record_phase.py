@@ -60,7 +60,9 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     return judgements
 
 
-def _judge(session: JudgesSession, judgement: Judgement, stop: threading.Event) -> list:
+def _judge(
+    session: JudgesSession, judgement: Judgement, stop: threading.Event
+) -> list[JudgementRow]:
     if stop.is_set():  # Ctrl-C: send nothing new
         return []
     plan = judgement.plan
@@ -122,6 +124,8 @@ def _keep(
     """A judgement that raised is not kept: its test calls it again and shows the error."""
     error = future.exception()
     rows: list[JudgementRow] = [] if error is not None else future.result()
+    if error is None and not rows:  # not sent: Ctrl-C came first
+        return
     if rows:
         recorded[judgement.path] = rows
         line = {"path": str(judgement.path), "rows": [r.model_dump(mode="json") for r in rows]}
