@@ -15,6 +15,14 @@ from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
 
 
+def judge_name(text: str) -> str:
+    """An argparse type: a judge of the catalog, or an error listing the known ones."""
+    known = sorted(load_catalog())
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"unknown judge {text!r}; known: {', '.join(known)}")
+    return text
+
+
 def _derive(args: argparse.Namespace) -> int:
     spec = load_catalog()[args.judge]
     folder = args.planted_sets / args.judge
@@ -70,19 +78,26 @@ def _baseline(args: argparse.Namespace) -> int:
     from judges.baseline import (
         label_stability_gates,
         reading_list_gates,
-        reliability_gates,
+        reliability_floors,
         write_baseline,
         write_probe_expectations,
     )
     from judges.core.results import read_jsonl
     from judges.reports.folders import Results, ResultsMissing, build_folder
     from judges.reports.sources import load_sources
+    from judges.sets.planted import load_gate_tables
 
     catalog = load_catalog()
     spec = catalog[args.judge]
+    accept = args.accept or spec.versions[-1]
+    if accept not in spec.versions:
+        known = ", ".join(spec.versions)
+        print(f"python -m judges baseline: --accept {accept}: not a prompt version of "
+              f"{args.judge} ({known})", file=sys.stderr)  # fmt: skip
+        return 2
     sources = load_sources(args.judge, catalog, args.planted_sets)
     rows_by_version = {}
-    extra = {}
+    reliability = {}
     for version in spec.versions:
         try:
             folder = build_folder(Results(args.reports), args.judge, version, sources)
@@ -100,23 +115,28 @@ def _baseline(args: argparse.Namespace) -> int:
                 "sme": model.sme,
             }
             mine = [row for row in rows_by_version[version] if row.model == model.model]
-            extra[(model.model, version)] = (
-                reliability_gates(sections)
+            reliability[(model.model, version)] = (
+                reliability_floors(sections)
                 | label_stability_gates(mine, dict(spec.config.labels))
                 | reading_list_gates(mine, sources.planted)
             )
-            # Ranking thresholds are set by hand (no statistic here derives them): keep them.
-            kept = sources.planted.gates.get((model.model, version)) if sources.planted else None
-            if kept is not None and kept.ranking:
-                extra[(model.model, version)]["ranking"] = dict(kept.ranking)
-            if kept is not None and kept.ranking_known_failure:
-                extra[(model.model, version)]["ranking_known_failure"] = kept.ranking_known_failure
-    probe_tables = _probe_baseline(args, spec, rows_by_version, extra)
-    written = list(write_baseline(args.planted_sets / args.judge, rows_by_version, extra))
+    probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
+    existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
+    *written, notes = write_baseline(
+        args.planted_sets / args.judge,
+        rows_by_version,
+        reliability,
+        accept=accept,
+        existing=existing,
+        reset_floors=args.reset_floors,
+    )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
     for path in written:
         print(f"wrote {path}")
+    print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    for line in notes:
+        print(f"floor {line}")
     return 0
 
 
@@ -162,8 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
         "derive",
         help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
     )
-    derive.add_argument("judge", help="judge name, e.g. product_identity")
-    derive.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    derive.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    derive.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     derive.set_defaults(run=_derive)
     report = commands.add_parser(
         "report",
@@ -173,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
         "or pytest. With --compare, print the paired comparison of two prompt versions "
         "instead: items that flipped, McNemar's exact p, mean change per dimension.",
     )
-    report.add_argument("--judge", help="only this judge (default: every judge with results)")
+    report.add_argument(
+        "--judge", type=judge_name, help="only this judge (default: every judge with results)"
+    )
     report.add_argument(
         "--compare",
         nargs=2,
@@ -187,19 +211,38 @@ def build_parser() -> argparse.ArgumentParser:
         "results files produce (hand edits, a renderer change not yet committed)",
     )
     report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
-    report.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    report.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     report.set_defaults(run=_report)
     baseline = commands.add_parser(
         "baseline",
-        help="accept the recorded baseline: write expectations.toml and gates.toml",
+        help="accept a recorded run as the baseline: expectations.toml and gates.toml",
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
         "write the planted set's expectations.toml (every miss, as an accepted miss with its "
-        "reason) and gates.toml (thresholds at what the judge achieved, rounded to 0.05 in "
-        "the strict direction). Review both before committing.",
+        "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
+        "every version's regression gates compare with (paired exact McNemar, one-sided). "
+        "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
+        "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
+        "Review both files before committing.",
     )
-    baseline.add_argument("judge", help="judge name, e.g. product_identity")
-    baseline.add_argument("--reports", type=Path, default=Path("reports"))
-    baseline.add_argument("--planted-sets", type=Path, default=Path("planted_sets"))
+    baseline.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    baseline.add_argument(
+        "--accept",
+        metavar="VERSION",
+        help="prompt version to accept as the baseline (default: the newest version)",
+    )
+    baseline.add_argument(
+        "--reset-floors",
+        action="store_true",
+        help="replace every floor with its suggestion (the team's floors are lost)",
+    )
+    baseline.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="reports folder (results.jsonl)"
+    )
+    baseline.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
     baseline.set_defaults(run=_baseline)
     add_finale_command(commands)
     return parser

@@ -1,14 +1,16 @@
-"""Accept a recorded baseline: accepted misses and gate thresholds from what the judge did.
+"""Accept a recorded baseline: accepted misses, the baseline run and suggested gate floors.
 
 `python -m judges baseline <judge>` reads the main-run rows in
 `reports/<judge>/<version>/results.jsonl` and writes, beside the planted set:
 
 - `expectations.toml`: every item the judge missed, per judge model and prompt version,
   with the reason (what was expected, what it returned). These become strict xfails.
-- `gates.toml`: thresholds set at what the judge achieved, rounded to the next 0.05 in
-  the strict direction, so a prompt that detects less (or flags more controls) fails.
+- `gates.toml`: which prompt version's main run is the accepted baseline of the regression
+  gates, and the absolute floors. Floors are the team's: existing ones are kept; a missing
+  one is suggested from the interval's bound (never the achieved point value, which one
+  re-recording of the same prompt misses by chance half the time).
 
-Both are meant to be read in review and edited by hand; rerunning overwrites them.
+Both are meant to be read in review and edited by hand.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from typing import Any
 
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
+from judges.core.spec import version_key
 from judges.files import atomic_write_text
 from judges.stats.gates import control_false_positive_rate, detection_rates, error_rate
 from judges.stats.reliability import gate_statistics
-from judges.stats.stats import Rate
+from judges.stats.stats import Estimate, Rate
 
 _STEP = 0.05
 
@@ -56,32 +59,65 @@ def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
     }
 
 
-def detection_gates(rows: list[JudgementRow]) -> dict[str, Any]:
+def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
+    """The suggested floor: the interval's lower end rounded down (upper end rounded up)."""
+    value = statistic.low if at_least else statistic.high
+    if not statistic.n or math.isnan(value):
+        return None
+    return floor_step(value) if at_least else ceil_step(value)
+
+
+def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
+    """Suggested floors from the main run: Wilson bounds, so a re-recording passes them."""
     main = [row for row in rows if row.run == "main"]
-    gates: dict[str, Any] = {
-        "min_detection": {c: floor_step(r.rate) for c, r in detection_rates(main).items()},
-        "max_error_rate": ceil_step(error_rate(main).rate),
+    detection = {c: _bound(r, True) for c, r in detection_rates(main).items()}
+    floors: dict[str, Any] = {
+        "min_detection": {c: v for c, v in detection.items() if v is not None},
+        # A failed call is the harness's or backend's fault, not judge noise: no slack.
+        "max_error_rate": ceil_step(error_rate(main).rate) if main else None,
+        "max_control_false_positive": _bound(control_false_positive_rate(main), False),
     }
-    controls = control_false_positive_rate(main)
-    if controls.n:
-        gates["max_control_false_positive"] = ceil_step(controls.rate)
-    return gates
+    return {key: value for key, value in floors.items() if value not in (None, {})}
 
 
-def reliability_gates(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Thresholds at the achieved noise floor, test-retest, panel and SME statistics."""
-    gates: dict[str, dict[str, float]] = {}
+def reliability_floors(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Suggested floors from the interval bounds of the noise floor, retest, panel and SME."""
+    floors: dict[str, dict[str, float]] = {}
     for section, result in sections.items():
         if result is None:
             continue
         table: dict[str, float] = {}
         for key, (statistic, at_least) in sorted(gate_statistics(result).items()):
-            value = statistic.rate if isinstance(statistic, Rate) else statistic.value
-            if statistic.n and not math.isnan(value):
-                table[key] = floor_step(value) if at_least else ceil_step(value)
+            bound = _bound(statistic, at_least)
+            if bound is not None:
+                table[key] = bound
         if table:
-            gates[section] = table
-    return gates
+            floors[section] = table
+    return floors
+
+
+def merge_floors(
+    existing: dict[str, Any], suggested: dict[str, Any], *, reset: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """The team's floors kept (unless `reset`), suggestions only where none is set.
+
+    Returns the merged table and one line per kept floor that differs from its suggestion.
+    """
+    merged = {key: (dict(v) if isinstance(v, dict) else v) for key, v in existing.items()}
+    notes: list[str] = []
+    for key, value in suggested.items():
+        if isinstance(value, dict):
+            table = {} if reset else dict(merged.get(key) or {})
+            for name, floor in value.items():
+                kept = table.setdefault(name, floor)
+                if kept != floor:
+                    notes.append(f"{key}.{name} = {kept} kept (suggested {floor})")
+            merged[key] = dict(sorted(table.items()))
+        elif reset or key not in merged:
+            merged[key] = value
+        elif merged[key] != value:
+            notes.append(f"{key} = {merged[key]} kept (suggested {value})")
+    return merged, notes
 
 
 def probe_baseline(
@@ -136,7 +172,7 @@ MIN_UNITS_PER_VALUE = 5
 
 
 def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> dict[str, Any]:
-    """Minimum shares of labels kept in retest and noise runs, at what the judge achieved."""
+    """Suggested minimum shares of labels kept in retest and noise runs (lower Wilson bound)."""
     from judges.stats import label_stability
 
     results = []
@@ -148,20 +184,22 @@ def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> d
     for result in results:
         for key, rate in label_stability.gate_statistics(result).items():
             per_value = key.count(".") > 1
-            if rate.n and (not per_value or rate.n >= MIN_UNITS_PER_VALUE):
-                table[key] = floor_step(rate.rate)
+            bound = _bound(rate, True)
+            if bound is not None and (not per_value or rate.n >= MIN_UNITS_PER_VALUE):
+                table[key] = bound
     return {"label_stability": table} if table else {}
 
 
 def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
-    """Minimum reading-list metrics of the judge, at what it achieved."""
+    """Suggested minimum reading-list metrics of the judge (lower bootstrap bound)."""
     from judges.sets.reading_list import RUN, evaluate_run
     from judges.stats.reading_list import SHOWN
 
     if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
         return {}
     judge = evaluate_run(rows, planted).ranker("judge").metrics
-    return {"reading_list": {key: floor_step(judge[key].value) for key in SHOWN}}
+    bounds = {key: _bound(judge[key], True) for key in SHOWN}
+    return {"reading_list": {key: b for key, b in bounds.items() if b is not None}}
 
 
 def _toml_value(value: Any) -> str:
@@ -182,8 +220,6 @@ def _toml_key(key: str) -> str:
 
 def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) -> str:
     """`["model"."version"]` tables in model and version order."""
-    from judges.core.spec import version_key
-
     lines = [f"# {line}" if line else "#" for line in header.splitlines()]
     for model, version in sorted(tables, key=lambda k: (k[0], version_key(k[1]))):
         lines += ["", f'["{model}"."{version}"]']
@@ -191,18 +227,49 @@ def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) ->
     return "\n".join(lines) + "\n"
 
 
+_ORDER = ("baseline", "alpha", "min_detection", "max_error_rate", "max_control_false_positive")
+
+
+def _ordered(table: dict[str, Any]) -> dict[str, Any]:
+    first = [key for key in _ORDER if key in table]
+    return {key: table[key] for key in first + sorted(set(table) - set(first))}
+
+
 def write_baseline(
-    folder: Path, rows_by_version: dict[str, list[JudgementRow]], extra_gates: dict[Any, Any]
-) -> tuple[Path, Path]:
+    folder: Path,
+    rows_by_version: dict[str, list[JudgementRow]],
+    reliability: dict[Any, Any],
+    *,
+    accept: str,
+    existing: dict[tuple[str, str], dict[str, Any]],
+    reset_floors: bool = False,
+) -> tuple[Path, Path, list[str]]:
+    """Accept prompt `accept`'s main run as the baseline of the regression gates.
+
+    Versions from `accept` on are gated against it; older ones keep their floors only.
+
+    Accepted misses are rewritten from the rows. Gate floors the team set in `existing` are
+    kept (all replaced with suggestions when `reset_floors`); other keys are left alone.
+    """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
     gates: dict[tuple[str, str], dict[str, Any]] = {}
+    notes: list[str] = []
     for version, rows in rows_by_version.items():
         for model in sorted({row.model for row in rows}):
             mine = [row for row in rows if row.model == model]
             missed = accepted_misses(mine)
             if missed:
                 misses[(model, version)] = missed
-            gates[(model, version)] = detection_gates(mine) | extra_gates.get((model, version), {})
+            suggested = detection_floors(mine) | reliability.get((model, version), {})
+            table, kept = merge_floors(
+                existing.get((model, version), {}), suggested, reset=reset_floors
+            )
+            notes += [f'["{model}"."{version}"] {line}' for line in kept]
+            # Older versions are history: they keep their floors, not a newer baseline.
+            table.pop("baseline", None)
+            if version_key(version) >= version_key(accept):
+                table["baseline"] = accept
+            gates[(model, version)] = _ordered(table)
     expectations = folder / "expectations.toml"
     atomic_write_text(
         expectations,
@@ -214,13 +281,14 @@ def write_baseline(
         ),
     )
     gates_path = folder / "gates.toml"
-    atomic_write_text(
-        gates_path,
-        render_tables(
-            "Gate thresholds per judge model and prompt version, set by\n"
-            "`python -m judges baseline` at what the judge achieved (rounded to 0.05 in the\n"
-            "strict direction): a prompt that detects less or flags more controls fails.",
-            gates,
-        ),
-    )
-    return expectations, gates_path
+    atomic_write_text(gates_path, render_tables(GATES_HEADER, gates))
+    return expectations, gates_path, notes
+
+
+GATES_HEADER = """Gates per judge model and prompt version.
+baseline: the prompt version whose recorded main run is the accepted baseline. A run fails
+  its regression gates only when it is significantly worse than that run: the paired exact
+  McNemar test, one-sided at alpha (default 0.05), on detection and control false positives.
+min_* / max_*: absolute floors the team owns. `python -m judges baseline` suggests one
+  where none is set (the lower Wilson or bootstrap bound, rounded down to 0.05; upper bound
+  rounded up for max_*) and keeps the ones already here."""

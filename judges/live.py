@@ -51,7 +51,18 @@ def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -
         except LiveSetupError:
             live.stop()
             raise
-        session.settings = replace(session.settings, base_url=live.server.base_url)
+        from judges.calls.fingerprint import embedded_fingerprint
+        from judges.calls.local_server import embedded_model_path
+
+        fingerprint = embedded_fingerprint(embedded_model_path())
+        session.settings = replace(
+            session.settings, base_url=live.server.base_url, server_fingerprint=fingerprint
+        )
+    elif session.settings.base_url is not None:
+        from judges.calls.fingerprint import server_props
+
+        fingerprint = server_props(session.settings.base_url)
+        session.settings = replace(session.settings, server_fingerprint=fingerprint)
     return live
 
 

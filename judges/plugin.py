@@ -1,4 +1,4 @@
-"""The pytest plugin: options, parametrization, fixtures and the hooks that gather results.
+"""The pytest plugin: options, parametrization and the hooks that gather results.
 
 Each hook is a few lines handing off to `JudgesSession` (one per process, in
 `config.stash`). Result rows travel from xdist workers to the controlling process on the
@@ -8,12 +8,14 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+import json
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from judges import fixtures
 from judges import plugin_probes as probing
 from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
@@ -21,14 +23,21 @@ from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
 from judges.files import remove_stale_temporaries
+from judges.fixtures import GATES_SKIPPED_PROPERTY, ROW_PROPERTY, SetCase, case_id, session_key
+from judges.invocation import (
+    XPASS,
+    gates_skipped_lines,
+    interrupt_on_termination,
+    now_met_message,
+    partial_selection,
+    partially_selected,
+)
 from judges.session import (
-    JudgementMissing,
     JudgesSession,
     RecordMode,
     Settings,
-    rerecord_command,
 )
-from judges.sets.planted import Gates, PlantedSetError
+from judges.sets.planted import PlantedSetError
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -43,8 +52,8 @@ OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 
 pytest_plugins = ["judges.plugin_record"]  # --judge-concurrency and the record phase
-
-session_key = pytest.StashKey[JudgesSession]()
+signals_key = pytest.StashKey[dict[int, Any]]()
+snapshots_key = pytest.StashKey[list[str]]()
 live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()
 
@@ -176,6 +185,8 @@ def pytest_configure(config: pytest.Config) -> None:
         prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
+        rerecord_options=rerecord_options(config),
+        server_fingerprint=json.loads(workerinput.get("judges_server_fingerprint", "{}")),
         judge_timeout_s=config.getoption("judges_timeout"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
@@ -183,6 +194,7 @@ def pytest_configure(config: pytest.Config) -> None:
         session = JudgesSession(settings)
     except BackendError as error:
         raise pytest.UsageError(str(error)) from None
+    session.partial_selection = partial_selection(config)
     config.stash[session_key] = session
     try:
         # Checked once, before any judge call: bad input is a usage error, not a traceback.
@@ -209,6 +221,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not workerinput:
         # A killed run (SIGKILL, power loss) can leave its temporary files behind.
         remove_stale_temporaries(settings.reports)
+    if not workerinput and session.planted_sets:
+        config.stash[signals_key] = interrupt_on_termination()
+    if not config.pluginmanager.is_registered(fixtures):
+        config.pluginmanager.register(fixtures, "judges-fixtures")
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
         from judges.scheduling import XdistHooks
@@ -216,7 +232,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
 
+def rerecord_options(config: pytest.Config) -> tuple[str, ...]:
+    """The options this session was started with that a re-record command must repeat."""
+    options: list[str] = []
+    for model in config.getoption("judges_models"):
+        options += [OPTION_MODEL, str(model)]
+    if config.getoption("judges_base_url"):  # the user's server, not the embedded one
+        options += [OPTION_BASE_URL, config.getoption("judges_base_url")]
+    if config.getoption("judges_cassettes"):
+        options += [OPTION_CASSETTES, str(config.getoption("judges_cassettes"))]
+    if config.getoption("judges_noise_repeats"):
+        options += [OPTION_REPEATS, str(config.getoption("judges_noise_repeats"))]
+    return tuple(options)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    for signum, handler in config.stash.get(signals_key, {}).items():
+        signal.signal(signum, handler)
     live = config.stash.get(live_key, None)
     if live is not None:
         live.stop()
@@ -245,27 +277,6 @@ SET_FIXTURES = {
 CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 
-@dataclass(frozen=True)
-class SetCase:
-    """One planted set under one prompt version and judge model: gates and statistics."""
-
-    judge: str
-    version: str
-    model: ModelRef
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.judge}-{self.version}"
-
-
-def _multi_model(session: JudgesSession) -> bool:
-    return len(session.settings.models) > 1
-
-
-def _case_id(session: JudgesSession, case: Case | SetCase) -> str:
-    return f"{case.test_id}-{case.model.slug}" if _multi_model(session) else case.test_id
-
-
 def _item_params(session: JudgesSession, run: str) -> list[Any]:
     params = []
     for planted in session.planted_sets.values():
@@ -282,7 +293,7 @@ def _item_params(session: JudgesSession, run: str) -> list[Any]:
                         if reason and run == "main"
                         else []
                     )
-                    params.append(pytest.param(case, id=_case_id(session, case), marks=marks))
+                    params.append(pytest.param(case, id=case_id(session, case), marks=marks))
     return params
 
 
@@ -301,7 +312,7 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
         for version in versions:
             for model in session.models_for(spec):
                 case = SetCase(spec.name, version, model)
-                params.append(pytest.param(case, id=_case_id(session, case)))
+                params.append(pytest.param(case, id=case_id(session, case)))
     return params
 
 
@@ -309,7 +320,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
     for name, build in probing.PARAMS.items():
         if name in metafunc.fixturenames:
-            metafunc.parametrize(name, build(session, lambda case: _case_id(session, case)))
+            metafunc.parametrize(name, build(session, lambda case: case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _item_params(session, run))
@@ -319,6 +330,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 _RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuse `--snapshot-update` on part of a snapshot module: syrupy would delete the rest."""
+    if not session.config.getoption("update_snapshots", False):
+        return
+    selected = {item.nodeid for item in session.items}
+    partial = partially_selected(session.config.stash.get(snapshots_key, []), selected)
+    if partial:
+        session.config.option.update_snapshots = False  # syrupy reads it at the end: no deletion
+        raise pytest.UsageError(
+            f"--snapshot-update on part of {', '.join(partial)} would delete the snapshots of "
+            "the tests not selected. Run the judge's whole selection with --snapshot-update "
+            "(no -k, --lf or node ids), e.g. pytest regression_tests --snapshot-update"
+        )
 
 
 def _judged_case(params: Any) -> tuple[str, Case] | None:
@@ -350,6 +376,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.user_properties += [
                 ("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))
             ]  # fmt: skip
+    snapshot_tests = [i.nodeid for i in items if "snapshot" in getattr(i, "fixturenames", ())]
+    config.stash[snapshots_key] = snapshot_tests
     if not session.settings.live:
         return
 
@@ -366,97 +394,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=order)
 
 
-# -- fixtures -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
-    """The run's judging session: catalog, planted sets, record mode and ledger."""
-    return pytestconfig.stash[session_key]
-
-
-class JudgeRunner(probing.ProbeJudging):
-    """Judges cases for one test and attaches every result row to its report."""
-
-    def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
-        self.session = session
-        self.item = item
-
-    def judge(self, case: Case, run: str = "main") -> list[JudgementRow]:
-        """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
-        __tracebackhide__ = True
-        plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
-        return self._judged(case, run, repeats=plan.repeats, **options)
-
-    def case_id(self, case: Case) -> str:
-        return _case_id(self.session, case)
-
-    def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
-        """Every judgement of one run of a planted set, replayed (never live)."""
-        __tracebackhide__ = True
-        if self.session.settings.live:
-            pytest.skip(
-                "set-level gates are evaluated on replay: run pytest again without --record"
-            )
-        planted = self.session.planted_sets[set_case.judge]
-        plan = self.session.run_plan(planted, run)
-        rows: list[JudgementRow] = []
-        for item in plan.items:
-            model = plan.model or set_case.model
-            case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
-            nodeid = self.session.recorders.get((run, case))
-            keyword = None if nodeid else _case_id(self.session, case)
-            try:
-                rows += self.session.judge_case(
-                    case,
-                    rerecord=rerecord_command(nodeid, keyword),
-                    run=run,
-                    repeats=plan.repeats,
-                    draw_offset=plan.draw_offset,
-                    sampling=plan.sampling,
-                    replay_only=True,
-                )
-            except JudgementMissing as error:
-                missing = str(error)
-                break
-        else:
-            return rows
-        pytest.fail(missing, pytrace=False)
-
-    def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
-        """Fail when a threshold is missed; skip when no thresholds exist for this case."""
-        __tracebackhide__ = True
-        planted = self.session.planted_sets[set_case.judge]
-        where = planted.path / "gates.toml"
-        if (str(set_case.model), set_case.version) not in planted.gates:
-            pytest.skip(
-                f"no gates for {set_case.model} prompt {set_case.version} in {where}: add a "
-                f'["{set_case.model}"."{set_case.version}"] table'
-            )
-        failed = [r for r in results if r.passed is False]
-        if failed:
-            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed)
-            passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
-            pytest.fail(
-                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: "
-                f"{len(failed)} {section} gate(s) failed (thresholds in {where})\n"
-                f"{lines}\n{passed}",
-                pytrace=False,
-            )
-
-    def gates(self, set_case: SetCase) -> Gates | None:
-        planted = self.session.planted_sets[set_case.judge]
-        return planted.gates.get((str(set_case.model), set_case.version))
-
-
-@pytest.fixture
-def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) -> JudgeRunner:
-    """Judge planted cases inside this test's cassettes; rows go to the session's reports."""
-    return JudgeRunner(judges_session, request.node)
-
-
 # -- gathering and reporting ---------------------------------------------------------
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and str(report.longrepr).startswith(XPASS):
+        session = item.config.stash.get(session_key, None)
+        rows = [v for name, v in item.user_properties if name == ROW_PROPERTY]
+        if session is not None and rows:
+            row = JudgementRow.model_validate(rows[-1])
+            planted = session.planted_sets.get(row.judge)
+            if planted is not None:
+                report.longrepr = now_met_message(row, planted.path / "expectations.toml")
 
 
 class _ResultCollector:
@@ -471,6 +423,9 @@ class _ResultCollector:
             self.session.add_rows(
                 value for name, value in properties if name == probing.ROW_PROPERTY
             )
+            for name, value in properties:
+                if name == GATES_SKIPPED_PROPERTY:
+                    self.session.gates_skipped.append(str(value))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -487,10 +442,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     judges_session = config.stash.get(session_key, None)
-    if judges_session is None or hasattr(config, "workerinput") or not judges_session.rows:
+    if judges_session is None or hasattr(config, "workerinput"):
+        return
+    skipped = gates_skipped_lines(judges_session.gates_skipped)
+    if not judges_session.settings.live and judges_session.planted_sets:
+        skipped += judges_session.unrecorded_lines()
+    if not judges_session.rows and not skipped:
         return
     terminalreporter.section("judges")
-    for line, markup in judges_session.summary_lines():
-        terminalreporter.write_line(line, **markup)
+    if judges_session.rows:
+        for line, markup in judges_session.summary_lines():
+            terminalreporter.write_line(line, **markup)
+    for line in skipped:
+        terminalreporter.write_line(line, yellow=True)
     for command in judges_session.publish_on_github():
         terminalreporter.write_line(command)

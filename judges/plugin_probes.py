@@ -124,7 +124,7 @@ class ProbeJudging:
         try:
             rows = self.session.judge_case(
                 case,
-                rerecord=rerecord_command(nodeid, keyword),
+                rerecord=rerecord_command(nodeid, keyword, self.session.settings.rerecord_options),
                 run=run,
                 replay_only=replay_only,
                 **options,

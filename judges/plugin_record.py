@@ -61,7 +61,7 @@ def _writer(config: pytest.Config, tty: bool) -> Any:
 def pytest_collection_finish(session: pytest.Session) -> None:
     from judges.calls import record_phase
     from judges.calls.progress import Progress
-    from judges.plugin import session_key
+    from judges.fixtures import session_key
 
     config = session.config
     judges = config.stash.get(session_key, None)

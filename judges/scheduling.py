@@ -12,6 +12,7 @@ one unit each, as under `load`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,8 @@ class XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["judges_base_url"] = self.session.settings.base_url
         node.workerinput["judges_session_id"] = self.session.settings.session_id
+        fingerprint = self.session.settings.server_fingerprint
+        node.workerinput["judges_server_fingerprint"] = json.dumps(fingerprint)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

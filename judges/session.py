@@ -76,6 +76,9 @@ class Settings:
     prompts: Path | None = None  # judge definitions; None: the built-in judges
     reports: Path = Path("reports")
     noise_repeats: int | None = None
+    rerecord_options: tuple[str, ...] = ()  # the judge options a re-record command repeats
+    # What the live server says of itself (model hash, build, CPU): part of each fingerprint.
+    server_fingerprint: dict[str, str] = field(default_factory=dict)
     judge_timeout_s: float = DEFAULT_TIMEOUT_S
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
@@ -88,10 +91,17 @@ class Settings:
         return self.rootdir / ".judges-tmp"
 
 
-def rerecord_command(nodeid: str | None = None, keyword: str | None = None) -> str:
-    """The command that re-records one test (`--record` takes an optional mode: name it)."""
+def rerecord_command(
+    nodeid: str | None = None, keyword: str | None = None, options: tuple[str, ...] = ()
+) -> str:
+    """The command that re-records one test (`--record` takes an optional mode: name it).
+
+    `options` are the session's own judge options (model, server, cassette folder): without
+    them the command would record the default model into the default folder.
+    """
     target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
-    return f"pytest --record=all {target}"
+    extra = "".join(f" {shlex.quote(option)}" for option in options)
+    return f"pytest --record=all{extra} {target}"
 
 
 class JudgesSession:
@@ -102,6 +112,8 @@ class JudgesSession:
         self.rows: list[JudgementRow] = []
         self.report: ReportSet | None = None  # written or checked at the end of the session
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
+        self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
+        self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
@@ -225,9 +237,12 @@ class JudgesSession:
             self._backends[key] = self.limiter.wrap(backend) if live else backend
         return self._backends[key]
 
-    def _should_record(self, path: Path) -> bool:
+    def _should_record(self, path: Path, repeats: int) -> bool:
         mode = self.settings.record
-        return mode is RecordMode.ALL or (mode is RecordMode.MISSING and not path.is_file())
+        if mode is RecordMode.MISSING:
+            # An interrupted recording leaves fewer interactions than the test needs.
+            return not path.is_file() or recorded_interactions(path) < repeats
+        return mode is RecordMode.ALL
 
     def judge_case(
         self,
@@ -248,7 +263,7 @@ class JudgesSession:
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
-        record = not replay_only and self._should_record(path)
+        record = not replay_only and self._should_record(path, repeats)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
         # An item test and its set's test replay the same cassette: read it once.
@@ -261,7 +276,7 @@ class JudgesSession:
         subject = subject or self.subject(case)
         rows: list[JudgementRow] = []
         try:
-            with _vcr.cassette(path, record=record):
+            with _vcr.cassette(path, record=record) as recorded:
                 for repeat in range(repeats):
                     call = Call(
                         backend=backend,
@@ -276,20 +291,39 @@ class JudgesSession:
                         timeout_s=self.settings.judge_timeout_s,
                     )
                     rows.append(judge(spec, case.version, subject, call))
+                fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
             raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
-            state = _miss_reason(path, case.model)
+            state = _miss_reason(path, case.model, repeats)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
                 f"Re-record it with:  {rerecord}"
             ) from None
+        for row in rows:
+            row.fingerprint = fingerprint
         if not record:
             self._replayed[replay_key] = tuple(rows)
         return rows
+
+    def _fingerprint(self, recorded: Any, model: ModelRef, record: bool) -> dict[str, str] | None:
+        """The judge's fingerprint: stored in a new cassette, read back from a replayed one."""
+        from judges.calls import _vcr
+        from judges.calls.fingerprint import from_responses
+
+        if not record:
+            return _vcr.stored_fingerprint(recorded)
+        if not recorded.responses:
+            return None  # no judge answered (e.g. the cost cap): no cassette is written either
+        found = {"backend": model.backend, "model": model.model}
+        if model.backend != "anthropic":
+            found |= self.settings.server_fingerprint
+        found |= from_responses(response.get("body") for response in recorded.responses)
+        _vcr.store_fingerprint(recorded, found)
+        return found
 
     # -- gathering ----------------------------------------------------------------------
 
@@ -326,6 +360,26 @@ class JudgesSession:
         s = self.settings
         return session_reports(self.rows, s.reports, s.planted_sets, self.catalog, s.session_id)
 
+    def unrecorded_lines(self) -> list[str]:
+        """One line per prompt version without any recording, with the command that records it."""
+        lines = []
+        for planted in self.planted_sets.values():
+            spec = self.catalog[planted.judge]
+            for version in spec.versions:
+                for model in self.models_for(spec):
+                    folder = self.settings.cassettes / planted.judge / version / model.slug
+                    if folder.is_dir() and any(folder.glob("*.yaml")):
+                        continue
+                    command = rerecord_command(
+                        keyword=f"{planted.judge}-{version}-",
+                        options=self.settings.rerecord_options,
+                    )
+                    lines.append(
+                        f"{planted.judge} prompt {version} on {model} has no recordings yet; "
+                        f"record it with:  {command}"
+                    )
+        return lines
+
     def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
         from judges.reports.terminal import summary_lines
@@ -350,14 +404,30 @@ def _sampling_key(sampling: Sampling | None) -> str | None:
     return None if sampling is None else sampling.model_dump_json()
 
 
-def _miss_reason(path: Path, model: ModelRef) -> str:
+def recorded_interactions(path: Path) -> int:
+    """How many calls a cassette holds (0 when it cannot be read: it will be re-recorded)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return 0
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    return len(interactions) if isinstance(interactions, list) else 0
+
+
+def _miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
     """Why a cassette has no response for this request, as precisely as the file tells."""
     if not path.is_file():
         return "does not exist"
-    recorded = _recorded_models(path)
-    if recorded and model.model not in recorded:
+    recorded = recorded_interactions(path)
+    if recorded < repeats:
         return (
-            f"was recorded for model {', '.join(sorted(recorded))}, not {model.model}: it is "
+            f"is incomplete: {recorded} of {repeats} repeats recorded (the recording was "
+            "interrupted); `--record=missing` records it again"
+        )
+    models = _recorded_models(path)
+    if models and model.model not in models:
+        return (
+            f"was recorded for model {', '.join(sorted(models))}, not {model.model}: it is "
             f"in the folder of {model} by mistake (move it to its model's folder)"
         )
     return (

@@ -22,6 +22,7 @@ CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.
 TEST_TOOL_MODULES = frozenset(
     {
         "judges.plugin",
+        "judges.fixtures",
         "judges.plugin_probes",
         "judges.plugin_record",
         "judges.scheduling",

@@ -201,9 +201,10 @@ def test_label_outside_the_allowed_set() -> None:
 
 
 def test_nested_missing_field_names_its_path() -> None:
-    reply = {"criteria": [{"name": "a", "relevance": "Not Relevant"}]}
+    # The evidence is optional (issue 12); the label is not.
+    reply = {"criteria": [{"name": "a", "evidence": "quoted"}]}
     (found,) = problems(json.dumps(reply), RelevanceReply)
-    assert found.startswith("criteria.0.evidence: missing field")
+    assert found.startswith("criteria.0.relevance: missing field")
 
 
 def test_wrong_container_type() -> None:

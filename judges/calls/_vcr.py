@@ -33,7 +33,7 @@ from typing import Any
 import vcr
 import yaml
 from vcr.cassette import Cassette, CassetteContextDecorator
-from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.errors import CannotOverwriteExistingCassetteException, MissingMetadataError
 from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
@@ -214,6 +214,27 @@ def cassette(path: Path, *, record: bool) -> Iterator[Any]:
         return
     with make_vcr(record=record).use_cassette(str(path)) as recorded:
         yield recorded
+
+
+FINGERPRINT_KEY = "judge_fingerprint"
+
+
+def store_fingerprint(recorded: Any, fingerprint: dict[str, str]) -> None:
+    """Save the judge's fingerprint in the cassette, next to (not inside) its interactions."""
+    stored = recorded.get_metadata(FINGERPRINT_KEY, {})
+    stored.clear()
+    stored.update(fingerprint)
+
+
+def stored_fingerprint(recorded: Any) -> dict[str, str] | None:
+    """The fingerprint a cassette was recorded with; None for cassettes from before it."""
+    try:
+        found = recorded.get_metadata(FINGERPRINT_KEY, None)
+    except MissingMetadataError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    return {str(key): str(value) for key, value in found.items()}
 
 
 def is_replay_miss(error: BaseException) -> bool:

@@ -52,10 +52,10 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     judgements = []
     for run, case, nodeid in needed:
         path = case.cassette(session.settings.cassettes, run)
-        if path in seen or not session._should_record(path):
+        plan = session.run_plan(session.planted_sets[case.judge], run)
+        if path in seen or not session._should_record(path, plan.repeats):
             continue
         seen.add(path)
-        plan = session.run_plan(session.planted_sets[case.judge], run)
         judgements.append(Judgement(case, run, plan, nodeid, path))
     return judgements
 

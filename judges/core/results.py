@@ -125,6 +125,7 @@ class JudgementRow(BaseModel):
     usage: Usage = Usage()
     live: bool = False
     latency_s: float = 0.0
+    fingerprint: dict[str, str] | None = None  # the judge that answered; None: not recorded
 
     # Every row, however it is made (judged, sent by a worker, read back), is safe to write.
     @field_validator("verdict", "error")
@@ -139,9 +140,11 @@ class JudgementRow(BaseModel):
     def stable_dump(self) -> dict[str, Any]:
         """The row without volatile fields, for files that must be byte-identical.
 
-        `coerced` is written only when something was coerced: strict rows stay as they were.
+        `coerced` and `fingerprint` are written only when set: older rows stay as they were.
         """
         exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
+        if self.fingerprint is None:
+            exclude.add("fingerprint")
         return self.model_dump(mode="json", exclude=exclude)
 
 

@@ -50,6 +50,7 @@ __all__ = ["add_finale_command", "cli_finale"]
 
 DEFAULT_CONFIG = Path("planted_sets/finale/finale.toml")
 DEFAULT_OUT = Path("reports/finale")
+DRY_RUN_OUT = Path(".judges-tmp/finale-dry-run")  # never the committed reports/
 DEFAULT_CASSETTES = Path("cassettes/finale")
 RECORD_COMMAND = "python -m judges finale --record"
 
@@ -66,7 +67,13 @@ def add_finale_command(commands: Any) -> argparse.ArgumentParser:
         "finalists.jsonl, finale_report.json and finale_report.md.",
     )
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="finale TOML")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="artifact folder")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"artifact folder (default: {DEFAULT_OUT}; with --dry-run: {DRY_RUN_OUT}, so a "
+        "dry run never rewrites the committed reports)",
+    )
     parser.add_argument(
         "--dry-run", action="store_true", help="write promotion.json and print it; no judging"
     )
@@ -117,6 +124,8 @@ def cli_finale(args: argparse.Namespace) -> int:
     except (FinaleError, SpecError, ValidationError) as error:
         return _fail(str(error))
 
+    if args.out is None:
+        args.out = DRY_RUN_OUT if args.dry_run else DEFAULT_OUT
     if args.dry_run:
         path = write_promotion(args.out, promotion, plan)
         print("\n".join([*promotion.lines(), "", *plan_lines(plan), "", f"wrote {path}"]))

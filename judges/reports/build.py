@@ -12,11 +12,11 @@ from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.probes import ProbeReport, probe_report, probe_score
+from judges.reports.regressions import fingerprints, regressions
 from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
-from judges.sets.reading_list import RUN, evaluate_run
-from judges.sets.planted import PlantedSet
 from judges.sets.probes import NOISE_RUN
+from judges.sets.reading_list import RUN, evaluate_run
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
 from judges.stats.label_stability import (
@@ -25,8 +25,8 @@ from judges.stats.label_stability import (
     noise_stability,
     retest_stability,
 )
-from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.ranker import queries_from_rows, summarise
+from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -197,6 +197,7 @@ def _model_report(
     flag: str | None,
     comparison: Comparison | None,
     previous: tuple[str, Sequence[JudgementRow]] | None = None,
+    baselines: Mapping[str, Sequence[JudgementRow]] | None = None,
 ) -> ModelReport:
     notes: list[str] = []
     planted = sources.planted
@@ -241,6 +242,7 @@ def _model_report(
         probes=probes,
         label_stability=stability,
         reading_list=reading,
+        **regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
@@ -391,6 +393,7 @@ def build_report(
     sources: Sources,
     previous: tuple[str, Sequence[JudgementRow] | None] | None = None,
     damaged: Sequence[DamagedLine] = (),
+    baselines: Mapping[str, Sequence[JudgementRow]] | None = None,
 ) -> FolderReport:
     """A folder's report from its merged rows; `previous` = (version, rows or None if absent).
 
@@ -434,11 +437,13 @@ def build_report(
                 flag,
                 comparisons.get(model),
                 _previous_rows(previous, model),
+                baselines or {},
             )
             for model in models
         ),
         usage=_usage(rows),
         notes=tuple(notes),
+        fingerprints=fingerprints(rows),
         damaged=tuple(str(line) for line in damaged),
     )
 

@@ -103,7 +103,15 @@ def build_folder(results: Results, judge: str, version: str, sources: Sources) -
     if previous_version is not None:
         there = results.exists(judge, previous_version)
         previous = (previous_version, results.rows(judge, previous_version) if there else None)
-    return build_report(judge, version, found.rows, sources, previous, found.damaged)
+    named = {g.baseline for g in (sources.planted.gates if sources.planted else {}).values()}
+    baselines = {
+        b: results.rows(judge, b)
+        for b in sorted(b for b in named if b is not None and b != version)
+        if results.exists(judge, b)
+    }
+    return build_report(
+        judge, version, found.rows, sources, previous, found.damaged, baselines=baselines
+    )
 
 
 def load_comparison(

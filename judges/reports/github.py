@@ -24,7 +24,10 @@ SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 ACTIONS_VARIABLE = "GITHUB_ACTIONS"
 
 # `detection[cousin]` -> ("min_detection", "cousin"); `noise_floor.max_sd.x` -> the section.
-_TOP_LEVEL = {"control_false_positive": "max_control_false_positive", "error_rate": "max_error_rate"}
+_TOP_LEVEL = {
+    "control_false_positive": "max_control_false_positive",
+    "error_rate": "max_error_rate",
+}
 _TABLE = re.compile(r'^\s*\[\s*"(?P<model>[^"]+)"\s*\.\s*"(?P<version>[^"]+)"\s*\]')
 
 
@@ -131,9 +134,12 @@ def gate_line(path: Path, model: str, version: str, gate: Gate) -> int | None:
         if table:
             inside = (table["model"], table["version"]) == (model, version)
             header = number if inside else header
-        elif inside and assignment.match(text):
-            if inner is None or re.search(rf'(^|[{{,\s])"?{re.escape(inner)}"?\s*=', text):
-                return number
+        elif (
+            inside
+            and assignment.match(text)
+            and (inner is None or re.search(rf'(^|[{{,\s])"?{re.escape(inner)}"?\s*=', text))
+        ):
+            return number
     return header
 
 
@@ -163,7 +169,9 @@ def _gate_annotations(
     for gate in m.gates:
         if gate.passed is not False:
             continue
-        line = gate_line(gates_file, m.model, folder.version, gate) if gates_file.is_file() else None
+        line = None
+        if gates_file.is_file():
+            line = gate_line(gates_file, m.model, folder.version, gate)
         found.append(
             Annotation(
                 _shown(gates_file, root),

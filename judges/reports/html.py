@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from judges.reports.charts import (
     change_svg,
     detection_svg,
+    esc,
     histogram_svg,
     rate_text,
     stat_text,
-    esc,
 )
 from judges.reports.model import FolderReport, ModelReport
 from judges.reports.probes import probes_html
@@ -106,6 +106,15 @@ def _facts(m: ModelReport) -> str:
                 _gate_cell(g.passed, g.threshold),
             ]
             for g in m.gates
+        ]
+        + [
+            [
+                esc(f"{g.name} vs {g.baseline}"),
+                esc(g.why),
+                "not significantly worse",
+                _gate_cell(g.passed, 0.0),
+            ]
+            for g in (*m.regressions, *m.retest_regressions)
         ],
     )
     source = esc(m.gates_table) if m.gates_table else "no thresholds set"

@@ -21,6 +21,7 @@ from judges.reports.probes import changes_markdown, probes_markdown
 from judges.reports.reading_list import reading_list_md
 from judges.stats.compare import comparison_markdown, outcome
 from judges.stats.gates import Gate
+from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Estimate, Rate
 
@@ -230,8 +231,25 @@ def _gates_md(m: ModelReport) -> list[str]:
             f"| {gate.name} | {_stat(gate.value)} | {_gate_threshold(gate)} | "
             f"{_gate_result(gate)} |"
         )
+    lines += [_regression_row(gate) for gate in m.regressions]
     lines += ["", f"{passed} passed, {failed} failed, {unevaluated} not evaluated.", ""]
+    if m.retest_regressions:
+        lines += [
+            "The retest run against this main run, as the regression gates would judge it "
+            "(informational: both judge the same prompt, so a failure here is the judge or "
+            "its serving, not the prompt):",
+            "",
+            "| Gate | Value | Threshold | Result |",
+            "|---|---|---|---|",
+            *(_regression_row(gate) for gate in m.retest_regressions),
+            "",
+        ]
     return lines
+
+
+def _regression_row(gate: Regression) -> str:
+    result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
+    return f"| {gate.name} vs {gate.baseline} | {gate.why} | not significantly worse | {result} |"
 
 
 def _failures_summary_md(m: ModelReport) -> list[str]:
@@ -324,6 +342,10 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Models | {', '.join(m.model for m in report.models) or '-'} |",
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
+        *(
+            f"| Judge fingerprint ({run}) | {'; '.join(found)} |"
+            for run, found in report.fingerprints.items()
+        ),
         "",
         f"Computed from every row in {RESULTS_FILE}, whichever session wrote it. A detected item "
         "is one answered (status ok) that meets its expectation; a failed judgement counts as "

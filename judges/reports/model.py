@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
@@ -19,6 +19,7 @@ from judges.stats.gates import Gate
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
+from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.stats import Rate
 
@@ -119,6 +120,8 @@ class ModelReport:
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
     ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
+    regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
+    retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
 
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
@@ -128,8 +131,9 @@ class ModelReport:
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
-        """(passed, failed, not evaluated)."""
+        """(passed, failed, not evaluated), floors and regression gates together."""
         results = [gate.passed for gate in self.gates]
+        results += [gate.passed for gate in self.regressions]
         return results.count(True), results.count(False), results.count(None)
 
     def threshold(self, category: str) -> float | None:
@@ -170,6 +174,8 @@ class ModelReport:
                 ]
                 for dim, values in self.scores.items()
             },
+            "regressions": [gate.as_dict() for gate in self.regressions],
+            "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
             "comparison": _as_dict(self.comparison),
             "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
@@ -214,6 +220,7 @@ class FolderReport:
     models: tuple[ModelReport, ...]
     usage: tuple[UsageLine, ...]
     notes: tuple[str, ...]
+    fingerprints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # run -> judges
     # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
     damaged: tuple[str, ...] = ()
 
@@ -249,4 +256,5 @@ class FolderReport:
                 for u in self.usage
             ],
             "notes": list(self.notes),
+            "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
         }

@@ -203,7 +203,7 @@ def probes_markdown(report: ProbeReport) -> list[str]:
             f"{worst}).",
         ]
     changes = changes_markdown(report)
-    return [*lines, *([""] + changes if changes else [])]
+    return [*lines, *(["", *changes] if changes else [])]
 
 
 # -- index.html: a bar per probe with its interval, the noise-floor band behind it -------
@@ -288,8 +288,14 @@ def probes_html(report: ProbeReport) -> str:
     head = "".join(
         f"<th>{h}</th>"
         for h in (
-            "Probe", "Flips", "Redraw flips", "Judge-pleasing", "Biased", "Noise floor (biased)",
-            "Vs noise", "Gate",
+            "Probe",
+            "Flips",
+            "Redraw flips",
+            "Judge-pleasing",
+            "Biased",
+            "Noise floor (biased)",
+            "Vs noise",
+            "Gate",
         )
     )
     lines = probes_markdown(report)

@@ -72,10 +72,7 @@ def check_lines(
         return []
     if not built.differing:
         return [f"report check: {len(built.files)} files match what this run produces"]
-    return [
-        f"{shown(path)} differs from what {source} produce; {hint}"
-        for path in built.differing
-    ]
+    return [f"{shown(path)} differs from what {source} produce; {hint}" for path in built.differing]
 
 
 def session_lines(

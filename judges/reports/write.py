@@ -120,9 +120,12 @@ def session_reports(
     targets = sorted(by_folder)
     for judge, version in sorted(by_folder):
         following = results.neighbour(judge, version, catalog.get(judge), +1)
-        if following is not None and (judge, following) not in targets:
-            if results.exists(judge, following):
-                targets.append((judge, following))
+        if (
+            following is not None
+            and (judge, following) not in targets
+            and results.exists(judge, following)
+        ):
+            targets.append((judge, following))
     folders, files, stale = _build_set(results, sorted(targets), catalog, planted_root)
     merged = {results.path(j, v): results.merged[(j, v)] for j, v in sorted(by_folder)}
     meta = RunMetadata.collect(

@@ -57,10 +57,17 @@ class PlantedItem(BaseModel):
 
 
 class Gates(BaseModel):
-    """Thresholds for one (judge model, prompt version)."""
+    """Gates for one (judge model, prompt version): floors the team owns, and a baseline.
+
+    The floors (`min_*`, `max_*`) are absolute limits written by hand. `baseline` names the
+    prompt version whose recorded main run is the accepted baseline: the regression gates
+    fail a run only when it is significantly worse than that run (one-sided at `alpha`).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    baseline: str | None = None
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
     min_detection: dict[str, float] = {}
     max_control_false_positive: float | None = Field(default=None, ge=0, le=1)
     max_error_rate: float | None = Field(default=None, ge=0, le=1)
@@ -212,6 +219,11 @@ def _per_model_version(path: Path, table: dict[str, Any]) -> dict[tuple[str, str
     return out
 
 
+def load_gate_tables(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The raw tables of a gates.toml, keyed by (model, version), for rewriting it."""
+    return _per_model_version(path, _load_toml(path))
+
+
 def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     folder = root / spec.name
     items = load_items(folder / "items.jsonl", spec)
@@ -232,6 +244,12 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             gates[key] = Gates.model_validate(table)
         except ValidationError as error:
             raise PlantedSetError(f'{gates_path}: ["{key[0]}"."{key[1]}"]: {error}') from None
+        baseline = gates[key].baseline
+        if baseline is not None and baseline not in spec.versions:
+            raise PlantedSetError(
+                f'{gates_path}: ["{key[0]}"."{key[1]}"]: baseline = {baseline!r} is not a '
+                f"prompt version of {spec.name} ({', '.join(spec.versions)}); name one of them"
+            )
     config_path = folder / "set.toml"
     try:
         config = SetConfig.model_validate(_load_toml(config_path))

@@ -12,6 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import scipy.stats
+
+from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
 from judges.stats.gates import detected
 from judges.stats.stats import (
@@ -105,6 +108,13 @@ class Comparison:
     mcnemar: McNemar  # on planted defects; controls are reported as flips only
     flips: tuple[Flip, ...]
     dimensions: tuple[DimensionChange, ...]
+    fingerprints_before: tuple[str, ...] = ()  # judges that answered, described
+    fingerprints_after: tuple[str, ...] = ()
+
+    @property
+    def mixed_fingerprints(self) -> bool:
+        """The two sides were not judged by one and the same recorded judge."""
+        return self.fingerprints_before != self.fingerprints_after
 
     @property
     def caught_to_missed(self) -> list[Flip]:
@@ -130,6 +140,9 @@ class Comparison:
             "missed_to_caught": len(self.missed_to_caught),
             "flips": [flip.as_dict() for flip in self.flips],
             "dimensions": [change.as_dict() for change in self.dimensions],
+            "fingerprints_before": list(self.fingerprints_before),
+            "fingerprints_after": list(self.fingerprints_after),
+            "mixed_fingerprints": self.mixed_fingerprints,
         }
 
 
@@ -200,7 +213,13 @@ def _compare_model(
         mcnemar=mcnemar_exact(was, now),
         flips=flips,
         dimensions=tuple(changes),
+        fingerprints_before=_described(old[item] for item in paired),
+        fingerprints_after=_described(new[item] for item in paired),
     )
+
+
+def _described(rows: Iterable[JudgementRow]) -> tuple[str, ...]:
+    return tuple(sorted({describe_fingerprint(row.fingerprint) for row in rows}))
 
 
 def compare_versions(
@@ -229,12 +248,41 @@ def _number(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.2f}"
 
 
+def _fingerprint_lines(c: Comparison) -> list[str]:
+    """Mixed judges first: flips between two judges are not the prompt's doing."""
+    if not c.mixed_fingerprints:
+        return [f"- Judge fingerprint (both versions): {'; '.join(c.fingerprints_after)}"]
+    command = (
+        f'pytest regression_tests --record=all --judge-model {c.model} -k "{c.judge}-{c.before}-"'
+    )
+    return [
+        f"**Mixed judge fingerprints:** {c.before} was judged by "
+        f"{'; '.join(c.fingerprints_before)}, {c.after} by {'; '.join(c.fingerprints_after)}. "
+        "The differences below may come from the judge, not the prompt. Re-record the older "
+        f"version in this environment so one judge answers both: `{command}`",
+        "",
+    ]
+
+
+def _as_regression_gate(c: Comparison) -> str:
+    """What the regression gate would say with `before` as the accepted baseline."""
+    worse, better = c.mcnemar.b, c.mcnemar.c
+    p = 1.0 if worse + better == 0 else float(scipy.stats.binom.sf(worse - 1, worse + better, 0.5))
+    shown = "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+    verdict = "fails" if p < 0.05 else "passes"
+    return (
+        f"- As a regression gate with {c.before} as the accepted baseline: one-sided exact "
+        f"p = {shown}; {c.after} {verdict} at alpha 0.05"
+    )
+
+
 def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     """The comparison as a markdown section headed at `level`."""
     c = comparison
     lines = [
         f"{'#' * level} {c.judge} on {c.model}: prompt {c.before} -> {c.after}",
         "",
+        *_fingerprint_lines(c),
         f"- Paired items (main run): {c.n_pairs}"
         + (
             f" ({c.only_before} only under {c.before}, {c.only_after} only under {c.after})"
@@ -245,6 +293,7 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
         f"{c.after} {_fraction(c.detection_after)}",
         f"- Flips on defects: {c.mcnemar.b} caught -> missed, {c.mcnemar.c} missed -> caught; "
         f"McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
+        _as_regression_gate(c),
     ]
     controls = [flip for flip in c.flips if flip.control]
     if controls:

@@ -56,6 +56,16 @@ class Gate:
         }
 
 
+def not_evaluated(gate: Any) -> bool:
+    """A gate that should have been decided but had too few usable rows (no data, undefined).
+
+    A floor without a threshold is informational, not unevaluated.
+    """
+    if gate.passed is not None:
+        return False
+    return not isinstance(gate, Gate) or gate.threshold is not None
+
+
 def detected(row: JudgementRow) -> bool:
     return row.status == "ok" and bool(row.met)
 

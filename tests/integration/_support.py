@@ -203,13 +203,14 @@ class FakeJudge:
     delay_s: float = 0.0  # wait this long before answering a chat completion
     in_flight: int = 0  # chat completions being answered now
     max_in_flight: int = 0  # the most ever answered at once
+    system_fingerprint: str | None = None  # sent in each reply, as hosted APIs do
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
         """Back to an honest, quick judge with no calls seen (one server serves a module)."""
         fresh = FakeJudge()
         names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
-        for name in (*names, "limit_next", "retry_after"):
+        for name in (*names, "system_fingerprint", "limit_next", "retry_after"):
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
@@ -329,6 +330,7 @@ def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str
             "completion_tokens": judge.completion_tokens,
             "total_tokens": judge.prompt_tokens + judge.completion_tokens,
         },
+        **({"system_fingerprint": judge.system_fingerprint} if judge.system_fingerprint else {}),
     }
 
 

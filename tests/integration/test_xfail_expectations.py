@@ -35,13 +35,21 @@ def test_accepted_miss_is_xfail_and_a_fix_is_a_strict_xpass(
 
     rerecord.assert_outcomes(failed=n)
     assert rerecord.ret == pytest.ExitCode.TESTS_FAILED
-    rerecord.stdout.fnmatch_lines([f"*[[]XPASS(strict)[]] {REASON}*"])
+    output = rerecord.stdout.str()
+    for index, version in enumerate(versions()):
+        # "now met", the new values, and the line of expectations.toml that is stale.
+        assert (
+            f"[XPASS(strict)] now met: {MISSED['id']} (product_identity prompt {version} on "
+            f"{MODEL}) expected factual_accuracy <= 1; returned factual_accuracy=1"
+        ) in output
+        assert f"delete line {3 * index + 2} of {project.set_dir / 'expectations.toml'}" in output
+    assert "python -m judges baseline product_identity" in output
 
     fixed = project.run()
 
     fixed.assert_outcomes(passed=n * (len(ITEMS) - 1), failed=n, skipped=n)
     assert fixed.ret == pytest.ExitCode.TESTS_FAILED
-    fixed.stdout.fnmatch_lines([f"*[[]XPASS(strict)[]] {REASON}*"])
+    fixed.stdout.fnmatch_lines([f"*[[]XPASS(strict)[]] now met: {MISSED['id']}*"])
 
 
 def test_detection_gate_below_threshold_fails_with_rate_and_interval(

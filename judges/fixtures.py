@@ -1,0 +1,189 @@
+"""The fixtures a judges suite asks for: `judges_session` and `judge_runner`.
+
+`JudgeRunner` judges one test's cases inside their cassettes, replays whole runs for the
+set-level tests, and turns gates into a failed, skipped or passed test.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from judges import plugin_probes as probing
+from judges.calls.backends import ModelRef
+from judges.core.naming import Case
+from judges.core.results import JudgementRow
+from judges.session import JudgementMissing, JudgesSession, rerecord_command
+from judges.sets.planted import Gates
+from judges.stats.gates import not_evaluated
+from judges.stats.noise import noise_floor
+from judges.stats.regression import Regression, baseline_regressions, score_regressions
+
+ROW_PROPERTY = probing.ROW_PROPERTY
+GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
+
+session_key = pytest.StashKey[JudgesSession]()
+
+
+@dataclass(frozen=True)
+class SetCase:
+    """One planted set under one prompt version and judge model: gates and statistics."""
+
+    judge: str
+    version: str
+    model: ModelRef
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.judge}-{self.version}"
+
+
+def multi_model(session: JudgesSession) -> bool:
+    return len(session.settings.models) > 1
+
+
+def case_id(session: JudgesSession, case: Case | SetCase) -> str:
+    return f"{case.test_id}-{case.model.slug}" if multi_model(session) else case.test_id
+
+
+@pytest.fixture(scope="session")
+def judges_session(pytestconfig: pytest.Config) -> JudgesSession:
+    """The run's judging session: catalog, planted sets, record mode and ledger."""
+    return pytestconfig.stash[session_key]
+
+
+class JudgeRunner(probing.ProbeJudging):
+    """Judges cases for one test and attaches every result row to its report."""
+
+    def __init__(self, session: JudgesSession, item: pytest.Item) -> None:
+        self.session = session
+        self.item = item
+
+    def judge(self, case: Case, run: str = "main") -> list[JudgementRow]:
+        """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
+        __tracebackhide__ = True
+        plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
+        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
+        return self._judged(case, run, repeats=plan.repeats, **options)
+
+    def case_id(self, case: Case) -> str:
+        return case_id(self.session, case)
+
+    def replay_set(self, set_case: SetCase, run: str = "main") -> list[JudgementRow]:
+        """Every judgement of one run of a planted set, replayed (never live)."""
+        __tracebackhide__ = True
+        if self.session.settings.live:
+            self.skip_gates(
+                "set-level gates are evaluated on replay: run pytest again without --record"
+            )
+        planted = self.session.planted_sets[set_case.judge]
+        plan = self.session.run_plan(planted, run)
+        rows: list[JudgementRow] = []
+        for item in plan.items:
+            model = plan.model or set_case.model
+            case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
+            nodeid = self.session.recorders.get((run, case))
+            keyword = None if nodeid else case_id(self.session, case)
+            try:
+                rows += self.session.judge_case(
+                    case,
+                    rerecord=rerecord_command(
+                        nodeid, keyword, self.session.settings.rerecord_options
+                    ),
+                    run=run,
+                    repeats=plan.repeats,
+                    draw_offset=plan.draw_offset,
+                    sampling=plan.sampling,
+                    replay_only=True,
+                )
+            except JudgementMissing as error:
+                missing = str(error)
+                break
+        else:
+            return rows
+        pytest.fail(missing, pytrace=False)
+
+    def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
+        """Fail when a gate fails or cannot be evaluated; skip when no gates exist."""
+        __tracebackhide__ = True
+        planted = self.session.planted_sets[set_case.judge]
+        where = planted.path / "gates.toml"
+        if (str(set_case.model), set_case.version) not in planted.gates:
+            pytest.skip(
+                f"no gates for {set_case.model} prompt {set_case.version} in {where}: add a "
+                f'["{set_case.model}"."{set_case.version}"] table'
+            )
+        failed = [r for r in results if r.passed is False]
+        unevaluated = [r for r in results if not_evaluated(r)]
+        passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
+        title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
+        if failed:
+            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed + unevaluated)
+            pytest.fail(
+                f"{title}: {len(failed)} {section} gate(s) failed (thresholds in {where})\n"
+                f"{lines}\n{passed}",
+                pytrace=False,
+            )
+        if unevaluated:
+            lines = "\n".join(f"  NOT EVALUATED {r.describe()}" for r in unevaluated)
+            why = self.session.partial_selection
+            if why:
+                self.skip_gates(
+                    f"set-level gates skipped: {len(unevaluated)} {section} gate(s) of {title} "
+                    f"have too few usable rows, and only a subset was selected ({why}); run "
+                    "the whole selection to evaluate them"
+                )
+            # Too few usable rows (every call failed, say) is no evidence of a good judge.
+            pytest.fail(
+                f"{title}: {len(unevaluated)} {section} gate(s) not evaluated: too few usable "
+                f"rows (gates in {where})\n{lines}\n{passed}",
+                pytrace=False,
+            )
+
+    def skip_gates(self, reason: str) -> None:
+        """Skip a set-level test, and say why in the judges summary (xdist-safe)."""
+        __tracebackhide__ = True
+        self.item.user_properties.append((GATES_SKIPPED_PROPERTY, reason))
+        pytest.skip(reason)
+
+    def regression_gates(
+        self, set_case: SetCase, rows: list[JudgementRow], run: str = "main"
+    ) -> list[Regression]:
+        """This run's rows against the accepted baseline's main run (gates.toml `baseline`)."""
+        __tracebackhide__ = True
+        gates = self.gates(set_case)
+        if gates is None or gates.baseline is None:
+            return []
+        if gates.baseline == set_case.version and run == "main":
+            return []  # the baseline itself
+        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
+        baseline = self.replay_set(baseline_case, run="main")
+        label = f"prompt {gates.baseline} main run"
+        dimensions = self.session.catalog[set_case.judge].config.dimensions
+        scores = score_regressions(
+            baseline, rows, label, dimensions, self._noise_sd(baseline_case), gates.alpha
+        )
+        return baseline_regressions(baseline, rows, label, gates.alpha) + scores
+
+    def _noise_sd(self, set_case: SetCase) -> dict[str, float]:
+        """The noise floor's pooled sd per dimension for a version that has a noise run."""
+        planted = self.session.planted_sets[set_case.judge]
+        if set_case.version not in self.session.run_plan(planted, "noise").versions:
+            return {}
+        spec = self.session.catalog[set_case.judge]
+        rows = self.replay_set(set_case, run="noise")
+        floor = noise_floor(rows, spec.config.dimensions, n_items=len(planted.items))
+        return {d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)}
+
+    def gates(self, set_case: SetCase) -> Gates | None:
+        planted = self.session.planted_sets[set_case.judge]
+        return planted.gates.get((str(set_case.model), set_case.version))
+
+
+@pytest.fixture
+def judge_runner(judges_session: JudgesSession, request: pytest.FixtureRequest) -> JudgeRunner:
+    """Judge planted cases inside this test's cassettes; rows go to the session's reports."""
+    return JudgeRunner(judges_session, request.node)

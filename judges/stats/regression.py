@@ -1,0 +1,274 @@
+"""Regression gates: is a run significantly worse than the accepted baseline run?
+
+A recording of the same prompt differs from the last one by chance (the judge samples), so a
+threshold set at one recording's point value passes or fails a re-baseline by luck. These
+gates fail only on evidence:
+
+- detection and control false positives: the paired exact McNemar test on the items judged
+  (status ok) under both runs, one-sided: more items went the bad way than chance allows at
+  alpha (0.05);
+- scores and agreement statistics: the paired bootstrap interval of the difference (new -
+  baseline, one-sided at alpha) excludes zero in the bad direction, and the change exceeds the
+  noise floor's minimum detectable difference where one is known.
+
+A gate without usable pairs is not evaluated (`passed is None`), never a pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import scipy.stats
+
+from judges.core.results import JudgementRow
+from judges.stats.compare import numeric
+from judges.stats.stats import Estimate, bootstrap_mean_difference, minimum_detectable_difference
+
+__all__ = [
+    "ALPHA",
+    "PairedCounts",
+    "Regression",
+    "baseline_regressions",
+    "control_regression",
+    "detection_regression",
+    "mcnemar_one_sided",
+    "paired_rows",
+    "score_regression",
+    "score_regressions",
+]
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class PairedCounts:
+    """Paired booleans (True = good): how many went good -> bad and bad -> good."""
+
+    worse: int
+    better: int
+    n: int  # usable pairs
+    p_value: float  # one-sided exact: P(at least `worse` of worse + better went bad | no change)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "worse": self.worse,
+            "better": self.better,
+            "n": self.n,
+            "p_value": round(self.p_value, 6),
+        }
+
+
+def mcnemar_one_sided(before: Sequence[bool], after: Sequence[bool]) -> PairedCounts:
+    """Exact McNemar test that `after` is worse than `before` (True = good)."""
+    if len(before) != len(after):
+        raise ValueError(f"paired inputs differ in length: {len(before)} != {len(after)}")
+    worse = sum(1 for x, y in zip(before, after, strict=True) if x and not y)
+    better = sum(1 for x, y in zip(before, after, strict=True) if y and not x)
+    discordant = worse + better
+    # Without discordant pairs nothing changed; sf(k - 1) is P(X >= k) for X ~ Bin(n, 1/2).
+    p_value = 1.0 if discordant == 0 else float(scipy.stats.binom.sf(worse - 1, discordant, 0.5))
+    return PairedCounts(worse, better, len(before), min(max(p_value, 0.0), 1.0))
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One regression gate: the run against the accepted baseline run."""
+
+    name: str
+    baseline: str  # which run it was compared with, e.g. "prompt 0.3.1 main run"
+    result: PairedCounts | Estimate | None
+    passed: bool | None
+    why: str  # what decided it, in words (or why it was not evaluated)
+    excluded: dict[str, int]
+
+    def describe(self) -> str:
+        verdict = {True: "pass", False: "REGRESSION", None: "not evaluated"}[self.passed]
+        left_out = ", ".join(f"{n} {why}" for why, n in sorted(self.excluded.items()))
+        extra = f"; left out: {left_out}" if left_out else ""
+        return f"{self.name} vs {self.baseline}: {self.why} ({verdict}{extra})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "baseline": self.baseline,
+            "result": None if self.result is None else self.result.as_dict(),
+            "passed": self.passed,
+            "why": self.why,
+            "excluded": dict(sorted(self.excluded.items())),
+        }
+
+
+def _first_by_item(rows: Sequence[JudgementRow]) -> dict[str, JudgementRow]:
+    return {row.item_id: row for row in sorted(rows, key=lambda r: r.key) if row.repeat == 0}
+
+
+def paired_rows(
+    baseline: Sequence[JudgementRow], rows: Sequence[JudgementRow], *, control: bool
+) -> tuple[list[tuple[JudgementRow, JudgementRow]], dict[str, int]]:
+    """Items judged (status ok) under both runs, and how many were left out and why."""
+    old, new = _first_by_item(baseline), _first_by_item(rows)
+    pairs: list[tuple[JudgementRow, JudgementRow]] = []
+    excluded: dict[str, int] = {}
+    for item in sorted(set(old) | set(new)):
+        a, b = old.get(item), new.get(item)
+        if (a if a is not None else b).control != control:  # type: ignore[union-attr]
+            continue
+        if a is None or b is None:
+            why = "not in the baseline" if a is None else "not in this run"
+        elif a.status != "ok" or b.status != "ok":
+            why = "failed judgement"
+        else:
+            pairs.append((a, b))
+            continue
+        excluded[why] = excluded.get(why, 0) + 1
+    return pairs, excluded
+
+
+def _paired_gate(
+    name: str,
+    label: str,
+    pairs: list[tuple[JudgementRow, JudgementRow]],
+    excluded: dict[str, int],
+    good: Callable[[JudgementRow], bool],
+    words: tuple[str, str],
+    alpha: float,
+) -> Regression:
+    if not pairs:
+        return Regression(name, label, None, None, "no item judged under both runs", excluded)
+    test = mcnemar_one_sided([good(a) for a, _ in pairs], [good(b) for _, b in pairs])
+    shown = "p < 0.0001" if test.p_value < 0.0001 else f"p = {test.p_value:.4f}"
+    why = (
+        f"{test.worse} {words[0]} vs {test.better} {words[1]} of {test.n} paired items, "
+        f"one-sided exact McNemar {shown} (fails below {alpha:g})"
+    )
+    return Regression(name, label, test, test.p_value >= alpha, why, excluded)
+
+
+def detection_regression(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    alpha: float = ALPHA,
+) -> Regression:
+    """Planted defects caught by the baseline that this run misses, against the reverse."""
+    pairs, excluded = paired_rows(baseline, rows, control=False)
+    words = ("caught->missed", "missed->caught")
+    return _paired_gate(
+        "regression.detection", label, pairs, excluded, lambda r: bool(r.met), words, alpha
+    )
+
+
+def control_regression(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    alpha: float = ALPHA,
+) -> Regression:
+    """Controls the baseline held that this run flags (new false positives), and the reverse."""
+    pairs, excluded = paired_rows(baseline, rows, control=True)
+    words = ("held->false positive", "false positive->held")
+    return _paired_gate(
+        "regression.control_false_positive",
+        label,
+        pairs,
+        excluded,
+        lambda r: bool(r.met),
+        words,
+        alpha,
+    )
+
+
+def baseline_regressions(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    alpha: float = ALPHA,
+    prefix: str = "",
+) -> list[Regression]:
+    """Detection, and control false positives when the set has controls."""
+    gates = [detection_regression(baseline, rows, label, alpha)]
+    if any(row.control for row in [*baseline, *rows]):
+        gates.append(control_regression(baseline, rows, label, alpha))
+    return [replace(gate, name=prefix + gate.name) for gate in gates]
+
+
+def score_regression(
+    name: str,
+    label: str,
+    baseline: Sequence[float],
+    values: Sequence[float],
+    *,
+    higher_is_better: bool,
+    mdd: float | None,
+    alpha: float = ALPHA,
+    seed: int = 0,
+) -> Regression:
+    """Paired values (one per item, baseline and this run): is the change significantly bad?
+
+    The interval is two-sided at 1 - 2 * alpha, so each of its ends is a one-sided bound at
+    alpha. It fails when the interval lies wholly on the bad side of zero and the change is
+    larger than the noise floor's minimum detectable difference (`mdd`, when known).
+    """
+    if len(baseline) != len(values):
+        raise ValueError(f"paired inputs differ in length: {len(baseline)} != {len(values)}")
+    if len(values) < 2:
+        return Regression(name, label, None, None, f"{len(values)} paired value(s)", {})
+    change = bootstrap_mean_difference(
+        values, baseline, paired=True, confidence=1 - 2 * alpha, seed=seed
+    )
+    bad_side = change.high < 0 if higher_is_better else change.low > 0
+    beyond = mdd is None or math.isnan(mdd) or abs(change.value) > mdd
+    floor = "no noise floor" if mdd is None or math.isnan(mdd) else f"noise floor MDD {mdd:.2f}"
+    why = (
+        f"change {change.value:+.2f} [{change.low:+.2f}, {change.high:+.2f}] over "
+        f"{change.n} items ({1 - 2 * alpha:.0%} paired bootstrap; {floor}; "
+        f"{'higher' if higher_is_better else 'lower'} is better)"
+    )
+    if math.isnan(change.low) or math.isnan(change.high):
+        return Regression(name, label, change, None, why + ": no interval", {})
+    return Regression(name, label, change, not (bad_side and beyond), why, {})
+
+
+def score_regressions(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    dimensions: Sequence[str],
+    noise_sd: Mapping[str, float],
+    alpha: float = ALPHA,
+) -> list[Regression]:
+    """Mean score per dimension, on controls (higher is better: a harmless answer keeps its
+    marks) and on planted defects (lower is better: the judge marks the defect down).
+
+    `noise_sd` is the noise floor's pooled within-item sd per dimension; the minimum
+    detectable difference is computed for the number of paired items of each side.
+    """
+    gates: list[Regression] = []
+    for control, side in ((True, "controls"), (False, "defects")):
+        pairs, _ = paired_rows(baseline, rows, control=control)
+        for dim in dimensions:
+            both = [
+                (x, y)
+                for a, b in pairs
+                if (x := numeric(a.verdict, dim)) is not None
+                and (y := numeric(b.verdict, dim)) is not None
+            ]
+            if not both:
+                continue  # e.g. a flag, or a side the set does not have
+            sd = noise_sd.get(dim)
+            mdd = None if sd is None else minimum_detectable_difference(sd, len(both))
+            gates.append(
+                score_regression(
+                    f"regression.score[{dim}, {side}]",
+                    label,
+                    [x for x, _ in both],
+                    [y for _, y in both],
+                    higher_is_better=control,
+                    mdd=mdd,
+                    alpha=alpha,
+                )
+            )
+    return gates

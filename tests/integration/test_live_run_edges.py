@@ -1,0 +1,156 @@
+"""Rough edges of live runs: SIGTERM, re-record commands, gates that cannot be evaluated."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from ._support import (
+    ITEMS,
+    MODEL,
+    FakeJudge,
+    JudgesProject,
+    rerecord_argv,
+    rerecord_lines,
+    versions,
+)
+
+SIGTERM_TEST = """
+import os
+import signal
+
+
+def test_zz_terminated():
+    os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+UNEVALUATED_TEST = """
+from judges.stats.gates import Gate
+from judges.stats.stats import wilson
+
+
+def test_gate_without_rows(gate_set, judge_runner):
+    # Every call of the run failed: the statistic has no usable row.
+    gate = Gate("noise_floor.min_exact_match.core_total", wilson(0, 0), 0.5, True)
+    judge_runner.check_gates(gate_set, "noise_floor", [gate])
+"""
+
+
+def test_sigterm_writes_the_rows_and_reports_of_what_finished(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    project.pytester.makepyfile(**{"regression_tests/test_zz_sigterm": SIGTERM_TEST})
+
+    # In a process of its own: the signal ends that pytest, not this one.
+    result = project.run(record="all", inprocess=False)
+
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    assert "stopped by SIGTERM" in result.stdout.str()
+    planted = len(versions()) * len(ITEMS)
+    assert len(fake_judge.calls) == planted
+    rows = project.results()
+    assert len(rows) == planted  # every finished judgement reached results.jsonl
+    for version in versions():
+        assert (project.root / "reports" / "product_identity" / version / "report.md").is_file()
+
+
+def test_rerecord_command_repeats_the_sessions_judge_options(project: JudgesProject) -> None:
+    result = project.run("--judge-model", MODEL, "--cassette-dir", "elsewhere", "-k", "PE-01")
+
+    commands = rerecord_lines(result.stdout.str())
+    assert commands, result.stdout.str()
+    for command in commands:
+        argv = rerecord_argv(command)
+        assert argv[argv.index("--judge-model") + 1] == MODEL, command
+        assert argv[argv.index("--cassette-dir") + 1] == "elsewhere", command
+        assert "--judge-base-url" not in argv  # not given: the embedded judge records
+
+
+def _gate_tables(project: JudgesProject) -> None:
+    tables = "".join(f'["{MODEL}"."{v}"]\nmax_error_rate = 0.0\n\n' for v in versions())
+    project.write_set_file("gates.toml", tables)
+    project.pytester.makepyfile(**{"regression_tests/test_unevaluated": UNEVALUATED_TEST})
+
+
+def test_a_gate_without_usable_rows_fails_the_run(project: JudgesProject) -> None:
+    _gate_tables(project)
+
+    result = project.run("regression_tests/test_unevaluated.py")
+
+    result.assert_outcomes(failed=len(versions()))
+    result.stdout.fnmatch_lines(
+        ["*1 noise_floor gate(s) not evaluated: too few usable rows*", "*NOT EVALUATED*"]
+    )
+
+
+def test_a_gate_without_usable_rows_is_skipped_on_a_chosen_subset(
+    project: JudgesProject,
+) -> None:
+    _gate_tables(project)
+    latest = versions()[-1]
+
+    result = project.run("regression_tests/test_unevaluated.py", "-k", latest)
+
+    result.assert_outcomes(skipped=1, deselected=len(versions()) - 1)
+    result.stdout.fnmatch_lines(
+        [
+            "*set-level test(s) skipped their gates: set-level gates skipped: 1 noise_floor "
+            f"gate(s) of product_identity prompt {latest}*only a subset was selected "
+            f"(-k '{latest}')*"
+        ]
+    )
+
+
+SNAPSHOT_TESTS = """
+import shutil
+
+import pytest
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_table(n, snapshot):
+    assert {"n": n} == snapshot
+"""
+
+
+def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_snap=SNAPSHOT_TESTS)
+    assert pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly").ret == 0
+    stored = sorted(p.name for p in (pytester.path / "__snapshots__").iterdir())
+
+    partial = pytester.runpytest_subprocess("--snapshot-update", "-k", "1", "-p", "no:randomly")
+
+    assert partial.ret == pytest.ExitCode.USAGE_ERROR
+    partial.stderr.fnmatch_lines(
+        ["*--snapshot-update on part of test_snap.py would delete the snapshots*whole selection*"]
+    )
+    assert sorted(p.name for p in (pytester.path / "__snapshots__").iterdir()) == stored
+    assert "test_table[1]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
+    assert "test_table[2]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
+    whole = pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly")
+    assert whole.ret == pytest.ExitCode.OK
+
+
+def test_a_version_without_recordings_gets_one_summary_line_and_command(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    newest = versions()[-1]
+    shutil.rmtree(project.cassette_dir(newest))  # as if the version were just added
+
+    result = project.run()
+
+    lines = [
+        line for line in result.stdout.lines if "has no recordings yet; record it with:" in line
+    ]
+    assert lines == [
+        f"product_identity prompt {newest} on {MODEL} has no recordings yet; record it with:  "
+        f"pytest --record=all -k product_identity-{newest}-"
+    ]
+    command = lines[0].split("record it with:  ")[1]
+    recorded = project.run(*rerecord_argv(command), "--judge-base-url", fake_judge.url)
+    assert recorded.ret == pytest.ExitCode.OK
+    assert "has no recordings yet" not in project.run().stdout.str()

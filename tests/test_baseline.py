@@ -1,0 +1,99 @@
+"""`python -m judges baseline`: the accepted baseline, team floors kept, suggestions from bounds."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from judges.__main__ import main
+from judges.baseline import detection_floors, floor_step, merge_floors
+from judges.core.results import JudgementRow
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "local:smollm2-135m"
+
+
+def _copy_sets(tmp_path: Path) -> Path:
+    target = tmp_path / "planted_sets"
+    shutil.copytree(ROOT / "planted_sets", target)
+    return target
+
+
+def _gates(planted: Path) -> dict:
+    return tomllib.loads((planted / "product_identity" / "gates.toml").read_text())[MODEL]
+
+
+def _run(planted: Path, *extra: str) -> int:
+    argv = ["baseline", "product_identity", "--reports", str(ROOT / "reports")]
+    return main([*argv, "--planted-sets", str(planted), *extra])
+
+
+def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.4", 1))
+
+    assert _run(planted, "--accept", "0.3") == 0
+
+    tables = _gates(planted)
+    assert "baseline" not in tables["0.2"]  # older versions keep floors only
+    assert tables["0.3"]["baseline"] == "0.3" and tables["0.3.1"]["baseline"] == "0.3"
+    out = capsys.readouterr().out
+    assert "accepted baseline: prompt 0.3" in out
+    kept = [v["min_detection"]["cousin"] for v in tables.values()]
+    assert 0.4 in kept  # the team's edit survives
+    assert "min_detection.cousin = 0.4 kept (suggested" in out
+
+
+def test_reset_floors_suggests_the_lower_wilson_bound_rounded_down(tmp_path: Path) -> None:
+    planted = _copy_sets(tmp_path)
+    assert _run(planted, "--reset-floors") == 0
+    tables = _gates(planted)
+    # 0.3.1 caught 8 of 16 cousins: the Wilson interval's lower end (textbook formula, z for
+    # 95%), rounded down to 0.05.
+    z, n, p = 1.959963984540054, 16, 0.5
+    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
+        1 + z * z / n
+    )
+    assert tables["0.3.1"]["min_detection"]["cousin"] == math.floor(low / 0.05) * 0.05
+    assert tables["0.3.1"]["min_detection"]["cousin"] < 8 / 16  # never the point value
+    assert tables["0.3.1"]["max_error_rate"] == 0.0
+
+
+def test_an_unknown_accepted_version_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(_copy_sets(tmp_path), "--accept", "9.9") == 2
+    assert "--accept 9.9: not a prompt version of product_identity" in capsys.readouterr().err
+
+
+def _row(item: str, met: bool, control: bool = False) -> JudgementRow:
+    return JudgementRow(
+        judge="j", prompt_version="1", prompt_hash="h", model="m:m", item_id=item,
+        category="control" if control else "cousin", control=control, status="ok",
+        verdict={}, expect=[], met=met,
+    )  # fmt: skip
+
+
+def test_suggested_floors_pass_the_run_they_come_from_and_a_constant_judge_fails() -> None:
+    rows = [_row(f"D-{i}", i < 12) for i in range(16)] + [_row("C-1", True, control=True)]
+    floors = detection_floors(rows)
+    assert floors["min_detection"]["cousin"] <= 12 / 16
+    assert floors["min_detection"]["cousin"] > 0  # a judge that finds nothing fails it
+    assert floor_step(0.2999) == 0.25 and floor_step(0.3) == 0.3
+
+
+def test_merge_floors_keeps_unknown_sections() -> None:
+    merged, notes = merge_floors(
+        {"max_flip": {"x": 0.1}, "min_detection": {"cousin": 0.5}},
+        {"min_detection": {"cousin": 0.3, "fabrication": 0.2}},
+        reset=False,
+    )
+    assert merged == {"max_flip": {"x": 0.1}, "min_detection": {"cousin": 0.5, "fabrication": 0.2}}
+    assert notes == ["min_detection.cousin = 0.5 kept (suggested 0.3)"]

@@ -1,0 +1,73 @@
+"""`python -m judges`: help for every subcommand and option, unknown judges, dry-run output."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from judges.__main__ import build_parser, main
+from judges.stats.compare import _p_value
+from judges.stats.regression import mcnemar_one_sided
+from judges.stats.stats import McNemar
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "planted_sets" / "finale" / "finale.toml"
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def test_every_subcommand_and_option_has_help() -> None:
+    parser = build_parser()
+    commands = _subcommands(parser)
+    assert set(commands) >= {"derive", "report", "baseline", "finale"}
+    choices = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helped = {action.dest for action in choices._choices_actions if action.help}
+    assert helped == set(commands), f"subcommands without help: {set(commands) - helped}"
+    for name, sub in commands.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"python -m judges {name}: {action.option_strings or action.dest}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["baseline", "nosuch"], ["derive", "nosuch"], ["report", "--judge", "nosuch"]],
+)
+def test_an_unknown_judge_names_the_known_ones(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown judge 'nosuch'; known: geval, product_identity, relevance" in err
+
+
+def test_a_tiny_p_value_prints_as_below_the_limit() -> None:
+    tiny = mcnemar_one_sided([True] * 30, [False] * 30)
+    assert tiny.p_value < 0.0001
+    assert _p_value(McNemar(30, 0, 30, tiny.p_value)) == "< 0.0001"
+    assert _p_value(McNemar(17, 3, 46, 0.002577)) == "0.0026"
+
+
+def test_finale_dry_run_stays_out_of_the_committed_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["finale", "--dry-run", "--config", str(SHIPPED)]) == 0
+    assert (tmp_path / ".judges-tmp" / "finale-dry-run" / "promotion.json").is_file()
+    assert not (tmp_path / "reports").exists()
+    assert "wrote .judges-tmp/finale-dry-run/promotion.json" in capsys.readouterr().out
+
+
+def test_gitignore_keeps_virtual_environments_out() -> None:
+    lines = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert ".venv/" in lines and ".judges-tmp/" in lines

@@ -1,0 +1,317 @@
+"""Regression gates against the accepted baseline, floors, and gates that cannot be evaluated.
+
+The acceptance tests run on recorded data in the repository (reports/product_identity/*/
+results.jsonl): 0.3 -> 0.3.1 must fail the detection regression gate; the retest run of
+0.3.1 (an independent re-recording of the same prompt) should pass 0.3.1's gates.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given
+from hypothesis import strategies as st
+
+from judges.core.results import JudgementRow, read_jsonl
+from judges.sets.planted import Gates
+from judges.stats.gates import Gate, evaluate, not_evaluated
+from judges.stats.regression import (
+    baseline_regressions,
+    control_regression,
+    detection_regression,
+    mcnemar_one_sided,
+    score_regression,
+    score_regressions,
+)
+from judges.stats.stats import Estimate, wilson
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "reports" / "product_identity"
+
+
+def _row(item: str, *, met: bool, control: bool = False, status: str = "ok") -> JudgementRow:
+    return JudgementRow(
+        judge="j",
+        prompt_version="1",
+        prompt_hash="h",
+        model="local:m",
+        item_id=item,
+        category="control" if control else "cousin",
+        control=control,
+        status=status,
+        verdict={"score": 1} if status == "ok" else None,
+        expect=[],
+        met=met if status == "ok" else None,
+    )
+
+
+def _run(defects: list[bool], controls: list[bool] = (), status: str = "ok") -> list[JudgementRow]:
+    rows = [_row(f"D-{i:02d}", met=m, status=status) for i, m in enumerate(defects)]
+    rows += [_row(f"C-{i:02d}", met=m, control=True, status=status) for i, m in enumerate(controls)]
+    return rows
+
+
+def _main(version: str, run: str = "main") -> list[JudgementRow]:
+    return [row for row in read_jsonl(RESULTS / version / "results.jsonl") if row.run == run]
+
+
+def _tables() -> dict[tuple[str, str], Gates]:
+    import tomllib
+
+    raw = tomllib.loads((ROOT / "planted_sets/product_identity/gates.toml").read_text())
+    return {(m, v): Gates.model_validate(t) for m, vs in raw.items() for v, t in vs.items()}
+
+
+# --------------------------------------------------------------------------- the exact test
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=60))
+def test_one_sided_mcnemar_matches_scipy_binomtest(pairs: list[tuple[bool, bool]]) -> None:
+    before = [a for a, _ in pairs]
+    after = [b for _, b in pairs]
+    test = mcnemar_one_sided(before, after)
+    worse = sum(a and not b for a, b in pairs)
+    better = sum(b and not a for a, b in pairs)
+    assert (test.worse, test.better, test.n) == (worse, better, len(pairs))
+    if worse + better == 0:
+        assert test.p_value == 1.0
+    else:
+        reference = scipy.stats.binomtest(worse, worse + better, 0.5, alternative="greater")
+        assert test.p_value == pytest.approx(reference.pvalue, rel=1e-9)
+        by_hand = sum(math.comb(worse + better, k) for k in range(worse, worse + better + 1))
+        assert test.p_value == pytest.approx(by_hand / 2 ** (worse + better), rel=1e-9)
+
+
+def test_one_sided_mcnemar_refuses_unpaired_input() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        mcnemar_one_sided([True], [True, False])
+
+
+# --------------------------------------------------------------------------- acceptance tests
+
+
+def test_acceptance_0_3_to_0_3_1_fails_the_detection_regression_gate() -> None:
+    gate = detection_regression(_main("0.3"), _main("0.3.1"), "prompt 0.3 main run")
+    assert gate.passed is False
+    assert (gate.result.worse, gate.result.better, gate.result.n) == (17, 3, 46)
+    # One-sided exact p: P(X >= 17 | X ~ Bin(20, 1/2)); the two-sided p of the comparison
+    # report (0.0026) is twice it.
+    assert gate.result.p_value == pytest.approx(
+        scipy.stats.binomtest(17, 20, 0.5, alternative="greater").pvalue
+    )
+    assert round(gate.result.p_value, 4) == 0.0013
+    assert round(scipy.stats.binomtest(17, 20, 0.5).pvalue, 4) == 0.0026
+    assert "17 caught->missed vs 3 missed->caught" in gate.describe()
+
+
+def test_acceptance_0_3_1_against_itself_passes() -> None:
+    rows = _main("0.3.1")
+    gates = baseline_regressions(rows, rows, "prompt 0.3.1 main run")
+    assert [g.passed for g in gates] == [True, True]
+
+
+def _retest_results() -> list[Gate | object]:
+    table = _tables()[("local:smollm2-135m", "0.3.1")]
+    retest = _main("0.3.1", run="retest")
+    return [*evaluate(retest, table), *baseline_regressions(_main("0.3.1"), retest, "0.3.1")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the recorded retest run of 0.3.1 differs from its main run beyond chance: 20 "
+    "caught->missed vs 6 missed->caught (one-sided exact p = 0.0047), detection 6/46 against "
+    "20/46, and it misses the Wilson floors of cousin, self_contradiction and sign_flip. "
+    "Byte-identical requests (same prompt and seed) got different replies in the main and "
+    "noise cassettes (PE-04), so the main run was not judged the way the retest was",
+)
+def test_acceptance_retest_run_passes_the_gates_of_its_prompt() -> None:
+    results = _retest_results()
+    assert all(result.passed for result in results), [
+        result.describe() for result in results if not result.passed
+    ]
+
+
+def test_retest_run_figures_as_recorded() -> None:
+    """The figures the xfail above names, so a re-recording that changes them is seen."""
+    gate = detection_regression(_main("0.3.1"), _main("0.3.1", run="retest"), "0.3.1 main")
+    assert (gate.result.worse, gate.result.better) == (20, 6)
+    assert gate.result.p_value == pytest.approx(
+        scipy.stats.binomtest(20, 26, 0.5, alternative="greater").pvalue
+    )
+    assert gate.passed is False
+
+
+# --------------------------------------------------------------------------- adversarial judges
+
+
+GOOD = [True] * 36 + [False] * 4  # a judge that catches 36 of 40 planted defects
+HELD = [True] * 9 + [False]  # and holds 9 of 10 controls
+
+
+def test_judge_that_agrees_with_everything_fails_detection_regression() -> None:
+    baseline = _run(GOOD, HELD)
+    lenient = _run([False] * 40, [True] * 10)  # finds nothing wrong anywhere
+    detection, control = baseline_regressions(baseline, lenient, "baseline")
+    assert detection.passed is False and detection.result.worse == 36
+    assert control.passed is True  # it holds every control: that is not a regression
+
+
+def test_judge_that_flags_everything_fails_control_regression() -> None:
+    baseline = _run(GOOD, HELD)
+    harsh = _run([True] * 40, [False] * 10)
+    detection, control = baseline_regressions(baseline, harsh, "baseline")
+    assert detection.passed is True
+    assert control.passed is False and control.result.worse == 9
+
+
+def test_random_judge_fails_detection_regression() -> None:
+    rng = random.Random(7)
+    failures = 0
+    for _ in range(50):
+        coin = _run([rng.random() < 0.5 for _ in GOOD], [rng.random() < 0.5 for _ in HELD])
+        failures += detection_regression(_run(GOOD, HELD), coin, "baseline").passed is False
+    assert failures >= 48  # a coin against 36/40 is worse beyond chance nearly every time
+
+
+def test_same_judge_different_luck_passes() -> None:
+    # The four misses moved to other items: no evidence of change.
+    other = [False] * 4 + [True] * 36
+    gate = detection_regression(_run(GOOD), _run(other), "baseline")
+    assert gate.passed is True and (gate.result.worse, gate.result.better) == (4, 4)
+
+
+# --------------------------------------------------------------------------- not evaluated
+
+
+def test_all_error_run_is_not_evaluated_never_passed() -> None:
+    baseline = _run(GOOD, HELD)
+    failed = _run(GOOD, HELD, status="transport")
+    gates = baseline_regressions(baseline, failed, "baseline")
+    assert [g.passed for g in gates] == [None, None]
+    assert all(not_evaluated(g) for g in gates)
+    assert "40 failed judgement" in gates[0].describe()
+    table = Gates(min_detection={"cousin": 0.5}, max_error_rate=0.0, max_control_false_positive=0.5)
+    floors = {g.name: g for g in evaluate(failed, table)}
+    assert floors["detection[cousin]"].passed is False  # a failed judgement caught nothing
+    assert floors["error_rate"].passed is False
+    assert not_evaluated(floors["control_false_positive"])  # no control was answered
+
+
+def test_floor_gate_without_data_is_not_evaluated() -> None:
+    gate = Gate("noise_floor.min_exact_match.x", wilson(0, 0), 0.5, True)
+    assert gate.passed is None and not_evaluated(gate)
+    informational = Gate("detection[x]", wilson(0, 0), None, True)
+    assert not not_evaluated(informational)
+
+
+def test_items_only_on_one_side_are_named_not_paired() -> None:
+    gate = control_regression(_run([], [True, True]), _run([], [True]), "baseline")
+    assert gate.result.n == 1 and gate.excluded == {"not in this run": 1}
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def test_score_regression_fails_a_clear_drop_beyond_the_noise_floor() -> None:
+    rng = np.random.default_rng(3)
+    before = rng.integers(2, 4, size=40).astype(float)
+    after = before - 1.0 + rng.choice([0.0, 0.5], size=40)
+    gate = score_regression("score", "b", before, after, higher_is_better=True, mdd=0.3)
+    assert gate.passed is False
+    same_sign_but_small = score_regression(
+        "score", "b", before, after, higher_is_better=True, mdd=2.0
+    )
+    assert same_sign_but_small.passed is True  # within the noise floor's MDD
+    improvement = score_regression("score", "b", before, after, higher_is_better=False, mdd=0.3)
+    assert improvement.passed is True
+
+
+def test_score_regression_interval_matches_scipy_bootstrap() -> None:
+    rng = np.random.default_rng(11)
+    before = rng.normal(2, 1, size=30)
+    after = before + rng.normal(-0.2, 0.5, size=30)
+    gate = score_regression("score", "b", before, after, higher_is_better=True, mdd=None)
+    assert isinstance(gate.result, Estimate)
+    reference = scipy.stats.bootstrap(
+        (after - before,), np.mean, confidence_level=0.9, method="percentile",
+        n_resamples=10_000, random_state=0,
+    )  # fmt: skip
+    assert gate.result.low == pytest.approx(reference.confidence_interval.low, abs=0.03)
+    assert gate.result.high == pytest.approx(reference.confidence_interval.high, abs=0.03)
+
+
+def test_score_regression_with_one_pair_is_not_evaluated() -> None:
+    gate = score_regression("score", "b", [1.0], [0.0], higher_is_better=True, mdd=0.1)
+    assert gate.passed is None and not_evaluated(gate)
+
+
+def test_constant_judge_scores_are_a_regression_when_lower() -> None:
+    before = [3.0, 2.0, 3.0, 1.0, 2.0, 3.0, 2.0, 3.0]
+    gate = score_regression("score", "b", before, [0.0] * 8, higher_is_better=True, mdd=0.5)
+    assert gate.passed is False
+
+
+def _scored(item: str, score: float, *, control: bool) -> JudgementRow:
+    row = _row(item, met=True, control=control)
+    return row.model_copy(update={"verdict": {"score": score}})
+
+
+def _scored_run(controls: list[float], defects: list[float]) -> list[JudgementRow]:
+    rows = [_scored(f"C-{i:02d}", s, control=True) for i, s in enumerate(controls)]
+    return rows + [_scored(f"D-{i:02d}", s, control=False) for i, s in enumerate(defects)]
+
+
+BASE_CONTROLS = [3.0, 3.0, 2.0, 3.0, 2.0, 3.0, 3.0, 2.0, 3.0, 3.0, 2.0, 3.0]
+BASE_DEFECTS = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def test_constant_high_judge_fails_the_defect_score_regression() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    constant = _scored_run([3.0] * 12, [3.0] * 12)  # every answer gets full marks
+    gates = {g.name: g for g in score_regressions(baseline, constant, "b", ["score"], {})}
+    assert gates["regression.score[score, defects]"].passed is False
+    assert gates["regression.score[score, controls]"].passed is True
+
+
+def test_constant_low_judge_fails_the_control_score_regression() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    harsh = _scored_run([0.0] * 12, [0.0] * 12)
+    gates = {g.name: g for g in score_regressions(baseline, harsh, "b", ["score"], {"score": 0.4})}
+    assert gates["regression.score[score, controls]"].passed is False
+    assert "noise floor MDD" in gates["regression.score[score, controls]"].why
+
+
+def test_random_scores_within_a_wide_noise_floor_pass() -> None:
+    rng = random.Random(5)
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    shaken = _scored_run(
+        [min(3.0, max(0.0, s + rng.choice([-1, 0, 1]))) for s in BASE_CONTROLS], BASE_DEFECTS
+    )
+    # A noise floor of sd 1.5 per item: a shift of a point or so is within judge noise.
+    gates = score_regressions(baseline, shaken, "b", ["score"], {"score": 1.5})
+    assert all(g.passed for g in gates), [g.describe() for g in gates]
+
+
+def test_the_same_scores_never_regress() -> None:
+    rows = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
+
+
+def test_acceptance_0_3_to_0_3_1_scores_defects_higher_beyond_the_noise_floor() -> None:
+    from judges.stats.noise import noise_floor
+
+    dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
+    noise = _main("0.3.1", run="noise")
+    floor = noise_floor(noise, dims, n_items=61)
+    sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
+    gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
+    total = gates["regression.score[core_total, defects]"]
+    assert total.passed is False
+    assert total.result.value == pytest.approx(1.02, abs=0.01)  # defects marked down less
+    assert total.result.low > 0.5
+    assert all(g.passed for name, g in gates.items() if name.endswith("controls]"))
