@@ -56,7 +56,9 @@ class Ledger:
     def _entries(self) -> list[dict[str, object]]:
         if not self.path.is_file():
             return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        text = self.path.read_text(encoding="utf-8")
+        # Read without the lock (progress, summaries): a line being appended is left out.
+        lines = text[: text.rfind("\n") + 1].splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 
     @staticmethod
