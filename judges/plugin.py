@@ -50,6 +50,8 @@ OPTION_REPORTS = "--report-dir"
 OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
+
+pytest_plugins = ["judges.plugin_record"]  # --judge-concurrency and the record phase
 signals_key = pytest.StashKey[dict[int, Any]]()
 snapshots_key = pytest.StashKey[list[str]]()
 live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge

@@ -22,6 +22,7 @@ import yaml
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
 from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
+from judges.calls.limits import Limiter, load_ceilings
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
@@ -115,10 +116,16 @@ class JudgesSession:
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self._backends: dict[tuple[str, bool], Any] = {}
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
+        # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
+        self.prerecorded: dict[Path, list[JudgementRow]] = {}
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
         self.prices = load_prices(*settings.price_files)
+        self.limiter = Limiter(
+            settings.scratch / f"limits-{settings.session_id}.json",
+            load_ceilings(*settings.price_files),
+        )
         for value in credential_values(settings.base_url or ""):
             remember(value)  # a key in the base URL is scrubbed by value wherever it shows
 
@@ -223,9 +230,11 @@ class JudgesSession:
         key = (str(model), live)
         if key not in self._backends:
             base_url = self.settings.base_url if model.backend != "anthropic" else None
-            self._backends[key] = make_backend(
+            backend = make_backend(
                 model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
             )
+            # Live calls wait for the session's rate limits (judges.calls.limits).
+            self._backends[key] = self.limiter.wrap(backend) if live else backend
         return self._backends[key]
 
     def _should_record(self, path: Path, repeats: int) -> bool:
@@ -255,6 +264,8 @@ class JudgesSession:
 
         path = case.cassette(self.settings.cassettes, run)
         record = not replay_only and self._should_record(path, repeats)
+        if not replay_only and path in self.prerecorded:  # called live by the record phase
+            return self.prerecorded.pop(path)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:

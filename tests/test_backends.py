@@ -791,17 +791,20 @@ def test_live_calls_are_charged_and_capped(tmp_path: Path) -> None:
 
     backend, client = FLAVOURS["anthropic"].build(script)
     spec = CATALOG["geval"]
-    # One call costs 0.15 USD (150 tokens at 1000 USD per million); a judgement is 4 calls.
-    call = Call(backend=backend, price=Price(1000.0, 1000.0), live=True, ledger=ledger)
+    # Output costs 1000 USD per million, input nothing: a call costs 0.03 USD (30 tokens out)
+    # and reserves its worst case, max_tokens = 160 -> 0.16 USD. A judgement is 4 calls.
+    ledger = Ledger(tmp_path / "capped.jsonl", cap_usd=0.30)
+    call = Call(backend=backend, price=Price(0.0, 1000.0), live=True, ledger=ledger)
     first = judge(spec, "1.0", SUBJECTS["geval"], call)
     second = judge(spec, "1.0", SUBJECTS["geval"], replace(call, attempts=[]))
     assert first.status == "ok"
     assert second.status == "cost_cap"
     assert "cost cap reached" in second.error
-    # the budget is checked before each call: calls 1-7 happen (0.90 spent before the 7th)
-    assert len(client.calls) == 7 == ledger.totals()["anthropic:claude-sonnet-4-6"].calls
-    assert ledger.spent_usd() == pytest.approx(1.05)
-    assert first.usage.cost_usd == pytest.approx(0.6)
+    # A call starts only while spent + 0.16 <= 0.30: calls 1-5 (0.12 spent before the 5th).
+    assert len(client.calls) == 5 == ledger.totals()["anthropic:claude-sonnet-4-6"].calls
+    assert ledger.spent_usd() == pytest.approx(0.15) and ledger.spent_usd() <= 0.30
+    assert ledger.held_usd() == 0.0
+    assert first.usage.cost_usd == pytest.approx(0.12)
 
 
 def test_a_zero_cap_stops_before_any_call(tmp_path: Path) -> None:

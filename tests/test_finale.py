@@ -297,7 +297,7 @@ class FakeJudge:
         else:
             table = CROSS_SCORES if request.temperature == 0.0 else PRIMARY_SCORES
             text = json.dumps({"score": table[run][DIMS.index(dim)], "rationale": "fake"})
-        return JudgeResponse(text, False, self.tokens, 0)
+        return JudgeResponse(text, False, self.tokens, self.tokens)
 
 
 FREE = Price(0.0, 0.0)
@@ -437,9 +437,10 @@ def test_artifacts_are_deterministic_apart_from_the_metadata(tmp_path: Path) -> 
 
 
 def test_cost_cap_stops_mid_run_and_keeps_partial_artifacts(tmp_path: Path) -> None:
-    # 100 input tokens at $1250/M = $0.125 a call: the cap of $1.25 is hit after ten calls,
+    # 100 output tokens at $1250/M = $0.125 a call, and each call reserves its worst case,
+    # max_tokens 160 = $0.20: a call starts while spent + 0.20 <= 1.40, so ten calls run,
     # i.e. two whole judgements and half of the third (local_big_x_v1 on e1).
-    result, backend, _ = run(tmp_path, price=Price(1250.0, 0.0), cost_cap_usd=1.25)
+    result, backend, _ = run(tmp_path, price=Price(0.0, 1250.0), cost_cap_usd=1.40)
     report = result.report
     statuses = [(row.item_id, row.status) for row in result.rows]
     assert statuses[:3] == [
@@ -467,7 +468,7 @@ def test_cost_cap_stops_mid_run_and_keeps_partial_artifacts(tmp_path: Path) -> N
     assert entry(report, "local_big_x_v1")["primary"]["missing"] == 2
 
     md = (tmp_path / "finale_report.md").read_text()
-    assert "_Total spend: $1.25 (cap $1.25)_" in md
+    assert "_Total spend: $1.25 (cap $1.40)_" in md
     assert "**Incomplete: the cost cap stopped the run.** 20 of 22 judgements" in md
     assert "## What is missing" in md
     assert "| local_big_y_v1 | e2 | primary |" in md

@@ -24,6 +24,7 @@ TEST_TOOL_MODULES = frozenset(
         "judges.plugin",
         "judges.fixtures",
         "judges.plugin_probes",
+        "judges.plugin_record",
         "judges.scheduling",
         "judges.session",
         "judges.calls._vcr",

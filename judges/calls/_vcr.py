@@ -10,6 +10,10 @@
 - Drop non-2xx interactions: a retried call leaves only its success.
 - Cassettes are written atomically; recording always starts a fresh cassette, so N
   identical requests (repeats) are all recorded and replay in order, each once.
+- A record phase records from many threads at once (`threaded_recording`): vcrpy's patch
+  is per process, so the transports are patched once and each request goes to the
+  cassette its own thread opened, through vcrpy's own stub, cassette and persister: the
+  file is the one a sequential recording writes.
 - Only the SDKs' HTTP transport is patched (see `_skipped_patchers`), which keeps opening
   a cassette cheap: most cassettes hold one judgement.
 """
@@ -17,8 +21,10 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +32,7 @@ from typing import Any
 
 import vcr
 import yaml
+from vcr.cassette import Cassette, CassetteContextDecorator
 from vcr.errors import CannotOverwriteExistingCassetteException, MissingMetadataError
 from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
@@ -146,10 +153,65 @@ def make_vcr(*, record: bool) -> vcr.VCR:
     return recorder
 
 
+class _Threads(threading.local):
+    cassette: Any = None
+
+
+_THREADS = _Threads()
+_threaded = threading.Event()  # set while `threaded_recording` patches the transports
+
+
+@contextmanager
+def threaded_recording() -> Iterator[None]:
+    """Let threads record their own cassettes at once (see the module's docstring)."""
+    from vcr.stubs.httpx_stubs import _vcr_handle_request
+
+    patched: list[tuple[Any, Any]] = []
+    for name in _SDK_TRANSPORTS:
+        if importlib.util.find_spec(name) is None:
+            continue
+        module = importlib.import_module(name)
+        real = module.HTTPTransport.handle_request
+
+        def handle(self: Any, request: Any, real: Any = real, module: Any = module) -> Any:
+            current = _THREADS.cassette
+            if current is None:
+                return real(self, request)
+            return _vcr_handle_request(current, real, self, request, module)
+
+        patched.append((module.HTTPTransport, real))
+        module.HTTPTransport.handle_request = handle
+    _threaded.set()
+    try:
+        yield
+    finally:
+        _threaded.clear()
+        for transport, real in patched:
+            transport.handle_request = real
+
+
+@contextmanager
+def _thread_cassette(path: Path) -> Iterator[Any]:
+    """Record one cassette in this thread, built and saved as vcrpy's `use_cassette` does."""
+    config = make_vcr(record=True).get_merged_config(path=str(path))
+    skip = CassetteContextDecorator._non_cassette_arguments
+    recorded = Cassette.load(**{k: v for k, v in config.items() if k not in skip})
+    _THREADS.cassette = recorded
+    try:
+        yield recorded
+    finally:
+        _THREADS.cassette = None
+        recorded._save()
+
+
 @contextmanager
 def cassette(path: Path, *, record: bool) -> Iterator[Any]:
     """Replay (record=False) or freshly record (record=True) one cassette file."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    if record and _threaded.is_set():
+        with _thread_cassette(path) as recorded:
+            yield recorded
+        return
     with make_vcr(record=record).use_cassette(str(path)) as recorded:
         yield recorded
 

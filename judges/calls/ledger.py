@@ -1,13 +1,18 @@
 """The cost ledger: tokens and dollars of every live call, shared by all xdist workers.
 
-One append-only JSONL file under an exclusive lock: each worker adds its calls and reads
-the total before the next live call, so `--cost-cap` holds for the whole session.
+One append-only JSONL file under an exclusive lock (fcntl: it excludes threads as well as
+processes, each opening the file anew). Before a live call the runner *reserves* the call's
+worst-case cost; the reservation is refused when spent + reserved + worst case would pass
+`--cost-cap`, and settled (released, the actual cost charged) on the reply. So the cap holds
+for the whole session even with many calls in flight, as long as a reply costs no more
+than its worst case (prompt bytes + `max_tokens`, see `judges.core.runner.worst_case_usd`).
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +37,10 @@ class Ledger:
     def __init__(self, path: Path, cap_usd: float | None = None) -> None:
         self.path = path
         self.cap_usd = cap_usd
+        # What reserve() has read of the file so far: it reads only what was appended since.
+        self._offset = 0
+        self._spent = 0.0
+        self._holds: dict[str, float] = {}
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -47,11 +56,75 @@ class Ledger:
     def _entries(self) -> list[dict[str, object]]:
         if not self.path.is_file():
             return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        text = self.path.read_text(encoding="utf-8")
+        # Read without the lock (progress, summaries): a line being appended is left out.
+        lines = text[: text.rfind("\n") + 1].splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 
+    @staticmethod
+    def _charges(entries: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [e for e in entries if e.get("kind", "charge") == "charge"]
+
     def spent_usd(self) -> float:
-        return sum(float(e["cost_usd"]) for e in self._entries())  # type: ignore[arg-type]
+        charges = self._charges(self._entries())
+        return sum(float(e["cost_usd"]) for e in charges)  # type: ignore[arg-type]
+
+    def held_usd(self) -> float:
+        """Worst-case cost of the calls in flight: reserved, not yet settled."""
+        entries = self._entries()
+        released = {e["hold"] for e in entries if e.get("kind") == "release"}
+        holds = [e for e in entries if e.get("kind") == "hold" and e["hold"] not in released]
+        return sum(float(e["cost_usd"]) for e in holds)  # type: ignore[arg-type]
+
+    def reserve(self, model: str, worst_usd: float) -> str:
+        """Hold a call's worst-case cost; raise CostCapReached if it could pass the cap.
+
+        Returns the reservation's id ("" without a cap: nothing to hold)."""
+        if self.cap_usd is None:
+            return ""
+        hold = uuid.uuid4().hex
+        with self._locked():
+            spent, held = self._committed()
+            if spent + held + worst_usd > self.cap_usd:
+                raise CostCapReached(
+                    f"cost cap reached: ${spent:.4f} spent of ${self.cap_usd:.4f} "
+                    f"(${held:.4f} held by calls in flight; this call may cost up to "
+                    f"${worst_usd:.4f}); no live judge call that could pass the cap"
+                )
+            self._append({"kind": "hold", "hold": hold, "model": model, "cost_usd": worst_usd})
+        return hold
+
+    def _committed(self) -> tuple[float, float]:
+        """Spent and held, as `spent_usd` and `held_usd`, from the new lines only (locked)."""
+        with self.path.open("rb") as stream:
+            stream.seek(self._offset)
+            data = stream.read()
+        complete = data[: data.rfind(b"\n") + 1]
+        self._offset += len(complete)
+        for line in complete.splitlines():
+            entry = json.loads(line) if line.strip() else {}
+            kind = entry.get("kind", "charge")
+            if not entry:
+                continue
+            if kind == "charge":
+                self._spent += float(entry["cost_usd"])
+            elif kind == "hold":
+                self._holds[entry["hold"]] = float(entry["cost_usd"])
+            else:
+                self._holds.pop(entry["hold"], None)
+        return self._spent, sum(self._holds.values())
+
+    def release(self, hold: str) -> None:
+        """The call failed before any reply: free its reservation."""
+        if not hold:
+            return
+        with self._locked():
+            self._append({"kind": "release", "hold": hold, "cost_usd": 0.0})
+
+    def _append(self, entry: dict[str, object]) -> None:
+        with self.path.open("a", encoding="utf-8") as stream:
+            stream.write(json.dumps(entry, sort_keys=True) + "\n")
+            stream.flush()
 
     def ensure_budget(self) -> None:
         """Raise before a live call once the cap is reached."""
@@ -65,21 +138,31 @@ class Ledger:
                 "judge calls in this session"
             )
 
-    def charge(self, model: str, input_tokens: int, output_tokens: int, cost_usd: float) -> None:
+    def charge(
+        self,
+        model: str,
+        input_tokens: int,
+        output_tokens: int,
+        cost_usd: float,
+        hold: str | None = None,
+    ) -> None:
+        """Charge a reply; with `hold`, settle that reservation in the same locked write."""
         entry = {
+            "kind": "charge",
             "model": model,
             "input_tokens": input_tokens,
             "output_tokens": output_tokens,
             "cost_usd": cost_usd,
         }
-        with self._locked(), self.path.open("a", encoding="utf-8") as stream:
-            stream.write(json.dumps(entry, sort_keys=True) + "\n")
-            stream.flush()
+        with self._locked():
+            if hold:
+                self._append({"kind": "release", "hold": hold, "cost_usd": 0.0})
+            self._append(entry)
 
     def totals(self) -> dict[str, Usage]:
         """Calls, tokens and cost per model, in model order."""
         totals: dict[str, Usage] = {}
-        for entry in self._entries():
+        for entry in self._charges(self._entries()):
             usage = totals.setdefault(str(entry["model"]), Usage())
             usage.calls += 1
             usage.input_tokens += int(entry["input_tokens"])  # type: ignore[call-overload]

@@ -7,6 +7,7 @@ the test loudly, not hide as a `transport` row).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -97,6 +98,22 @@ def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeRespon
                 raise
             time.sleep(min(_BACKOFF_S * 2**retry, max(remaining - timeout, 0.0)))
     raise AssertionError("unreachable: the last retry returns or raises")
+
+
+# Every message of a chat template adds a few tokens of its own (role markers, separators).
+_TEMPLATE_TOKENS = 64
+
+
+def worst_case_tokens(request: JudgeRequest) -> int:
+    """An upper bound on a request's prompt tokens: its UTF-8 bytes (a byte-level BPE token
+    is at least one byte), the response schema's too, plus the chat template's own."""
+    text = request.system + request.prompt + json.dumps(request.schema)
+    return len(text.encode("utf-8")) + _TEMPLATE_TOKENS
+
+
+def worst_case_usd(price: Price, request: JudgeRequest) -> float:
+    """What one call can cost at most: every prompt byte a token, and `max_tokens` out."""
+    return price.cost(worst_case_tokens(request), request.max_tokens)
 
 
 def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
@@ -204,16 +221,23 @@ class _Judgement:
         )
 
     def _send(self, request: JudgeRequest) -> JudgeResponse:
-        """One call, charged to the row's usage and the session's ledger."""
+        """One call, charged to the row's usage and the session's ledger.
+
+        Its worst-case cost is reserved before sending, so calls in flight never pass the
+        cap; the reservation is settled by the charge, or released when no reply came."""
         call = self.call
+        hold = ""
         try:
             if call.live and call.ledger is not None:
-                call.ledger.ensure_budget()
+                worst = worst_case_usd(call.price, request)
+                hold = call.ledger.reserve(str(call.backend.model), worst)
             response = _complete(call, request, self.deadline)
         except CostCapReached as error:
             raise _Ended(self.row("cost_cap", error=str(error))) from None
-        except Exception as error:
-            if call.is_fatal(error):
+        except BaseException as error:
+            if call.ledger is not None:
+                call.ledger.release(hold)
+            if not isinstance(error, Exception) or call.is_fatal(error):
                 raise
             message = f"{type(error).__name__}: {error}"
             raise _Ended(self.row("transport", error=message)) from None
@@ -224,7 +248,11 @@ class _Judgement:
         self.usage.cost_usd = round(self.usage.cost_usd + cost, 8)
         if call.live and call.ledger is not None:
             call.ledger.charge(
-                str(call.backend.model), response.input_tokens, response.output_tokens, cost
+                str(call.backend.model),
+                response.input_tokens,
+                response.output_tokens,
+                cost,
+                hold=hold,
             )
         return response
 

@@ -15,6 +15,7 @@ merged into the controller's reports).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import re
@@ -167,6 +168,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def item_id(self) -> str | None:
@@ -192,10 +194,15 @@ class FakeJudge:
     url: str = ""
     verdict: Callable[[str | None], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
+    limit_next: int = 0  # answer this many with a 429 and `Retry-After: retry_after` first
+    retry_after: str = "1"
+    limited_at: list[float] = field(default_factory=list)  # when each 429 was sent
     # Hostile servers: the reply's content as raw text, or the whole HTTP answer.
     content: Callable[[Received], str] | None = None
     respond: Callable[[Received], tuple[int, dict[str, Any]]] | None = None
     delay_s: float = 0.0  # wait this long before answering a chat completion
+    in_flight: int = 0  # chat completions being answered now
+    max_in_flight: int = 0  # the most ever answered at once
     system_fingerprint: str | None = None  # sent in each reply, as hosted APIs do
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -203,12 +210,14 @@ class FakeJudge:
         """Back to an honest, quick judge with no calls seen (one server serves a module)."""
         fresh = FakeJudge()
         names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
-        for name in (*names, "system_fingerprint"):
+        for name in (*names, "system_fingerprint", "limit_next", "retry_after"):
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
         with self._lock:
             self.received.clear()
+            self.in_flight = self.max_in_flight = 0
+            self.limited_at.clear()
 
     def reply(self, item_id: str | None) -> dict[str, Any]:
         if self.verdict is not None:
@@ -251,6 +260,24 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             if path != "/v1/chat/completions":
                 self._send(404, {"error": {"message": f"no route {path}"}})
                 return
+            with judge._lock:
+                judge.in_flight += 1
+                judge.max_in_flight = max(judge.max_in_flight, judge.in_flight)
+            try:
+                self._answer(received, body)
+            finally:
+                with judge._lock:
+                    judge.in_flight -= 1
+
+        def _answer(self, received: Received, body: dict[str, Any]) -> None:
+            with judge._lock:
+                limit, judge.limit_next = judge.limit_next > 0, max(judge.limit_next - 1, 0)
+            if limit:  # at once: the client learns of the limit before its other calls end
+                error = {"error": {"message": "rate limited", "type": "rate_limit_error"}}
+                self._send(429, error, {"Retry-After": judge.retry_after})
+                with judge._lock:
+                    judge.limited_at.append(time.monotonic())
+                return
             time.sleep(judge.delay_s)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
@@ -266,12 +293,14 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 content = json.dumps(judge.reply(received.item_id))
             self._send(200, completion(judge, body, content))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(
+            self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+        ) -> None:
             data = json.dumps(payload).encode()  # NaN stays NaN: Python's json writes it
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
-            for name, value in SECRET_HEADERS.items():
+            for name, value in {**SECRET_HEADERS, **(headers or {})}.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
@@ -282,7 +311,9 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
 def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
     """An OpenAI chat completion carrying `content`, with the judge's token usage."""
     return {
-        "id": f"chatcmpl-fake{len(judge.received)}",
+        # From the request, not the arrival order: concurrent recordings stay comparable.
+        "id": "chatcmpl-fake"
+        + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12],
         "object": "chat.completion",
         "created": 1_700_000_000,
         "model": body.get("model", "smollm2-135m"),

@@ -1,0 +1,162 @@
+"""The record phase: before the tests of a `--record` run, every judgement they need that
+must be called live is called concurrently, at most `--judge-concurrency` in flight.
+
+Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`, the same
+cassette, repeats in order), in a thread of its own; `_vcr.threaded_recording` sends each
+thread's requests to its own cassette, so the files are those of a sequential recording.
+The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
+tests then take them instead of calling again. Under xdist every worker collects the same
+items: the first to take the phase's lock records for all, the others wait and read rows.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from judges.calls.progress import Progress
+from judges.core.naming import Case
+from judges.core.results import JudgementRow
+from judges.session import JudgesSession, RunPlan, rerecord_command
+
+HOSTED_CONCURRENCY = 8
+LOCAL_CONCURRENCY = 1  # llama.cpp serves one request at a time unless started with slots
+GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One cassette to record: a case under one run's plan, and the test that needs it."""
+
+    case: Case
+    run: str
+    plan: RunPlan
+    nodeid: str
+    path: Path
+
+
+def default_concurrency(judgements: Sequence[Judgement]) -> int:
+    hosted = all(j.case.model.backend != "local" for j in judgements)
+    return HOSTED_CONCURRENCY if hosted else LOCAL_CONCURRENCY
+
+
+def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> list[Judgement]:
+    """The judgements (run, case, test id) that must be called live, once each, in order."""
+    seen: set[Path] = set()
+    judgements = []
+    for run, case, nodeid in needed:
+        path = case.cassette(session.settings.cassettes, run)
+        plan = session.run_plan(session.planted_sets[case.judge], run)
+        if path in seen or not session._should_record(path, plan.repeats):
+            continue
+        seen.add(path)
+        judgements.append(Judgement(case, run, plan, nodeid, path))
+    return judgements
+
+
+def _judge(
+    session: JudgesSession, judgement: Judgement, stop: threading.Event
+) -> list[JudgementRow]:
+    if stop.is_set():  # Ctrl-C: send nothing new
+        return []
+    plan = judgement.plan
+    return session.judge_case(
+        judgement.case,
+        rerecord=rerecord_command(judgement.nodeid),
+        run=judgement.run,
+        repeats=plan.repeats,
+        draw_offset=plan.draw_offset,
+        sampling=plan.sampling,
+    )
+
+
+def record_all(
+    session: JudgesSession,
+    judgements: Sequence[Judgement],
+    concurrency: int,
+    progress: Progress,
+    rows_file: Path,
+) -> dict[Path, list[JudgementRow]]:
+    """Call every judgement, `concurrency` at a time; each finished one is appended to
+    `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
+    what finished and raises KeyboardInterrupt again."""
+    from judges.calls import _vcr
+
+    recorded: dict[Path, list[JudgementRow]] = {}
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
+    with _vcr.threaded_recording():
+        futures = {pool.submit(_judge, session, j, stop): j for j in judgements}
+        pending: set[Future] = set(futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    _keep(futures[future], future, recorded, progress, rows_file)
+                progress.tick()
+        except KeyboardInterrupt:
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            finished, _ = wait(pending, timeout=GRACE_S)
+            for future in finished:
+                if not future.cancelled():
+                    _keep(futures[future], future, recorded, progress, rows_file)
+            progress.tick(final=True)
+            raise
+        pool.shutdown()
+    progress.tick(final=True)
+    return recorded
+
+
+def _keep(
+    judgement: Judgement,
+    future: Future,
+    recorded: dict[Path, list[JudgementRow]],
+    progress: Progress,
+    rows_file: Path,
+) -> None:
+    """A judgement that raised is not kept: its test calls it again and shows the error."""
+    error = future.exception()
+    rows: list[JudgementRow] = [] if error is not None else future.result()
+    if error is None and not rows:  # not sent: Ctrl-C came first
+        return
+    if rows:
+        recorded[judgement.path] = rows
+        line = {"path": str(judgement.path), "rows": [r.model_dump(mode="json") for r in rows]}
+        with rows_file.open("a", encoding="utf-8") as stream:
+            stream.write(json.dumps(line) + "\n")
+    progress.finished(failed=error is not None or any(r.status != "ok" for r in rows))
+
+
+def read_rows(rows_file: Path) -> dict[Path, list[JudgementRow]]:
+    """What another process recorded in this session's phase."""
+    if not rows_file.is_file():
+        return {}
+    recorded = {}
+    for text in rows_file.read_text(encoding="utf-8").splitlines():
+        if text.strip():
+            line = json.loads(text)
+            recorded[Path(line["path"])] = [JudgementRow.model_validate(r) for r in line["rows"]]
+    return recorded
+
+
+@contextmanager
+def phase_lock(scratch: Path, session_id: str) -> Iterator[bool]:
+    """Held by the process that records; yields True to the first one only (xdist workers
+    all collect the same items, so one phase serves them all)."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    done = scratch / f"record-phase-{session_id}.done"
+    with (scratch / f"record-phase-{session_id}.lock").open("a") as stream:
+        fcntl.flock(stream, fcntl.LOCK_EX)
+        try:
+            first = not done.exists()
+            yield first
+            done.touch()
+        finally:
+            fcntl.flock(stream, fcntl.LOCK_UN)

@@ -1,0 +1,91 @@
+"""The pytest side of the record phase (`judges.calls.record_phase`): its option and the
+hook that runs it once collection is done, before the first test."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import pytest
+
+OPTION_CONCURRENCY = "--judge-concurrency"
+
+
+def _count(text: str) -> int:
+    value = int(text) if text.isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of calls of 1 or more")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("judges")
+    group.addoption(
+        OPTION_CONCURRENCY,
+        dest="judges_concurrency",
+        metavar="N",
+        type=_count,
+        default=None,
+        help="with --record, live judge calls in flight at once before the tests run "
+        "(default 8 for hosted models, 1 for a local server: raise it to its slot count).",
+    )
+
+
+def _needed(items: list[pytest.Item]) -> list[tuple[str, Any, str]]:
+    from judges.plugin import ITEM_FIXTURES
+
+    needed = []
+    for item in items:
+        params = getattr(item, "callspec", None)
+        for name, run in ITEM_FIXTURES.items():
+            if params is not None and name in params.params:
+                needed.append((run, params.params[name], item.nodeid))
+    return needed
+
+
+def _writer(config: pytest.Config, tty: bool) -> Any:
+    """Write past pytest's output capture, which is on during collection."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+
+    def write(text: str, final: bool) -> None:
+        with capture.global_and_fixture_disabled():
+            end = "\n" if final or not tty else ""
+            sys.stderr.write(("\r" if tty else "") + text + end)
+            sys.stderr.flush()
+
+    return write
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from judges.calls import record_phase
+    from judges.calls.progress import Progress
+    from judges.fixtures import session_key
+
+    config = session.config
+    judges = config.stash.get(session_key, None)
+    if judges is None or not judges.settings.live or config.getoption("collectonly"):
+        return
+    settings = judges.settings
+    rows_file = settings.scratch / f"record-phase-{settings.session_id}.jsonl"
+    judgements = record_phase.gather(judges, _needed(session.items))
+    if not judgements:  # nothing to call live (or the xdist controller, which collects none)
+        return
+    with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
+        if not first:
+            judges.prerecorded.update(record_phase.read_rows(rows_file))
+            return
+        concurrency = config.getoption("judges_concurrency")
+        concurrency = concurrency or record_phase.default_concurrency(judgements)
+        tty = sys.stderr.isatty()
+        progress = Progress(
+            total=len(judgements),
+            write=_writer(config, tty),
+            spent=judges.ledger.spent_usd,
+            cap_usd=settings.cost_cap_usd,
+            tty=tty,
+        )
+        judges.prerecorded.update(
+            record_phase.record_all(judges, judgements, concurrency, progress, rows_file)
+        )

@@ -1,0 +1,162 @@
+"""The record phase: live judgements called concurrently before the tests, cassettes
+identical to a sequential recording, the cost cap held by the calls in flight."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ._support import ITEMS, FakeJudge, JudgesProject, versions
+
+LATENCY_S = 0.3
+PRICES = """
+[models."local:smollm2-135m"]
+input_per_mtok = 0.0
+output_per_mtok = 1000000.0
+"""
+
+
+def _recorded(project: JudgesProject) -> dict[str, bytes]:
+    root = project.root / "cassettes"
+    return {str(p.relative_to(root)): p.read_bytes() for p in project.cassettes()}
+
+
+def _record(project: JudgesProject, *args: str, workers: str = "0") -> pytest.RunResult:
+    shutil.rmtree(project.root / "cassettes", ignore_errors=True)
+    return project.run("-k", "test_planted_item", *args, workers=workers, record="all")
+
+
+def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    fake_judge.delay_s = LATENCY_S
+    judgements = len(versions()) * len(ITEMS)
+
+    # Without the record phase: each test records its own cassette through vcrpy.
+    sequential = _record(project, "-p", "no:judges.plugin_record")
+    sequential.assert_outcomes(passed=judgements)
+    baseline = _recorded(project)
+    assert len(baseline) == judgements
+    assert fake_judge.max_in_flight == 1
+
+    for concurrency in ("1", "16"):
+        fake_judge.reset()
+        fake_judge.delay_s = LATENCY_S
+        result = _record(project, "--judge-concurrency", concurrency)
+        result.assert_outcomes(passed=judgements)
+        # One request per judgement: the tests took the phase's rows, they did not call again.
+        assert len(fake_judge.calls) == judgements
+        assert fake_judge.max_in_flight == min(int(concurrency), judgements)
+        assert _recorded(project) == baseline
+        result.stderr.fnmatch_lines([f"judges record: {judgements}/{judgements} judgements*"])
+
+    replayed = project.run("-k", "test_planted_item")
+    replayed.assert_outcomes(passed=judgements)
+
+
+def _committed_peak(ledger: Path) -> tuple[float, float]:
+    """Replay the ledger: the most ever spent + held at once, and the final spend."""
+    spent = 0.0
+    held: dict[str, float] = {}
+    peak = 0.0
+    for text in ledger.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry["kind"] == "hold":
+            held[entry["hold"]] = entry["cost_usd"]
+        elif entry["kind"] == "release":
+            held.pop(entry["hold"])
+        else:
+            spent += entry["cost_usd"]
+        peak = max(peak, spent + sum(held.values()))
+    return peak, spent
+
+
+@pytest.mark.parametrize("cap", [340.0, 1000.0])
+def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
+    project: JudgesProject, fake_judge: FakeJudge, cap: float
+) -> None:
+    project.pytester.makefile(".toml", prices=PRICES)
+    fake_judge.delay_s = LATENCY_S
+    result = _record(
+        project,
+        *("--judge-prices", "prices.toml", "--cost-cap", str(cap), "--judge-concurrency", "16"),
+        workers="2",
+    )
+
+    (ledger,) = (project.root / ".judges-tmp").glob("ledger-*.jsonl")
+    peak, spent = _committed_peak(ledger)
+    calls = len(fake_judge.calls)
+    assert spent == 20.0 * calls
+    assert peak <= cap
+    assert 1 <= calls < len(versions()) * len(ITEMS)  # the cap stopped some
+    assert fake_judge.max_in_flight <= cap // 320
+    skipped = re.findall(r"cost_cap: cost cap reached", result.stdout.str())
+    assert skipped
+    # One worker ran the record phase for both; the capped judgements count as errors.
+    total = len(versions()) * len(ITEMS)
+    result.stderr.fnmatch_lines([f"judges record: {total}/{total} judgements, *"])
+    errors = re.search(rf"{total}/{total} judgements.* (\d+) error", result.stderr.str())
+    assert errors is not None and int(errors.group(1)) == total - calls
+
+
+def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    fake_judge.delay_s = 1.0
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
+    argv += ["--record", "--judge-base-url", fake_judge.url, "--judge-concurrency", "2"]
+    process = subprocess.Popen(
+        [*argv, "-k", "test_planted_item"],
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the first two calls answered, the next two in flight
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=120)
+
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    sent = len(fake_judge.calls)
+    assert 3 <= sent < len(versions()) * len(ITEMS)  # stopped sending
+    time.sleep(2 * fake_judge.delay_s)
+    assert len(fake_judge.calls) == sent  # and nothing was sent after it ended
+    # Every call that was sent finished within the grace period and kept its cassette.
+    cassettes = project.cassettes()
+    assert len(cassettes) == sent
+    assert not list((project.root / "cassettes").rglob("*.tmp*"))
+    assert f"judges record: {sent}/{len(versions()) * len(ITEMS)} judgements" in output
+    replayed = project.run("-k", "test_planted_item")
+    replayed.assert_outcomes(passed=sent, failed=len(versions()) * len(ITEMS) - sent)
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_429_pauses_every_call_in_flight_for_its_retry_after(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    # The 429 comes at once, the other calls of the first burst end 0.5 s later: without a
+    # shared pause their threads would send their next calls then, 1 s before Retry-After.
+    fake_judge.delay_s = 0.5
+    fake_judge.limit_next = 1
+    fake_judge.retry_after = "1.5"
+    result = _record(project, "--judge-concurrency", "8", workers=workers)
+
+    judgements = len(versions()) * len(ITEMS)
+    result.assert_outcomes(passed=judgements)  # the limited call was retried after the pause
+    (limited,) = fake_judge.limited_at
+    arrivals = [r.at - limited for r in fake_judge.calls]
+    # Sent during the pause (the first burst was in flight before the 429 reached the client).
+    held = [t for t in arrivals if 0.25 < t < 1.5 - 0.05]
+    assert held == []
+    assert any(t >= 1.45 for t in arrivals)
+    assert len(fake_judge.calls) == judgements + 1

@@ -1,0 +1,130 @@
+"""Rate limits: ceilings per model over a sliding window, pauses shared through a file."""
+
+from __future__ import annotations
+
+import threading
+import time
+from email.utils import formatdate
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from judges.calls.backends import BackendError, JudgeRequest, JudgeResponse, ModelRef
+from judges.calls.limits import Ceiling, LimitedBackend, Limiter, load_ceilings, retry_after
+
+MODEL = "openai:gpt-4o-2024-11-20"
+
+
+def _starts(limiter: Limiter, calls: int, tokens: int, threads: int = 4) -> list[float]:
+    """Start `calls` acquisitions from `threads` threads; the times each was granted."""
+    granted: list[float] = []
+    lock = threading.Lock()
+    todo = iter(range(calls))
+
+    def work() -> None:
+        for _ in iter(lambda: next(todo, None), None):
+            limiter.acquire(MODEL, tokens)
+            with lock:
+                granted.append(time.monotonic())
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sorted(granted)
+
+
+def _most_in_a_window(times: list[float], window: float) -> int:
+    return max(sum(1 for t in times if start <= t < start + window) for start in times)
+
+
+def test_requests_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
+    limiter = Limiter(tmp_path / "limits.json", {MODEL: Ceiling(rpm=5)}, window_s=1.0)
+    granted = _starts(limiter, calls=12, tokens=1)
+    assert len(granted) == 12
+    assert _most_in_a_window(granted, 0.99) <= 5
+    assert granted[-1] - granted[0] >= 1.9  # 12 calls at 5 a window need three windows
+
+
+def test_tokens_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
+    limiter = Limiter(tmp_path / "limits.json", {MODEL: Ceiling(tpm=100)}, window_s=0.5)
+    granted = _starts(limiter, calls=6, tokens=40)
+    assert _most_in_a_window(granted, 0.49) <= 2  # 3 x 40 tokens > 100
+    assert granted[-1] - granted[0] >= 0.95
+
+
+def test_no_ceiling_never_waits(tmp_path: Path) -> None:
+    limiter = Limiter(tmp_path / "limits.json", {}, window_s=60.0)
+    started = time.monotonic()
+    _starts(limiter, calls=50, tokens=10_000)
+    assert time.monotonic() - started < 2.0
+
+
+def test_a_pause_holds_every_limiter_sharing_the_file(tmp_path: Path) -> None:
+    # Two limiters on one file: two xdist workers of one session.
+    one, other = Limiter(tmp_path / "limits.json"), Limiter(tmp_path / "limits.json")
+    one.pause(MODEL, 0.6)
+    started = time.monotonic()
+    other.acquire(MODEL, 1)
+    assert time.monotonic() - started >= 0.5
+    started = time.monotonic()
+    other.acquire("openai:another-model", 1)  # other models are not held
+    assert time.monotonic() - started < 0.3
+
+
+def _error(status: int, headers: dict[str, str]) -> Exception:
+    error = RuntimeError(f"status {status}")
+    error.status_code = status  # type: ignore[attr-defined]
+    error.response = SimpleNamespace(headers=headers)  # type: ignore[attr-defined]
+    return error
+
+
+def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
+    assert retry_after(_error(429, {"retry-after": "3"})) == 3.0
+    assert retry_after(_error(429, {"retry-after-ms": "250"})) == 0.25
+    date = retry_after(_error(429, {"retry-after": formatdate(time.time() + 30, usegmt=True)}))
+    assert date is not None and 27 < date <= 31
+    assert retry_after(_error(429, {"retry-after": "soon"})) is None
+    assert retry_after(_error(429, {})) is None
+    assert retry_after(RuntimeError("no response")) is None
+
+
+class _Refusing:
+    model = ModelRef.parse(MODEL)
+
+    def __init__(self, status: int, headers: dict[str, str]) -> None:
+        self.error = _error(status, headers)
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse:
+        raise self.error
+
+
+REQUEST = JudgeRequest(system="s", prompt="p", schema_name="v", schema={}, max_tokens=10)
+
+
+@pytest.mark.parametrize(("status", "held"), [(429, True), (529, True), (500, False)])
+def test_a_429_or_529_pauses_the_model_for_its_retry_after(
+    tmp_path: Path, status: int, held: bool
+) -> None:
+    limiter = Limiter(tmp_path / "limits.json")
+    backend = LimitedBackend(_Refusing(status, {"retry-after": "0.5"}), limiter)
+    with pytest.raises(RuntimeError):
+        backend.complete(REQUEST)
+    started = time.monotonic()
+    limiter.acquire(MODEL, 1)
+    assert (time.monotonic() - started >= 0.4) is held
+
+
+def test_bad_ceiling_names_the_file_and_model(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text(
+        f'[models."{MODEL}"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\nrpm = -3\n'
+    )
+    with pytest.raises(BackendError, match=rf"prices.toml: \[models.\"{MODEL}\"\] rpm = -3"):
+        load_ceilings(prices)
+    prices.write_text(
+        f'[models."{MODEL}"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\ntpm = 900\n'
+    )
+    assert load_ceilings(prices)[MODEL] == Ceiling(tpm=900)
