@@ -194,8 +194,8 @@ class JudgesSession:
             ):
                 preflight.check_table_keys(planted.path / name, tables, spec, known)
             if self.settings.record is not RecordMode.ALL:
-                for path in self._cassettes_of(spec, planted):
-                    problem = preflight.cassette_problem(path)
+                for path, model in self._cassettes_of(spec, planted):
+                    problem = preflight.cassette_problem(path, model)
                     if problem:
                         raise SpecError(problem)
 
@@ -211,14 +211,18 @@ class JudgesSession:
                     known.add(model)
         return known
 
-    def _cassettes_of(self, spec: JudgeSpec, planted: PlantedSet) -> list[Path]:
-        """The cassettes this run may replay: the selected models' and the panel model's."""
+    def _cassettes_of(self, spec: JudgeSpec, planted: PlantedSet) -> list[tuple[Path, str]]:
+        """The cassettes this run may replay (the selected models' and the panel model's),
+        each with the model name its requests must carry."""
         root = self.settings.cassettes / spec.name
-        slugs = {m.slug for m in self.models_for(spec)}
+        models = {m.slug: m.model for m in self.models_for(spec)}
         if planted.config.panel is not None and planted.config.panel.model:
-            slugs.add(ModelRef.parse(planted.config.panel.model).slug)
+            panel = ModelRef.parse(planted.config.panel.model)
+            models[panel.slug] = panel.model
         return [
-            p for p in sorted(root.glob("*/*/**/*.yaml")) if p.relative_to(root).parts[1] in slugs
+            (p, models[p.relative_to(root).parts[1]])
+            for p in sorted(root.glob("*/*/**/*.yaml"))
+            if p.relative_to(root).parts[1] in models
         ]
 
     def subject(self, case: Case) -> Subject:

@@ -152,8 +152,14 @@ def check_table_keys(
 # --------------------------------------------------------------------------- cassettes
 
 
-def cassette_problem(path: Path) -> str | None:
-    """A cassette that cannot be one, told from its first bytes (no YAML parse: cheap)."""
+# The first `"model":"..."` of a cassette is its first request's model (vcrpy stores the
+# request before the response, and the SDKs write the model near the body's start).
+_RECORDED_MODEL = re.compile(rb'"model":\s*"([^"\\]+)"')
+
+
+def cassette_problem(path: Path, model: str | None = None) -> str | None:
+    """A cassette that cannot be one, or was recorded for another model than the folder it
+    is in, told from its first bytes (no YAML parse: cheap)."""
     with path.open("rb") as stream:
         head = stream.read(4096)
     if not head.strip():
@@ -169,5 +175,12 @@ def cassette_problem(path: Path) -> str | None:
         return (
             f"cassette {path} is a YAML list, not a vcrpy cassette (a mapping with "
             "'interactions'); restore it from git or re-record"
+        )
+    found = _RECORDED_MODEL.search(head)
+    if model is not None and found and found.group(1).decode("utf-8", "replace") != model:
+        return (
+            f"cassette {path} was recorded for model {found.group(1).decode('utf-8', 'replace')}"
+            f", not {model}: it is in the folder of {model} by mistake; move it to its "
+            "model's folder, or re-record it with --record"
         )
     return None

@@ -175,17 +175,16 @@ def test_a_cassette_that_is_a_yaml_list(project: JudgesProject, fake_judge: Fake
     )
 
 
-def test_a_cassette_recorded_for_another_model_says_so(
+def test_a_cassette_recorded_for_another_model_is_a_usage_error(
     project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
-    # Found only when the request is compared, during the replay: a failed test that names
-    # the file and the model it was recorded for, not a usage error.
+    # Told from the cassette's first bytes before any call: the file, the model it was
+    # recorded for, and the fix; never "the prompt file, the item's inputs ... changed".
     cassette = recorded(project)
     text = cassette.read_text(encoding="utf-8")
     cassette.write_text(text.replace('"model":"smollm2-135m"', '"model":"gpt-4o-mini"'))
-    result = project.run()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(
-        [f"*{cassette.name} was recorded for model gpt-4o-mini, not smollm2-135m*"]
-    )
-    assert "the prompt file, the item's inputs" not in result.stdout.str()
+    fake_judge.received.clear()
+    refused(project, fake_judge, record=None).fnmatch_lines(
+        [f"ERROR: cassette *{cassette.name} was recorded for model gpt-4o-mini, not "
+         "smollm2-135m*move it to its model's folder*"]
+    )  # fmt: skip
