@@ -5,8 +5,10 @@ Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`
 cassette, repeats in order), in a thread of its own; `_vcr.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
 The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
-tests then take them instead of calling again. Under xdist every worker collects the same
-items: the first to take the phase's lock records for all, the others wait and read rows.
+tests then take them instead of calling again. A phase cut short by Ctrl-C or SIGTERM still
+reports what finished: the session's end reads the same file (`plugin_record`). Under
+xdist every worker collects the same items: the first to take the phase's lock records for
+all, the others wait and read rows.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ class Judgement:
     plan: RunPlan
     nodeid: str
     path: Path
+
+
+def rows_file(scratch: Path, session_id: str) -> Path:
+    """The rows of every judgement the phase finished, one JSON line per cassette."""
+    return scratch / f"record-phase-{session_id}.jsonl"
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
@@ -135,12 +142,13 @@ def _keep(
 
 
 def read_rows(rows_file: Path) -> dict[Path, list[JudgementRow]]:
-    """What another process recorded in this session's phase."""
+    """What another process recorded in this session's phase. A last line without its end
+    was cut by a kill: its cassette is kept, its row is not (the test calls it again)."""
     if not rows_file.is_file():
         return {}
     recorded = {}
-    for text in rows_file.read_text(encoding="utf-8").splitlines():
-        if text.strip():
+    for text in rows_file.read_text(encoding="utf-8").splitlines(keepends=True):
+        if text.strip() and text.endswith("\n"):
             line = json.loads(text)
             recorded[Path(line["path"])] = [JudgementRow.model_validate(r) for r in line["rows"]]
     return recorded

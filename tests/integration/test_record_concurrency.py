@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import ITEMS, FakeJudge, JudgesProject, versions
+from ._support import ITEMS, JUDGE, FakeJudge, JudgesProject, cassette_name, versions
 
 LATENCY_S = 0.3
 PRICES = """
@@ -107,8 +107,19 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     assert errors is not None and int(errors.group(1)) == total - calls
 
 
-def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
-    project: JudgesProject, fake_judge: FakeJudge
+def _finished(project: JudgesProject) -> set[tuple[str, str, str]]:
+    """(version, item, run) of each cassette on disk: the judgements that finished."""
+    found = set()
+    for path in project.cassettes():
+        version = path.relative_to(project.root / "cassettes").parts[1]
+        item_id = next(i["id"] for i in ITEMS if path.name == cassette_name(i))
+        found.add((version, item_id, "main"))
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
+    project: JudgesProject, fake_judge: FakeJudge, signum: signal.Signals
 ) -> None:
     fake_judge.delay_s = 1.0
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
@@ -123,21 +134,30 @@ def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
     deadline = time.monotonic() + 120
     while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)  # the first two calls answered, the next two in flight
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     output, _ = process.communicate(timeout=120)
 
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     sent = len(fake_judge.calls)
-    assert 3 <= sent < len(versions()) * len(ITEMS)  # stopped sending
+    total = len(versions()) * len(ITEMS)
+    assert 3 <= sent < total  # stopped sending
     time.sleep(2 * fake_judge.delay_s)
     assert len(fake_judge.calls) == sent  # and nothing was sent after it ended
     # Every call that was sent finished within the grace period and kept its cassette.
     cassettes = project.cassettes()
     assert len(cassettes) == sent
     assert not list((project.root / "cassettes").rglob("*.tmp*"))
-    assert f"judges record: {sent}/{len(versions()) * len(ITEMS)} judgements" in output
+    assert f"judges record: {sent}/{total} judgements" in output
+    # One row per finished judgement, and none for the others; the reports are written.
+    rows = project.results()
+    assert set(rows) == _finished(project)
+    assert all(row["status"] == "ok" for row in rows.values())
+    for version in {version for version, _, _ in rows}:
+        written = {p.name for p in (project.root / "reports" / JUDGE / version).iterdir()}
+        assert {"results.jsonl", "report.md", "report.json"} <= written
+    assert f"{sent} judgements: {sent} ok" in output  # the judges summary, on the terminal
     replayed = project.run("-k", "test_planted_item")
-    replayed.assert_outcomes(passed=sent, failed=len(versions()) * len(ITEMS) - sent)
+    replayed.assert_outcomes(passed=sent, failed=total - sent)
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
