@@ -107,5 +107,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(session.config, "workerinput"):
         return
     settings = judges.settings
+    record_phase.wait_for_phase(settings.scratch, settings.session_id, record_phase.GRACE_S + 5)
     finished = record_phase.read_rows(record_phase.rows_file(settings.scratch, settings.session_id))
     judges.add_unreported(row for rows in finished.values() for row in rows)

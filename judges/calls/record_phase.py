@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -168,3 +169,26 @@ def phase_lock(scratch: Path, session_id: str) -> Iterator[bool]:
             done.touch()
         finally:
             fcntl.flock(stream, fcntl.LOCK_UN)
+
+
+def wait_for_phase(scratch: Path, session_id: str, timeout_s: float) -> bool:
+    """Wait, at most `timeout_s`, until no process records this session's phase (an xdist
+    worker cut short lets its calls in flight finish); False if it did not end in time."""
+    lock = scratch / f"record-phase-{session_id}.lock"
+    if not lock.is_file():
+        return True
+    deadline = time.monotonic() + timeout_s
+    with lock.open("a") as stream:
+        try:
+            while True:
+                try:
+                    fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return False
+                    time.sleep(0.1)
+                else:
+                    fcntl.flock(stream, fcntl.LOCK_UN)
+                    return True
+        except KeyboardInterrupt:  # a second Ctrl-C: report what is there now
+            return False

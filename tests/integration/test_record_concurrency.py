@@ -4,6 +4,7 @@ identical to a sequential recording, the cost cap held by the calls in flight.""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -117,12 +118,16 @@ def _finished(project: JudgesProject) -> set[tuple[str, str, str]]:
     return found
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+@pytest.mark.parametrize(
+    ("signum", "workers"),
+    [(signal.SIGINT, "0"), (signal.SIGTERM, "0"), (signal.SIGINT, "2")],
+    ids=["sigint-n0", "sigterm-n0", "sigint-n2"],
+)
 def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
-    project: JudgesProject, fake_judge: FakeJudge, signum: signal.Signals
+    project: JudgesProject, fake_judge: FakeJudge, signum: signal.Signals, workers: str
 ) -> None:
     fake_judge.delay_s = 1.0
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", workers]
     argv += ["--record", "--judge-base-url", fake_judge.url, "--judge-concurrency", "2"]
     process = subprocess.Popen(
         [*argv, "-k", "test_planted_item"],
@@ -130,11 +135,14 @@ def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     deadline = time.monotonic() + 120
     while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)  # the first two calls answered, the next two in flight
-    process.send_signal(signum)
+    # To the whole group, as Ctrl-C in a terminal: under xdist the worker that records gets
+    # it too, and the controller waits for its grace period before writing the reports.
+    os.killpg(process.pid, signum)
     output, _ = process.communicate(timeout=120)
 
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
