@@ -7,11 +7,11 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from judges.core.results import write_jsonl
+from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
 from judges.reports.charts import change_svg
 from judges.reports.write import rebuild_reports
-from judges.stats.compare import compare_versions
+from judges.stats.compare import compare_versions, comparison_markdown
 from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
 
 __all__ = ["demo"]  # the fixture, shared with test_report
@@ -127,18 +127,31 @@ def test_index_html_shows_the_failures_new_ones_first(demo: dict[str, Any]) -> N
     parser = _Cells()
     parser.feed(html)
     header, *rows = parser.rows
-    assert header.startswith("Item Category Outcome Kind Expected Returned")
-    assert rows[0].startswith("PE-08 fabrication error (transport) new failure")
-    assert "connection reset" in rows[0]
-    assert rows[1].startswith("PE-01 cousin missed accepted miss loses the cousin case")
-    assert "factual_accuracy" in rows[1]
+    assert header == "Item Category Outcome Kind Expected Returned"
+    assert rows[0] == (
+        "PE-08 fabrication error (transport) new failure factual_accuracy <= 1 "
+        "transport: connection reset"
+    )
+    assert rows[1] == (
+        "PE-01 cousin missed accepted miss factual_accuracy <= 1 factual_accuracy=3, "
+        "completeness=2, causal_reasoning=1, core_total=6, product_identity_match=true"
+    )
+    assert rows[2].startswith("Accepted (expectations.toml): loses the cousin case")
+    assert "Rationale: PE-01 judged" in rows[2]
     assert "<script" not in html
 
 
 def test_a_control_score_that_rises_is_good_and_a_defect_score_that_rises_is_bad() -> None:
     # Controls PE-07: factual_accuracy 1 -> 3 (up: good); defects PE-05: 1 -> 3 (up: bad).
-    before = [row("1.0", "PE-07", True, accuracy=1), row("1.0", "PE-05", True, accuracy=1)]
-    after = [row("1.1", "PE-07", True, accuracy=3), row("1.1", "PE-05", False, accuracy=3)]
+    held = {"expect": [Expectation(field="factual_accuracy", op=">=", value=1)]}
+    before = [
+        row("1.0", "PE-07", True, accuracy=1).model_copy(update=held),
+        row("1.0", "PE-05", True, accuracy=1),
+    ]
+    after = [
+        row("1.1", "PE-07", True, accuracy=3).model_copy(update=held),
+        row("1.1", "PE-05", False, accuracy=3),
+    ]
     (comparison,) = compare_versions("demo", ("1.0", before), ("1.1", after), ["factual_accuracy"])
     changes = {d.side: d for d in comparison.dimensions}
     assert changes["controls"].change.value == 2.0 and changes["controls"].good is True
@@ -161,3 +174,15 @@ def test_the_change_plot_has_a_legend_that_names_the_purpose(demo: dict[str, Any
     assert "good for the purpose" in legend and "not the sign" in legend
     assert "on controls a higher score is good" in legend
     assert "on planted defects a lower score is good" in legend
+
+
+def test_exact_expected_values_give_no_good_direction() -> None:
+    # A relevance-like side: the expectation asks for an exact value, so a rise is neither.
+    exact = [Expectation(field="factual_accuracy", op="==", value=3)]
+    before = [row("1.0", "PE-05", True, accuracy=1).model_copy(update={"expect": exact})]
+    after = [row("1.1", "PE-05", False, accuracy=3).model_copy(update={"expect": exact})]
+    (comparison,) = compare_versions("demo", ("1.0", before), ("1.1", after), ["factual_accuracy"])
+    (change,) = comparison.dimensions
+    assert (change.change.value, change.directed, change.good) == (2.0, False, None)
+    assert '<circle class="change-no-good-direction"' in change_svg(comparison)
+    assert "no good direction (exact expected values)" in comparison_markdown(comparison)

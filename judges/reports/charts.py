@@ -167,8 +167,10 @@ def _good_colour(good: bool | None) -> str:
 def _change_row(d: DimensionChange, cy: float, x_of: Callable[[float], float], at: int) -> str:
     """One dimension on one side: its label, interval, coloured dot and numbers."""
     change = d.change
-    way = "higher" if d.higher_is_better else "lower"
+    way = f"{'higher' if d.higher_is_better else 'lower'} is better"
     verdict = {True: "good", False: "bad", None: "no change"}[d.good]
+    if not d.directed:
+        way, verdict = "the expectations ask for exact values", "no good direction"
     out = [
         f'<text x="{at - 10}" y="{cy + 5:.1f}" font-size="14" text-anchor="end">'
         f"{esc(d.dimension)}, {esc(d.side)}</text>"
@@ -182,7 +184,7 @@ def _change_row(d: DimensionChange, cy: float, x_of: Callable[[float], float], a
         out.append(
             f'<circle class="change-{verdict.replace(" ", "-")}" cx="{x_of(change.value):.1f}" '
             f'cy="{cy:.1f}" r="5" fill="{_good_colour(d.good)}"><title>{esc(d.dimension)} on '
-            f"{esc(d.side)}: {verdict} ({way} is better)</title></circle>"
+            f"{esc(d.side)}: {verdict} ({esc(way)})</title></circle>"
         )
     return "".join(out)
 
@@ -230,7 +232,11 @@ def change_svg(comparison: Comparison) -> str:
 
 def change_legend() -> str:
     """What the dot colours of the mean-change plot mean (HTML, under the plot)."""
-    dots = [(_GOOD, "good for the purpose"), (_RED, "bad for the purpose"), (_NEUTRAL, "no change")]
+    dots = [
+        (_GOOD, "good for the purpose"),
+        (_RED, "bad for the purpose"),
+        (_NEUTRAL, "no change, or no good direction"),
+    ]
     keys = " ".join(
         f'<span style="color:{colour}">&#9679;</span> {esc(text)}' for colour, text in dots
     )
@@ -238,5 +244,7 @@ def change_legend() -> str:
         f'<p class="caption legend">{keys}. Colour follows the purpose, not the sign: on '
         "controls a higher score is good (a harmless answer keeps its marks); on planted "
         "defects a lower score is good (the judge marks the defect down), as the score "
-        "regression gates judge it. Whisker: paired bootstrap 95% interval.</p>"
+        "regression gates judge it. Where the items' expectations ask for exact values "
+        "(a relevance level), no direction is good as such. Whisker: paired bootstrap 95% "
+        "interval.</p>"
     )

@@ -18,11 +18,13 @@ __all__ = ["failures_html"]
 
 FAILURES_CSS = """
 .failures table{width:100%}
-.failures td.text{max-width:420px;overflow-wrap:anywhere}
+.failures td.text{overflow-wrap:break-word;word-break:break-word}
 .failures td.id,.failures .badge{white-space:nowrap}
+.failures tr.facts td{border-bottom:none;padding-top:10px}
+.failures tr.detail td{color:#57606a;font-size:13px;padding:0 0 10px 0}
 .new-failure{background:#cf222e;color:#fff;font-weight:700}
 .accepted{background:#eaeef2;color:#424a53}
-.failures pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:520px;font-size:12px;
+.failures pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;
 background:#f6f8fa;padding:6px;border-radius:4px;margin:4px 0}
 """
 
@@ -48,38 +50,39 @@ def _raw(failure: Failure) -> str:
     return f"<details><summary>reply</summary>{body}</details>"
 
 
+def _detail(failure: Failure) -> str:
+    """The second line of a failure: why it is accepted, the rationale, the reply."""
+    parts = []
+    if failure.accepted_miss is not None:
+        parts.append(f"<b>Accepted (expectations.toml):</b> {esc(failure.accepted_miss)}")
+    if rationale := _rationale(failure):
+        parts.append(f"<b>Rationale:</b> {esc(rationale)}")
+    return "<br>".join(parts) + _raw(failure)
+
+
 def _row(failure: Failure) -> str:
+    """Two table rows: the facts in columns, then the detail across the table."""
     row = failure.row
     if failure.accepted_miss is None:
         kind = '<span class="badge new-failure">new failure</span>'
     else:
-        kind = (
-            '<span class="badge accepted">accepted miss</span><br>'
-            f'<span class="caption">{esc(failure.accepted_miss)}</span>'
-        )
+        kind = '<span class="badge accepted">accepted miss</span>'
     if row.status == "ok":
         returned = describe_verdict(row) or json.dumps(key_fields(row.verdict))
     else:
         returned = f"{row.status}: {row.error}"
     category = f"{row.category} (control)" if row.control and row.category != "control" else ""
     cells = [
-        f"<b>{esc(row.item_id)}</b>",
-        esc(category or row.category),
-        esc(outcome(row)),
-        kind,
-        esc(" and ".join(str(e) for e in row.expect) or "-"),
-        esc(returned),
-        esc(_rationale(failure)) + _raw(failure),
+        f'<td class="id"><b>{esc(row.item_id)}</b></td>',
+        f"<td>{esc(category or row.category)}</td>",
+        f"<td>{esc(outcome(row))}</td>",
+        f"<td>{kind}</td>",
+        f"<td>{esc(' and '.join(str(e) for e in row.expect) or '-')}</td>",
+        f'<td class="text">{esc(returned)}</td>',
     ]
-    kinds = ("id", "", "", "", "", "text", "text")
-    return (
-        "<tr>"
-        + "".join(
-            f'<td class="{kind}">{cell}</td>' if kind else f"<td>{cell}</td>"
-            for kind, cell in zip(kinds, cells, strict=True)
-        )
-        + "</tr>"
-    )
+    detail = _detail(failure)
+    more = f'<tr class="detail"><td colspan="6">{detail}</td></tr>' if detail else ""
+    return f'<tr class="facts">{"".join(cells)}</tr>{more}'
 
 
 def failures_html(m: ModelReport) -> str:
@@ -95,7 +98,7 @@ def failures_html(m: ModelReport) -> str:
     ordered = [*m.new_failures, *m.accepted_misses]
     header = "".join(
         f"<th>{name}</th>"
-        for name in ("Item", "Category", "Outcome", "Kind", "Expected", "Returned", "Rationale")
+        for name in ("Item", "Category", "Outcome", "Kind", "Expected", "Returned")
     )
     body = "".join(_row(failure) for failure in ordered)
     table = f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"

@@ -46,6 +46,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:12px}
 .grid svg{background:#fbfcfd;border:1px solid #e3e7eb;border-radius:6px}
 .cols{display:flex;gap:40px;flex-wrap:wrap}
+.cols>div{min-width:0;max-width:100%}
 .note{color:#7d4e00}
 .caption{color:#57606a;font-size:13px;margin:4px 0 0}
 svg{display:block;max-width:100%;height:auto}
@@ -67,11 +68,12 @@ def _badge(label: str) -> str:
     return f'<span class="badge {esc(kind)}">{esc(label)}</span>'
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table of cells that are already HTML."""
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], wrap: bool = False) -> str:
+    """A table of cells that are already HTML; `wrap`: long cells may break over lines."""
     header = "".join(f"<th>{cell}</th>" for cell in head)
+    cell_class = "" if wrap else ' class="num"'
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{cell}</td>' for cell in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td{cell_class}>{cell}</td>" for cell in row) + "</tr>" for row in rows
     )
     return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -127,6 +129,7 @@ def _facts(m: ModelReport) -> str:
             ]
             for g in (*m.regressions, *m.retest_regressions)
         ],
+        wrap=True,
     )
     source = esc(m.gates_table) if m.gates_table else "no thresholds set"
     return (

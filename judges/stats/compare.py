@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import scipy.stats
@@ -91,6 +91,9 @@ class DimensionChange:
     mean_after: float
     change: Estimate  # after - before, resampled in pairs
     control: bool  # the side: controls, or planted defects
+    # False when the side's expectations on the dimensions ask for exact values or point the
+    # other way (a relevance label `level == 3`): no direction of the mean is good as such.
+    directed: bool = True
 
     @property
     def side(self) -> str:
@@ -104,7 +107,7 @@ class DimensionChange:
     def good(self) -> bool | None:
         """Whether the mean moved the good way for the side's purpose; None: no change."""
         value = self.change.value
-        if math.isnan(value) or value == 0:
+        if not self.directed or math.isnan(value) or value == 0:
             return None
         return (value > 0) == self.higher_is_better
 
@@ -112,7 +115,7 @@ class DimensionChange:
         return {
             "dimension": self.dimension,
             "side": self.side,
-            "higher_is_better": self.higher_is_better,
+            "higher_is_better": self.higher_is_better if self.directed else None,
             "mean_before": _round(self.mean_before),
             "mean_after": _round(self.mean_after),
             "change": self.change.as_dict(),
@@ -219,6 +222,8 @@ def _compare_model(
         for dimension in dimensions
         if (change := _change(old, new, paired, dimension, control)) is not None
     ]
+    undirected = {c.control for c in changes if not _directed(new, paired, c.control, dimensions)}
+    changes = [replace(c, directed=c.control not in undirected) for c in changes]
     return Comparison(
         judge=judge,
         model=model,
@@ -260,6 +265,21 @@ def _change(
             ys.append(y)
     change = bootstrap_mean_difference(ys, xs, paired=True)
     return DimensionChange(dimension, _mean(xs), _mean(ys), change, control)
+
+
+def _directed(
+    rows: Mapping[str, JudgementRow], paired: Sequence[str], control: bool, fields: Sequence[str]
+) -> bool:
+    """Whether every expectation on a score of the side points the good way: at least on
+    controls (higher is better), at most on planted defects (lower is better)."""
+    good_ops = {">=", ">"} if higher_is_better(control) else {"<=", "<"}
+    return all(
+        expectation.op in good_ops
+        for item in paired
+        if rows[item].control == control
+        for expectation in rows[item].expect
+        if expectation.field in fields
+    )
 
 
 def _described(rows: Iterable[JudgementRow]) -> tuple[str, ...]:
@@ -377,6 +397,8 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
             e = d.change
             interval = f"{_number(e.value)} [{_number(e.low)}, {_number(e.high)}]"
             way = {True: "good", False: "**bad**", None: "no change"}[d.good]
+            if not d.directed:
+                way = "no good direction (exact expected values)"
             lines.append(
                 f"| {d.dimension} | {d.side} | {_number(d.mean_before)} | "
                 f"{_number(d.mean_after)} | {interval} | {e.n} | {way} |"
