@@ -228,13 +228,16 @@ def test_failures_md_lists_failed_items_with_raw_json(demo: dict[str, Any]) -> N
     write_versions(demo)
     rebuild(demo)
     before = (folder(demo, "1.0") / "failures.md").read_text()
-    assert "### PE-02 (cousin): missed" in before
+    assert "### PE-02 (cousin): missed, new failure" in before
     assert "- Expected: factual_accuracy <= 1" in before
     assert "factual_accuracy=3" in before
     assert f"```json\n{RAW_MISS}\n```" in before
-    assert "### PE-08 (fabrication): error (transport)" in before
+    assert "### PE-08 (fabrication): error (transport), new failure" in before
     after = (folder(demo, "1.1") / "failures.md").read_text()
-    assert "### PE-01 (cousin): missed\n\n**Accepted miss** (expectations.toml): loses" in after
+    assert (
+        "### PE-01 (cousin): missed, accepted miss\n\n**Accepted miss** (expectations.toml): loses"
+        in after
+    )
     assert "PE-02" not in after
 
 
@@ -249,12 +252,17 @@ def test_comparison_flips_and_mcnemar_by_hand(demo: dict[str, Any]) -> None:
     assert (comparison.mcnemar.b, comparison.mcnemar.c, comparison.mcnemar.n) == (1, 4, 7)
     assert comparison.mcnemar.p_value == pytest.approx(0.375)
     assert comparison.n_pairs == 8
-    # factual_accuracy is 1 when met, 3 when missed: mean over the 7 answered pairs.
-    accuracy = {c.dimension: c for c in comparison.dimensions}["factual_accuracy"]
-    assert accuracy.change.n == 7
-    assert accuracy.mean_before == pytest.approx((1 + 3 + 3 + 3 + 1 + 3 + 1) / 7)
-    assert accuracy.mean_after == pytest.approx((3 + 1 + 1 + 1 + 1 + 1 + 1) / 7)
-    assert accuracy.change.value == pytest.approx(-6 / 7)
+    # factual_accuracy is 1 when met, 3 when missed: mean over the answered pairs of each
+    # side; the six answered defects apart from the one control.
+    changes = {(c.dimension, c.side): c for c in comparison.dimensions}
+    accuracy = changes["factual_accuracy", "planted defects"]
+    assert accuracy.change.n == 6
+    assert accuracy.mean_before == pytest.approx((1 + 3 + 3 + 3 + 1 + 3) / 6)
+    assert accuracy.mean_after == pytest.approx((3 + 1 + 1 + 1 + 1 + 1) / 6)
+    assert accuracy.change.value == pytest.approx(-1.0)
+    assert accuracy.good is True  # lower on planted defects: the judge marks them down
+    control = changes["factual_accuracy", "controls"]
+    assert (control.change.n, control.change.value, control.good) == (1, 0.0, None)
 
 
 def test_comparison_md_is_written_in_the_newer_folder(demo: dict[str, Any]) -> None:
@@ -264,7 +272,7 @@ def test_comparison_md_is_written_in_the_newer_folder(demo: dict[str, Any]) -> N
     assert "prompt 1.0 -> 1.1" in text
     assert "1 caught -> missed, 4 missed -> caught; McNemar exact p = 0.3750 (n = 7)" in text
     assert "| PE-01 | cousin | caught | missed | **lost** |" in text
-    assert "| factual_accuracy | 2.14 | 1.29 | -0.86 [" in text
+    assert "| factual_accuracy | planted defects | 2.33 | 1.33 | -1.00 [" in text
 
 
 # --------------------------------------------------------------------------- determinism
@@ -406,7 +414,7 @@ def test_cli_compare_prints_the_paired_comparison(
     assert "prompt 0.3 -> 0.3.1" in out
     assert "McNemar exact p = 0.3750 (n = 7)" in out
     assert "| PE-01 | cousin | caught | missed | **lost** |" in out
-    assert "| factual_accuracy | 2.14 | 1.29 | -0.86 [" in out
+    assert "| factual_accuracy | planted defects | 2.33 | 1.33 | -1.00 [" in out
     assert not (reports / "product_identity" / "0.3.1" / "report.md").exists()
 
 

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
 from judges.reports.build import build_report
@@ -91,6 +92,30 @@ def png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+FAIL_BACKGROUND = (0xFF, 0xEB, 0xE9)  # the fail banner
+NEW_FAILURE = (0xCF, 0x22, 0x2E)  # the new-failure badge of the failures section
+
+
+def widest_run(image: Image.Image, colour: tuple[int, int, int], rows: range) -> int:
+    """The widest horizontal run of `colour` in the image's `rows`, in pixels."""
+    widest = 0
+    for y in rows:
+        run = 0
+        for x in range(image.width):
+            run = run + 1 if image.getpixel((x, y)) == colour else 0
+            widest = max(widest, run)
+    return widest
+
+
+def badge_rows(image: Image.Image, colour: tuple[int, int, int], start: int) -> list[int]:
+    """Rows below `start` holding a badge-sized run (40 to 200 pixels) of `colour`."""
+    return [
+        y
+        for y in range(start, image.height, 3)
+        if 40 <= widest_run(image, colour, range(y, y + 1)) <= 200
+    ]
+
+
 def page_errors(stderr: str) -> list[str]:
     """Console messages and uncaught errors the page itself produced."""
     return [line for line in stderr.splitlines() if "Uncaught" in line or ":CONSOLE" in line]
@@ -129,3 +154,32 @@ def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "PE-" in dom.stdout  # the flipped items' table
     assert "<script" not in dom.stdout
     assert page_errors(dom.stderr) == []
+    # The banner is at the top and says what failed; the failures are a section of the page.
+    assert '<div class="banner fail" role="status">FAIL<span>' in dom.stdout
+    assert "8 new failures" in dom.stdout
+    assert '<div class="card failures">' in dom.stdout
+    assert "new failure</span>" in dom.stdout
+
+
+def test_banner_and_failures_section_are_visible(tmp_path: Path) -> None:
+    folder = tmp_path / "reports" / "demo" / "1.1"
+    folder.mkdir(parents=True)
+    built = build_report("demo", "1.1", sample_rows("1.1", 1), Sources())
+    for name, text in render_files(built).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    shot = tmp_path / "page.png"
+    done = chromium(
+        tmp_path / "profile",
+        f"--screenshot={shot}",
+        "--window-size=1280,5000",
+        (folder / "index.html").as_uri(),
+    )
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+    image = Image.open(shot).convert("RGB")
+    # A band of the fail colour nearly as wide as the page near the top: the banner.
+    assert widest_run(image, FAIL_BACKGROUND, range(60, 160, 4)) > 1000
+    # The failures section is drawn: its eight new-failure badges, one per table row,
+    # below the banner and the charts.
+    found = badge_rows(image, NEW_FAILURE, 400)
+    bands = [y for i, y in enumerate(found) if i == 0 or y - found[i - 1] > 12]  # one a badge
+    assert len(bands) == 8, found

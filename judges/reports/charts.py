@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from judges.reports.model import ModelReport
-from judges.stats.compare import Comparison
+from judges.stats.compare import Comparison, DimensionChange
 from judges.stats.stats import Estimate, Rate
 
 _BAR = "#5b8def"
@@ -156,10 +156,44 @@ def histogram_svg(dimension: str, values: Sequence[float]) -> str:
     return "".join(out)
 
 
+_GOOD = "#1a7f37"
+_NEUTRAL = "#57606a"
+
+
+def _good_colour(good: bool | None) -> str:
+    return _NEUTRAL if good is None else _GOOD if good else _RED
+
+
+def _change_row(d: DimensionChange, cy: float, x_of: Callable[[float], float], at: int) -> str:
+    """One dimension on one side: its label, interval, coloured dot and numbers."""
+    change = d.change
+    way = f"{'higher' if d.higher_is_better else 'lower'} is better"
+    verdict = {True: "good", False: "bad", None: "no change"}[d.good]
+    if not d.directed:
+        way, verdict = "the expectations ask for exact values", "no good direction"
+    out = [
+        f'<text x="{at - 10}" y="{cy + 5:.1f}" font-size="14" text-anchor="end">'
+        f"{esc(d.dimension)}, {esc(d.side)}</text>"
+    ]
+    if not math.isnan(change.low):
+        out.append(
+            f'<line x1="{x_of(change.low):.1f}" y1="{cy:.1f}" x2="{x_of(change.high):.1f}" '
+            f'y2="{cy:.1f}" stroke="#1d232a" stroke-width="2"/>'
+        )
+    if not math.isnan(change.value):
+        out.append(
+            f'<circle class="change-{verdict.replace(" ", "-")}" cx="{x_of(change.value):.1f}" '
+            f'cy="{cy:.1f}" r="5" fill="{_good_colour(d.good)}"><title>{esc(d.dimension)} on '
+            f"{esc(d.side)}: {verdict} ({esc(way)})</title></circle>"
+        )
+    return "".join(out)
+
+
 def change_svg(comparison: Comparison) -> str:
-    """Mean change per dimension (after - before) as dots with paired bootstrap whiskers."""
+    """Mean change per dimension and side (after - before) as dots with paired bootstrap
+    whiskers, each dot coloured by whether the change is good for the side's purpose."""
     dims = comparison.dimensions
-    label_w, plot_w, right_w, row_h, top = 180, 520, 280, 28, 30
+    label_w, plot_w, right_w, row_h, top = 260, 480, 260, 28, 30
     width, height = label_w + plot_w + right_w, top + row_h * len(dims) + 10
     points = [
         abs(v)
@@ -187,24 +221,30 @@ def change_svg(comparison: Comparison) -> str:
         )
     for index, d in enumerate(dims):
         cy = top + row_h * index + row_h / 2
-        change = d.change
-        out.append(
-            f'<text x="{label_w - 10}" y="{cy + 5:.1f}" font-size="14" '
-            f'text-anchor="end">{esc(d.dimension)}</text>'
-        )
-        if not math.isnan(change.low):
-            out.append(
-                f'<line x1="{x_of(change.low):.1f}" y1="{cy:.1f}" x2="{x_of(change.high):.1f}" '
-                f'y2="{cy:.1f}" stroke="#1d232a" stroke-width="2"/>'
-            )
-        if not math.isnan(change.value):
-            colour = "#1a7f37" if change.value > 0 else _RED if change.value < 0 else "#57606a"
-            out.append(
-                f'<circle cx="{x_of(change.value):.1f}" cy="{cy:.1f}" r="5" fill="{colour}"/>'
-            )
+        out.append(_change_row(d, cy, x_of, label_w))
         out.append(
             f'<text x="{label_w + plot_w + 12}" y="{cy + 5:.1f}" font-size="13">'
-            f"{esc(stat_text(change))}</text>"
+            f"{esc(stat_text(d.change))}</text>"
         )
     out.append("</svg>")
     return "".join(out)
+
+
+def change_legend() -> str:
+    """What the dot colours of the mean-change plot mean (HTML, under the plot)."""
+    dots = [
+        (_GOOD, "good for the purpose"),
+        (_RED, "bad for the purpose"),
+        (_NEUTRAL, "no change, or no good direction"),
+    ]
+    keys = " ".join(
+        f'<span style="color:{colour}">&#9679;</span> {esc(text)}' for colour, text in dots
+    )
+    return (
+        f'<p class="caption legend">{keys}. Colour follows the purpose, not the sign: on '
+        "controls a higher score is good (a harmless answer keeps its marks); on planted "
+        "defects a lower score is good (the judge marks the defect down), as the score "
+        "regression gates judge it. Where the items' expectations ask for exact values "
+        "(a relevance level), no direction is good as such. Whisker: paired bootstrap 95% "
+        "interval.</p>"
+    )

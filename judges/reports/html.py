@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judges.reports.charts import (
+    change_legend,
     change_svg,
     detection_svg,
     esc,
@@ -16,6 +17,7 @@ from judges.reports.charts import (
     rate_text,
     stat_text,
 )
+from judges.reports.failures_html import FAILURES_CSS, failures_html
 from judges.reports.model import FolderReport, ModelReport
 from judges.reports.probes import probes_html
 
@@ -44,10 +46,16 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:12px}
 .grid svg{background:#fbfcfd;border:1px solid #e3e7eb;border-radius:6px}
 .cols{display:flex;gap:40px;flex-wrap:wrap}
+.cols>div{min-width:0;max-width:100%}
 .note{color:#7d4e00}
 .caption{color:#57606a;font-size:13px;margin:4px 0 0}
 svg{display:block;max-width:100%;height:auto}
 svg text{font-family:inherit}
+.banner{border-radius:8px;padding:14px 20px;margin:0 0 14px;font-size:18px;font-weight:700;
+border:2px solid}
+.banner.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
+.banner.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
+.banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
 """
 
 
@@ -60,11 +68,12 @@ def _badge(label: str) -> str:
     return f'<span class="badge {esc(kind)}">{esc(label)}</span>'
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table of cells that are already HTML."""
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], wrap: bool = False) -> str:
+    """A table of cells that are already HTML; `wrap`: long cells may break over lines."""
     header = "".join(f"<th>{cell}</th>" for cell in head)
+    cell_class = "" if wrap else ' class="num"'
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{cell}</td>' for cell in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td{cell_class}>{cell}</td>" for cell in row) + "</tr>" for row in rows
     )
     return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -90,7 +99,11 @@ def _facts(m: ModelReport) -> str:
         *([("Lenient parsing", esc(m.coercions))] if m.coercions else []),
         *([("As a ranker", "<br>".join(esc(x) for x in m.ranking_lines()))] if m.ranking else []),
         ("Gates", f"{passed} passed, {failed} failed, {unevaluated} not evaluated"),
-        ("Failures", f'{len(m.failures)} (<a href="failures.md">failures.md</a>)'),
+        (
+            "Failures",
+            f'{esc(m.failure_counts())} (<a href="#failures-{esc(m.model)}">below</a>, '
+            '<a href="failures.md">failures.md</a>)',
+        ),
         ("Rows by run and status", esc(statuses)),
     ]
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in facts)
@@ -116,6 +129,7 @@ def _facts(m: ModelReport) -> str:
             ]
             for g in (*m.regressions, *m.retest_regressions)
         ],
+        wrap=True,
     )
     source = esc(m.gates_table) if m.gates_table else "no thresholds set"
     return (
@@ -182,7 +196,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
     if c.dimensions:
         lines.append(
             f'<h3 style="margin-top:16px">Mean change per dimension ({esc(c.after)} - '
-            f"{esc(c.before)}), paired bootstrap 95%</h3>{change_svg(c)}"
+            f"{esc(c.before)}), paired bootstrap 95%</h3>{change_svg(c)}{change_legend()}"
         )
     return "".join(lines)
 
@@ -208,7 +222,31 @@ def _model_section(report: FolderReport, m: ModelReport) -> str:
             f'<div class="card"><h3>Changes against {esc(against)}</h3>',
             _changes(report, m),
             "</div>",
+            failures_html(m),
         ]
+    )
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _banner(report: FolderReport) -> str:
+    """PASS or FAIL at the top, and what failed; the same verdict as report.md's."""
+    verdict = report.verdict()
+    passed = verdict == "PASS"
+    gates = sum(len(m.gates) + len(m.regressions) for m in report.models)
+    accepted = sum(len(m.accepted_misses) for m in report.models)
+    detail = (
+        f"Every planted item met its expectation or is an accepted miss ({accepted} accepted), "
+        f"and every gate with a threshold passed ({gates} gates)."
+        if passed
+        else _sentence(verdict.removeprefix("FAIL: ")) + ". See the gates and failures below."
+    )
+    kind = "pass" if passed else "fail"
+    return (
+        f'<div class="banner {kind}" role="status">{"PASS" if passed else "FAIL"}'
+        f"<span>{esc(detail)}</span></div>"
     )
 
 
@@ -244,8 +282,9 @@ def render_html(report: FolderReport) -> str:
         [
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{esc(title)}</title><style>{_CSS}</style></head><body><main>",
+            f"<title>{esc(title)}</title><style>{_CSS}{FAILURES_CSS}</style></head><body><main>",
             f"<h1>{esc(title)}</h1>",
+            _banner(report),
             f'<div class="card"><table>{header}</table>',
             '<p class="caption">Computed from every row of results.jsonl. Full tables: '
             '<a href="report.md">report.md</a>, <a href="report.json">report.json</a>.</p>',

@@ -253,20 +253,17 @@ def _regression_row(gate: Regression) -> str:
 
 
 def _failures_summary_md(m: ModelReport) -> list[str]:
-    accepted = sum(f.accepted_miss is not None for f in m.failures)
     lines = [
         f"### Failures (details in [{FAILURES_MD}]({FAILURES_MD}))",
         "",
-        f"{len(m.failures)} of {m.n_main} main-run items failed their expectation or errored; "
-        f"{accepted} of them are accepted misses.",
+        f"{m.failure_counts()}, of {m.n_main} main-run items. A new failure fails the run; an "
+        "accepted miss is listed in expectations.toml and runs as a strict xfail.",
     ]
     if m.failures:
-        lines += ["", "| Item | Category | Outcome | Accepted miss |", "|---|---|---|---|"]
-        for f in m.failures:
-            lines.append(
-                f"| {f.row.item_id} | {f.row.category} | {outcome(f.row)} | "
-                f"{'yes' if f.accepted_miss is not None else '-'} |"
-            )
+        lines += ["", "| Item | Category | Outcome | Kind |", "|---|---|---|---|"]
+        for f in (*m.new_failures, *m.accepted_misses):
+            kind = "**new failure**" if f.accepted_miss is None else "accepted miss"
+            lines.append(f"| {f.row.item_id} | {f.row.category} | {outcome(f.row)} | {kind} |")
     if m.accepted_met:
         lines += [
             "",
@@ -347,6 +344,8 @@ def _header_md(report: FolderReport) -> list[str]:
             for run, found in report.fingerprints.items()
         ),
         "",
+        f"**Result: {report.verdict()}**",
+        "",
         f"Computed from every row in {RESULTS_FILE}, whichever session wrote it. A detected item "
         "is one answered (status ok) that meets its expectation; a failed judgement counts as "
         "a miss and in the error rate. Intervals are 95% (Wilson for rates, percentile "
@@ -422,7 +421,8 @@ def _backtick_runs(line: str) -> list[str]:
 def _failure_md(f: Failure) -> list[str]:
     row = f.row
     kind = f"{row.category}, control" if row.control and row.category != "control" else row.category
-    lines = [f"### {row.item_id} ({kind}): {outcome(row)}", ""]
+    label = "new failure" if f.accepted_miss is None else "accepted miss"
+    lines = [f"### {row.item_id} ({kind}): {outcome(row)}, {label}", ""]
     if f.accepted_miss is not None:
         lines += [f"**Accepted miss** (expectations.toml): {f.accepted_miss}", ""]
     lines.append(f"- Expected: {' and '.join(str(e) for e in row.expect) or '-'}")
@@ -456,20 +456,22 @@ def _failure_md(f: Failure) -> list[str]:
 
 def render_failures_md(report: FolderReport) -> str:
     """failures.md: every main-run item that failed its expectation or errored."""
-    total = sum(len(m.failures) for m in report.models)
-    accepted = sum(f.accepted_miss is not None for m in report.models for f in m.failures)
+    new = sum(len(m.new_failures) for m in report.models)
+    accepted = sum(len(m.accepted_misses) for m in report.models)
     lines = [
         f"# Failures: {report.judge}, prompt {report.version}",
         "",
-        f"{total} main-run judgements failed their expectation or errored; {accepted} are "
-        "accepted misses (listed in the planted set's expectations.toml, run as strict xfail).",
+        f"{new} new failure(s) and {accepted} accepted miss(es): main-run judgements that "
+        "failed their expectation or errored. A new failure fails the run; an accepted miss is "
+        "listed in the planted set's expectations.toml and runs as a strict xfail. New "
+        "failures come first.",
         "",
     ]
     for m in report.models:
-        lines += [f"## Model {m.model}", ""]
+        lines += [f"## Model {m.model}", "", f"{m.failure_counts()}.", ""]
         if not m.failures:
             lines += ["No failures.", ""]
-        for failure in m.failures:
+        for failure in (*m.new_failures, *m.accepted_misses):
             lines += _failure_md(failure)
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
-from judges.stats.gates import Gate
+from judges.stats.gates import Gate, not_evaluated
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
@@ -130,6 +130,41 @@ class ModelReport:
         return [*self.ranking.lines(), *note]
 
     @property
+    def new_failures(self) -> tuple[Failure, ...]:
+        """Failures that expectations.toml does not accept: each fails the run."""
+        return tuple(f for f in self.failures if f.accepted_miss is None)
+
+    @property
+    def accepted_misses(self) -> tuple[Failure, ...]:
+        """Failures listed in expectations.toml (strict xfail): known, not a new failure."""
+        return tuple(f for f in self.failures if f.accepted_miss is not None)
+
+    def failure_counts(self) -> str:
+        """E.g. "2 new failures, 34 accepted misses": the two never counted together."""
+        new, accepted = len(self.new_failures), len(self.accepted_misses)
+        return (
+            f"{new} new failure{'s' * (new != 1)}, {accepted} accepted miss{'es' * (accepted != 1)}"
+        )
+
+    def problems(self) -> list[str]:
+        """What keeps this model's report from passing, in words; empty when it passes.
+
+        It passes when every planted item has a row that met its expectation or is an
+        accepted miss, no accepted miss is now met (a strict XPASS), and every gate with a
+        threshold passed (a gate not evaluated does not pass).
+        """
+        _, failed, _ = self.gate_counts
+        unevaluated = sum(not_evaluated(g) for g in (*self.gates, *self.regressions))
+        counts = [
+            (failed, "gate failed", "gates failed"),
+            (unevaluated, "gate not evaluated", "gates not evaluated"),
+            (len(self.new_failures), "new failure", "new failures"),
+            (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
+            (len(self.missing_items), "planted item not judged", "planted items not judged"),
+        ]
+        return [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+
+    @property
     def gate_counts(self) -> tuple[int, int, int]:
         """(passed, failed, not evaluated), floors and regression gates together."""
         results = [gate.passed for gate in self.gates]
@@ -166,6 +201,9 @@ class ModelReport:
                 "not_evaluated": unevaluated,
             },
             "failures": [failure.as_dict() for failure in self.failures],
+            "new_failures": len(self.new_failures),
+            "accepted_misses": len(self.accepted_misses),
+            "problems": self.problems(),
             "accepted_misses_met": list(self.accepted_met),
             "score_distributions": {
                 dim: [
@@ -235,6 +273,19 @@ class FolderReport:
             f" except {len(self.reprompted)}" if self.reprompted else ""
         )
 
+    def problems(self) -> list[str]:
+        """What keeps the folder from passing, per model where there are several."""
+        if len(self.models) == 1:
+            return self.models[0].problems()
+        return [f"{m.model}: {p}" for m in self.models for p in m.problems()]
+
+    def verdict(self) -> str:
+        """One line: PASS, or FAIL and what failed; a folder without rows does not pass."""
+        if not self.models:
+            return "FAIL: no main-run rows"
+        problems = self.problems()
+        return "FAIL: " + ", ".join(problems) if problems else "PASS"
+
     @property
     def comparisons(self) -> list[Comparison]:
         return [m.comparison for m in self.models if m.comparison is not None]
@@ -243,6 +294,7 @@ class FolderReport:
         return {
             "judge": self.judge,
             "prompt_version": self.version,
+            "verdict": self.verdict(),
             "previous_version": self.previous_version,
             "template_hash": self.template_hash,
             "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},

@@ -32,7 +32,10 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
         gates += f", {unevaluated} not evaluated"
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
-    return f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}"
+    return (
+        f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}; "
+        f"{m.failure_counts()}"
+    )
 
 
 def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import scipy.stats
@@ -32,9 +32,17 @@ __all__ = [
     "Flip",
     "compare_versions",
     "comparison_markdown",
+    "higher_is_better",
     "numeric",
     "outcome",
 ]
+
+
+def higher_is_better(control: bool) -> bool:
+    """The good direction of a score: a control keeps its marks (higher is better), a planted
+    defect is marked down (lower is better). The score regression gates and the report's
+    mean-change plot share it."""
+    return control
 
 
 def numeric(verdict: Mapping[str, Any] | None, field: str) -> float | None:
@@ -82,10 +90,32 @@ class DimensionChange:
     mean_before: float
     mean_after: float
     change: Estimate  # after - before, resampled in pairs
+    control: bool  # the side: controls, or planted defects
+    # False when the side's expectations on the dimensions ask for exact values or point the
+    # other way (a relevance label `level == 3`): no direction of the mean is good as such.
+    directed: bool = True
+
+    @property
+    def side(self) -> str:
+        return "controls" if self.control else "planted defects"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return higher_is_better(self.control)
+
+    @property
+    def good(self) -> bool | None:
+        """Whether the mean moved the good way for the side's purpose; None: no change."""
+        value = self.change.value
+        if not self.directed or math.isnan(value) or value == 0:
+            return None
+        return (value > 0) == self.higher_is_better
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "dimension": self.dimension,
+            "side": self.side,
+            "higher_is_better": self.higher_is_better if self.directed else None,
             "mean_before": _round(self.mean_before),
             "mean_after": _round(self.mean_after),
             "change": self.change.as_dict(),
@@ -186,20 +216,14 @@ def _compare_model(
         for item in paired
         if detected(old[item]) != detected(new[item])
     )
-    changes = []
-    for dimension in dimensions:
-        xs: list[float] = []
-        ys: list[float] = []
-        for item in paired:
-            x, y = numeric(old[item].verdict, dimension), numeric(new[item].verdict, dimension)
-            if old[item].status == new[item].status == "ok" and x is not None and y is not None:
-                xs.append(x)
-                ys.append(y)
-        changes.append(
-            DimensionChange(
-                dimension, _mean(xs), _mean(ys), bootstrap_mean_difference(ys, xs, paired=True)
-            )
-        )
+    changes = [
+        change
+        for control in (True, False)
+        for dimension in dimensions
+        if (change := _change(old, new, paired, dimension, control)) is not None
+    ]
+    undirected = {c.control for c in changes if not _directed(new, paired, c.control, dimensions)}
+    changes = [replace(c, directed=c.control not in undirected) for c in changes]
     return Comparison(
         judge=judge,
         model=model,
@@ -215,6 +239,46 @@ def _compare_model(
         dimensions=tuple(changes),
         fingerprints_before=_described(old[item] for item in paired),
         fingerprints_after=_described(new[item] for item in paired),
+    )
+
+
+def _change(
+    old: Mapping[str, JudgementRow],
+    new: Mapping[str, JudgementRow],
+    paired: Sequence[str],
+    dimension: str,
+    control: bool,
+) -> DimensionChange | None:
+    """The paired mean change of one dimension on one side; None when the side has no item.
+
+    Controls and planted defects are apart: their scores should move in opposite directions.
+    """
+    items = [item for item in paired if new[item].control == control]
+    if not items:
+        return None
+    xs: list[float] = []
+    ys: list[float] = []
+    for item in items:
+        x, y = numeric(old[item].verdict, dimension), numeric(new[item].verdict, dimension)
+        if old[item].status == new[item].status == "ok" and x is not None and y is not None:
+            xs.append(x)
+            ys.append(y)
+    change = bootstrap_mean_difference(ys, xs, paired=True)
+    return DimensionChange(dimension, _mean(xs), _mean(ys), change, control)
+
+
+def _directed(
+    rows: Mapping[str, JudgementRow], paired: Sequence[str], control: bool, fields: Sequence[str]
+) -> bool:
+    """Whether every expectation on a score of the side points the good way: at least on
+    controls (higher is better), at most on planted defects (lower is better)."""
+    good_ops = {">=", ">"} if higher_is_better(control) else {"<=", "<"}
+    return all(
+        expectation.op in good_ops
+        for item in paired
+        if rows[item].control == control
+        for expectation in rows[item].expect
+        if expectation.field in fields
     )
 
 
@@ -321,17 +385,23 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     if c.dimensions:
         lines += [
             f"Mean change per dimension ({c.after} - {c.before}, items answered under both; "
-            "95% paired bootstrap):",
+            "95% paired bootstrap), controls and planted defects apart. Good: higher on "
+            "controls (a harmless answer keeps its marks), lower on planted defects (the judge "
+            "marks the defect down), as the score regression gates judge it:",
             "",
-            f"| Dimension | Mean {c.before} | Mean {c.after} | Change [95%] | n pairs |",
-            "|---|---|---|---|---|",
+            f"| Dimension | Items | Mean {c.before} | Mean {c.after} | Change [95%] | n pairs "
+            "| Direction |",
+            "|---|---|---|---|---|---|---|",
         ]
         for d in c.dimensions:
             e = d.change
             interval = f"{_number(e.value)} [{_number(e.low)}, {_number(e.high)}]"
+            way = {True: "good", False: "**bad**", None: "no change"}[d.good]
+            if not d.directed:
+                way = "no good direction (exact expected values)"
             lines.append(
-                f"| {d.dimension} | {_number(d.mean_before)} | {_number(d.mean_after)} | "
-                f"{interval} | {e.n} |"
+                f"| {d.dimension} | {d.side} | {_number(d.mean_before)} | "
+                f"{_number(d.mean_after)} | {interval} | {e.n} | {way} |"
             )
         lines.append("")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from typing import Any
 import scipy.stats
 
 from judges.core.results import JudgementRow
-from judges.stats.compare import numeric
+from judges.stats.compare import higher_is_better, numeric
 from judges.stats.stats import Estimate, bootstrap_mean_difference, minimum_detectable_difference
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "baseline_regressions",
     "control_regression",
     "detection_regression",
+    "higher_is_better",
     "mcnemar_one_sided",
     "paired_rows",
     "score_regression",
@@ -266,7 +267,7 @@ def score_regressions(
                     label,
                     [x for x, _ in both],
                     [y for _, y in both],
-                    higher_is_better=control,
+                    higher_is_better=higher_is_better(control),
                     mdd=mdd,
                     alpha=alpha,
                 )

@@ -1,0 +1,188 @@
+"""The report's verdict: a PASS/FAIL banner, accepted misses apart from new failures, the
+failures as an HTML section, and the mean-change plot coloured by the dimension's purpose."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+from judges.core.results import Expectation, write_jsonl
+from judges.reports import terminal
+from judges.reports.charts import change_svg
+from judges.reports.write import rebuild_reports
+from judges.stats.compare import compare_versions, comparison_markdown
+from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
+
+__all__ = ["demo"]  # the fixture, shared with test_report
+
+# Every item of 1.1 met but the accepted miss PE-01; PE-08 answered and caught.
+ALL_MET = {**AFTER, "PE-08": True}
+
+
+def write(demo: dict[str, Any], detection_after: dict[str, bool]) -> None:
+    rows_before = version_rows("1.0", BEFORE)
+    rows_after = [row("1.1", item, met) for item, met in detection_after.items()]
+    if "PE-08" not in detection_after:  # as version_rows: PE-08 fails in transport
+        rows_after = version_rows("1.1", detection_after)
+    write_jsonl(folder(demo, "1.0") / "results.jsonl", rows_before)
+    write_jsonl(folder(demo, "1.1") / "results.jsonl", rows_after)
+
+
+def rebuild(demo: dict[str, Any]) -> Any:
+    return rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
+
+
+def banner(html: str) -> str:
+    found = re.search(r'<div class="banner (pass|fail)"[^>]*>(.*?)</div>', html, re.S)
+    assert found is not None, "no banner"
+    return f"{found.group(1)}: {re.sub(r'<[^>]+>', ' ', found.group(2)).strip()}"
+
+
+def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[str, Any]) -> None:
+    # 1.1: PE-01 is an accepted miss, PE-08 fails in transport (a new failure), and the
+    # fabrication gate (>= 0.9) sees 2/3.
+    write(demo, AFTER)
+    built = rebuild(demo)
+    html = (folder(demo, "1.1") / "index.html").read_text()
+    assert html.index('class="banner fail"') < html.index("<h2>")  # at the top
+    assert banner(html).startswith("fail: FAIL")
+    assert "1 gate failed, 1 new failure." in banner(html)
+    report_md = (folder(demo, "1.1") / "report.md").read_text()
+    assert "**Result: FAIL: 1 gate failed, 1 new failure**" in report_md
+    (report,) = [f for f in built.folders if f.version == "1.1"]
+    assert report.verdict() == "FAIL: 1 gate failed, 1 new failure"
+
+
+def test_accepted_misses_alone_pass_and_are_counted_apart(demo: dict[str, Any]) -> None:
+    write(demo, ALL_MET)
+    built = rebuild(demo)
+    html = (folder(demo, "1.1") / "index.html").read_text()
+    assert banner(html).startswith("pass: PASS")
+    assert "(1 accepted)" in banner(html)
+    assert "0 new failures, 1 accepted miss" in html
+    report_md = (folder(demo, "1.1") / "report.md").read_text()
+    assert "**Result: PASS**" in report_md
+    assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
+    assert "| PE-01 | cousin | missed | accepted miss |" in report_md
+    lines = terminal.report_lines(built)
+    assert any(
+        line.startswith(f"demo 1.1 on {MODEL}:")
+        and line.endswith("0 new failures, 1 accepted miss")
+        for line in lines
+    )
+
+
+def test_new_failures_and_accepted_misses_are_told_apart_everywhere(
+    demo: dict[str, Any],
+) -> None:
+    write(demo, AFTER)
+    built = rebuild(demo)
+    (report,) = [f for f in built.folders if f.version == "1.1"]
+    (m,) = report.models
+    assert [f.row.item_id for f in m.new_failures] == ["PE-08"]
+    assert [f.row.item_id for f in m.accepted_misses] == ["PE-01"]
+    assert m.failure_counts() == "1 new failure, 1 accepted miss"
+    report_md = (folder(demo, "1.1") / "report.md").read_text()
+    assert "| PE-08 | fabrication | error (transport) | **new failure** |" in report_md
+    failures_md = (folder(demo, "1.1") / "failures.md").read_text()
+    assert "1 new failure(s) and 1 accepted miss(es)" in failures_md
+    # New failures come first.
+    assert failures_md.index("### PE-08") < failures_md.index("### PE-01")
+    assert any(
+        line.endswith("1 new failure, 1 accepted miss") for line in terminal.report_lines(built)
+    )
+
+
+class _Cells(HTMLParser):
+    """The text of every table row inside the failures card."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[str] = []
+        self.cell: list[str] = []
+        self.in_failures = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "div" and ("class", "card failures") in attrs:
+            self.in_failures = True
+        if self.in_failures and tag == "tr":
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.in_failures and tag == "tr":
+            self.rows.append(" ".join(self.cell))
+        if self.in_failures and tag == "table":
+            self.in_failures = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_failures and data.strip():
+            self.cell.append(data.strip())
+
+
+def test_index_html_shows_the_failures_new_ones_first(demo: dict[str, Any]) -> None:
+    write(demo, AFTER)
+    rebuild(demo)
+    html = (folder(demo, "1.1") / "index.html").read_text()
+    parser = _Cells()
+    parser.feed(html)
+    header, *rows = parser.rows
+    assert header == "Item Category Outcome Kind Expected Returned"
+    assert rows[0] == (
+        "PE-08 fabrication error (transport) new failure factual_accuracy <= 1 "
+        "transport: connection reset"
+    )
+    assert rows[1] == (
+        "PE-01 cousin missed accepted miss factual_accuracy <= 1 factual_accuracy=3, "
+        "completeness=2, causal_reasoning=1, core_total=6, product_identity_match=true"
+    )
+    assert rows[2].startswith("Accepted (expectations.toml): loses the cousin case")
+    assert "Rationale: PE-01 judged" in rows[2]
+    assert "<script" not in html
+
+
+def test_a_control_score_that_rises_is_good_and_a_defect_score_that_rises_is_bad() -> None:
+    # Controls PE-07: factual_accuracy 1 -> 3 (up: good); defects PE-05: 1 -> 3 (up: bad).
+    held = {"expect": [Expectation(field="factual_accuracy", op=">=", value=1)]}
+    before = [
+        row("1.0", "PE-07", True, accuracy=1).model_copy(update=held),
+        row("1.0", "PE-05", True, accuracy=1),
+    ]
+    after = [
+        row("1.1", "PE-07", True, accuracy=3).model_copy(update=held),
+        row("1.1", "PE-05", False, accuracy=3),
+    ]
+    (comparison,) = compare_versions("demo", ("1.0", before), ("1.1", after), ["factual_accuracy"])
+    changes = {d.side: d for d in comparison.dimensions}
+    assert changes["controls"].change.value == 2.0 and changes["controls"].good is True
+    assert changes["planted defects"].change.value == 2.0
+    assert changes["planted defects"].good is False
+    svg = change_svg(comparison)
+    dots = re.findall(r'<circle class="change-(\w+)"[^>]*fill="(#\w+)"><title>([^<]*)', svg)
+    assert dots == [
+        ("good", "#1a7f37", "factual_accuracy on controls: good (higher is better)"),
+        ("bad", "#cf222e", "factual_accuracy on planted defects: bad (lower is better)"),
+    ]
+
+
+def test_the_change_plot_has_a_legend_that_names_the_purpose(demo: dict[str, Any]) -> None:
+    write(demo, AFTER)
+    rebuild(demo)
+    html = (folder(demo, "1.1") / "index.html").read_text()
+    legend = html[html.index('class="caption legend"') :]
+    legend = legend[: legend.index("</p>")]
+    assert "good for the purpose" in legend and "not the sign" in legend
+    assert "on controls a higher score is good" in legend
+    assert "on planted defects a lower score is good" in legend
+
+
+def test_exact_expected_values_give_no_good_direction() -> None:
+    # A relevance-like side: the expectation asks for an exact value, so a rise is neither.
+    exact = [Expectation(field="factual_accuracy", op="==", value=3)]
+    before = [row("1.0", "PE-05", True, accuracy=1).model_copy(update={"expect": exact})]
+    after = [row("1.1", "PE-05", False, accuracy=3).model_copy(update={"expect": exact})]
+    (comparison,) = compare_versions("demo", ("1.0", before), ("1.1", after), ["factual_accuracy"])
+    (change,) = comparison.dimensions
+    assert (change.change.value, change.directed, change.good) == (2.0, False, None)
+    assert '<circle class="change-no-good-direction"' in change_svg(comparison)
+    assert "no good direction (exact expected values)" in comparison_markdown(comparison)
