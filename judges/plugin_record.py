@@ -1,5 +1,6 @@
-"""The pytest side of the record phase (`judges.calls.record_phase`): its option and the
-hook that runs it once collection is done, before the first test."""
+"""The pytest side of the record phase (`judges.calls.record_phase`): its option, the hook
+that runs it once collection is done, before the first test, and the one that reports what
+it finished when the run is interrupted (Ctrl-C or SIGTERM, during the phase or after)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if judges is None or not judges.settings.live or config.getoption("collectonly"):
         return
     settings = judges.settings
-    rows_file = settings.scratch / f"record-phase-{settings.session_id}.jsonl"
+    rows_file = record_phase.rows_file(settings.scratch, settings.session_id)
     judgements = record_phase.gather(judges, _needed(session.items))
     if not judgements:  # nothing to call live (or the xdist controller, which collects none)
         return
@@ -89,3 +90,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         judges.prerecorded.update(
             record_phase.record_all(judges, judgements, concurrency, progress, rows_file)
         )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Interrupted, the tests never reported some judgements the phase finished: their rows
+    join the session's before `judges.plugin` writes the reports (in the controller, which
+    reads the file that whichever process ran the phase wrote)."""
+    from judges.calls import record_phase
+    from judges.fixtures import session_key
+
+    judges = session.config.stash.get(session_key, None)
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if judges is None or not judges.settings.live or not interrupted:
+        return
+    if hasattr(session.config, "workerinput"):
+        return
+    settings = judges.settings
+    record_phase.wait_for_phase(settings.scratch, settings.session_id, record_phase.GRACE_S + 5)
+    finished = record_phase.read_rows(record_phase.rows_file(settings.scratch, settings.session_id))
+    judges.add_unreported(row for rows in finished.values() for row in rows)

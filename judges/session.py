@@ -334,6 +334,13 @@ class JudgesSession:
     def add_rows(self, rows: Iterable[dict[str, Any]]) -> None:
         self.rows.extend(JudgementRow.model_validate(row) for row in rows)
 
+    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
+        """Rows judged live that no test reported (a record phase cut short), each once."""
+        reported = {row.key for row in self.rows}
+        new = [row for row in rows if row.key not in reported]
+        self.rows.extend(new)
+        return len(new)
+
     def usage_by_model(self) -> dict[str, Usage]:
         """Calls, tokens and cost per model over every row of this session."""
         totals: dict[str, Usage] = {}

@@ -452,6 +452,18 @@ def test_make_backend_builds_each_kind(model: str, kind: type) -> None:
     assert live.client.max_retries == 0
 
 
+def test_the_anthropic_client_goes_where_anthropic_base_url_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    ref = ModelRef.parse("anthropic:claude-sonnet-4-6")
+    default = make_backend(ref, live=False, environ={})
+    assert str(default.client.base_url).startswith("https://api.anthropic.com")
+    environ = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://gateway.invalid:8"}
+    proxied = make_backend(ref, live=True, environ=environ)
+    assert str(proxied.client.base_url).startswith("http://gateway.invalid:8")
+
+
 def test_make_backend_local_defaults() -> None:
     backend = make_backend(ModelRef.parse("local:smollm2-135m"), live=True, environ={})
     assert str(backend.client.base_url).startswith("http://127.0.0.1:8080/v1")

@@ -341,8 +341,14 @@ def make_backend(
         import anthropic
 
         key = _api_key("anthropic", environ) if live else "replay-no-key"
+        # The SDK's own variable (a proxy, a gateway, a test server); cassettes match on the
+        # path, never the host, so they replay whichever host recorded them.
         client: Any = anthropic.Anthropic(
-            api_key=key, max_retries=0, timeout=timeout, default_headers=_PINNED_HEADERS
+            api_key=key,
+            base_url=environ.get("ANTHROPIC_BASE_URL") or None,
+            max_retries=0,
+            timeout=timeout,
+            default_headers=_PINNED_HEADERS,
         )
         return AnthropicBackend(model, client)
 

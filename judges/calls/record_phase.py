@@ -5,8 +5,10 @@ Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`
 cassette, repeats in order), in a thread of its own; `_vcr.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
 The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
-tests then take them instead of calling again. Under xdist every worker collects the same
-items: the first to take the phase's lock records for all, the others wait and read rows.
+tests then take them instead of calling again. A phase cut short by Ctrl-C or SIGTERM still
+reports what finished: the session's end reads the same file (`plugin_record`). Under
+xdist every worker collects the same items: the first to take the phase's lock records for
+all, the others wait and read rows.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -39,6 +42,11 @@ class Judgement:
     plan: RunPlan
     nodeid: str
     path: Path
+
+
+def rows_file(scratch: Path, session_id: str) -> Path:
+    """The rows of every judgement the phase finished, one JSON line per cassette."""
+    return scratch / f"record-phase-{session_id}.jsonl"
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
@@ -135,12 +143,13 @@ def _keep(
 
 
 def read_rows(rows_file: Path) -> dict[Path, list[JudgementRow]]:
-    """What another process recorded in this session's phase."""
+    """What another process recorded in this session's phase. A last line without its end
+    was cut by a kill: its cassette is kept, its row is not (the test calls it again)."""
     if not rows_file.is_file():
         return {}
     recorded = {}
-    for text in rows_file.read_text(encoding="utf-8").splitlines():
-        if text.strip():
+    for text in rows_file.read_text(encoding="utf-8").splitlines(keepends=True):
+        if text.strip() and text.endswith("\n"):
             line = json.loads(text)
             recorded[Path(line["path"])] = [JudgementRow.model_validate(r) for r in line["rows"]]
     return recorded
@@ -160,3 +169,26 @@ def phase_lock(scratch: Path, session_id: str) -> Iterator[bool]:
             done.touch()
         finally:
             fcntl.flock(stream, fcntl.LOCK_UN)
+
+
+def wait_for_phase(scratch: Path, session_id: str, timeout_s: float) -> bool:
+    """Wait, at most `timeout_s`, until no process records this session's phase (an xdist
+    worker cut short lets its calls in flight finish); False if it did not end in time."""
+    lock = scratch / f"record-phase-{session_id}.lock"
+    if not lock.is_file():
+        return True
+    deadline = time.monotonic() + timeout_s
+    with lock.open("a") as stream:
+        try:
+            while True:
+                try:
+                    fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return False
+                    time.sleep(0.1)
+                else:
+                    fcntl.flock(stream, fcntl.LOCK_UN)
+                    return True
+        except KeyboardInterrupt:  # a second Ctrl-C: report what is there now
+            return False

@@ -2,7 +2,9 @@
 
 The fake judge is an OpenAI-compatible HTTP server from the standard library, run in a
 thread of the outer test process (one per test module, its state reset per test); the
-inner pytest runs reach it through `--judge-base-url`. It answers every chat completion
+inner pytest runs reach it through `--judge-base-url`. It also answers the Anthropic
+Messages API (`POST /v1/messages`), reached through the SDK's `ANTHROPIC_BASE_URL`, with
+the same verdicts, latency, counters and rate limits. It answers every chat completion
 with a verdict chosen per planted item, so a test can make the judge miss or fix an item
 and re-record.
 
@@ -42,6 +44,10 @@ SECRET_HEADERS = {
     "set-cookie": "session=SECRET; Path=/; HttpOnly",
 }
 MODEL = "local:smollm2-135m"
+ANTHROPIC_MODEL = "anthropic:claude-sonnet-4-6"
+FAKE_ANTHROPIC_KEY = "sk-ant-fakeKEY1234567890abcdefXYZ"
+CHAT_PATH = "/v1/chat/completions"
+MESSAGES_PATH = "/v1/messages"
 MODEL_SLUG = "local-smollm2-135m"
 JUDGE = "product_identity"
 PLANTED = "regression_tests/test_planted.py::test_planted_item"
@@ -195,6 +201,7 @@ class FakeJudge:
     verdict: Callable[[str | None], dict[str, Any]] | None = None
     fail_next: int = 0  # answer this many chat completions with a 500 first
     limit_next: int = 0  # answer this many with a 429 and `Retry-After: retry_after` first
+    limit_status: int = 429  # or 529, Anthropic's "overloaded"
     retry_after: str = "1"
     limited_at: list[float] = field(default_factory=list)  # when each 429 was sent
     # Hostile servers: the reply's content as raw text, or the whole HTTP answer.
@@ -210,7 +217,7 @@ class FakeJudge:
         """Back to an honest, quick judge with no calls seen (one server serves a module)."""
         fresh = FakeJudge()
         names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
-        for name in (*names, "system_fingerprint", "limit_next", "retry_after"):
+        for name in (*names, "system_fingerprint", "limit_next", "limit_status", "retry_after"):
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
@@ -235,8 +242,14 @@ class FakeJudge:
 
     @property
     def calls(self) -> list[Received]:
+        """The judge calls received, chat completions and Anthropic messages alike."""
         with self._lock:
-            return [r for r in self.received if r.path == "/v1/chat/completions"]
+            return [r for r in self.received if r.path in (CHAT_PATH, MESSAGES_PATH)]
+
+    @property
+    def anthropic_url(self) -> str:
+        """What `ANTHROPIC_BASE_URL` is set to: the SDK appends `/v1/messages`."""
+        return self.url.removesuffix("/v1")
 
     def calls_for(self, item_id: str) -> int:
         return sum(1 for r in self.calls if r.item_id == item_id)
@@ -257,7 +270,7 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             received = Received(path, dict(self.headers.items()), body)
             with judge._lock:
                 judge.received.append(received)
-            if path != "/v1/chat/completions":
+            if path not in (CHAT_PATH, MESSAGES_PATH):
                 self._send(404, {"error": {"message": f"no route {path}"}})
                 return
             with judge._lock:
@@ -273,8 +286,9 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             with judge._lock:
                 limit, judge.limit_next = judge.limit_next > 0, max(judge.limit_next - 1, 0)
             if limit:  # at once: the client learns of the limit before its other calls end
-                error = {"error": {"message": "rate limited", "type": "rate_limit_error"}}
-                self._send(429, error, {"Retry-After": judge.retry_after})
+                kind = "overloaded_error" if judge.limit_status == 529 else "rate_limit_error"
+                error = {"type": "error", "error": {"message": "slow down", "type": kind}}
+                self._send(judge.limit_status, error, {"Retry-After": judge.retry_after})
                 with judge._lock:
                     judge.limited_at.append(time.monotonic())
                 return
@@ -291,7 +305,8 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                 content = judge.content(received)
             else:
                 content = json.dumps(judge.reply(received.item_id))
-            self._send(200, completion(judge, body, content))
+            reply = message if received.path == MESSAGES_PATH else completion
+            self._send(200, reply(judge, body, content))
 
         def _send(
             self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -331,6 +346,21 @@ def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str
             "total_tokens": judge.prompt_tokens + judge.completion_tokens,
         },
         **({"system_fingerprint": judge.system_fingerprint} if judge.system_fingerprint else {}),
+    }
+
+
+def message(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
+    """An Anthropic Messages API reply carrying `content`, with the judge's token usage."""
+    return {
+        "id": "msg_fake"
+        + hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12],
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-sonnet-4-6"),
+        "content": [{"type": "text", "text": content}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": judge.prompt_tokens, "output_tokens": judge.completion_tokens},
     }
 
 

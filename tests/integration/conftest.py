@@ -52,7 +52,8 @@ def project(
     they replay.
     """
     monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID"):
+    paid = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+    for name in (*paid, "OPENAI_ORG_ID"):
         monkeypatch.delenv(name, raising=False)
     # Run on GitHub, the inner runs must not write to the outer job's summary.
     for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):

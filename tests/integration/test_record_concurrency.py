@@ -4,6 +4,7 @@ identical to a sequential recording, the cost cap held by the calls in flight.""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ._support import ITEMS, FakeJudge, JudgesProject, versions
+from ._support import ITEMS, JUDGE, FakeJudge, JudgesProject, cassette_name, versions
 
 LATENCY_S = 0.3
 PRICES = """
@@ -49,7 +50,8 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
 
     for concurrency in ("1", "16"):
         fake_judge.reset()
-        fake_judge.delay_s = LATENCY_S
+        # At 16, long enough that every call is sent before the first ends, on a busy machine.
+        fake_judge.delay_s = LATENCY_S if concurrency == "1" else 1.0
         result = _record(project, "--judge-concurrency", concurrency)
         result.assert_outcomes(passed=judgements)
         # One request per judgement: the tests took the phase's rows, they did not call again.
@@ -107,11 +109,26 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     assert errors is not None and int(errors.group(1)) == total - calls
 
 
-def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
-    project: JudgesProject, fake_judge: FakeJudge
+def _finished(project: JudgesProject) -> set[tuple[str, str, str]]:
+    """(version, item, run) of each cassette on disk: the judgements that finished."""
+    found = set()
+    for path in project.cassettes():
+        version = path.relative_to(project.root / "cassettes").parts[1]
+        item_id = next(i["id"] for i in ITEMS if path.name == cassette_name(i))
+        found.add((version, item_id, "main"))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("signum", "workers"),
+    [(signal.SIGINT, "0"), (signal.SIGTERM, "0"), (signal.SIGINT, "2")],
+    ids=["sigint-n0", "sigterm-n0", "sigint-n2"],
+)
+def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
+    project: JudgesProject, fake_judge: FakeJudge, signum: signal.Signals, workers: str
 ) -> None:
     fake_judge.delay_s = 1.0
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0"]
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", workers]
     argv += ["--record", "--judge-base-url", fake_judge.url, "--judge-concurrency", "2"]
     process = subprocess.Popen(
         [*argv, "-k", "test_planted_item"],
@@ -119,25 +136,37 @@ def test_ctrl_c_stops_sending_and_keeps_every_finished_cassette(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     deadline = time.monotonic() + 120
     while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)  # the first two calls answered, the next two in flight
-    process.send_signal(signal.SIGINT)
+    # To the whole group, as Ctrl-C in a terminal: under xdist the worker that records gets
+    # it too, and the controller waits for its grace period before writing the reports.
+    os.killpg(process.pid, signum)
     output, _ = process.communicate(timeout=120)
 
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     sent = len(fake_judge.calls)
-    assert 3 <= sent < len(versions()) * len(ITEMS)  # stopped sending
+    total = len(versions()) * len(ITEMS)
+    assert 3 <= sent < total  # stopped sending
     time.sleep(2 * fake_judge.delay_s)
     assert len(fake_judge.calls) == sent  # and nothing was sent after it ended
     # Every call that was sent finished within the grace period and kept its cassette.
     cassettes = project.cassettes()
     assert len(cassettes) == sent
     assert not list((project.root / "cassettes").rglob("*.tmp*"))
-    assert f"judges record: {sent}/{len(versions()) * len(ITEMS)} judgements" in output
+    assert f"judges record: {sent}/{total} judgements" in output
+    # One row per finished judgement, and none for the others; the reports are written.
+    rows = project.results()
+    assert set(rows) == _finished(project)
+    assert all(row["status"] == "ok" for row in rows.values())
+    for version in {version for version, _, _ in rows}:
+        written = {p.name for p in (project.root / "reports" / JUDGE / version).iterdir()}
+        assert {"results.jsonl", "report.md", "report.json"} <= written
+    assert f"{sent} judgements: {sent} ok" in output  # the judges summary, on the terminal
     replayed = project.run("-k", "test_planted_item")
-    replayed.assert_outcomes(passed=sent, failed=len(versions()) * len(ITEMS) - sent)
+    replayed.assert_outcomes(passed=sent, failed=total - sent)
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
