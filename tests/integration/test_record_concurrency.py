@@ -56,7 +56,12 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
         result.assert_outcomes(passed=judgements)
         # One request per judgement: the tests took the phase's rows, they did not call again.
         assert len(fake_judge.calls) == judgements
-        assert fake_judge.max_in_flight == min(int(concurrency), judgements)
+        # Bounded by the option, and really concurrent at 16 (an exact peak of 9 depends on
+        # how fast a loaded machine starts the threads, so it is not asserted).
+        if concurrency == "1":
+            assert fake_judge.max_in_flight == 1
+        else:
+            assert 1 < fake_judge.max_in_flight <= min(int(concurrency), judgements)
         assert _recorded(project) == baseline
         result.stderr.fnmatch_lines([f"judges record: {judgements}/{judgements} judgements*"])
 
