@@ -255,6 +255,12 @@ class FakeJudge:
         return sum(1 for r in self.calls if r.item_id == item_id)
 
 
+class _FakeServer(ThreadingHTTPServer):
+    # socketserver's default backlog is 5: a sixth concurrent connect is dropped and its
+    # SYN retried a second later, so a call "sent" at once would arrive 1 s late.
+    request_queue_size = 128
+
+
 def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
@@ -369,7 +375,7 @@ class FakeJudgeServer:
 
     def __init__(self) -> None:
         self.judge = FakeJudge()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.judge))
+        self.httpd = _FakeServer(("127.0.0.1", 0), _handler(self.judge))
         self.httpd.daemon_threads = True
         self.judge.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
