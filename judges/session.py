@@ -10,6 +10,7 @@ import contextlib
 import enum
 import json
 import shlex
+import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -115,6 +116,7 @@ class JudgesSession:
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self._backends: dict[tuple[str, bool], Any] = {}
+        self._backends_lock = threading.Lock()
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
@@ -232,14 +234,18 @@ class JudgesSession:
 
     def _backend(self, model: ModelRef, live: bool) -> Any:
         key = (str(model), live)
-        if key not in self._backends:
-            base_url = self.settings.base_url if model.backend != "anthropic" else None
-            backend = make_backend(
-                model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
-            )
-            # Live calls wait for the session's rate limits (judges.calls.limits).
-            self._backends[key] = self.limiter.wrap(backend) if live else backend
-        return self._backends[key]
+        with self._backends_lock:  # the record phase asks from many threads at once
+            if key not in self._backends:
+                self._backends[key] = self._make_backend(model, live)
+            return self._backends[key]
+
+    def _make_backend(self, model: ModelRef, live: bool) -> Any:
+        base_url = self.settings.base_url if model.backend != "anthropic" else None
+        backend = make_backend(
+            model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
+        )
+        # Live calls wait for the session's rate limits (judges.calls.limits).
+        return self.limiter.wrap(backend) if live else backend
 
     def _should_record(self, path: Path, repeats: int) -> bool:
         mode = self.settings.record
@@ -267,9 +273,9 @@ class JudgesSession:
         from judges.calls import _vcr
 
         path = case.cassette(self.settings.cassettes, run)
-        record = not replay_only and self._should_record(path, repeats)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
+        record = not replay_only and self._should_record(path, repeats)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
