@@ -110,11 +110,12 @@ class JudgeRunner(probing.ProbeJudging):
         """Fail when a gate fails or cannot be evaluated; skip when no gates exist."""
         __tracebackhide__ = True
         planted = self.session.planted_sets[set_case.judge]
-        where = planted.path / "gates.toml"
-        if (str(set_case.model), set_case.version) not in planted.gates:
+        model = str(set_case.model)
+        where = planted.gates_source(model, set_case.version)
+        if (model, set_case.version) not in planted.gates:
             pytest.skip(
-                f"no gates for {set_case.model} prompt {set_case.version} in {where}: add a "
-                f'["{set_case.model}"."{set_case.version}"] table'
+                f"no gates for {model} prompt {set_case.version} in {planted.path / 'gates.toml'}"
+                f': add a ["{model}"."{set_case.version}"] table'
             )
         failed = [r for r in results if r.passed is False]
         unevaluated = [r for r in results if not_evaluated(r)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -480,3 +481,35 @@ def test_relevance_requests_name_exactly_the_items_criteria() -> None:
     # A judge without a narrowing hook sends its reply model's schema.
     geval = load_catalog()["geval"]
     assert geval.request_schema("1.0", "coverage", None)["required"] == ["score", "rationale"]
+
+
+# --------------------------------------------------------------------------- gates.toml
+
+
+def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_path: Path) -> None:
+    """A new prompt version is gated at once: by the floors and baseline before it."""
+    shutil.copytree(PLANTED_ROOT / "product_identity", tmp_path / "product_identity")
+    (tmp_path / "product_identity" / "gates.toml").write_text(
+        '["local:m"."0.3"]\nbaseline = "0.3"\nmin_detection = { cousin = 0.5 }\n'
+        '["other:m"."0.2"]\nmax_error_rate = 0.1\n',
+        encoding="utf-8",
+    )
+    catalog = load_catalog()
+    assert catalog["product_identity"].versions[:3] == ["0.2", "0.3", "0.3.1"]
+    planted = load_planted_sets(tmp_path, {"product_identity": catalog["product_identity"]})
+    planted_set = planted["product_identity"]
+    gates = planted_set.gates
+    assert ("local:m", "0.2") not in gates  # nothing earlier to inherit from
+    assert gates[("local:m", "0.3.1")] == gates[("local:m", "0.3")]
+    assert gates[("local:m", "0.3.1")].baseline == "0.3"
+    assert gates[("other:m", "0.3")].max_error_rate == 0.1
+    assert gates[("other:m", "0.3.1")].max_error_rate == 0.1
+    assert planted_set.inherited_gates == {
+        ("local:m", "0.3.1"): "0.3",
+        ("other:m", "0.3"): "0.2",
+        ("other:m", "0.3.1"): "0.2",
+    }
+    assert planted_set.gates_source("local:m", "0.3.1").endswith(
+        'gates.toml ["local:m"."0.3"] (inherited: prompt 0.3.1 has no table of its own)'
+    )
+    assert planted_set.gates_source("local:m", "0.3").endswith('gates.toml ["local:m"."0.3"]')

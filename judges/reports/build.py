@@ -127,7 +127,11 @@ def _gates(
     table = planted.gates.get((model, version)) if planted else None
     where = None
     if planted is not None:
-        where = f'{sources.planted_root}/{planted.judge}/gates.toml ["{model}"."{version}"]'
+        source = planted.inherited_gates.get((model, version))
+        table_key = f'["{model}"."{source or version}"]'
+        where = f"{sources.planted_root}/{planted.judge}/gates.toml {table_key}"
+        if source is not None:
+            where += f" (inherited: prompt {version} has no table of its own)"
         if table is None:
             notes.append(f"no thresholds for this model and prompt version: add {where}")
             where = None
@@ -228,6 +232,7 @@ def _model_report(
         sme=reliability.get("sme"),
         gates=tuple(gates),
         gates_table=where,
+        gates_version=planted.inherited_gates.get((model, version)) if planted else None,
         failures=tuple(
             Failure(row, misses.get(row.item_id))
             for row in main

@@ -171,7 +171,7 @@ def _gate_annotations(
             continue
         line = None
         if gates_file.is_file():
-            line = gate_line(gates_file, m.model, folder.version, gate)
+            line = gate_line(gates_file, m.model, m.gates_version or folder.version, gate)
         found.append(
             Annotation(
                 _shown(gates_file, root),

@@ -122,6 +122,7 @@ class ModelReport:
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
+    gates_version: str | None = None  # the earlier version whose table this one inherited
 
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -125,6 +126,16 @@ class PlantedSet:
     gates: dict[tuple[str, str], Gates] = field(default_factory=dict)
     config: SetConfig = field(default_factory=SetConfig)
     reading_list: list[PlantedItem] = field(default_factory=list)
+    # (model, version) -> the earlier version whose gates it uses, having no table of its own
+    inherited_gates: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def gates_source(self, model: str, version: str) -> str:
+        """Where the gates of (model, version) come from, for messages and reports."""
+        source = self.inherited_gates.get((model, version))
+        where = f'{self.path / "gates.toml"} ["{model}"."{source or version}"]'
+        if source is not None:
+            where += f" (inherited: prompt {version} has no table of its own)"
+        return where
 
     def item(self, item_id: str) -> PlantedItem:
         for item in [*self.items, *self.reading_list]:
@@ -263,7 +274,29 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     clash = sorted(ids & {item.id for item in reading})
     if clash:
         raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
-    return PlantedSet(spec.name, folder, items, misses, gates, config, reading)
+    inherited = _inherit_gates(gates, spec.versions)
+    return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited)
+
+
+def _inherit_gates(
+    gates: dict[tuple[str, str], Gates], versions: Sequence[str]
+) -> dict[tuple[str, str], str]:
+    """Give a prompt version without a table of its own the table of the newest earlier version.
+
+    A new prompt version is then gated at once: by the team's floors and by the regression
+    gates against the accepted baseline, instead of passing ungated until a table is written.
+    Fills `gates` in place; returns what was inherited from where.
+    """
+    inherited: dict[tuple[str, str], str] = {}
+    for model in sorted({model for model, _ in gates}):
+        source: str | None = None
+        for version in versions:
+            if (model, version) in gates:
+                source = version
+            elif source is not None:
+                gates[(model, version)] = gates[(model, source)]
+                inherited[(model, version)] = source
+    return inherited
 
 
 def _reading_list_items(folder: Path, config: SetConfig, spec: JudgeSpec) -> list[PlantedItem]:

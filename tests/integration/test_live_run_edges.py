@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from ._support import (
+    GATES,
     ITEMS,
     MODEL,
     FakeJudge,
@@ -154,3 +155,26 @@ def test_a_version_without_recordings_gets_one_summary_line_and_command(
     recorded = project.run(*rerecord_argv(command), "--judge-base-url", fake_judge.url)
     assert recorded.ret == pytest.ExitCode.OK
     assert "has no recordings yet" not in project.run().stdout.str()
+
+
+def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    """A new prompt version is not left ungated: it inherits the floors and the baseline."""
+    first, latest = versions()[0], versions()[-1]
+    cousin = next(item for item in ITEMS if item["category"] == "cousin")
+    project.write_set_file(
+        "gates.toml",
+        f'["{MODEL}"."{first}"]\nbaseline = "{first}"\nmin_detection = {{ cousin = 0.5 }}\n',
+    )
+    fake_judge.scores[cousin["id"]] = 3  # the judge misses the cousin defect
+    project.run(record="all")
+
+    result = project.run(GATES, "-k", latest)
+
+    result.assert_outcomes(failed=1, deselected=len(versions()) - 1)
+    output = result.stdout.str()
+    assert f"product_identity prompt {latest} on {MODEL}: 1 detection gate(s) failed" in output
+    table = f'gates.toml ["{MODEL}"."{first}"] (inherited: prompt {latest} has no table of its own)'
+    assert table in output
+    assert "FAILED detection[cousin]: 0.00" in output
