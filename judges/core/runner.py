@@ -7,6 +7,7 @@ the test loudly, not hide as a `transport` row).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -116,8 +117,15 @@ def worst_case_usd(price: Price, request: JudgeRequest) -> float:
     return price.cost(worst_case_tokens(request), request.max_tokens)
 
 
-def seed_for(base: int | None, draw: int, attempt: int) -> int | None:
-    return None if base is None else base + _DRAW_STRIDE * draw + attempt
+def seed_for(base: int | None, draw: int, attempt: int, item_id: str | None = None) -> int | None:
+    """The seed of one call: per run (`base` + offsets), or per item when an id is given."""
+    if base is None:
+        return None
+    if item_id is None:
+        return base + _DRAW_STRIDE * draw + attempt
+    # A hash, not an offset: items, draws and retries get unrelated streams, none shared.
+    key = f"{base}/{item_id}/{draw}/{attempt}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") >> 1  # below 2**31
 
 
 def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> JudgementRow:
@@ -210,6 +218,7 @@ class _Judgement:
 
     def _request(self, facet: str | None, schema: Any, attempt: int) -> JudgeRequest:
         sampling = self.call.sampling or self.spec.config.sampling
+        item = self.subject.item_id if sampling.seed_per_item else None
         return JudgeRequest(
             system=self.spec.config.system,
             prompt=self.rendered[facet],
@@ -217,7 +226,7 @@ class _Judgement:
             schema=schema,
             max_tokens=sampling.max_tokens,
             temperature=sampling.temperature,
-            seed=seed_for(sampling.seed, self.call.draw, attempt),
+            seed=seed_for(sampling.seed, self.call.draw, attempt, item),
         )
 
     def _send(self, request: JudgeRequest) -> JudgeResponse:

@@ -42,6 +42,11 @@ class Sampling(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int = Field(default=512, gt=0)
     seed: int | None = None
+    # One seed per item (derived from `seed` and the item id) instead of one per run. With a
+    # single seed, every item of a run draws the same random numbers, so a run's verdicts
+    # lean together (one seed gets mostly 3s, another mostly 0s) and are not the
+    # independent draws the Wilson intervals and McNemar tests assume.
+    seed_per_item: bool = False
 
 
 class JudgeConfig(BaseModel):
