@@ -123,11 +123,17 @@ def merge_floors(
 def probe_baseline(
     rows: list[JudgementRow], fields: list[str], score: str
 ) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
-    """`max_flip` at each probe's achieved biased rate, and its biased items as accepted."""
+    """Suggested `max_flip` per probe, and its biased items as accepted (strict xfails).
+
+    The ceiling is the biased rate's upper Wilson bound rounded up, as for the other floors.
+    A ceiling of 1.0 could never fail, so none is suggested: a probe the judge fails on
+    every item is guarded by its accepted items alone, each of which XPASSes when fixed.
+    """
     from judges.stats.probes import outcomes_from_rows, probe_effect
 
     outcomes = outcomes_from_rows(rows, fields, score)
-    gates = {p: ceil_step(probe_effect(p, found).biased.rate) for p, found in outcomes.items()}
+    bounds = {p: _bound(probe_effect(p, found).biased, False) for p, found in outcomes.items()}
+    gates = {p: bound for p, bound in bounds.items() if bound is not None and bound < 1.0}
     accepted = {
         probe: {o.item_id: o.error or _probe_reason(o, rows, fields) for o in found if o.biased}
         for probe, found in outcomes.items()

@@ -8,9 +8,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import scipy.stats
 
 from judges.__main__ import main
-from judges.baseline import detection_floors, floor_step, merge_floors
+from judges.baseline import ceil_step, detection_floors, floor_step, merge_floors, probe_baseline
 from judges.core.results import JudgementRow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,3 +98,29 @@ def test_merge_floors_keeps_unknown_sections() -> None:
     )
     assert merged == {"max_flip": {"x": 0.1}, "min_detection": {"cousin": 0.5, "fabrication": 0.2}}
     assert notes == ["min_detection.cousin = 0.5 kept (suggested 0.3)"]
+
+
+def _probe_row(item: str, run: str, total: int, met: bool = True) -> JudgementRow:
+    return JudgementRow(
+        judge="j", prompt_version="1", prompt_hash="h", model="local:m", item_id=item,
+        category="cousin", control=False, run=run, status="ok",
+        verdict={"factual_accuracy": total // 2, "core_total": total}, expect=[], met=met,
+    )  # fmt: skip
+
+
+def test_max_flip_suggestions_are_upper_wilson_bounds_and_never_a_ceiling_that_cannot_fail() -> (
+    None
+):
+    items = [f"PE-{i:02d}" for i in range(10)]
+    rows = [_probe_row(item, "main", 3) for item in items]
+    # Padding raises the score of 2 items of 10; no dummy (a non-answer) is scored lowest.
+    rows += [_probe_row(item, "probe-padding", 5 if i < 2 else 3) for i, item in enumerate(items)]
+    rows += [_probe_row(item, "probe-dummy", 3, met=False) for item in items]
+
+    gates, accepted = probe_baseline(rows, ["factual_accuracy", "core_total"], "core_total")
+
+    high = scipy.stats.binomtest(2, 10).proportion_ci(method="wilson").high  # 0.510
+    assert gates == {"padding": ceil_step(high)} == {"padding": 0.55}  # not the point 0.2
+    assert "dummy" not in gates  # 10/10 biased: a ceiling of 1.0 could never fail
+    assert sorted(accepted["padding"]) == items[:2]
+    assert sorted(accepted["dummy"]) == items  # each a strict xfail instead
