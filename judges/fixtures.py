@@ -18,9 +18,15 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.session import JudgementMissing, JudgesSession, rerecord_command
 from judges.sets.planted import Gates
+from judges.sets.sme import SmeLabel
 from judges.stats.gates import not_evaluated
 from judges.stats.noise import noise_floor
-from judges.stats.regression import Regression, baseline_regressions, score_regressions
+from judges.stats.regression import (
+    Regression,
+    baseline_regressions,
+    score_regressions,
+    sme_regression,
+)
 
 ROW_PROPERTY = probing.ROW_PROPERTY
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
@@ -155,19 +161,39 @@ class JudgeRunner(probing.ProbeJudging):
     ) -> list[Regression]:
         """This run's rows against the accepted baseline's main run (gates.toml `baseline`)."""
         __tracebackhide__ = True
-        gates = self.gates(set_case)
-        if gates is None or gates.baseline is None:
+        gates, found = self.gates(set_case), self._baseline(set_case, run)
+        if gates is None or found is None:
             return []
-        if gates.baseline == set_case.version and run == "main":
-            return []  # the baseline itself
-        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
-        baseline = self.replay_set(baseline_case, run="main")
-        label = f"prompt {gates.baseline} main run"
+        baseline_case, baseline = found
+        label = f"prompt {baseline_case.version} main run"
         dimensions = self.session.catalog[set_case.judge].config.dimensions
         scores = score_regressions(
             baseline, rows, label, dimensions, self._noise_sd(baseline_case), gates.alpha
         )
         return baseline_regressions(baseline, rows, label, gates.alpha) + scores
+
+    def sme_regression_gates(
+        self, set_case: SetCase, rows: list[JudgementRow], labels: list[SmeLabel], dimension: str
+    ) -> list[Regression]:
+        """Agreement with the SME labels against the accepted baseline's (quadratic kappa)."""
+        __tracebackhide__ = True
+        gates, found = self.gates(set_case), self._baseline(set_case, "main")
+        if gates is None or found is None:
+            return []
+        baseline_case, baseline = found
+        label = f"prompt {baseline_case.version} main run"
+        return [sme_regression(baseline, rows, labels, dimension, label, gates.alpha)]
+
+    def _baseline(self, set_case: SetCase, run: str) -> tuple[SetCase, list[JudgementRow]] | None:
+        """The accepted baseline's main run (gates.toml `baseline`); None for the baseline's own
+        main run or without one."""
+        gates = self.gates(set_case)
+        if gates is None or gates.baseline is None:
+            return None
+        if gates.baseline == set_case.version and run == "main":
+            return None
+        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
+        return baseline_case, self.replay_set(baseline_case, run="main")
 
     def _noise_sd(self, set_case: SetCase) -> dict[str, float]:
         """The noise floor's pooled sd per dimension for a version that has a noise run."""

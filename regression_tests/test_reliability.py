@@ -93,4 +93,5 @@ def test_sme_calibration(sme_set, judge_runner, judges_session):
     gates = reliability.evaluate_reliability(
         "sme", result, _thresholds(judge_runner, sme_set, "sme")
     )
+    gates += judge_runner.sme_regression_gates(sme_set, rows, labels, "core_total")
     judge_runner.check_gates(sme_set, "sme", gates)

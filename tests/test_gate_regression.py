@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,8 @@ from hypothesis import strategies as st
 
 from judges.core.results import JudgementRow, read_jsonl
 from judges.sets.planted import Gates
+from judges.sets.sme import SmeLabel
+from judges.stats.agreement import quadratic_kappa_change
 from judges.stats.gates import Gate, evaluate, not_evaluated
 from judges.stats.regression import (
     baseline_regressions,
@@ -27,7 +30,9 @@ from judges.stats.regression import (
     mcnemar_one_sided,
     score_regression,
     score_regressions,
+    sme_regression,
 )
+from judges.stats.resample import resample_indices
 from judges.stats.stats import Estimate, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,3 +320,86 @@ def test_acceptance_0_3_to_0_3_1_scores_defects_higher_beyond_the_noise_floor() 
     assert total.result.value == pytest.approx(1.02, abs=0.01)  # defects marked down less
     assert total.result.low > 0.5
     assert all(g.passed for name, g in gates.items() if name.endswith("controls]"))
+
+
+# --------------------------------------------------------------------------- agreement (SME)
+
+
+def _sklearn_kappa(a: np.ndarray, b: np.ndarray) -> float:
+    from sklearn.metrics import cohen_kappa_score
+
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # Every category given: sklearn weighs by category index, equal to the value here.
+        return float(cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights="quadratic"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_kappa_change_matches_sklearn_on_the_same_resamples(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 30))
+    human = rng.integers(0, 4, size=n)
+    before = np.clip(human + rng.integers(-1, 2, size=n), 0, 3)
+    after = rng.integers(0, 4, size=n)
+    change = quadratic_kappa_change(human, before, after, n_resamples=400, seed=seed)
+    point = _sklearn_kappa(after, human) - _sklearn_kappa(before, human)
+    assert change.value == pytest.approx(point, abs=1e-9)
+    # The interval, by brute force over the very same resampled items.
+    samples = []
+    for idx in resample_indices(n, 400, seed):
+        diff = _sklearn_kappa(after[idx], human[idx]) - _sklearn_kappa(before[idx], human[idx])
+        if not math.isnan(diff):
+            samples.append(diff)
+    low, high = np.percentile(samples, [2.5, 97.5])
+    assert change.low == pytest.approx(low, abs=1e-9)
+    assert change.high == pytest.approx(high, abs=1e-9)
+
+
+def _labels(human: list[int]) -> list[SmeLabel]:
+    return [
+        SmeLabel(item_id=f"D-{i:02d}", labeller="sme", method="blind", core_total=h)
+        for i, h in enumerate(human)
+    ]
+
+
+def _totals_run(scores: list[int]) -> list[JudgementRow]:
+    rows = _run([True] * len(scores))
+    return [
+        r.model_copy(update={"verdict": {"core_total": s}})
+        for r, s in zip(rows, scores, strict=True)
+    ]
+
+
+HUMAN = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] * 3
+CLOSE = [
+    min(9, max(0, h + d)) for h, d in zip(HUMAN, [0, 1, -1, 0, 0, 1, 0, -1, 0, 0] * 3, strict=True)
+]
+
+
+def test_sme_regression_passes_the_same_judge_and_fails_adversarial_ones() -> None:
+    labels, baseline = _labels(HUMAN), _totals_run(CLOSE)
+    same = sme_regression(baseline, _totals_run(CLOSE), labels, "core_total", "b")
+    assert same.passed is True and same.result.value == 0
+    rng = random.Random(5)
+    judges = {
+        "constant": [5] * len(HUMAN),
+        "agrees with everything (top score)": [9] * len(HUMAN),
+        "random": [rng.randrange(10) for _ in HUMAN],
+        "reversed": [9 - h for h in HUMAN],
+    }
+    for name, scores in judges.items():
+        gate = sme_regression(baseline, _totals_run(scores), labels, "core_total", "b")
+        assert gate.passed is not True, (name, gate.describe())
+    gate = sme_regression(baseline, _totals_run(judges["random"]), labels, "core_total", "b")
+    assert gate.passed is False and "kappa change -" in gate.describe()
+
+
+def test_sme_regression_without_pairs_or_integers_is_not_evaluated() -> None:
+    labels = _labels(HUMAN)
+    failed = _run([True] * len(HUMAN), status="transport")
+    gate = sme_regression(_totals_run(CLOSE), failed, labels, "core_total", "b")
+    assert gate.passed is None and not_evaluated(gate)
+    assert gate.excluded == {"not answered in this run": len(HUMAN)}
+    halves = [r.model_copy(update={"verdict": {"core_total": 2.5}}) for r in _totals_run(CLOSE)]
+    gate = sme_regression(_totals_run(CLOSE), halves, labels, "core_total", "b")
+    assert gate.passed is None and "integer" in gate.describe()

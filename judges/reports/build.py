@@ -17,6 +17,7 @@ from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import NOISE_RUN
 from judges.sets.reading_list import RUN, evaluate_run
+from judges.stats.calibration import sme_dimension
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.gates import Gate, detected, evaluate
 from judges.stats.label_stability import (
@@ -35,9 +36,6 @@ from judges.stats.reliability import (
     test_retest,
 )
 from judges.stats.stats import wilson
-
-# The SME labels score the three core dimensions and their sum; the sum is what is compared.
-SME_DIMENSION = "core_total"
 
 
 def dimensions_of(spec: JudgeSpec | None, rows: Sequence[JudgementRow]) -> tuple[str, ...]:
@@ -102,9 +100,7 @@ def _reliability(
     labels = sources.sme_labels
     sme_due = planted is not None and version in planted.config.sme_versions
     if labels is not None and sme_due and main and dimensions:
-        # Labels score the parts and their total; a judge without core_total compares its
-        # last dimension, which is its aggregate by convention (geval's overall).
-        dimension = SME_DIMENSION if SME_DIMENSION in dimensions else dimensions[-1]
+        dimension = sme_dimension(dimensions)
         due["sme"] = lambda: sme_calibration(main, labels, dimension, flag=flag)
     found: dict[str, Any] = {}
     for section, compute in due.items():

@@ -8,8 +8,14 @@ from collections.abc import Mapping, Sequence
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
 from judges.reports.sources import Sources
+from judges.stats.calibration import sme_dimension
 from judges.stats.noise import noise_floor
-from judges.stats.regression import Regression, baseline_regressions, score_regressions
+from judges.stats.regression import (
+    Regression,
+    baseline_regressions,
+    score_regressions,
+    sme_regression,
+)
 
 
 def regressions(
@@ -49,10 +55,13 @@ def regressions(
         noise_sd = {
             d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
         }
-    found["regressions"] = tuple(
-        baseline_regressions(baseline, main, label, table.alpha)
-        + score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
-    )
+    gates = baseline_regressions(baseline, main, label, table.alpha)
+    gates += score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
+    if sources.sme_labels and version in sources.planted.config.sme_versions:
+        labels = list(sources.sme_labels)
+        dimension = sme_dimension(dimensions)
+        gates.append(sme_regression(baseline, main, labels, dimension, label, table.alpha))
+    found["regressions"] = tuple(gates)
     return found
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "kendall_tau",
     "krippendorff_alpha_ordinal",
     "quadratic_kappa",
+    "quadratic_kappa_change",
     "spearman",
 ]
 
@@ -201,6 +202,55 @@ def quadratic_kappa(
 
     def stat(counts: np.ndarray) -> np.ndarray:
         return _quadratic_kappa_from_confusions((counts @ one_hot).reshape(-1, k, k), weights)
+
+    value = float(stat(np.ones((1, n)))[0])
+    if math.isnan(value):
+        return Estimate(NAN, NAN, NAN, n)
+    low, high = bootstrap_over_counts(
+        stat, n, n_resamples=n_resamples, seed=seed, confidence=confidence
+    )
+    return Estimate(value, low, high, n)
+
+
+def quadratic_kappa_change(
+    reference: Sequence[int] | np.ndarray,
+    before: Sequence[int] | np.ndarray,
+    after: Sequence[int] | np.ndarray,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Estimate:
+    """kappa(after, reference) - kappa(before, reference), paired over items.
+
+    Both kappas are computed on the same resampled items, so what the two raters share
+    (the reference, an item's difficulty) cancels in the interval. nan when either kappa is
+    undefined on the full sample; resamples where one is undefined are left out.
+    """
+    check_confidence(confidence)
+    ref, xb = as_pair(reference, before)
+    _, xa = as_pair(reference, after)
+    n = int(ref.size)
+    if n == 0:
+        return Estimate(NAN, NAN, NAN, 0)
+    cats = np.unique(np.concatenate([ref, xb, xa]))
+    k = cats.size
+    weights = (cats[:, None] - cats[None, :]) ** 2
+
+    def one_hot(x: np.ndarray) -> np.ndarray:
+        cell = np.searchsorted(cats, x) * k + np.searchsorted(cats, ref)
+        table = np.zeros((n, k * k))
+        table[np.arange(n), cell] = 1.0
+        return table
+
+    hot_before, hot_after = one_hot(xb), one_hot(xa)
+
+    def stat(counts: np.ndarray) -> np.ndarray:
+        kappa = [
+            _quadratic_kappa_from_confusions((counts @ hot).reshape(-1, k, k), weights)
+            for hot in (hot_after, hot_before)
+        ]
+        return kappa[0] - kappa[1]
 
     value = float(stat(np.ones((1, n)))[0])
     if math.isnan(value):

@@ -149,6 +149,30 @@ def _pair_with_labels(
     return pairs
 
 
+SME_DIMENSION = "core_total"
+
+
+def sme_dimension(dimensions: Sequence[str]) -> str:
+    """The dimension compared with the labels: they score the parts and their total; a judge
+    without core_total compares its last dimension, its aggregate by convention (geval's
+    overall)."""
+    return SME_DIMENSION if SME_DIMENSION in dimensions else dimensions[-1]
+
+
+def judge_and_human(
+    rows: Iterable[JudgementRow],
+    labels: Sequence[SmeLabel],
+    dimension: str,
+    *,
+    derived: Mapping[str, Sequence[str]] = DEFAULT_DERIVED,
+    run: str = "main",
+) -> dict[str, tuple[float, float]]:
+    """Per labelled item the judge answered: (judge value, human value) of `dimension`."""
+    judged, _ = one_per_item(rows, run, "sme_calibration")
+    pairs = _pair_with_labels(judged, _labels_by_item(labels), dimension, None, derived)
+    return dict(zip(pairs.ids, zip(pairs.judge, pairs.human, strict=True), strict=True))
+
+
 def sme_calibration(
     rows: Iterable[JudgementRow],
     labels: Sequence[SmeLabel],

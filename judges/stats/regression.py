@@ -24,6 +24,9 @@ from typing import Any
 import scipy.stats
 
 from judges.core.results import JudgementRow
+from judges.sets.sme import SmeLabel
+from judges.stats.agreement import quadratic_kappa_change
+from judges.stats.calibration import judge_and_human
 from judges.stats.compare import higher_is_better, numeric
 from judges.stats.stats import Estimate, bootstrap_mean_difference, minimum_detectable_difference
 
@@ -39,6 +42,7 @@ __all__ = [
     "paired_rows",
     "score_regression",
     "score_regressions",
+    "sme_regression",
 ]
 
 ALPHA = 0.05
@@ -273,3 +277,49 @@ def score_regressions(
                 )
             )
     return gates
+
+
+def sme_regression(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    labels: Sequence[SmeLabel],
+    dimension: str,
+    label: str,
+    alpha: float = ALPHA,
+) -> Regression:
+    """Agreement with the experts' labels: has the quadratic kappa dropped significantly?
+
+    Paired over the labelled items both runs answered: each resample scores both runs on the
+    same items. Agreement statistics have no noise floor here, so the interval alone decides.
+    """
+    name = f"regression.sme[kappa {dimension}]"
+    before = judge_and_human(baseline, labels, dimension)
+    after = judge_and_human(rows, labels, dimension)
+    both = sorted(set(before) & set(after))
+    excluded = {
+        why: n
+        for why, n in (
+            ("not answered in the baseline", len(set(after) - set(before))),
+            ("not answered in this run", len(set(before) - set(after))),
+            ("answered in neither run", len(labels) - len(set(before) | set(after))),
+        )
+        if n
+    }
+    if len(both) < 2:
+        return Regression(name, label, None, None, f"{len(both)} labelled pair(s)", excluded)
+    values = [v for item in both for v in (*before[item], after[item][0])]
+    if not all(float(v).is_integer() for v in values):
+        return Regression(name, label, None, None, "kappa needs integer scores", excluded)
+    change = quadratic_kappa_change(
+        [before[item][1] for item in both],
+        [before[item][0] for item in both],
+        [after[item][0] for item in both],
+        confidence=1 - 2 * alpha,
+    )
+    why = (
+        f"kappa change {change.value:+.2f} [{change.low:+.2f}, {change.high:+.2f}] over "
+        f"{change.n} labelled items ({1 - 2 * alpha:.0%} paired bootstrap; higher is better)"
+    )
+    if math.isnan(change.low) or math.isnan(change.high):
+        return Regression(name, label, change, None, why + ": undefined", excluded)
+    return Regression(name, label, change, not change.high < 0, why, excluded)
