@@ -316,14 +316,16 @@ def test_effects_from_rows_pair_each_probe_with_its_main_and_redraw_rows():
     assert effect.noise is not None and effect.noise.successes == 0
 
 
-def test_baseline_sets_max_flip_at_the_achieved_rate_and_accepts_the_biased_items():
+def test_baseline_accepts_the_biased_items_and_sets_no_ceiling_that_cannot_fail():
     from judges.baseline import probe_baseline
 
     rows = version_rows(length_rewarding)
     rows = [r for r in rows if r.item_id != "PE-08" or r.run != "probe-padding"]
     rows.append(row("PE-08", "probe-padding", (2, 2, 1)))  # this one resisted
     gates, accepted = probe_baseline(rows, FIELDS, "core_total")
-    assert gates == {"padding": 0.9}  # 7/8 = 0.875, rounded up to 0.05
+    # 7/8 biased: the upper Wilson bound (0.98) rounds up to 1.0, a ceiling that never fails.
+    assert scipy.stats.binomtest(7, 8).proportion_ci(method="wilson").high > 0.95
+    assert gates == {}
     assert sorted(accepted["padding"]) == [f"PE-0{i}" for i in range(1, 8)]
     assert "core_total=5" in accepted["padding"]["PE-01"]
     assert "core_total=9" in accepted["padding"]["PE-01"]

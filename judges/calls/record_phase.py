@@ -111,10 +111,12 @@ def record_all(
         except KeyboardInterrupt:
             stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
-            finished, _ = wait(pending, timeout=GRACE_S)
+            # Only the calls in flight: a future cancelled by shutdown() never counts as done
+            # for wait(), which would then sit out the whole grace period.
+            running = {future for future in pending if not future.cancelled()}
+            finished, _ = wait(running, timeout=GRACE_S)
             for future in finished:
-                if not future.cancelled():
-                    _keep(futures[future], future, recorded, progress, rows_file)
+                _keep(futures[future], future, recorded, progress, rows_file)
             progress.tick(final=True)
             raise
         pool.shutdown()

@@ -211,6 +211,11 @@ class FakeJudge:
     in_flight: int = 0  # chat completions being answered now
     max_in_flight: int = 0  # the most ever answered at once
     system_fingerprint: str | None = None  # sent in each reply, as hosted APIs do
+    # From the `hold_from`-th chat completion on (1-based; 0: never), hold each answer until
+    # `release` is set: calls in flight for as long as a test needs, with no sleeping.
+    hold_from: int = 0
+    release: threading.Event = field(default_factory=threading.Event)
+    answered: int = 0  # chat completions that reached the answering step
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -221,6 +226,8 @@ class FakeJudge:
             setattr(self, name, getattr(fresh, name))
         self.content = self.respond = None
         self.delay_s = 0.0
+        self.release.set()  # frees any answer still held by the previous test
+        self.hold_from, self.release, self.answered = 0, threading.Event(), 0
         with self._lock:
             self.received.clear()
             self.in_flight = self.max_in_flight = 0
@@ -299,6 +306,11 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
                     judge.limited_at.append(time.monotonic())
                 return
             time.sleep(judge.delay_s)
+            with judge._lock:
+                judge.answered += 1
+                held = 0 < judge.hold_from <= judge.answered
+            if held:
+                judge.release.wait(timeout=60)
             with judge._lock:
                 fail, judge.fail_next = judge.fail_next > 0, max(judge.fail_next - 1, 0)
             if fail:

@@ -132,7 +132,7 @@ def _finished(project: JudgesProject) -> set[tuple[str, str, str]]:
 def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
     project: JudgesProject, fake_judge: FakeJudge, signum: signal.Signals, workers: str
 ) -> None:
-    fake_judge.delay_s = 1.0
+    fake_judge.hold_from = 3  # two calls answered, the next two held in flight
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", workers]
     argv += ["--record", "--judge-base-url", fake_judge.url, "--judge-concurrency", "2"]
     process = subprocess.Popen(
@@ -144,18 +144,20 @@ def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     deadline = time.monotonic() + 120
-    while len(fake_judge.calls) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)  # the first two calls answered, the next two in flight
+    while fake_judge.in_flight < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)  # the first two calls answered, the next two held in flight
     # To the whole group, as Ctrl-C in a terminal: under xdist the worker that records gets
     # it too, and the controller waits for its grace period before writing the reports.
     os.killpg(process.pid, signum)
+    time.sleep(0.2)  # the signal lands while the two calls are still in flight
+    fake_judge.release.set()
     output, _ = process.communicate(timeout=120)
 
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     sent = len(fake_judge.calls)
     total = len(versions()) * len(ITEMS)
-    assert 3 <= sent < total  # stopped sending
-    time.sleep(2 * fake_judge.delay_s)
+    assert sent == 4 < total  # stopped sending: nothing after the two held calls
+    time.sleep(0.5)
     assert len(fake_judge.calls) == sent  # and nothing was sent after it ended
     # Every call that was sent finished within the grace period and kept its cassette.
     cassettes = project.cassettes()

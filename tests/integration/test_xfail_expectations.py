@@ -81,7 +81,7 @@ def test_detection_gate_below_threshold_fails_with_rate_and_interval(
     result.stdout.fnmatch_lines(
         [
             f"*product_identity prompt {latest} on {MODEL}: 1 detection gate(s) failed "
-            "(thresholds in *planted_sets/product_identity/gates.toml)",
+            f"(thresholds in *planted_sets/product_identity/gates.toml [[]*{latest}*[]])",
             "*FAILED detection[[]cousin[]]: 0.00 [[]0.00, 0.*[]] n=1 (gate >= 0.90)",
             "*passed detection[[]sign_flip[]]: 1.00 [[]0.*, 1.00[]] n=1 (gate >= 0.50)",
         ]
