@@ -65,7 +65,8 @@ def test_cost_cap_stops_live_calls_and_skips_the_rest(
     }
     assert set(project.cassettes()) == recorded
 
-    replayed = project.run("-k", "test_planted_item", workers=workers)
+    # Replaying under workers is proven in test_record_and_replay; here it is the cap's.
+    replayed = project.run("-k", "test_planted_item")
 
     # What was recorded before the cap replays; the capped tests have no cassette.
     replayed.assert_outcomes(passed=calls, failed=planted - calls)

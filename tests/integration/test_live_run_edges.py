@@ -119,10 +119,11 @@ def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_snap=SNAPSHOT_TESTS)
-    assert pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly").ret == 0
+    update = ("--snapshot-update", "-p", "no:cacheprovider")
+    assert pytester.runpytest_inprocess(*update).ret == 0
     stored = sorted(p.name for p in (pytester.path / "__snapshots__").iterdir())
 
-    partial = pytester.runpytest_subprocess("--snapshot-update", "-k", "1", "-p", "no:randomly")
+    partial = pytester.runpytest_inprocess(*update, "-k", "1")
 
     assert partial.ret == pytest.ExitCode.USAGE_ERROR
     partial.stderr.fnmatch_lines(
@@ -131,7 +132,7 @@ def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
     assert sorted(p.name for p in (pytester.path / "__snapshots__").iterdir()) == stored
     assert "test_table[1]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
     assert "test_table[2]" in (pytester.path / "__snapshots__" / stored[0]).read_text()
-    whole = pytester.runpytest_subprocess("--snapshot-update", "-p", "no:randomly")
+    whole = pytester.runpytest_inprocess(*update)
     assert whole.ret == pytest.ExitCode.OK
 
 

@@ -40,7 +40,7 @@ def test_replays_rewrite_reports_byte_for_byte_and_the_check_names_edits(
     # The check passes on untouched reports (here after a `-k` run of one item) and writes
     # nothing; it covers the folders the run touched.
     one_item = ["-k", f"{JUDGE}-{versions()[-1]}-{ITEMS[0]['id']}", "--check-reports"]
-    checked = project.run(*one_item, workers="2")
+    checked = project.run(*one_item)
     assert checked.ret == pytest.ExitCode.OK
     checked.stdout.fnmatch_lines(["report check: * files match what this run produces"])
     checked.assert_outcomes(passed=1)
