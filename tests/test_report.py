@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import random
 import subprocess
 import sys
@@ -444,14 +445,50 @@ REPORTS = Path(judges.reports.__file__).parent
 REPORT_MODULES = sorted(f"judges.reports.{p.stem}" for p in REPORTS.glob("[!_]*.py"))
 
 
-@pytest.mark.parametrize("module", REPORT_MODULES)
-def test_each_report_module_imports_alone_without_pytest_or_vcr(module: str) -> None:
-    code = (
-        f"import sys, {module}\n"
-        "found = sorted(m for m in ('pytest', '_pytest', 'vcr') if m in sys.modules)\n"
-        f"assert not found, f'{module} imported {{found}}'"
+# One interpreter loads the third-party libraries once, then forks a child per module: each
+# child imports its module alone (no other judges module loaded) and reports what it pulled
+# in. A fresh interpreter per module would cost about a second each.
+IMPORT_ALONE = """
+import importlib, os, sys
+import numpy, pydantic, scipy.stats, yaml  # third-party only: no judges module yet
+failures = []
+for module in sys.argv[1:]:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            importlib.import_module(module)
+        except BaseException as error:
+            print(f"{module}: {error!r}", file=sys.stderr)
+            os._exit(1)
+        found = sorted(m for m in ("pytest", "_pytest", "vcr") if m in sys.modules)
+        if found:
+            print(f"{module} imported {found}", file=sys.stderr)
+        os._exit(1 if found else 0)
+    if os.waitpid(pid, 0)[1] != 0:
+        failures.append(module)
+sys.exit(f"not importable alone without pytest or vcr: {failures}" if failures else 0)
+"""
+
+
+def test_each_report_module_imports_alone_without_pytest_or_vcr() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALONE, *REPORT_MODULES], capture_output=True, text=True
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    assert done.returncode == 0, done.stderr
+    assert len(REPORT_MODULES) >= 15
+
+
+def test_the_import_check_fails_on_a_module_that_imports_pytest(tmp_path: Path) -> None:
+    (tmp_path / "leaky.py").write_text("import pytest\n")
+    (tmp_path / "clean.py").write_text("import json\n")
+    environment = os.environ | {"PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALONE, "clean", "leaky"],
+        capture_output=True, text=True, env=environment,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "leaky imported ['_pytest', 'pytest']" in done.stderr
+    assert "['leaky']" in done.stderr
 
 
 def _module_imports(path: Path) -> set[str]:

@@ -261,6 +261,19 @@ class FakeJudge:
     def calls_for(self, item_id: str) -> int:
         return sum(1 for r in self.calls if r.item_id == item_id)
 
+    def hold_until_in_flight(self, n: int, timeout_s: float = 60.0) -> None:
+        """Hold every answer until `n` calls are in flight at once (or the timeout), then
+        answer them all: proves concurrency by a count, not by racing a delay."""
+        self.hold_from = 1
+
+        def release_when_all_arrived() -> None:
+            deadline = time.monotonic() + timeout_s
+            while self.in_flight < n and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.release.set()
+
+        threading.Thread(target=release_when_all_arrived, daemon=True).start()
+
 
 class _FakeServer(ThreadingHTTPServer):
     # socketserver's default backlog is 5: a sixth concurrent connect is dropped and its

@@ -17,7 +17,7 @@ import pytest
 
 from ._support import ITEMS, JUDGE, FakeJudge, JudgesProject, cassette_name, versions
 
-LATENCY_S = 0.3
+LATENCY_S = 0.1  # long enough for concurrent calls to overlap
 PRICES = """
 [models."local:smollm2-135m"]
 input_per_mtok = 0.0
@@ -50,18 +50,15 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
 
     for concurrency in ("1", "16"):
         fake_judge.reset()
-        # At 16, long enough that every call is sent before the first ends, on a busy machine.
-        fake_judge.delay_s = LATENCY_S if concurrency == "1" else 1.0
+        if concurrency == "1":
+            fake_judge.delay_s = LATENCY_S
+        else:  # every call is answered only once all are in flight: 9 at once, exactly
+            fake_judge.hold_until_in_flight(judgements)
         result = _record(project, "--judge-concurrency", concurrency)
         result.assert_outcomes(passed=judgements)
         # One request per judgement: the tests took the phase's rows, they did not call again.
         assert len(fake_judge.calls) == judgements
-        # Bounded by the option, and really concurrent at 16 (an exact peak of 9 depends on
-        # how fast a loaded machine starts the threads, so it is not asserted).
-        if concurrency == "1":
-            assert fake_judge.max_in_flight == 1
-        else:
-            assert 1 < fake_judge.max_in_flight <= min(int(concurrency), judgements)
+        assert fake_judge.max_in_flight == (1 if concurrency == "1" else judgements)
         assert _recorded(project) == baseline
         result.stderr.fnmatch_lines([f"judges record: {judgements}/{judgements} judgements*"])
 
