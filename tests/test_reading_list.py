@@ -17,6 +17,7 @@ from judges.sets.planted import PlantedSetError, load_planted_set
 from judges.sets.reading_list import TIERS, load_reading_list, reading_list_items
 from judges.stats.reading_list import (
     SHOWN,
+    bootstrap_over_candidates,
     evaluate_reading_list,
     evaluate_scores,
     gate_failures,
@@ -186,3 +187,12 @@ def test_the_report_section_answers_the_question_with_every_ranker() -> None:
         "| random order",
     ]
     assert all(row.count("[") == len(SHOWN) for row in rows)
+
+
+def test_the_number_of_resamples_asked_for_is_the_number_drawn() -> None:
+    scores = {c: float(label) + 0.1 * (i % 3) for i, (c, label) in enumerate(LABELS.items())}
+    result = result_for(scores, n_resamples=20)
+    assert result.ranker("judge").metrics == bootstrap_over_candidates(
+        scores, LABELS, n_resamples=20
+    )
+    assert result.ranker("judge").metrics != bootstrap_over_candidates(scores, LABELS)

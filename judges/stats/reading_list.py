@@ -186,11 +186,14 @@ def evaluate_reading_list(
     n_resamples: int = N_RESAMPLES,
 ) -> ReadingListResult:
     """The judge's scores, citation counts and random orderings, on the same candidates."""
+    resamples = {"n_resamples": n_resamples}
     popularity = popularity_ranking(dict(citations))
     by_rank = {cid: float(len(popularity) - i) for i, cid in enumerate(popularity)}
     rankers = (
-        RankerFigures("judge", bootstrap_over_candidates(judge_scores, labels)),
-        RankerFigures("citations", bootstrap_over_candidates(by_rank, labels), "most cited first"),
+        RankerFigures("judge", bootstrap_over_candidates(judge_scores, labels, **resamples)),
+        RankerFigures(
+            "citations", bootstrap_over_candidates(by_rank, labels, **resamples), "most cited first"
+        ),
         RankerFigures("random", random_figures(labels), "interval: spread of random orderings"),
     )
     return ReadingListResult(
