@@ -60,11 +60,18 @@ def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
 
 
 def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
-    """The suggested floor: the interval's lower end rounded down (upper end rounded up)."""
+    """The suggested floor: the interval's lower end rounded down (upper end rounded up).
+
+    None where there is nothing to suggest: no data, or a rate whose floor would be 0.0 (or
+    ceiling 1.0), which no run can fail; a gate that cannot fail is no gate.
+    """
     value = statistic.low if at_least else statistic.high
     if not statistic.n or math.isnan(value):
         return None
-    return floor_step(value) if at_least else ceil_step(value)
+    bound = floor_step(value) if at_least else ceil_step(value)
+    if isinstance(statistic, Rate) and (bound <= 0.0 if at_least else bound >= 1.0):
+        return None
+    return bound
 
 
 def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
@@ -133,7 +140,7 @@ def probe_baseline(
 
     outcomes = outcomes_from_rows(rows, fields, score)
     bounds = {p: _bound(probe_effect(p, found).biased, False) for p, found in outcomes.items()}
-    gates = {p: bound for p, bound in bounds.items() if bound is not None and bound < 1.0}
+    gates = {p: bound for p, bound in bounds.items() if bound is not None}
     accepted = {
         probe: {o.item_id: o.error or _probe_reason(o, rows, fields) for o in found if o.biased}
         for probe, found in outcomes.items()

@@ -191,20 +191,33 @@ class ProbeJudging:
         return effects_from_rows(rows, fields, probes.score)
 
     def check_probe_gates(self, set_case: Any, effects: list[Any]) -> None:
-        """Gate each probe's biased rate; a probe without a `max_flip` threshold fails."""
+        """Gate each probe's biased rate; a probe without a `max_flip` threshold fails,
+        unless every one of its items is an accepted failure (a strict xfail each: a ceiling
+        of 1.0 could not fail, the items can)."""
         __tracebackhide__ = True
         from judges.stats.probes import flip_gates
 
         gates = self.gates(set_case)
         thresholds = gates.max_flip if gates is not None else {}
-        unset = [e.probe for e in effects if e.probe not in thresholds]
+        probes = self.session.probe_sets[set_case.judge]
+        model, version = str(set_case.model), set_case.version
+        unset = [
+            e.probe
+            for e in effects
+            if e.probe not in thresholds
+            and not all(
+                probes.accepted_failure(model, version, item.probe, item.id)
+                for item in probes.items
+                if item.probe == e.probe
+            )
+        ]
         if gates is not None and unset:
             where = self.session.planted_sets[set_case.judge].path / "gates.toml"
             pytest.fail(
                 f"{set_case.judge} prompt {set_case.version} on {set_case.model}: probes "
                 f"{unset} have no gate; add max_flip = {{ {unset[0]} = ... }} to "
                 f'["{set_case.model}"."{set_case.version}"] in {where} '
-                "(python -m judges baseline sets it at the achieved rate)",
+                "(python -m judges baseline suggests one)",
                 pytrace=False,
             )
         self.check_gates(set_case, "bias probe", flip_gates(effects, thresholds))

@@ -11,8 +11,16 @@ import pytest
 import scipy.stats
 
 from judges.__main__ import main
-from judges.baseline import ceil_step, detection_floors, floor_step, merge_floors, probe_baseline
+from judges.baseline import (
+    _bound,
+    ceil_step,
+    detection_floors,
+    floor_step,
+    merge_floors,
+    probe_baseline,
+)
 from judges.core.results import JudgementRow
+from judges.stats.stats import Estimate, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"
@@ -88,6 +96,17 @@ def test_suggested_floors_pass_the_run_they_come_from_and_a_constant_judge_fails
     assert floors["min_detection"]["cousin"] <= 12 / 16
     assert floors["min_detection"]["cousin"] > 0  # a judge that finds nothing fails it
     assert floor_step(0.2999) == 0.25 and floor_step(0.3) == 0.3
+
+
+def test_no_floor_is_suggested_that_no_run_could_fail() -> None:
+    # 1 of 7 caught: the lower Wilson bound (0.026) rounds down to 0.0, which every run meets.
+    rows = [_row(f"D-{i}", i < 1) for i in range(7)] + [_row("C-1", True, control=True)]
+    assert scipy.stats.binomtest(1, 7).proportion_ci(method="wilson").low < 0.05
+    assert "cousin" not in detection_floors(rows).get("min_detection", {})
+    assert _bound(wilson(1, 7), at_least=True) is None
+    assert _bound(wilson(7, 7), at_least=False) is None  # a ceiling of 1.0 on a rate
+    assert _bound(wilson(3, 7), at_least=True) == 0.15
+    assert _bound(Estimate(-0.2, -0.6, 0.2, 7), at_least=True) == -0.6  # kappa can go lower
 
 
 def test_merge_floors_keeps_unknown_sections() -> None:

@@ -102,3 +102,24 @@ def test_accepted_probe_failures_are_strict_xfails_but_the_gate_still_fails(
 
     replayed.assert_outcomes(passed=3, xfailed=3, failed=1)
     replayed.stdout.fnmatch_lines(["*XFAIL*PE-02-padding*length wins*"])
+
+
+def test_a_probe_needs_a_gate_unless_every_item_of_it_is_an_accepted_failure(
+    probed_project: JudgesProject,
+) -> None:
+    latest = versions()[-1]
+    probed_project.write_set_file("gates.toml", f'["{MODEL}"."{latest}"]\nmax_error_rate = 0.0\n')
+    probed_project.run(record="all")
+
+    ungated = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates")
+    ungated.assert_outcomes(failed=1)
+    assert "probes ['padding'] have no gate; add max_flip" in ungated.stdout.str()
+
+    # Every padding item accepted as a failure: each is a strict xfail, which XPASSes (and
+    # fails the run) once fixed; a ceiling of 1.0 on top could never fail, so none is needed.
+    reasons = "".join(f'"{i}" = "length wins"\n' for i in ("PE-01", "PE-02", "PE-03"))
+    probed_project.write_set_file(
+        "probe_expectations.toml", f'["{MODEL}"."{latest}".padding]\n{reasons}'
+    )
+    accepted = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates")
+    accepted.assert_outcomes(passed=1)
