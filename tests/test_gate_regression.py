@@ -2,7 +2,7 @@
 
 The acceptance tests run on recorded data in the repository (reports/product_identity/*/
 results.jsonl): 0.3 -> 0.3.1 must fail the detection regression gate; the retest run of
-0.3.1 (an independent re-recording of the same prompt) should pass 0.3.1's gates.
+0.3.1 (an independent re-recording of the same prompt) must pass 0.3.1's gates.
 """
 
 from __future__ import annotations
@@ -103,15 +103,15 @@ def test_one_sided_mcnemar_refuses_unpaired_input() -> None:
 def test_acceptance_0_3_to_0_3_1_fails_the_detection_regression_gate() -> None:
     gate = detection_regression(_main("0.3"), _main("0.3.1"), "prompt 0.3 main run")
     assert gate.passed is False
-    assert (gate.result.worse, gate.result.better, gate.result.n) == (17, 3, 46)
-    # One-sided exact p: P(X >= 17 | X ~ Bin(20, 1/2)); the two-sided p of the comparison
-    # report (0.0026) is twice it.
+    assert (gate.result.worse, gate.result.better, gate.result.n) == (22, 4, 46)
+    # One-sided exact p: P(X >= 22 | X ~ Bin(26, 1/2)); the two-sided p of the comparison
+    # report (0.0005) is twice it.
     assert gate.result.p_value == pytest.approx(
-        scipy.stats.binomtest(17, 20, 0.5, alternative="greater").pvalue
+        scipy.stats.binomtest(22, 26, 0.5, alternative="greater").pvalue
     )
-    assert round(gate.result.p_value, 4) == 0.0013
-    assert round(scipy.stats.binomtest(17, 20, 0.5).pvalue, 4) == 0.0026
-    assert "17 caught->missed vs 3 missed->caught" in gate.describe()
+    assert round(gate.result.p_value, 4) == 0.0003
+    assert round(scipy.stats.binomtest(22, 26, 0.5).pvalue, 4) == 0.0005
+    assert "22 caught->missed vs 4 missed->caught" in gate.describe()
 
 
 def test_acceptance_0_3_1_against_itself_passes() -> None:
@@ -126,14 +126,6 @@ def _retest_results() -> list[Gate | object]:
     return [*evaluate(retest, table), *baseline_regressions(_main("0.3.1"), retest, "0.3.1")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the recorded retest run of 0.3.1 differs from its main run beyond chance: 20 "
-    "caught->missed vs 6 missed->caught (one-sided exact p = 0.0047), detection 6/46 against "
-    "20/46, and it misses the Wilson floors of cousin, self_contradiction and sign_flip. "
-    "Byte-identical requests (same prompt and seed) got different replies in the main and "
-    "noise cassettes (PE-04), so the main run was not judged the way the retest was",
-)
 def test_acceptance_retest_run_passes_the_gates_of_its_prompt() -> None:
     results = _retest_results()
     assert all(result.passed for result in results), [
@@ -142,13 +134,14 @@ def test_acceptance_retest_run_passes_the_gates_of_its_prompt() -> None:
 
 
 def test_retest_run_figures_as_recorded() -> None:
-    """The figures the xfail above names, so a re-recording that changes them is seen."""
+    """Main run and retest of 0.3.1 are two draws of one judge: they differ item by item
+    (26 of 46 defects changed verdict), but in both directions alike."""
     gate = detection_regression(_main("0.3.1"), _main("0.3.1", run="retest"), "0.3.1 main")
-    assert (gate.result.worse, gate.result.better) == (20, 6)
+    assert (gate.result.worse, gate.result.better) == (14, 12)
     assert gate.result.p_value == pytest.approx(
-        scipy.stats.binomtest(20, 26, 0.5, alternative="greater").pvalue
+        scipy.stats.binomtest(14, 26, 0.5, alternative="greater").pvalue
     )
-    assert gate.passed is False
+    assert gate.passed is True
 
 
 # --------------------------------------------------------------------------- adversarial judges
@@ -307,7 +300,10 @@ def test_the_same_scores_never_regress() -> None:
     assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
 
 
-def test_acceptance_0_3_to_0_3_1_scores_defects_higher_beyond_the_noise_floor() -> None:
+def test_acceptance_0_3_to_0_3_1_defect_scores_rise_but_within_the_noise_floor() -> None:
+    """The score gate needs a change beyond the noise floor's MDD as well as an interval
+    clear of zero: 0.3.1 marks defects down less, but by less than a redraw can move them.
+    The detection gate above is what fails 0.3.1."""
     from judges.stats.noise import noise_floor
 
     dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
@@ -316,10 +312,13 @@ def test_acceptance_0_3_to_0_3_1_scores_defects_higher_beyond_the_noise_floor() 
     sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
     gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
     total = gates["regression.score[core_total, defects]"]
-    assert total.passed is False
-    assert total.result.value == pytest.approx(1.02, abs=0.01)  # defects marked down less
-    assert total.result.low > 0.5
-    assert all(g.passed for name, g in gates.items() if name.endswith("controls]"))
+    assert total.result.value == pytest.approx(0.85, abs=0.01)  # defects marked down less
+    assert total.result.low > 0  # clear of zero on the bad side...
+    assert "noise floor MDD 0.96" in total.why  # ...but smaller than the MDD
+    assert total.passed is True
+    # With no noise floor to compare with, the same interval is a regression.
+    bare = score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, {})
+    assert {g.name: g.passed for g in bare}["regression.score[core_total, defects]"] is False
 
 
 # --------------------------------------------------------------------------- agreement (SME)
