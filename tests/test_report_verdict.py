@@ -3,6 +3,7 @@ failures as an HTML section, and the mean-change plot coloured by the dimension'
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -12,6 +13,8 @@ from judges.reports import terminal
 from judges.reports.charts import change_svg
 from judges.reports.write import rebuild_reports
 from judges.stats.compare import compare_versions, comparison_markdown
+from judges.stats.gates import Gate
+from judges.stats.stats import wilson
 from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
 
 __all__ = ["demo"]  # the fixture, shared with test_report
@@ -186,3 +189,20 @@ def test_exact_expected_values_give_no_good_direction() -> None:
     assert (change.change.value, change.directed, change.good) == (2.0, False, None)
     assert '<circle class="change-no-good-direction"' in change_svg(comparison)
     assert "no good direction (exact expected values)" in comparison_markdown(comparison)
+
+
+def test_a_statistic_without_threshold_is_not_counted_as_a_gate_left_unevaluated(
+    demo: dict[str, Any],
+) -> None:
+    write(demo, ALL_MET)
+    (report,) = [f for f in rebuild(demo).folders if f.version == "1.1"]
+    (model,) = report.models
+    passed, failed, _ = model.gate_counts
+    shown = Gate("max_flip.dummy", wilson(8, 8), None, False)  # informational
+    no_data = Gate("noise_floor.min_exact_match.x", wilson(0, 0), 0.5, True)
+    counted = dataclasses.replace(model, gates=(*model.gates, shown))
+    assert counted.gate_counts == (passed, failed, 0)
+    assert counted.problems() == []
+    unevaluated = dataclasses.replace(model, gates=(*model.gates, shown, no_data))
+    assert unevaluated.gate_counts == (passed, failed, 1)
+    assert unevaluated.problems() == ["1 gate not evaluated"]

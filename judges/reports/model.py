@@ -154,8 +154,7 @@ class ModelReport:
         accepted miss, no accepted miss is now met (a strict XPASS), and every gate with a
         threshold passed (a gate not evaluated does not pass).
         """
-        _, failed, _ = self.gate_counts
-        unevaluated = sum(not_evaluated(g) for g in (*self.gates, *self.regressions))
+        _, failed, unevaluated = self.gate_counts
         counts = [
             (failed, "gate failed", "gates failed"),
             (unevaluated, "gate not evaluated", "gates not evaluated"),
@@ -167,10 +166,11 @@ class ModelReport:
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
-        """(passed, failed, not evaluated), floors and regression gates together."""
-        results = [gate.passed for gate in self.gates]
-        results += [gate.passed for gate in self.regressions]
-        return results.count(True), results.count(False), results.count(None)
+        """(passed, failed, not evaluated), floors and regression gates together. A statistic
+        shown without a threshold is informational: not a gate left unevaluated."""
+        gates = (*self.gates, *self.regressions)
+        results = [gate.passed for gate in gates]
+        return results.count(True), results.count(False), sum(map(not_evaluated, gates))
 
     def threshold(self, category: str) -> float | None:
         for gate in self.gates:
