@@ -402,3 +402,27 @@ def test_sme_regression_without_pairs_or_integers_is_not_evaluated() -> None:
     halves = [r.model_copy(update={"verdict": {"core_total": 2.5}}) for r in _totals_run(CLOSE)]
     gate = sme_regression(_totals_run(CLOSE), halves, labels, "core_total", "b")
     assert gate.passed is None and "integer" in gate.describe()
+
+
+def test_reports_gate_sme_agreement_against_the_accepted_baseline(tmp_path: Path) -> None:
+    """With 0.3 accepted as the baseline, 0.3.1's report carries the SME kappa regression."""
+    import json
+    import shutil
+
+    from judges.reports.write import rebuild_reports
+
+    planted, reports = tmp_path / "planted_sets", tmp_path / "reports"
+    shutil.copytree(ROOT / "planted_sets", planted)
+    shutil.copytree(RESULTS, reports / "product_identity")
+    gates = planted / "product_identity" / "gates.toml"
+    gates.write_text(gates.read_text().replace('baseline = "0.3.1"', 'baseline = "0.3"'))
+
+    rebuild_reports(reports, planted, judge="product_identity")
+
+    report = json.loads((reports / "product_identity" / "0.3.1" / "report.json").read_text())
+    (model,) = report["models"]
+    found = {gate["name"]: gate for gate in model["regressions"]}
+    sme = found["regression.sme[kappa core_total]"]
+    assert sme["baseline"] == "prompt 0.3 main run" and sme["result"]["n"] == 17
+    assert sme["passed"] in (True, False)  # evaluated: 17 labelled items judged under both
+    assert found["regression.detection"]["passed"] is False  # 22 caught->missed vs 4
