@@ -166,6 +166,16 @@ def _quadratic_kappa_from_confusions(confusions: np.ndarray, weights: np.ndarray
     return kappa
 
 
+def _pair_cells(a: np.ndarray, b: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """One row per item, one-hot on its (a, b) cell of the k x k confusion matrix: a
+    resample's confusion matrix is then its item counts times this."""
+    k = cats.size
+    cell = np.searchsorted(cats, a) * k + np.searchsorted(cats, b)
+    one_hot = np.zeros((a.size, k * k))
+    one_hot[np.arange(a.size), cell] = 1.0
+    return one_hot
+
+
 def quadratic_kappa(
     a: Sequence[int] | np.ndarray,
     b: Sequence[int] | np.ndarray,
@@ -196,9 +206,7 @@ def quadratic_kappa(
         raise ValueError(f"ratings outside labels: {stray}")
     k = cats.size
     weights = (cats[:, None] - cats[None, :]) ** 2
-    cell = np.searchsorted(cats, xa) * k + np.searchsorted(cats, xb)
-    one_hot = np.zeros((n, k * k))
-    one_hot[np.arange(n), cell] = 1.0
+    one_hot = _pair_cells(xa, xb, cats)
 
     def stat(counts: np.ndarray) -> np.ndarray:
         return _quadratic_kappa_from_confusions((counts @ one_hot).reshape(-1, k, k), weights)
@@ -236,14 +244,7 @@ def quadratic_kappa_change(
     cats = np.unique(np.concatenate([ref, xb, xa]))
     k = cats.size
     weights = (cats[:, None] - cats[None, :]) ** 2
-
-    def one_hot(x: np.ndarray) -> np.ndarray:
-        cell = np.searchsorted(cats, x) * k + np.searchsorted(cats, ref)
-        table = np.zeros((n, k * k))
-        table[np.arange(n), cell] = 1.0
-        return table
-
-    hot_before, hot_after = one_hot(xb), one_hot(xa)
+    hot_before, hot_after = _pair_cells(xb, ref, cats), _pair_cells(xa, ref, cats)
 
     def stat(counts: np.ndarray) -> np.ndarray:
         kappa = [
