@@ -518,6 +518,22 @@ class JudgesProject:
         return found
 
 
+def committed_peak(ledger: Path) -> tuple[float, float]:
+    """Replay a cost ledger: the most ever spent + held at once, and the final spend."""
+    spent, peak = 0.0, 0.0
+    held: dict[str, float] = {}
+    for text in ledger.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry["kind"] == "hold":
+            held[entry["hold"]] = entry["cost_usd"]
+        elif entry["kind"] == "release":
+            held.pop(entry["hold"])
+        else:
+            spent += entry["cost_usd"]
+        peak = max(peak, spent + sum(held.values()))
+    return peak, spent
+
+
 def nodeid(version: str, item: dict[str, Any]) -> str:
     return f"{PLANTED}[{JUDGE}-{version}-{item['id']}-{item['slug']}]"
 

@@ -4,9 +4,7 @@ sequential ones, a 529 with Retry-After pausing every call, and the cost cap hel
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -17,6 +15,7 @@ from ._support import (
     MESSAGES_PATH,
     FakeJudge,
     JudgesProject,
+    committed_peak,
     load_cassette,
     versions,
 )
@@ -98,22 +97,6 @@ def test_a_529_with_retry_after_pauses_every_call_in_flight(
     assert len(fake_judge.calls) == JUDGEMENTS + 1
 
 
-def _committed_peak(ledger: Path) -> tuple[float, float]:
-    """Replay the ledger: the most ever spent + held at once, and the final spend."""
-    spent, peak = 0.0, 0.0
-    held: dict[str, float] = {}
-    for text in ledger.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(text)
-        if entry["kind"] == "hold":
-            held[entry["hold"]] = entry["cost_usd"]
-        elif entry["kind"] == "release":
-            held.pop(entry["hold"])
-        else:
-            spent += entry["cost_usd"]
-        peak = max(peak, spent + sum(held.values()))
-    return peak, spent
-
-
 def test_the_cost_cap_holds_at_concurrency_8(
     anthropic: JudgesProject, fake_judge: FakeJudge
 ) -> None:
@@ -131,7 +114,7 @@ def test_the_cost_cap_holds_at_concurrency_8(
     )
 
     (ledger,) = (anthropic.root / ".judges-tmp").glob("ledger-*.jsonl")
-    peak, spent = _committed_peak(ledger)
+    peak, spent = committed_peak(ledger)
     calls = len(fake_judge.calls)
     assert spent == 20.0 * calls  # 20 output tokens at 1 USD each
     assert peak <= cap

@@ -3,7 +3,6 @@ identical to a sequential recording, the cost cap held by the calls in flight.""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -11,11 +10,18 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from ._support import ITEMS, JUDGE, FakeJudge, JudgesProject, cassette_name, versions
+from ._support import (
+    ITEMS,
+    JUDGE,
+    FakeJudge,
+    JudgesProject,
+    cassette_name,
+    committed_peak,
+    versions,
+)
 
 LATENCY_S = 0.1  # long enough for concurrent calls to overlap
 PRICES = """
@@ -66,23 +72,6 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
     replayed.assert_outcomes(passed=judgements)
 
 
-def _committed_peak(ledger: Path) -> tuple[float, float]:
-    """Replay the ledger: the most ever spent + held at once, and the final spend."""
-    spent = 0.0
-    held: dict[str, float] = {}
-    peak = 0.0
-    for text in ledger.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(text)
-        if entry["kind"] == "hold":
-            held[entry["hold"]] = entry["cost_usd"]
-        elif entry["kind"] == "release":
-            held.pop(entry["hold"])
-        else:
-            spent += entry["cost_usd"]
-        peak = max(peak, spent + sum(held.values()))
-    return peak, spent
-
-
 @pytest.mark.parametrize("cap", [340.0, 1000.0])
 def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     project: JudgesProject, fake_judge: FakeJudge, cap: float
@@ -96,7 +85,7 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     )
 
     (ledger,) = (project.root / ".judges-tmp").glob("ledger-*.jsonl")
-    peak, spent = _committed_peak(ledger)
+    peak, spent = committed_peak(ledger)
     calls = len(fake_judge.calls)
     assert spent == 20.0 * calls
     assert peak <= cap
