@@ -216,6 +216,10 @@ class FakeJudge:
     hold_from: int = 0
     release: threading.Event = field(default_factory=threading.Event)
     answered: int = 0  # chat completions that reached the answering step
+    # The limited answer waits until this many calls are in flight, so a whole first burst
+    # has arrived before the client can learn of the limit (a loaded machine starts its
+    # threads late; a late arrival would look like a call sent during the pause).
+    limit_when_in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -228,6 +232,7 @@ class FakeJudge:
         self.delay_s = 0.0
         self.release.set()  # frees any answer still held by the previous test
         self.hold_from, self.release, self.answered = 0, threading.Event(), 0
+        self.limit_when_in_flight = 0
         with self._lock:
             self.received.clear()
             self.in_flight = self.max_in_flight = 0
@@ -312,6 +317,9 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             with judge._lock:
                 limit, judge.limit_next = judge.limit_next > 0, max(judge.limit_next - 1, 0)
             if limit:  # at once: the client learns of the limit before its other calls end
+                deadline = time.monotonic() + 30
+                while judge.in_flight < judge.limit_when_in_flight and time.monotonic() < deadline:
+                    time.sleep(0.005)
                 kind = "overloaded_error" if judge.limit_status == 529 else "rate_limit_error"
                 error = {"type": "error", "error": {"message": "slow down", "type": kind}}
                 self._send(judge.limit_status, error, {"Retry-After": judge.retry_after})

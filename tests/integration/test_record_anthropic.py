@@ -87,6 +87,7 @@ def test_a_529_with_retry_after_pauses_every_call_in_flight(
     fake_judge.limit_next = 1
     fake_judge.limit_status = 529
     fake_judge.retry_after = "1.5"
+    fake_judge.limit_when_in_flight = 8  # the whole first burst
     result = _record(anthropic, "--judge-concurrency", "8")
 
     result.assert_outcomes(passed=JUDGEMENTS)  # the overloaded call was retried after it

@@ -130,7 +130,7 @@ def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
     deadline = time.monotonic() + 120
-    while fake_judge.in_flight < 2 and time.monotonic() < deadline:
+    while fake_judge.answered < 4 and time.monotonic() < deadline:
         time.sleep(0.02)  # the first two calls answered, the next two held in flight
     # To the whole group, as Ctrl-C in a terminal: under xdist the worker that records gets
     # it too, and the controller waits for its grace period before writing the reports.
@@ -171,6 +171,7 @@ def test_a_429_pauses_every_call_in_flight_for_its_retry_after(
     fake_judge.delay_s = 0.5
     fake_judge.limit_next = 1
     fake_judge.retry_after = "1.5"
+    fake_judge.limit_when_in_flight = 8  # the whole first burst
     result = _record(project, "--judge-concurrency", "8", workers=workers)
 
     judgements = len(versions()) * len(ITEMS)
