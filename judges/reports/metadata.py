@@ -18,7 +18,7 @@ from typing import Any
 
 RUN_FILE = ".run.json"
 _PACKAGES = (
-    "judges", "pytest", "pytest-xdist", "vcrpy", "pydantic", "numpy", "scipy", "krippendorff",
+    "pytest-judges", "pytest", "pytest-xdist", "vcrpy", "pydantic", "numpy", "scipy", "krippendorff",
     "openai", "anthropic",
 )  # fmt: skip
 
