@@ -18,8 +18,8 @@ from typing import Any
 
 RUN_FILE = ".run.json"
 _PACKAGES = (
-    "pytest-judges", "pytest", "pytest-xdist", "vcrpy", "pydantic", "numpy", "scipy", "krippendorff",
-    "openai", "anthropic",
+    "pytest-judges", "pytest", "pytest-xdist", "vcrpy", "pydantic", "numpy", "scipy",
+    "krippendorff", "openai", "anthropic",
 )  # fmt: skip
 
 
