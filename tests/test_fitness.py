@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 from statistics import NormalDist
 
+import krippendorff
 import numpy as np
 import pytest
 import scipy.stats
@@ -31,6 +32,7 @@ from judges.stats.fitness import (
 from judges.stats.fitness_permutation import (
     agreement_above_chance,
     ranking_above_random,
+    repeats_agree_above_chance,
     spearman_above_chance,
 )
 from judges.stats.random_rankings import draw_metrics
@@ -201,6 +203,42 @@ def test_permutation_results_are_seeded() -> None:
     a, b = [1, 2, 3, 4, 2, 3, 1, 4], [1, 3, 3, 4, 2, 2, 1, 3]
     assert agreement_above_chance(a, b, seed=3) == agreement_above_chance(a, b, seed=3)
     assert spearman_above_chance(a, b, seed=3) == spearman_above_chance(a, b, seed=3)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_repeats_alpha_matches_krippendorff_and_exact_permutation(case: int) -> None:
+    rng = np.random.default_rng(700 + case)
+    weights, level = ("quadratic", "interval") if case % 2 else ("nominal", "nominal")
+    units = [[int(v) for v in rng.integers(1, 4, 1)[0] + rng.integers(0, 2, 3)] for _ in range(3)]
+    pool = [v for unit in units for v in unit]
+    if len(set(pool)) < 2:
+        pytest.skip("one value throughout is tested separately")
+    test = repeats_agree_above_chance(units, weights=weights, n_permutations=5000)
+    data = np.array(units, dtype=float).T  # krippendorff: raters x units
+    reference = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+    assert test.value == pytest.approx(reference, abs=1e-9)
+    # Exact: every distinct assignment of the 9 answers to the cells, all equally likely.
+    draws = [
+        krippendorff.alpha(
+            reliability_data=np.array(order, dtype=float).reshape(3, 3).T,
+            level_of_measurement=level,
+        )
+        for order in set(itertools.permutations(pool))
+    ]
+    exact = sum(d >= reference - 1e-9 for d in draws) / len(draws)
+    assert test.p_value == pytest.approx(exact, abs=0.03)
+
+
+def test_repeats_of_a_random_or_constant_judge_are_not_fit() -> None:
+    rng = np.random.default_rng(8)
+    assert not repeats_agree_above_chance([list(rng.integers(1, 6, 5)) for _ in range(8)]).fit
+    constant = repeats_agree_above_chance([[3] * 5] * 4)
+    assert math.isnan(constant.value) and not constant.fit
+    stable = [[v] * 5 for v in (1, 2, 3, 4, 5, 1, 2, 3)]
+    assert repeats_agree_above_chance(stable).fit
+    assert repeats_agree_above_chance([["yes"] * 3, ["no"] * 3, ["yes"] * 3, ["no"] * 3],
+                                      weights="nominal").fit  # fmt: skip
+    assert not repeats_agree_above_chance([[1, 2]]).testable
 
 
 def _queries(rng: np.random.Generator, n_queries: int) -> list[dict[str, int]]:

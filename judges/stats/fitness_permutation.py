@@ -26,7 +26,12 @@ from judges.stats.resample import (
 )
 from judges.stats.stats import bootstrap_mean
 
-__all__ = ["agreement_above_chance", "ranking_above_random", "spearman_above_chance"]
+__all__ = [
+    "agreement_above_chance",
+    "ranking_above_random",
+    "repeats_agree_above_chance",
+    "spearman_above_chance",
+]
 
 N_PERMUTATIONS = 2000
 
@@ -211,3 +216,80 @@ def ranking_above_random(
         alpha=alpha,
         testable=best < alpha,
     )
+
+
+def repeats_agree_above_chance(
+    units: Sequence[Sequence[Any]],
+    *,
+    name: str = "repeats",
+    weights: Weights = "quadratic",
+    alpha: float = ALPHA,
+    n_permutations: int = N_PERMUTATIONS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ChanceTest:
+    """Repeated answers on the same item agree beyond chance: Krippendorff's alpha above 0.
+
+    units: the values of each item's repeats (interval metric on numbers with "quadratic",
+    nominal otherwise). The p-value shuffles every value across items and repeats, keeping
+    the pool: a judge that answers at random from its usual answers. The interval resamples
+    items. Items with fewer than two values are left out.
+    """
+    check_confidence(confidence)
+    kept = [list(u) for u in units if len(u) >= 2]
+    n = len(kept)
+    statistic = "alpha (interval)" if weights == "quadratic" else "alpha (nominal)"
+    pool = [v for unit in kept for v in unit]
+    detail = f"{n} items, {len(pool)} answers"
+    if n < 2 or len({str(v) for v in pool}) < 2:
+        why = "fewer than 2 items" if n < 2 else "one value throughout"
+        return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
+                          f"{detail}; {why}", alpha, testable=n >= 2)  # fmt: skip
+    numeric = weights == "quadratic"
+    values = as_1d(pool, "units") if numeric else np.asarray([str(v) for v in pool])
+    cats = np.unique(values)
+    w = _weights(cats.astype(float) if weights == "quadratic" else cats, weights)
+    index = np.searchsorted(cats, values)
+    sizes = np.array([len(unit) for unit in kept])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    # Every ordered pair of answers within an item, weighted 1 / (m_u - 1) as alpha's D_o.
+    left, right, share = [], [], []
+    for start, size in zip(starts, sizes, strict=True):
+        for i in range(size):
+            for j in range(size):
+                if i != j:
+                    left.append(start + i)
+                    right.append(start + j)
+                    share.append(1.0 / (size - 1))
+    li, ri, sh = np.array(left), np.array(right), np.array(share)
+    total = float(values.size)
+    counts = np.bincount(index, minlength=cats.size).astype(float)
+    expected = float(counts @ w @ counts) / (total * (total - 1))
+
+    def observed(perm_index: np.ndarray) -> np.ndarray:
+        return (w[perm_index[:, li], perm_index[:, ri]] @ sh) / total
+
+    value = float(1.0 - observed(index[None, :])[0] / expected)
+    shuffled = index[_shuffled(index.size, n_permutations, seed)]
+    better, worse = _permutation_p(value, 1.0 - observed(shuffled) / expected)
+    # Bootstrap over items: per item, its disagreement sum and its value counts.
+    unit_observed = np.zeros(n)
+    unit_counts = np.zeros((n, cats.size))
+    np.add.at(
+        unit_observed, np.repeat(np.arange(n), sizes * (sizes - 1)), w[index[li], index[ri]] * sh
+    )
+    np.add.at(unit_counts, (np.repeat(np.arange(n), sizes), index), 1.0)
+
+    def alpha_of(counts_r: np.ndarray) -> np.ndarray:
+        answers = counts_r @ unit_counts
+        size = answers.sum(axis=1)
+        d_o = (counts_r @ unit_observed) / size
+        d_e = np.einsum("ri,ij,rj->r", answers, w, answers) / (size * (size - 1))
+        return np.where(d_e > 1e-15, 1.0 - d_o / d_e, np.nan)
+
+    low, high = bootstrap_over_counts(
+        alpha_of, n, n_resamples=n_resamples, seed=seed, confidence=confidence
+    )
+    return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
+                      alpha)  # fmt: skip
