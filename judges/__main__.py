@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.core.spec import load_catalog
 from judges.finale.cli import add_finale_command
+from judges.importer import add_import_command
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -245,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     baseline.set_defaults(run=_baseline)
     add_finale_command(commands)
+    add_import_command(commands)
     return parser
 
 

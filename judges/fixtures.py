@@ -52,7 +52,11 @@ def multi_model(session: JudgesSession) -> bool:
 
 
 def case_id(session: JudgesSession, case: Case | SetCase) -> str:
-    return f"{case.test_id}-{case.model.slug}" if multi_model(session) else case.test_id
+    """The test id; it names the model when several are selected or it is not the baseline
+    (set.toml may name other models for a version)."""
+    baseline = session.catalog[case.judge].config.baseline_model
+    named = multi_model(session) or str(case.model) != baseline
+    return f"{case.test_id}-{case.model.slug}" if named else case.test_id
 
 
 @pytest.fixture(scope="session")
@@ -87,8 +91,9 @@ class JudgeRunner(probing.ProbeJudging):
             )
         planted = self.session.planted_sets[set_case.judge]
         plan = self.session.run_plan(planted, run)
+        items = self.session.main_items(planted, set_case.version) if run == "main" else plan.items
         rows: list[JudgementRow] = []
-        for item in plan.items:
+        for item in items:
             model = plan.model or set_case.model
             case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
             nodeid = self.session.recorders.get((run, case))

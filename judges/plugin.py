@@ -283,8 +283,9 @@ def _item_params(session: JudgesSession, run: str) -> list[Any]:
         plan = session.run_plan(planted, run)
         spec = session.catalog[planted.judge]
         for version in plan.versions:
-            for model in session.models_for(spec):
-                for item in plan.items:
+            items = session.main_items(planted, version) if run == "main" else plan.items
+            for model in session.models_for(spec, version):
+                for item in items:
                     case = Case(spec.name, version, plan.model or model, item.id, item.slug)
                     reason = planted.accepted_miss(str(model), version, item.id)
                     # raises=AssertionError: a missing or stale cassette still fails loudly.
@@ -310,7 +311,7 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
         else:
             versions = session.run_plan(planted, run).versions
         for version in versions:
-            for model in session.models_for(spec):
+            for model in session.models_for(spec, version):
                 case = SetCase(spec.name, version, model)
                 params.append(pytest.param(case, id=case_id(session, case)))
     return params

@@ -150,8 +150,22 @@ class JudgesSession:
     def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
         return probes.versions or (self.catalog[probes.judge].versions[-1],)
 
-    def models_for(self, spec: JudgeSpec) -> list[ModelRef]:
-        return list(self.settings.models) or [ModelRef.parse(spec.config.baseline_model)]
+    def models_for(self, spec: JudgeSpec, version: str | None = None) -> list[ModelRef]:
+        """The selected models; else those set.toml names for the version; else the baseline."""
+        if self.settings.models:
+            return list(self.settings.models)
+        planted = self.planted_sets.get(spec.name)
+        named = planted.config.versions.get(version) if planted and version else None
+        if named is not None and named.models:
+            return [ModelRef.parse(model) for model in named.models]
+        return [ModelRef.parse(spec.config.baseline_model)]
+
+    def main_items(self, planted: PlantedSet, version: str) -> tuple[PlantedItem, ...]:
+        """The items a version's main run judges: all, or the subset set.toml names."""
+        named = planted.config.versions.get(version)
+        if named is None or not named.items:
+            return tuple(planted.items)
+        return tuple(planted.item(item_id) for item_id in named.items)
 
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
@@ -204,6 +218,7 @@ class JudgesSession:
     def _known_models(self, spec: JudgeSpec, planted: PlantedSet) -> set[str]:
         """Baseline, selected and panel models, and every model with recordings of this judge."""
         known = {spec.config.baseline_model, *(str(m) for m in self.settings.models)}
+        known |= {m for named in planted.config.versions.values() for m in named.models}
         if planted.config.panel is not None and planted.config.panel.model:
             known.add(planted.config.panel.model)
         recorded = {p.name for p in (self.settings.cassettes / spec.name).glob("*/*")}
@@ -217,7 +232,7 @@ class JudgesSession:
         """The cassettes this run may replay (the selected models' and the panel model's),
         each with the model name its requests must carry."""
         root = self.settings.cassettes / spec.name
-        models = {m.slug: m.model for m in self.models_for(spec)}
+        models = {m.slug: m.model for v in spec.versions for m in self.models_for(spec, v)}
         if planted.config.panel is not None and planted.config.panel.model:
             panel = ModelRef.parse(planted.config.panel.model)
             models[panel.slug] = panel.model
@@ -247,7 +262,9 @@ class JudgesSession:
         # Live calls wait for the session's rate limits (judges.calls.limits).
         return self.limiter.wrap(backend) if live else backend
 
-    def _should_record(self, path: Path, repeats: int) -> bool:
+    def _should_record(self, path: Path, repeats: int, model: ModelRef | None = None) -> bool:
+        if model is not None and model.backend == "imported":
+            return False  # released by others: replayed, never called (re-import instead)
         mode = self.settings.record
         if mode is RecordMode.MISSING:
             # An interrupted recording leaves fewer interactions than the test needs.
@@ -275,7 +292,7 @@ class JudgesSession:
         path = case.cassette(self.settings.cassettes, run)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
-        record = not replay_only and self._should_record(path, repeats)
+        record = not replay_only and self._should_record(path, repeats, case.model)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
@@ -383,7 +400,7 @@ class JudgesSession:
         for planted in self.planted_sets.values():
             spec = self.catalog[planted.judge]
             for version in spec.versions:
-                for model in self.models_for(spec):
+                for model in self.models_for(spec, version):
                     folder = self.settings.cassettes / planted.judge / version / model.slug
                     if folder.is_dir() and any(folder.glob("*.yaml")):
                         continue

@@ -216,6 +216,42 @@ def cassette(path: Path, *, record: bool) -> Iterator[Any]:
         yield recorded
 
 
+def write_cassette(
+    path: Path,
+    exchanges: list[tuple[dict[str, Any], dict[str, Any]]],
+    fingerprint: dict[str, str],
+    uri: str,
+) -> bool:
+    """Write a cassette of (request body, response body) pairs, as a recording would have;
+    return whether the file changed (an unchanged file is not rewritten)."""
+    from vcr.request import Request
+    from vcr.serializers import yamlserializer
+
+    requests, responses = [], []
+    for request, response in exchanges:
+        body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode()
+        requests.append(Request("POST", uri, body, {"content-type": ["application/json"]}))
+        text = json.dumps(response, ensure_ascii=False, separators=(",", ":"))
+        responses.append(
+            {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"content-type": ["application/json"]},
+                "body": {"string": text},
+            }
+        )
+    cassette = {
+        "requests": requests,
+        "responses": responses,
+        "metadata": {FINGERPRINT_KEY: fingerprint},
+    }
+    text = serialize(cassette, yamlserializer)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, text)
+    return True
+
+
 FINGERPRINT_KEY = "judge_fingerprint"
 
 

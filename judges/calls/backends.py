@@ -20,6 +20,8 @@ DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
 _PINNED_HEADERS = {"Accept-Encoding": "gzip, deflate"}
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
+# `imported`: judgements released by others (`python -m judges import`), replayed only.
+BACKENDS = ("openai", "anthropic", "local", "imported")
 
 
 class BackendError(ValueError):
@@ -64,11 +66,11 @@ class ModelRef:
     @classmethod
     def parse(cls, text: str) -> ModelRef:
         backend, sep, model = text.partition(":")
-        if not sep or not model or backend not in ("openai", "anthropic", "local"):
+        if not sep or not model or backend not in BACKENDS:
             raise BackendError(
                 f"judge model {text!r} must be backend:model with backend one of openai, "
-                "anthropic, local (e.g. local:smollm2-135m, openai:gpt-4o-2024-11-20, "
-                "anthropic:claude-sonnet-4-6)"
+                "anthropic, local, imported (e.g. local:smollm2-135m, openai:gpt-4o-2024-11-20, "
+                "anthropic:claude-sonnet-4-6, imported:GPT-4)"
             )
         return cls(backend, model)
 
@@ -110,7 +112,7 @@ def price_for(prices: dict[str, Price], model: ModelRef) -> Price:
     """Unknown local models are free; an unknown paid model is an error, not a silent 0."""
     if str(model) in prices:
         return prices[str(model)]
-    if model.backend == "local":
+    if model.backend in ("local", "imported"):  # imported: nothing was spent here
         return Price(0.0, 0.0)
     raise BackendError(
         f'no price for {model}; add [models."{model}"] with input_per_mtok and '
@@ -222,24 +224,26 @@ class OpenAIBackend:
             },
         }
 
-    def complete(self, request: JudgeRequest) -> JudgeResponse:
-        options: dict[str, Any] = {}
-        if request.temperature is not None:
-            options["temperature"] = request.temperature
-        if request.seed is not None:
-            options["seed"] = request.seed
-        if request.timeout is not None:
-            options["timeout"] = request.timeout
-        completion = self.client.chat.completions.create(
-            model=self.model.model,
-            messages=[
+    def body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The JSON body the SDK sends for `request` (what a cassette's request holds)."""
+        body: dict[str, Any] = {
+            "model": self.model.model,
+            "messages": [
                 {"role": "system", "content": request.system},
                 {"role": "user", "content": request.prompt},
             ],
-            max_tokens=request.max_tokens,
-            response_format=self._response_format(request),
-            **options,
-        )
+            "max_tokens": request.max_tokens,
+            "response_format": self._response_format(request),
+        }
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.seed is not None:
+            body["seed"] = request.seed
+        return body
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse:
+        options = {} if request.timeout is None else {"timeout": request.timeout}
+        completion = self.client.chat.completions.create(**self.body(request), **options)
         choice = completion.choices[0]
         usage = completion.usage
         return JudgeResponse(
@@ -261,6 +265,13 @@ class LocalBackend(OpenAIBackend):
 
     def _response_format(self, request: JudgeRequest) -> dict[str, Any]:
         return {"type": "json_object", "schema": bound_strings(request.schema)}
+
+
+class ImportedBackend(LocalBackend):
+    """Judgements imported from a release: replayed from their cassettes, never called.
+
+    The importer writes each cassette with this backend's request body, so the normal
+    offline path replays it like any recording."""
 
 
 def bound_strings(schema: dict[str, Any], limit: int = 160) -> dict[str, Any]:
@@ -354,6 +365,12 @@ def make_backend(
 
     import openai
 
+    if model.backend == "imported" and live:
+        raise BackendError(
+            f"{model} holds judgements imported from a release: they are replayed, never "
+            "called live; import them again with `python -m judges import`, or record "
+            "another judge model with --judge-model"
+        )
     if model.backend == "openai":
         key = _api_key("openai", environ) if live else "replay-no-key"
         base, query = _split_query(base_url) if base_url else (None, {})
@@ -375,4 +392,8 @@ def make_backend(
         timeout=timeout,
         default_headers=_PINNED_HEADERS,
     )
-    return LocalBackend(model, client)
+    return (
+        ImportedBackend(model, client)
+        if model.backend == "imported"
+        else LocalBackend(model, client)
+    )

@@ -133,6 +133,19 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
     return _Judgement(spec, version, subject, call).run()
 
 
+def first_requests(
+    spec: JudgeSpec, version: str, subject: Subject, sampling: Sampling | None = None
+) -> dict[str | None, JudgeRequest]:
+    """The request of each facet's first attempt, exactly as `judge` sends it (an importer
+    writes released replies under these requests, so that they replay offline)."""
+    call = Call(backend=None, price=None, live=False, sampling=sampling)  # type: ignore[arg-type]
+    judgement = _Judgement(spec, version, subject, call)
+    return {
+        facet: judgement._request(facet, spec.request_schema(version, facet, judgement.inputs), 0)
+        for facet in judgement.rendered
+    }
+
+
 class _Ended(Exception):
     """A judgement ended early; carries its (error) row."""
 

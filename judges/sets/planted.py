@@ -30,10 +30,14 @@ class PlantedSetError(ValueError):
 class Provenance(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    source: Literal["hand", "generated"]
+    source: Literal["hand", "generated", "imported"]
     clean_item: str | None = None
     perturbation: str | None = None
     seed: int | None = None
+    # Imported items: the release (name and version), its set and the item's index there.
+    release: str | None = None
+    release_set: str | None = None
+    release_index: int | None = None
     note: str = ""
 
 
@@ -79,6 +83,10 @@ class Gates(BaseModel):
     ranking: dict[str, float] = {}  # minimum mean metric over queries, e.g. "ndcg@10"
     max_flip: dict[str, float] = {}  # bias probes: maximum biased flip rate per probe
     reading_list: dict[str, float] = {}  # minimum metric on the reading list, e.g. "map"
+    # pairwise judges, per category: e.g. min_agreement (same winner in both orders)
+    pairwise: dict[str, float] = {}
+    # pairwise: category -> why its NOT FIT or FAIL is accepted (a strict xfail)
+    pairwise_accepted: dict[str, str] = {}
     # minimum share of labels kept, e.g. "retest.level" or "noise.criterion_label.Not Relevant"
     label_stability: dict[str, float] = {}
     # Every gated ranking metric must also beat a random ranking; when the judge does not,
@@ -99,6 +107,15 @@ class PanelConfig(BaseModel):
     label: str
 
 
+class VersionRun(BaseModel):
+    """`[versions."<v>"]` in set.toml: who judges a prompt version's main run, and on what."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    models: tuple[str, ...] = ()  # default: the judge's baseline model
+    items: tuple[str, ...] = ()  # default: every item of the set
+
+
 class SetConfig(BaseModel):
     """`set.toml`: which items and prompt versions the reliability runs use."""
 
@@ -115,6 +132,7 @@ class SetConfig(BaseModel):
     # `reading_list` under these prompt versions and scored as a ranking.
     reading_list: str | None = None  # a JSON file beside items.jsonl
     reading_list_versions: tuple[str, ...] = ()
+    versions: dict[str, VersionRun] = {}
 
 
 @dataclass
@@ -267,7 +285,14 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     except ValidationError as error:
         raise PlantedSetError(f"{config_path}: {error}") from None
     panel_items = config.panel.items if config.panel else ()
-    unknown = sorted((set(config.noise_items) | set(panel_items)) - ids)
+    strange = sorted(set(config.versions) - set(spec.versions))
+    if strange:
+        raise PlantedSetError(
+            f"{config_path}: [versions] names {strange}, which are not prompt versions of "
+            f"{spec.name} ({', '.join(spec.versions)})"
+        )
+    version_items = {i for run in config.versions.values() for i in run.items}
+    unknown = sorted((set(config.noise_items) | set(panel_items) | version_items) - ids)
     if unknown:
         raise PlantedSetError(f"{config_path}: items {unknown} are not items of the set")
     reading = _reading_list_items(folder, config, spec) if config.reading_list else []

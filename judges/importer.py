@@ -1,0 +1,293 @@
+"""`python -m judges import`: released pairwise judgements into the project, idempotently.
+
+Writes, for a release read by `judges.sets.imports`:
+
+- the items into `planted_sets/pairwise/items.jsonl` (other items kept, same ids replaced);
+- `planted_sets/pairwise/releases/<name>/`: the release's LICENSE, its README (provenance),
+  `prefixes.toml` (set -> id prefix, so a later import never renumbers) and its published
+  statistics, `published/<category>/<model>.json`;
+- one cassette per item and model, `cassettes/pairwise/<version>/imported-<model>/<item>.yaml`,
+  holding the two orders as the two requests a replay sends, each answered by the released
+  reply (`{"winner": "a" | "b" | null, "rationale": <the released text>}`), with the
+  fingerprint `backend = imported`, model, strategy and source: never "recorded here".
+
+A second import of the same release changes no byte. Tests read the project's copy only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judges.builtin.pairwise import ORDERS, to_position
+from judges.calls import _vcr
+from judges.calls.backends import ModelRef, make_backend
+from judges.core.naming import Case
+from judges.core.runner import first_requests
+from judges.core.spec import JudgeSpec, load_catalog
+from judges.files import atomic_write_text
+from judges.sets.imports import JUDGE, ImportError_, Release, Released, read_jsonl, read_llmbar
+from judges.sets.planted import PlantedItem, load_items
+
+# The URI a replay never matches on (method, path and body only); the path is the SDK's.
+_URI = "http://imported.invalid/v1/chat/completions"
+IMPORTED_ORIGIN = "imported from a release, not recorded here"
+
+
+@dataclass(frozen=True)
+class Written:
+    items: int
+    cassettes: int
+    changed: int
+    models: tuple[str, ...]
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, text)
+    return True
+
+
+def release_folder(planted_sets: Path, release: str) -> Path:
+    """`princeton-nlp/LLMBar@900616bf` -> planted_sets/pairwise/releases/llmbar."""
+    name = release.split("@")[0].rsplit("/", 1)[-1].lower()
+    return planted_sets / JUDGE / "releases" / (re.sub(r"[^a-z0-9_-]+", "-", name) or "release")
+
+
+def known_prefixes(folder: Path) -> dict[str, str]:
+    path = folder / "prefixes.toml"
+    if not path.is_file():
+        return {}
+    return {str(k): str(v) for k, v in tomllib.loads(path.read_text(encoding="utf-8")).items()}
+
+
+def _merge_items(path: Path, items: list[PlantedItem], spec: JudgeSpec) -> bool:
+    """The set's items with these replaced or appended; every other line kept as it is."""
+    new = {item.id: item for item in items}
+    lines: list[str] = []
+    if path.is_file():
+        for kept in load_items(path, spec):
+            if kept.id not in new:
+                lines.append(_item_line(kept))
+    lines += [_item_line(item) for item in items]
+    return _write_if_changed(path, "\n".join(lines) + "\n")
+
+
+def _item_line(item: PlantedItem) -> str:
+    return json.dumps(item.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+
+
+def _response(model: str, item_id: str, order: str, reply: Released) -> dict[str, Any]:
+    """A chat completion carrying the released reply; no usage was released (none here)."""
+    content = {"winner": to_position(order, reply.winner), "rationale": reply.reply}  # type: ignore[arg-type]
+    return {
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": json.dumps(content, ensure_ascii=False),
+                },
+                "finish_reason": "stop",
+            }
+        ],
+    }
+
+
+def write_cassettes(
+    spec: JudgeSpec,
+    version: str,
+    items: dict[str, PlantedItem],
+    replies: list[Released],
+    cassettes: Path,
+    fingerprint: dict[str, str],
+) -> tuple[int, int]:
+    """One cassette per item and model, both orders; returns (written, changed)."""
+    by_case: dict[tuple[str, str], dict[str, Released]] = defaultdict(dict)
+    for reply in replies:
+        by_case[(reply.model, reply.item_id)][reply.order] = reply
+    written = changed = 0
+    backends: dict[str, Any] = {}
+    for (model_name, item_id), orders in sorted(by_case.items()):
+        absent = [order for order in ORDERS if order not in orders]
+        if absent:
+            raise ImportError_(f"{model_name} on item {item_id}: no reply in order(s) {absent}")
+        model = ModelRef("imported", model_name)
+        if model_name not in backends:  # one SDK client per model: building one is slow
+            backends[model_name] = make_backend(model, live=False)
+        backend = backends[model_name]
+        item = items[item_id]
+        requests = first_requests(spec, version, item.subject())
+        exchanges = [
+            (
+                backend.body(requests[order]),  # type: ignore[attr-defined]
+                _response(model_name, item_id, order, orders[order]),
+            )
+            for order in ORDERS
+        ]
+        path = Case(spec.name, version, model, item.id, item.slug).cassette(cassettes)
+        changed += _vcr.write_cassette(path, exchanges, fingerprint | {"model": model_name}, _URI)
+        written += 1
+    return written, changed
+
+
+def import_llmbar(
+    src: Path,
+    root: Path,
+    *,
+    version: str = "0.1",
+    strategy: str = "Vanilla",
+    release: str | None = None,
+) -> Written:
+    """Import an LLMBar-style folder into the project at `root` (planted_sets/, cassettes/)."""
+    spec = _spec(version)
+    release = release or _release_name(src)
+    folder = release_folder(root / "planted_sets", release)
+    read = read_llmbar(src, strategy, release, known_prefixes(folder))
+    changed = _write_release(read, folder)
+    changed += _merge_items(root / "planted_sets" / JUDGE / "items.jsonl", read.items, spec)
+    fingerprint = {
+        "backend": "imported",
+        "origin": IMPORTED_ORIGIN,
+        "source": release,
+        "strategy": strategy,
+    }
+    items = {item.id: item for item in read.items}
+    count, written = write_cassettes(
+        spec, version, items, read.replies, root / "cassettes", fingerprint
+    )
+    models = tuple(sorted({reply.model for reply in read.replies}))
+    return Written(len(read.items), count, changed + written, models)
+
+
+def import_jsonl(
+    path: Path, root: Path, *, model: str, version: str, source: str, strategy: str = ""
+) -> Written:
+    """Import a team's logged decisions on items already in the planted set."""
+    spec = _spec(version)
+    items = {i.id: i for i in load_items(root / "planted_sets" / JUDGE / "items.jsonl", spec)}
+    replies = read_jsonl(path, model, set(items))
+    fingerprint = {
+        "backend": "imported",
+        "origin": IMPORTED_ORIGIN,
+        "source": source,
+        "strategy": strategy or f"prompt {version}",
+    }
+    count, changed = write_cassettes(spec, version, items, replies, root / "cassettes", fingerprint)
+    return Written(len({r.item_id for r in replies}), count, changed, (model,))
+
+
+def _spec(version: str) -> JudgeSpec:
+    spec = load_catalog()[JUDGE]
+    if version not in spec.prompts:
+        raise ImportError_(
+            f"pairwise has no prompt version {version} ({', '.join(spec.versions)}); add "
+            f"judges/prompts/pairwise/{version}/ naming the source's prompt by reference"
+        )
+    return spec
+
+
+def _release_name(src: Path) -> str:
+    """`princeton-nlp/LLMBar@<commit>` when the folder's README names them, else the folder."""
+    readme = src / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    repository = re.search(r"\b([\w.-]+/LLMBar)\b", text)
+    commit = re.search(r"commit ([0-9a-f]{7,40})", text)
+    name = repository.group(1) if repository else src.name
+    return f"{name}@{commit.group(1)}" if commit else name
+
+
+def _write_release(read: Release, folder: Path) -> int:
+    changed = _write_if_changed(folder / "LICENSE", read.license_text)
+    if read.notes_text:
+        changed += _write_if_changed(folder / "README.md", read.notes_text)
+    prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())
+    changed += _write_if_changed(folder / "prefixes.toml", prefixes)
+    for (category, model), stats in sorted(read.published.items()):
+        text = json.dumps(stats, indent=2, ensure_ascii=False) + "\n"
+        changed += _write_if_changed(
+            folder / "published" / read.strategy / category / f"{model}.json", text
+        )
+    return changed
+
+
+def _run(args: Any) -> int:
+    try:
+        if args.form == "llmbar":
+            done = import_llmbar(
+                args.src,
+                args.root,
+                version=args.prompt_version,
+                strategy=args.strategy,
+                release=args.release,
+            )
+        else:
+            if not args.model or not args.source:
+                raise ImportError_("import jsonl needs --model NAME and --source TEXT")
+            done = import_jsonl(
+                args.src,
+                args.root,
+                model=args.model,
+                version=args.prompt_version,
+                source=args.source,
+                strategy=args.strategy,
+            )
+    except (ImportError_, OSError) as error:
+        print(f"python -m judges import: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{done.items} items, {done.cassettes} cassettes ({done.changed} files changed) "
+        f"for {', '.join(f'imported:{m}' for m in done.models)}"
+    )
+    _check_set_toml(args.root, args.prompt_version, done.models)
+    return 0
+
+
+def _check_set_toml(root: Path, version: str, models: tuple[str, ...]) -> None:
+    """Name the models set.toml must list for the offline gate to replay them."""
+    path = root / "planted_sets" / JUDGE / "set.toml"
+    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    listed = set(table.get("versions", {}).get(version, {}).get("models", []))
+    absent = [f"imported:{m}" for m in models if f"imported:{m}" not in listed]
+    if absent:
+        print(
+            f'add {", ".join(absent)} to [versions."{version}"] models in {path} so that '
+            "the offline gate replays them"
+        )
+
+
+def add_import_command(commands: Any) -> None:
+    """`python -m judges import llmbar SRC` and `python -m judges import jsonl FILE`."""
+    parser = commands.add_parser(
+        "import",
+        help="import released pairwise judgements (LLMBar layout, or plain JSONL) as items "
+        "and cassettes that replay offline",
+        description="Writes the items into planted_sets/pairwise/ (with the release's licence "
+        "and provenance) and one cassette per item and model under cassettes/pairwise/, "
+        "fingerprinted as imported. A second import changes no byte.",
+    )
+    parser.add_argument("form", choices=("llmbar", "jsonl"), help="the source's layout")
+    parser.add_argument("src", type=Path, help="LLMBar-style folder, or a JSONL file")
+    parser.add_argument(
+        "--prompt-version",
+        default="0.1",
+        help="the pairwise prompt version the judgements are filed under (default 0.1: "
+        "LLMBar's Vanilla prompt, by reference)",
+    )
+    parser.add_argument(
+        "--strategy", default="Vanilla", help="llmbar: the evaluators/<model>/<strategy> to read"
+    )
+    parser.add_argument("--release", help="release name (default: from the folder's README)")
+    parser.add_argument("--model", help="jsonl: the judge model's name (imported:<name>)")
+    parser.add_argument("--source", help="jsonl: where the decisions come from")
+    parser.add_argument("--root", type=Path, default=Path("."), help="project root")
+    parser.set_defaults(run=_run)
