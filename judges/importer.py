@@ -32,7 +32,15 @@ from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
 from judges.files import atomic_write_text
-from judges.sets.imports import JUDGE, ImportError_, Release, Released, read_jsonl, read_llmbar
+from judges.sets.imports import (
+    JUDGE,
+    ImportError_,
+    Release,
+    Released,
+    read_jsonl,
+    read_llmbar,
+    release_folder,
+)
 from judges.sets.planted import PlantedItem, load_items
 
 # The URI a replay never matches on (method, path and body only); the path is the SDK's.
@@ -54,12 +62,6 @@ def _write_if_changed(path: Path, text: str) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)
     return True
-
-
-def release_folder(planted_sets: Path, release: str) -> Path:
-    """`princeton-nlp/LLMBar@900616bf` -> planted_sets/pairwise/releases/llmbar."""
-    name = release.split("@")[0].rsplit("/", 1)[-1].lower()
-    return planted_sets / JUDGE / "releases" / (re.sub(r"[^a-z0-9_-]+", "-", name) or "release")
 
 
 def known_prefixes(folder: Path) -> dict[str, str]:

@@ -38,6 +38,7 @@ from judges.session import (
     Settings,
 )
 from judges.sets.planted import PlantedSetError
+from judges.stats.pairwise import is_pairwise_set
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -272,6 +273,7 @@ SET_FIXTURES = {
     "sme_set": "sme",
     "ranking_set": "ranking",
     "reading_list_set": "reading_list",
+    "pairwise_set": "pairwise",
 }
 
 CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
@@ -308,6 +310,8 @@ def _set_params(session: JudgesSession, run: str) -> list[Any]:
             versions = tuple(
                 sorted({v for (_, v), gates in planted.gates.items() if gates.ranking})
             )
+        elif run == "pairwise":  # sets whose items expect a winner in each order
+            versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
         else:
             versions = session.run_plan(planted, run).versions
         for version in versions:

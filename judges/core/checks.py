@@ -9,7 +9,8 @@ from judges.core.results import JudgementRow
 _SHOWN = (
     "factual_accuracy", "factual_accuracy_as_judged", "completeness", "causal_reasoning",
     "core_total", "product_identity_match", "reference_product", "answer_product",
-    "faithfulness", "coverage", "coherence", "fluency", "score", "level", "missing", "extra",
+    "faithfulness", "coverage", "coherence", "fluency", "score", "level",
+    "winner_original", "winner_swapped", "missing", "extra",
 )  # fmt: skip
 
 

@@ -60,6 +60,24 @@ class Release:
     prefixes: dict[str, str] = field(default_factory=dict)  # set name -> item id prefix
 
 
+def release_folder(planted_sets: Path, release: str) -> Path:
+    """`princeton-nlp/LLMBar@900616bf` -> planted_sets/pairwise/releases/llmbar."""
+    name = release.split("@")[0].rsplit("/", 1)[-1].lower()
+    return planted_sets / JUDGE / "releases" / (re.sub(r"[^a-z0-9_-]+", "-", name) or "release")
+
+
+def published_statistics(
+    planted_sets: Path, release: str, strategy: str, category: str, model: str
+) -> dict[str, Any] | None:
+    """A release's published figures for one model on one set, as imported; None if absent."""
+    path = (
+        release_folder(planted_sets, release) / "published" / strategy / category / f"{model}.json"
+    )
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def category_of(set_name: str) -> str:
     """`Adversarial/Neighbor` -> `adversarial_neighbor`: a planted set's category."""
     return "_".join(_WORD.findall(set_name.lower())) or "set"

@@ -83,6 +83,13 @@ def is_pairwise(rows: Iterable[JudgementRow]) -> bool:
     return any(gold_of(row) is not None for row in rows)
 
 
+def is_pairwise_set(items: Iterable[Any]) -> bool:
+    """Planted items that expect a winner in each order (`judges.builtin.pairwise`)."""
+    return any(
+        {e.field for e in item.expect} >= {"winner_original", "winner_swapped"} for item in items
+    )
+
+
 def judged(rows: Iterable[JudgementRow]) -> list[Judged]:
     """Main-run rows as judged items; a row without a verdict named no winner at all."""
     out = []
@@ -283,7 +290,64 @@ def model_pairs(by_model: dict[str, Sequence[Judged]]) -> list[ModelPair]:
             ids = [i for i in common if left[i].category == category]
             a = [left[i].right_both for i in ids]
             b = [right[i].right_both for i in ids]
-            pairs.append(
-                ModelPair(category, first, second, sum(a), sum(b), mcnemar_exact(a, b))
-            )
+            pairs.append(ModelPair(category, first, second, sum(a), sum(b), mcnemar_exact(a, b)))
     return pairs
+
+
+# --------------------------------------------------------------------------- gates
+
+
+PASS, FAIL, NOT_FIT = "PASS", "FAIL", "NOT FIT"
+
+
+@dataclass(frozen=True)
+class SetOutcome:
+    """One judge model on one set: fitness against chance, then the team's floors."""
+
+    figures: PairwiseFigures
+    min_agreement: float | None
+    accepted: str  # why a NOT FIT or FAIL is accepted (gates.toml), or ""
+
+    @property
+    def agreement_passed(self) -> bool | None:
+        if self.min_agreement is None or self.figures.n == 0:
+            return None
+        return self.figures.agreement.rate >= self.min_agreement
+
+    @property
+    def verdict(self) -> str:
+        if not self.figures.chance.fit:
+            return NOT_FIT
+        return FAIL if self.agreement_passed is False else PASS
+
+    def reasons(self) -> list[str]:
+        reasons = []
+        if not self.figures.chance.fit:
+            reasons.append(self.figures.chance.describe())
+        if self.agreement_passed is False:
+            reasons.append(
+                f"positional agreement {self.figures.agreement.successes}/{self.figures.n} = "
+                f"{self.figures.agreement.rate:.2f} below min_agreement {self.min_agreement:.2f}"
+            )
+        return reasons
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.figures.as_dict(),
+            "min_agreement": self.min_agreement,
+            "verdict": self.verdict,
+            "reasons": self.reasons(),
+            "accepted": self.accepted,
+        }
+
+
+def outcomes(
+    items: Sequence[Judged], floors: dict[str, float], accepted: dict[str, str]
+) -> list[SetOutcome]:
+    """Every set's outcome; `floors` and `accepted` come from the version's gates.toml table."""
+    return [
+        SetOutcome(
+            figures(category, judged_items), floors.get("min_agreement"), accepted.get(category, "")
+        )
+        for category, judged_items in by_category(items).items()
+    ]
