@@ -11,6 +11,7 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.pairwise import PairwiseReport, pairwise_report
 from judges.reports.probes import ProbeReport, probe_report, probe_score
 from judges.reports.regressions import fingerprints, regressions
 from judges.reports.sources import Sources
@@ -26,6 +27,7 @@ from judges.stats.label_stability import (
     noise_stability,
     retest_stability,
 )
+from judges.stats.pairwise import is_pairwise
 from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reading_list import ReadingListResult, gate_failures
 from judges.stats.reliability import (
@@ -446,7 +448,19 @@ def build_report(
         notes=tuple(notes),
         fingerprints=fingerprints(rows),
         damaged=tuple(str(line) for line in damaged),
+        pairwise=_pairwise(version, rows, sources) if is_pairwise(rows) else None,
     )
+
+
+def _pairwise(
+    version: str, rows: Sequence[JudgementRow], sources: Sources
+) -> PairwiseReport | None:
+    planted = sources.planted
+    gates = {
+        model: planted.gates.get((model, version)) if planted is not None else None
+        for model in {row.model for row in rows}
+    }
+    return pairwise_report(rows, gates)
 
 
 def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:

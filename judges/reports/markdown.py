@@ -17,6 +17,7 @@ from judges.reports.model import (
     ModelReport,
     key_fields,
 )
+from judges.reports.pairwise import pairwise_markdown
 from judges.reports.probes import changes_markdown, probes_markdown
 from judges.reports.reading_list import reading_list_md
 from judges.stats.compare import comparison_markdown, outcome
@@ -393,6 +394,8 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
 def render_report_md(report: FolderReport) -> str:
     """report.md: the header, a section per model, cost, and the comparison."""
     lines = _header_md(report)
+    if report.pairwise is not None:
+        lines += pairwise_markdown(report.pairwise)
     for m in report.models:
         lines += _model_md(m, report.sme_labels)
     lines += _usage_md(report)

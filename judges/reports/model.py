@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.gates import Gate, not_evaluated
@@ -262,6 +263,7 @@ class FolderReport:
     fingerprints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # run -> judges
     # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
     damaged: tuple[str, ...] = ()
+    pairwise: PairwiseReport | None = None  # pairwise judges: every model per set
 
     @property
     def reprompted(self) -> list[str]:
@@ -276,9 +278,10 @@ class FolderReport:
 
     def problems(self) -> list[str]:
         """What keeps the folder from passing, per model where there are several."""
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
         if len(self.models) == 1:
-            return self.models[0].problems()
-        return [f"{m.model}: {p}" for m in self.models for p in m.problems()]
+            return self.models[0].problems() + pairwise
+        return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
 
     def verdict(self) -> str:
         """One line: PASS, or FAIL and what failed; a folder without rows does not pass."""
@@ -310,4 +313,5 @@ class FolderReport:
             ],
             "notes": list(self.notes),
             "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
+            **({"pairwise": self.pairwise.as_dict()} if self.pairwise is not None else {}),
         }

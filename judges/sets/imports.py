@@ -161,6 +161,12 @@ def read_llmbar(
     """
     known = dict(prefixes or {})
     out = Release(name=release, strategy=strategy)
+    for name in ("LICENSE", "LICENSE.txt", "LICENSE.md"):
+        if (src / name).is_file():
+            out.license_text = (src / name).read_text(encoding="utf-8")
+            break
+    if not out.license_text:
+        raise ImportError_(f"{src}: no LICENSE file; a release is imported with its licence")
     datasets = sorted(src.rglob("dataset.json"))
     if not datasets:
         raise ImportError_(f"{src}: no <set>/dataset.json below it; is it an LLMBar-style folder?")
@@ -184,12 +190,6 @@ def read_llmbar(
             if stats.is_file():
                 out.published[(category_of(set_name), model)] = _load_json(stats)
     out.prefixes = {name: known[name] for name in sorted(known)}
-    for name in ("LICENSE", "LICENSE.txt", "LICENSE.md"):
-        if (src / name).is_file():
-            out.license_text = (src / name).read_text(encoding="utf-8")
-            break
-    if not out.license_text:
-        raise ImportError_(f"{src}: no LICENSE file; a release is imported with its licence")
     if (src / "README.md").is_file():
         out.notes_text = (src / "README.md").read_text(encoding="utf-8")
     return out
