@@ -48,7 +48,7 @@ def test_an_unknown_judge_names_the_known_ones(
         main(argv)
     assert stopped.value.code == 2
     err = capsys.readouterr().err
-    assert "unknown judge 'nosuch'; known: geval, product_identity, relevance" in err
+    assert "unknown judge 'nosuch'; known: geval, pairwise, product_identity, relevance" in err
 
 
 def test_a_tiny_p_value_prints_as_below_the_limit() -> None:
