@@ -8,7 +8,7 @@ The server is the integration tests' fake OpenAI-compatible judge (tests/integra
 a thread of this process on 127.0.0.1; each chat completion waits `--latency` seconds
 before it answers. The planted set is product_identity with enough items that its prompt
 versions x items give `--calls` judgements. Each concurrency records every judgement afresh
-through `judges.calls.record_phase.record_all`, exactly as `pytest --record` does before the
+through `judges.pytest_plugin.record_phase.record_all`, exactly as `pytest --record` does before the
 tests. Concurrency 1 is measured on the first `--sequential-subset` judgements only (400 s
 otherwise) and extrapolated linearly; the table says so. After each round the cassettes are
 compared byte for byte with the first round's: they must be identical. Nothing asserts on
@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judges.calls import record_phase  # noqa: E402
 from judges.calls.backends import ModelRef  # noqa: E402
 from judges.calls.progress import Progress  # noqa: E402
 from judges.core.naming import Case  # noqa: E402
-from judges.session import JudgesSession, RecordMode, Settings  # noqa: E402
+from judges.pytest_plugin import record_phase  # noqa: E402
+from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings  # noqa: E402
 from tests.integration._support import (  # noqa: E402
     JUDGE,
     MODEL,

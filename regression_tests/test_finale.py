@@ -7,7 +7,7 @@ it end to end and checks the artifacts a reviewer reads.
 import json
 from pathlib import Path
 
-from judges.__main__ import main
+from judges.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "planted_sets" / "finale" / "finale.toml"

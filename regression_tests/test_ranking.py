@@ -12,7 +12,6 @@ import random
 import pytest
 
 from judges.core.checks import assert_accounted
-from judges.sets.reading_list import evaluate_run
 from judges.stats.ranker import (
     below_threshold,
     not_better_than_random,
@@ -27,7 +26,7 @@ from judges.stats.ranking import (
     random_baseline,
     random_expectation,
 )
-from judges.stats.reading_list import gate_failures
+from judges.stats.reading_list import evaluate_run, gate_failures
 
 
 def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):

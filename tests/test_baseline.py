@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 import scipy.stats
 
-from judges.__main__ import main
-from judges.baseline import (
+from judges.cli.baseline import (
     _bound,
     ceil_step,
     detection_floors,
@@ -19,8 +18,9 @@ from judges.baseline import (
     merge_floors,
     probe_baseline,
 )
+from judges.cli.main import main
 from judges.core.results import JudgementRow
-from judges.stats.stats import Estimate, wilson
+from judges.stats.estimates import Estimate, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"

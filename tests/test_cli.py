@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from judges.__main__ import build_parser, main
+from judges.cli.main import build_parser, main
 from judges.stats.compare import _p_value
+from judges.stats.estimates import McNemar
 from judges.stats.regression import mcnemar_one_sided
-from judges.stats.stats import McNemar
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "planted_sets" / "finale" / "finale.toml"

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from judges.__main__ import main
 from judges.calls.backends import JudgeRequest, JudgeResponse, ModelRef, Price
 from judges.calls.ledger import CostCapReached, Ledger
+from judges.cli.main import main
 from judges.core.runner import Call
 from judges.finale.cassettes import _ReplayBudget, cassette_path
 from judges.finale.config import (

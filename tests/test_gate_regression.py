@@ -22,6 +22,7 @@ from judges.core.results import JudgementRow, read_jsonl
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.agreement import quadratic_kappa_change
+from judges.stats.estimates import Estimate, wilson
 from judges.stats.gates import Gate, evaluate, not_evaluated
 from judges.stats.regression import (
     baseline_regressions,
@@ -33,7 +34,6 @@ from judges.stats.regression import (
     sme_regression,
 )
 from judges.stats.resample import resample_indices
-from judges.stats.stats import Estimate, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "reports" / "product_identity"

@@ -15,10 +15,10 @@ import pytest
 from judges.__main__ import main
 from judges.calls import _vcr
 from judges.calls.backends import BackendError, ModelRef, Price, make_backend
+from judges.cli.importer import import_jsonl, import_llmbar
 from judges.core.naming import Case
 from judges.core.runner import Call, judge
 from judges.core.spec import load_catalog
-from judges.importer import import_jsonl, import_llmbar
 from judges.sets.imports import ImportError_, published_statistics
 from judges.sets.planted import load_items
 from judges.stats.pairwise import Judged, llmbar_statistics

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
+from judges.core.label_paths import read_labels
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeConfig
 from judges.stats.label_stability import (
     evaluate_stability,
     noise_stability,
-    read_labels,
     retest_stability,
 )
 
@@ -144,7 +144,7 @@ def test_a_constant_field_is_called_out() -> None:
 
 
 def test_the_baseline_gates_values_seen_often_enough() -> None:
-    from judges.baseline import MIN_UNITS_PER_VALUE, label_stability_gates
+    from judges.cli.baseline import MIN_UNITS_PER_VALUE, label_stability_gates
 
     often, rare = ["Not Relevant"] * 3, ["Somewhat Relevant", "Not Relevant", "Not Relevant"]
     main = [row(f"I-{i}", "main", often if i else rare) for i in range(MIN_UNITS_PER_VALUE)]

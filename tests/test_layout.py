@@ -1,4 +1,5 @@
-"""The package layout holds: the core knows no pytest, no import cycle, no module over 500 lines.
+"""The package layout holds: the core knows no pytest, layers import downwards only, no import
+cycle (not even one closed by an import inside a function), no module over 500 lines.
 
 The checker reads the source with `ast` (nothing is imported), so it sees imports inside
 functions too. Each rule is shown to fail on a small planted package in tmp_path.
@@ -18,18 +19,19 @@ import judges
 ROOT = Path(judges.__file__).resolve().parent
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
 CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
-# The only modules that may import pytest, xdist or vcrpy.
+# The only modules that may import pytest, xdist or vcrpy: the pytest layer and vcrpy's one
+# private module.
+PYTEST_LAYER = "judges.pytest_plugin"
 TEST_TOOL_MODULES = frozenset(
-    {
-        "judges.plugin",
-        "judges.fixtures",
-        "judges.plugin_probes",
-        "judges.plugin_record",
-        "judges.scheduling",
-        "judges.session",
-        "judges.calls._vcr",
-    }
+    {f"{PYTEST_LAYER}.{path.stem}" for path in (ROOT / "pytest_plugin").glob("[!_]*.py")}
+    | {"judges.calls._vcr"}
 )
+# The packages from the bottom up: each imports only itself and those before it, so "which
+# layer am I in" is a question the path answers and no change can close a cycle across them.
+LAYERS = (
+    "storage", "calls", "core", "builtin", "sets", "stats", "reports", "finale",
+    "pytest_plugin", "cli", "__main__",
+)  # fmt: skip
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500
 # Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.
@@ -111,7 +113,7 @@ def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> list[Imp
 
 
 def _nearest_module(name: str, modules: Mapping[str, Path]) -> str:
-    """`judges.stats.stats.wilson` -> `judges.stats.stats`; `pytest.mark` -> `pytest`."""
+    """`judges.stats.estimates.wilson` -> `judges.stats.estimates`; `pytest.mark` -> `pytest`."""
     parts = name.split(".")
     for end in range(len(parts), 0, -1):
         if ".".join(parts[:end]) in modules:
@@ -147,11 +149,12 @@ def tool_chains(imports: Mapping[str, list[Import]], core: Sequence[str]) -> lis
     return problems
 
 
-def import_cycles(imports: Mapping[str, list[Import]]) -> list[str]:
-    """One chain per module-level import cycle, e.g. `a -> b -> a`."""
+def import_cycles(imports: Mapping[str, list[Import]], top_only: bool = False) -> list[str]:
+    """One chain per import cycle, e.g. `a -> b -> a`. An import inside a function counts
+    unless top_only: moving an import into a function hides a cycle, it does not remove it."""
     cycles: set[tuple[str, ...]] = set()
     for start in sorted(imports):
-        chain = _path_to(start, imports, start.__eq__, top_only=True)
+        chain = _path_to(start, imports, start.__eq__, top_only=top_only)
         if chain:
             cycle = chain[:-1]
             turn = cycle.index(min(cycle))  # one spelling per cycle, from its smallest module
@@ -183,6 +186,25 @@ def _path_to(
     return None
 
 
+def layer_violations(
+    imports: Mapping[str, list[Import]], package: str, layers: Sequence[str]
+) -> list[str]:
+    """Imports (at any depth, at run time) from a layer above the importing module's own."""
+
+    def rank(module: str) -> int | None:
+        parts = module.split(".")
+        return layers.index(parts[1]) if len(parts) > 1 and parts[1] in layers else None
+
+    problems = []
+    for module, found in sorted(imports.items()):
+        own = rank(module)
+        for imp in found:
+            target = rank(imp.target) if imp.target.startswith(package + ".") else None
+            if imp.runtime and own is not None and target is not None and target > own:
+                problems.append(f"{module}:{imp.line} imports {imp.target} (a layer above)")
+    return problems
+
+
 def long_modules(root: Path, allowed: Mapping[str, str]) -> list[str]:
     too_long = []
     for path in sorted(root.rglob("*.py")):
@@ -211,9 +233,18 @@ def test_the_core_reaches_no_test_tool() -> None:
     )
 
 
-def test_no_module_level_import_cycle() -> None:
+def test_no_import_cycle_even_through_imports_in_functions() -> None:
     cycles = import_cycles(graph(ROOT, "judges"))
-    assert not cycles, "module-level import cycles:\n" + "\n".join(cycles)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_every_package_imports_only_the_layers_below_it() -> None:
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    assert packages <= set(LAYERS), f"place {sorted(packages - set(LAYERS))} in LAYERS"
+    loose = sorted(p.name for p in ROOT.glob("*.py") if p.stem not in {"__init__", "__main__"})
+    assert not loose, f"{loose}: every module belongs to a layer's package"
+    problems = layer_violations(graph(ROOT, "judges"), "judges", LAYERS)
+    assert not problems, f"layers, bottom up: {', '.join(LAYERS)}\n" + "\n".join(problems)
 
 
 def test_no_module_over_500_lines() -> None:
@@ -274,13 +305,35 @@ def test_a_module_level_cycle_is_found_and_named(tmp_path: Path) -> None:
     assert import_cycles(graph(package, "pkg")) == ["pkg.a -> pkg.b -> pkg.c -> pkg.a"]
 
 
-def test_imports_in_functions_or_under_type_checking_make_no_cycle(tmp_path: Path) -> None:
+def test_an_import_in_a_function_closing_a_cycle_is_found(tmp_path: Path) -> None:
     package = plant(tmp_path, {
         "a.py": "from pkg import b\n",
-        "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n"
-                "def f():\n    from pkg.a import y\n",
+        "b.py": "def f():\n    from pkg.a import y\n",
+    })  # fmt: skip
+    assert import_cycles(graph(package, "pkg")) == ["pkg.a -> pkg.b -> pkg.a"]
+    assert import_cycles(graph(package, "pkg"), top_only=True) == []
+
+
+def test_imports_under_type_checking_make_no_cycle(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "a.py": "from pkg import b\n",
+        "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
     })  # fmt: skip
     assert import_cycles(graph(package, "pkg")) == []
+
+
+def test_an_import_from_a_higher_layer_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "stats/__init__.py": "",
+        "core/spec.py": "def f():\n    from pkg.stats.labels import x\n",
+        "stats/labels.py": "from pkg.core.spec import render\n",
+    })  # fmt: skip
+    assert layer_violations(graph(package, "pkg"), "pkg", ("core", "stats")) == [
+        "pkg.core.spec:2 imports pkg.stats.labels (a layer above)"
+    ]
+    assert layer_violations(graph(package, "pkg"), "pkg", ("stats", "core")) == [
+        "pkg.stats.labels:1 imports pkg.core.spec (a layer above)"
+    ]
 
 
 def test_a_long_module_is_found_unless_allowed(tmp_path: Path) -> None:

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import load_catalog
 from judges.sets import probes
+from judges.sets.items import PlantedSetError
 from judges.sets.perturb import sentences
-from judges.sets.planted import PlantedSetError, load_planted_set
+from judges.sets.planted import load_planted_set
 from judges.stats import probes as probe_stats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -317,7 +318,7 @@ def test_effects_from_rows_pair_each_probe_with_its_main_and_redraw_rows():
 
 
 def test_baseline_accepts_the_biased_items_and_sets_no_ceiling_that_cannot_fail():
-    from judges.baseline import probe_baseline
+    from judges.cli.baseline import probe_baseline
 
     rows = version_rows(length_rewarding)
     rows = [r for r in rows if r.item_id != "PE-08" or r.run != "probe-padding"]

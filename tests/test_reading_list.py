@@ -13,7 +13,8 @@ from sklearn.metrics import roc_auc_score
 
 from judges.core.results import JudgementRow
 from judges.core.spec import load_catalog
-from judges.sets.planted import PlantedSetError, load_planted_set
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import load_planted_set
 from judges.sets.reading_list import TIERS, load_reading_list, reading_list_items
 from judges.stats.reading_list import (
     SHOWN,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judges.calls.record_phase import read_rows, rows_file
 from judges.core.results import JudgementRow
-from judges.session import JudgesSession, Settings
+from judges.pytest_plugin.record_phase import read_rows, rows_file
+from judges.pytest_plugin.session import JudgesSession, Settings
 
 
 def _row(item_id: str, repeat: int = 0) -> JudgementRow:

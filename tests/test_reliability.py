@@ -18,8 +18,8 @@ from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, SmeLabelError
 from judges.stats import reliability
+from judges.stats.estimates import Estimate, Rate, wilson
 from judges.stats.gates import Gate
-from judges.stats.stats import Estimate, Rate, wilson
 
 FLAG = "product_identity_match"
 DIMS = ("faithfulness", "coverage", "coherence", "fluency")

@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 
 import judges.reports
-from judges.__main__ import main
+from judges.cli.main import main
 from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
 from judges.core.spec import load_judge, prompt_hash
 from judges.reports import terminal
 from judges.reports.metadata import RUN_FILE
 from judges.reports.write import ReportSet, rebuild_reports, session_reports
 from judges.stats.compare import compare_versions
-from judges.stats.stats import wilson
+from judges.stats.estimates import wilson
 
 MODEL = "local:smollm2-135m"
 FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html", ".run.json"}

@@ -13,8 +13,8 @@ from judges.reports import terminal
 from judges.reports.charts import change_svg
 from judges.reports.write import rebuild_reports
 from judges.stats.compare import compare_versions, comparison_markdown
+from judges.stats.estimates import wilson
 from judges.stats.gates import Gate
-from judges.stats.stats import wilson
 from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
 
 __all__ = ["demo"]  # the fixture, shared with test_report

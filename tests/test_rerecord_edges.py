@@ -15,8 +15,8 @@ import yaml
 
 from judges.calls.backends import ModelRef
 from judges.calls.local_server import die_with_parent
-from judges.invocation import partial_selection
-from judges.session import (
+from judges.pytest_plugin.invocation import partial_selection
+from judges.pytest_plugin.session import (
     JudgesSession,
     RecordMode,
     Settings,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judges.scheduling import case_group
+from judges.pytest_plugin.scheduling import case_group
 
 GROUPS = ["product_identity-0.3.1", "product_identity-0.3", "geval-1.0"]  # longest first
 PLANTED = "t/test_planted.py::test_planted_item"

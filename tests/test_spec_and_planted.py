@@ -19,7 +19,8 @@ from judges.core.spec import (
     prompt_hash,
     version_key,
 )
-from judges.sets.planted import PlantedSetError, category_counts, load_items, load_planted_sets
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import category_counts, load_items, load_planted_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANTED_ROOT = ROOT / "planted_sets"

@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats.stats and .agreement: each statistic against a by-hand reference."""
+"""Unit tests for judges.stats.estimates and .agreement: each statistic against a reference."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.stats import agreement, stats
-from judges.stats.stats import Estimate, Rate
+from judges.stats import agreement
+from judges.stats import estimates as stats
+from judges.stats.estimates import Estimate, Rate
 
 Z975 = NormalDist().inv_cdf(0.975)  # stdlib, so the tests do not lean on scipy for z
 

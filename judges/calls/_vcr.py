@@ -39,7 +39,7 @@ from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
 from judges.calls.credentials import scrub, scrub_bytes, strip_credentials
-from judges.files import atomic_write_text
+from judges.storage.files import atomic_write_text
 
 _KEEP_HEADERS = {"content-type"}
 # The transports the SDKs send through (openai 3.x and anthropic 2.x: httpx2; older: httpx).

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judges.calls.credentials import scrub
 from judges.calls.ledger import Usage
-from judges.files import atomic_write_text
+from judges.storage.files import atomic_write_text
 
 # `error`: building the verdict or checking an expectation raised; the row says what.
 Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport", "error"]

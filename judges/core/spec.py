@@ -28,6 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judges.core.label_paths import check_path
+
 PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
@@ -77,8 +79,6 @@ class JudgeConfig(BaseModel):
     @field_validator("labels")
     @classmethod
     def _label_paths(cls, labels: dict[str, str]) -> dict[str, str]:
-        from judges.stats.label_stability import check_path
-
         for path in labels.values():
             check_path(path)
         return labels

@@ -16,10 +16,10 @@ from judges.calls.backends import ModelRef
 from judges.calls.ledger import Ledger
 from judges.core.runner import Call
 from judges.core.spec import JudgeSpec, Sampling, load_catalog
-from judges.files import atomic_write_text
 from judges.finale.config import CROSS, PRIMARY, Episode, FinaleConfig, FinaleError
 from judges.finale.formats import dump_json
 from judges.finale.promotion import Promotion
+from judges.storage.files import atomic_write_text
 
 __all__ = [
     "FINALISTS_FILE",

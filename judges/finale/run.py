@@ -19,7 +19,6 @@ from judges.calls.ledger import Ledger
 from judges.core.results import JudgementRow
 from judges.core.runner import Subject, judge
 from judges.core.spec import JudgeSpec
-from judges.files import atomic_write_text
 from judges.finale.config import CROSS, PRIMARY, Candidate, Episode, FinaleConfig, FinaleError
 from judges.finale.formats import dump_json
 from judges.finale.markdown import render_markdown
@@ -37,6 +36,7 @@ from judges.finale.plan import (
 )
 from judges.finale.promotion import Finalist, Promotion, promote_finalists
 from judges.finale.report import build_report, finalist_rows, run_metadata
+from judges.storage.files import atomic_write_text
 
 __all__ = ["FinaleResult", "run_finale"]
 

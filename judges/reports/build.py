@@ -17,9 +17,10 @@ from judges.reports.regressions import fingerprints, regressions
 from judges.reports.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import NOISE_RUN
-from judges.sets.reading_list import RUN, evaluate_run
+from judges.sets.reading_list import RUN
 from judges.stats.calibration import sme_dimension
 from judges.stats.compare import Comparison, compare_versions, numeric
+from judges.stats.estimates import wilson
 from judges.stats.gates import Gate, detected, evaluate
 from judges.stats.label_stability import (
     LabelStability,
@@ -29,7 +30,7 @@ from judges.stats.label_stability import (
 )
 from judges.stats.pairwise import is_pairwise
 from judges.stats.ranker import queries_from_rows, summarise
-from judges.stats.reading_list import ReadingListResult, gate_failures
+from judges.stats.reading_list import ReadingListResult, evaluate_run, gate_failures
 from judges.stats.reliability import (
     evaluate_reliability,
     noise_floor,
@@ -37,7 +38,6 @@ from judges.stats.reliability import (
     sme_calibration,
     test_retest,
 )
-from judges.stats.stats import wilson
 
 
 def dimensions_of(spec: JudgeSpec | None, rows: Sequence[JudgementRow]) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from html import escape
 
 from judges.reports.model import ModelReport
 from judges.stats.compare import Comparison, DimensionChange
-from judges.stats.stats import Estimate, Rate
+from judges.stats.estimates import Estimate, Rate
 
 _BAR = "#5b8def"
 _BAR_ALL = "#2f5fb3"

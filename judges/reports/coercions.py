@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from judges.core.results import JudgementRow
-from judges.stats.stats import wilson
+from judges.stats.estimates import wilson
 
 
 def coercion_counts(rows: Sequence[JudgementRow]) -> Counter[str]:

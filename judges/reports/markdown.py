@@ -21,10 +21,10 @@ from judges.reports.pairwise import pairwise_markdown
 from judges.reports.probes import changes_markdown, probes_markdown
 from judges.reports.reading_list import reading_list_md
 from judges.stats.compare import comparison_markdown, outcome
+from judges.stats.estimates import Estimate, Rate
 from judges.stats.gates import Gate
 from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
-from judges.stats.stats import Estimate, Rate
 
 
 def fraction(rate: Rate) -> str:

@@ -16,13 +16,13 @@ from judges.core.results import JudgementRow, Usage
 from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
+from judges.stats.estimates import Rate
 from judges.stats.gates import Gate, not_evaluated
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
 from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
-from judges.stats.stats import Rate
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"

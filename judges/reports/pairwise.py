@@ -15,6 +15,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
+from judges.stats.estimates import Rate
 from judges.stats.pairwise import (
     PASS,
     ModelPair,
@@ -25,7 +26,6 @@ from judges.stats.pairwise import (
     model_pairs,
     outcomes,
 )
-from judges.stats.stats import Rate
 
 EXPLAINED = (
     "Every item is judged in both orders. Accuracy is against the gold label, each k/n with "

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.sets.planted import Gates, PlantedSet, PlantedSetError
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import load_recipe
+from judges.stats.estimates import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.gates import Gate
 from judges.stats.probes import (
     NoiseRepeats,
@@ -25,7 +27,6 @@ from judges.stats.probes import (
     noise_repeats,
     outcomes_from_rows,
 )
-from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
 
 EXPLAINED = (
     "Each probe item is judged at the main run's seed and compared with the verdict on its "

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.core.spec import JudgeSpec
-from judges.sets.planted import PlantedSet, PlantedSetError, load_planted_set
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import PlantedSet, load_planted_set
 from judges.stats.reliability import SmeLabel, SmeLabelError, load_sme_labels
 
 

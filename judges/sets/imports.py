@@ -1,6 +1,6 @@
 """Released pairwise judgements, read into planted items and per-order replies.
 
-Two forms are read, both pure (no file is written here; `judges.importer` writes):
+Two forms are read, both pure (no file is written here; `judges.cli.importer` writes):
 
 - an LLMBar-style folder: `<set>/dataset.json` (items with `input`, `output_1`,
   `output_2`, `label`) and `<set>/evaluators/<model>/<strategy>/result.json`, whose
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.builtin.pairwise import ORDERS
-from judges.files import json_lines
-from judges.sets.planted import PlantedItem, Provenance
+from judges.sets.items import PlantedItem, Provenance
+from judges.storage.files import json_lines
 
 JUDGE = "pairwise"
 _SWAP = {"swap = False": "original", "swap = True": "swapped"}

@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.results import Expectation
-from judges.files import atomic_write_text
-from judges.sets.planted import PlantedItem, Provenance
+from judges.sets.items import PlantedItem, Provenance
+from judges.storage.files import atomic_write_text
 
 
 class PerturbationError(ValueError):

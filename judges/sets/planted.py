@@ -12,53 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.core.results import Expectation
-from judges.core.runner import Subject
 from judges.core.spec import JudgeSpec
-from judges.files import json_lines
+from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.preflight import expectation_problem
-
-
-class PlantedSetError(ValueError):
-    """A planted-set file is malformed; the message names file, line, field and the fix."""
-
-
-class Provenance(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    source: Literal["hand", "generated", "imported"]
-    clean_item: str | None = None
-    perturbation: str | None = None
-    seed: int | None = None
-    # Imported items: the release (name and version), its set and the item's index there.
-    release: str | None = None
-    release_set: str | None = None
-    release_index: int | None = None
-    note: str = ""
-
-
-class PlantedItem(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(pattern=r"^[A-Z]{2,4}-\d{2,3}$")
-    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=40)
-    judge: str
-    category: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    control: bool = False
-    inputs: dict[str, Any]
-    expect: tuple[Expectation, ...] = Field(min_length=1)
-    provenance: Provenance
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.id}-{self.slug}"
-
-    def subject(self) -> Subject:
-        return Subject(self.id, self.category, self.control, self.inputs, self.expect)
+from judges.sets.reading_list import load_reading_list, reading_list_items
+from judges.storage.files import json_lines
 
 
 class Gates(BaseModel):
@@ -326,8 +288,6 @@ def _inherit_gates(
 
 def _reading_list_items(folder: Path, config: SetConfig, spec: JudgeSpec) -> list[PlantedItem]:
     """The reading list's candidates as items, each checked against the judge's inputs."""
-    from judges.sets.reading_list import load_reading_list, reading_list_items
-
     path = folder / str(config.reading_list)
     if not path.is_file():
         raise PlantedSetError(

@@ -24,15 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.results import Expectation
 from judges.core.runner import Subject
-from judges.files import atomic_write_text, json_lines
+from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.perturb import sentences
-from judges.sets.planted import (
-    PlantedItem,
-    PlantedSet,
-    PlantedSetError,
-    _load_toml,
-    _per_model_version,
-)
+from judges.sets.planted import PlantedSet, _load_toml, _per_model_version
+from judges.storage.files import atomic_write_text, json_lines
 
 NOISE_RUN = "probe-noise"
 # The noise draw is the first independent draw after the main run's (draw 0).

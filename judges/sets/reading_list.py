@@ -12,17 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from judges.core.results import JudgementRow
-from judges.sets.planted import PlantedItem, PlantedSet, PlantedSetError
-
-if TYPE_CHECKING:
-    from judges.stats.reading_list import ReadingListResult
+from judges.sets.items import PlantedItem, PlantedSetError
 
 TIERS = {4: "essential", 3: "relevant", 2: "method", 1: "background", 0: "hard_negative"}
 RUN = "reading_list"
@@ -110,19 +105,3 @@ def reading_list_items(reading_list: ReadingList, judge: str) -> list[PlantedIte
             )
         )
     return items
-
-
-def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
-    """The judge's run over the reading list, scored next to the baselines."""
-    from judges.stats.reading_list import evaluate_reading_list, judge_scores
-
-    if planted.config.reading_list is None:
-        raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
-    reading_list = load_reading_list(planted.path / planted.config.reading_list)
-    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
-    return evaluate_reading_list(
-        reading_list.query,
-        reading_list.labels,
-        {c.id: c.citations for c in reading_list.candidates},
-        judge_scores([row for row in rows if row.run == RUN], candidate_of),
-    )

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.files import json_lines
+from judges.storage.files import json_lines
 
 __all__ = ["SmeLabel", "SmeLabelError", "load_sme_labels"]
 

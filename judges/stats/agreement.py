@@ -14,6 +14,7 @@ import krippendorff
 import numpy as np
 import scipy.stats
 
+from judges.stats.estimates import Estimate, Rate, wilson
 from judges.stats.resample import (
     NAN,
     as_pair,
@@ -22,7 +23,6 @@ from judges.stats.resample import (
     percentile_interval,
     resample_indices,
 )
-from judges.stats.stats import Estimate, Rate, wilson
 
 __all__ = [
     "adjacent_agreement",

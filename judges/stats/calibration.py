@@ -13,6 +13,7 @@ import numpy as np
 from judges.core.results import JudgementRow
 from judges.sets.sme import SmeLabel
 from judges.stats.agreement import krippendorff_alpha_ordinal, quadratic_kappa, spearman
+from judges.stats.estimates import Estimate, Rate, bootstrap_mean_difference, wilson
 from judges.stats.pairing import (
     EPS,
     all_integers,
@@ -24,7 +25,6 @@ from judges.stats.pairing import (
     round4,
     stat_dict,
 )
-from judges.stats.stats import Estimate, Rate, bootstrap_mean_difference, wilson
 
 __all__ = ["DEFAULT_DERIVED", "SmeCalibration", "SmeDisagreement", "sme_calibration"]
 

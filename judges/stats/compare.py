@@ -16,8 +16,7 @@ import scipy.stats
 
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
-from judges.stats.gates import detected
-from judges.stats.stats import (
+from judges.stats.estimates import (
     Estimate,
     McNemar,
     Rate,
@@ -25,6 +24,7 @@ from judges.stats.stats import (
     mcnemar_exact,
     wilson,
 )
+from judges.stats.gates import detected
 
 __all__ = [
     "Comparison",

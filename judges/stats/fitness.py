@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
+from judges.stats.estimates import wilson
 from judges.stats.resample import NAN, as_1d, check_confidence, percentile_interval
-from judges.stats.stats import wilson
 
 __all__ = [
     "ALPHA",

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.stats
 
+from judges.stats.estimates import bootstrap_mean
 from judges.stats.fitness import ALPHA, N_RESAMPLES, ChanceTest
 from judges.stats.resample import (
     NAN,
@@ -24,7 +25,6 @@ from judges.stats.resample import (
     check_confidence,
     percentile_interval,
 )
-from judges.stats.stats import bootstrap_mean
 
 __all__ = [
     "agreement_above_chance",

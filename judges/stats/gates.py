@@ -11,7 +11,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
-from judges.stats.stats import Estimate, Rate, wilson
+from judges.stats.estimates import Estimate, Rate, wilson
 
 CONTROL_FALSE_POSITIVE = "control_false_positive"
 ERROR_RATE = "error_rate"

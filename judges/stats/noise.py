@@ -12,6 +12,13 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.stats.agreement import exact_agreement, quadratic_kappa, spearman
+from judges.stats.estimates import (
+    Estimate,
+    Rate,
+    bootstrap_mean,
+    minimum_detectable_difference,
+    wilson,
+)
 from judges.stats.pairing import (
     NAN,
     T,
@@ -27,7 +34,6 @@ from judges.stats.pairing import (
     rows_of_run,
     stat_dict,
 )
-from judges.stats.stats import Estimate, Rate, bootstrap_mean, minimum_detectable_difference, wilson
 
 __all__ = [
     "NoiseDimension",

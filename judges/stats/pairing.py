@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from judges.core.results import JudgementRow
-from judges.stats.stats import Estimate, Rate
+from judges.stats.estimates import Estimate, Rate
 
 __all__ = [
     "EPS",

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.stats
 
 from judges.core.results import JudgementRow
-from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
+from judges.stats.estimates import McNemar, Rate, mcnemar_exact, wilson
 
 ALPHA = 0.05
 BETTER, AT_CHANCE, WORSE = "better than chance", "at chance", "significantly worse than chance"

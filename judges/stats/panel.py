@@ -11,6 +11,7 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.stats.agreement import adjacent_agreement
+from judges.stats.estimates import Estimate, Rate, bootstrap_mean, bootstrap_mean_difference, wilson
 from judges.stats.pairing import (
     EPS,
     error_counts,
@@ -23,7 +24,6 @@ from judges.stats.pairing import (
     round4,
     stat_dict,
 )
-from judges.stats.stats import Estimate, Rate, bootstrap_mean, bootstrap_mean_difference, wilson
 
 __all__ = ["Panel", "PanelItem", "panel_agreement"]
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.sets.probes import NOISE_RUN, PROBES
+from judges.stats.estimates import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.gates import Gate
-from judges.stats.stats import McNemar, Rate, mcnemar_exact, wilson
 
 ALPHA = 0.05
 STABLE = 0.95  # a majority vote is "stable" when it returns the modal verdict this often

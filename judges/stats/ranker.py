@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from judges.core.results import JudgementRow
+from judges.stats.estimates import Estimate, bootstrap_mean
 from judges.stats.random_rankings import draw_metrics
 from judges.stats.ranking import (
     LEVEL_TO_LABEL,
@@ -24,7 +25,6 @@ from judges.stats.ranking import (
     lower_bound_corrected_ndcg,
     random_expectation,
 )
-from judges.stats.stats import Estimate, bootstrap_mean
 
 # Metrics a report names, in this order, with how a reader spells them.
 SHOWN = {"ndcg@10": "nDCG@10", "hard_negative_auc": "hard-negative AUC", "mrr": "MRR"}

@@ -10,15 +10,17 @@ those orderings, i.e. what chance alone reaches 95% of the time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from judges.core.results import JudgementRow
+from judges.sets.planted import PlantedSet
+from judges.sets.reading_list import RUN, load_reading_list
+from judges.stats.estimates import Estimate
 from judges.stats.ranking import evaluate_ranking, popularity_ranking
-from judges.stats.stats import Estimate
 
 # The report's metrics, in order, as a reader spells them.
 SHOWN: dict[str, str] = {
@@ -221,3 +223,17 @@ def gate_failures(
         for key, threshold in sorted(thresholds.items())
         if judge[key].value < threshold
     }
+
+
+def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
+    """The judge's run over the reading list, scored next to the baselines."""
+    if planted.config.reading_list is None:
+        raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
+    reading_list = load_reading_list(planted.path / planted.config.reading_list)
+    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
+    return evaluate_reading_list(
+        reading_list.query,
+        reading_list.labels,
+        {c.id: c.citations for c in reading_list.candidates},
+        judge_scores([row for row in rows if row.run == RUN], candidate_of),
+    )

@@ -28,7 +28,11 @@ from judges.sets.sme import SmeLabel
 from judges.stats.agreement import quadratic_kappa_change
 from judges.stats.calibration import judge_and_human
 from judges.stats.compare import higher_is_better, numeric
-from judges.stats.stats import Estimate, bootstrap_mean_difference, minimum_detectable_difference
+from judges.stats.estimates import (
+    Estimate,
+    bootstrap_mean_difference,
+    minimum_detectable_difference,
+)
 
 __all__ = [
     "ALPHA",

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from judges.__main__ import main as judges_main
+from judges.cli.main import main as judges_main
 from judges.core.spec import load_catalog
 
 FAKE_KEY = "sk-fakeKEY1234567890abcdefXYZ"

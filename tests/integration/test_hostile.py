@@ -31,9 +31,9 @@ import judges.reports.write
 import judges.stats.gates  # noqa: F401
 from judges.calls.network import block_network
 from judges.core.results import Expectation
-from judges.files import FolderLock
-from judges.live import LOCK_FILE
-from judges.plugin import restore_network_key
+from judges.pytest_plugin.live import LOCK_FILE
+from judges.pytest_plugin.plugin import restore_network_key
+from judges.storage.files import FolderLock
 
 from ._support import (
     FAKE_KEY,

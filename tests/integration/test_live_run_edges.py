@@ -28,7 +28,7 @@ def test_zz_terminated():
 
 UNEVALUATED_TEST = """
 from judges.stats.gates import Gate
-from judges.stats.stats import wilson
+from judges.stats.estimates import wilson
 
 
 def test_gate_without_rows(gate_set, judge_runner):

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from judges.scheduling import case_group
+from judges.pytest_plugin.scheduling import case_group
 
 from ._support import (
     EXTRA_ITEM,

@@ -48,7 +48,7 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
     judgements = len(versions()) * len(ITEMS)
 
     # Without the record phase: each test records its own cassette through vcrpy.
-    sequential = _record(project, "-p", "no:judges.plugin_record")
+    sequential = _record(project, "-p", "no:judges.pytest_plugin.record")
     sequential.assert_outcomes(passed=judgements)
     baseline = _recorded(project)
     assert len(baseline) == judgements

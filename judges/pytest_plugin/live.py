@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, ModelRef
-from judges.files import FolderBusy, FolderLock, remove_stale_temporaries
-from judges.session import JudgesSession
+from judges.pytest_plugin.session import JudgesSession
+from judges.storage.files import FolderBusy, FolderLock, remove_stale_temporaries
 
 # In the cassette folder; held by a live session from start to end (see `lock_cassettes`).
 LOCK_FILE = ".judges-record.lock"

@@ -29,7 +29,8 @@ from judges.core.results import JudgementRow, Usage
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.sets import preflight
-from judges.sets.planted import PlantedItem, PlantedSet, load_planted_sets
+from judges.sets.items import PlantedItem
+from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class JudgesSession:
         self._backends: dict[tuple[str, bool], Any] = {}
         self._backends_lock = threading.Lock()
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
-        # Cassette -> rows recorded by the record phase (judges.calls.record_phase).
+        # Cassette -> rows recorded by the record phase (judges.pytest_plugin.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd

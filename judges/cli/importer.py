@@ -31,7 +31,6 @@ from judges.calls.backends import ModelRef, make_backend
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
-from judges.files import atomic_write_text
 from judges.sets.imports import (
     JUDGE,
     ImportError_,
@@ -41,7 +40,9 @@ from judges.sets.imports import (
     read_llmbar,
     release_folder,
 )
-from judges.sets.planted import PlantedItem, load_items
+from judges.sets.items import PlantedItem
+from judges.sets.planted import load_items
+from judges.storage.files import atomic_write_text
 
 # The URI a replay never matches on (method, path and body only); the path is the SDK's.
 _URI = "http://imported.invalid/v1/chat/completions"

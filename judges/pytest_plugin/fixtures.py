@@ -7,16 +7,15 @@ set-level tests, and turns gates into a failed, skipped or passed test.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from judges import plugin_probes as probing
-from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
-from judges.session import JudgementMissing, JudgesSession, rerecord_command
+from judges.pytest_plugin import probes as probing
+from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
+from judges.pytest_plugin.session import JudgementMissing, JudgesSession, rerecord_command
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.gates import not_evaluated
@@ -27,36 +26,6 @@ from judges.stats.regression import (
     score_regressions,
     sme_regression,
 )
-
-ROW_PROPERTY = probing.ROW_PROPERTY
-GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
-
-session_key = pytest.StashKey[JudgesSession]()
-
-
-@dataclass(frozen=True)
-class SetCase:
-    """One planted set under one prompt version and judge model: gates and statistics."""
-
-    judge: str
-    version: str
-    model: ModelRef
-
-    @property
-    def test_id(self) -> str:
-        return f"{self.judge}-{self.version}"
-
-
-def multi_model(session: JudgesSession) -> bool:
-    return len(session.settings.models) > 1
-
-
-def case_id(session: JudgesSession, case: Case | SetCase) -> str:
-    """The test id; it names the model when several are selected or it is not the baseline
-    (set.toml may name other models for a version)."""
-    baseline = session.catalog[case.judge].config.baseline_model
-    named = multi_model(session) or str(case.model) != baseline
-    return f"{case.test_id}-{case.model.slug}" if named else case.test_id
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
-"""The pytest side of the record phase (`judges.calls.record_phase`): its option, the hook
-that runs it once collection is done, before the first test, and the one that reports what
-it finished when the run is interrupted (Ctrl-C or SIGTERM, during the phase or after)."""
+"""The pytest side of the record phase (`record_phase`): its option, the hook that runs it
+once collection is done, before the first test, and the one that reports what it finished
+when the run is interrupted (Ctrl-C or SIGTERM, during the phase or after)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 from typing import Any
 
 import pytest
+
+from judges.pytest_plugin.params import ITEM_FIXTURES, session_key
 
 OPTION_CONCURRENCY = "--judge-concurrency"
 
@@ -34,7 +36,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _needed(items: list[pytest.Item]) -> list[tuple[str, Any, str]]:
-    from judges.plugin import ITEM_FIXTURES
 
     needed = []
     for item in items:
@@ -60,9 +61,8 @@ def _writer(config: pytest.Config, tty: bool) -> Any:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from judges.calls import record_phase
     from judges.calls.progress import Progress
-    from judges.fixtures import session_key
+    from judges.pytest_plugin import record_phase
 
     config = session.config
     judges = config.stash.get(session_key, None)
@@ -95,10 +95,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Interrupted, the tests never reported some judgements the phase finished: their rows
-    join the session's before `judges.plugin` writes the reports (in the controller, which
-    reads the file that whichever process ran the phase wrote)."""
-    from judges.calls import record_phase
-    from judges.fixtures import session_key
+    join the session's before the plugin writes the reports (in the controller, which reads
+    the file that whichever process ran the phase wrote)."""
+    from judges.pytest_plugin import record_phase
 
     judges = session.config.stash.get(session_key, None)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED

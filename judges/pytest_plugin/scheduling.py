@@ -20,7 +20,7 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 if TYPE_CHECKING:
-    from judges.session import JudgesSession
+    from judges.pytest_plugin.session import JudgesSession
 
 
 def case_group(nodeid: str, prefixes: Iterable[str]) -> str:

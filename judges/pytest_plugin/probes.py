@@ -15,14 +15,14 @@ import pytest
 
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
-from judges.session import JudgementMissing, rerecord_command
+from judges.pytest_plugin.params import ROW_PROPERTY, SetCase
+from judges.pytest_plugin.session import JudgementMissing, rerecord_command
 from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 
 if TYPE_CHECKING:
-    from judges.session import JudgesSession
+    from judges.pytest_plugin.session import JudgesSession
 
 CaseId = Callable[[Any], str]
-ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,6 @@ def probe_noise_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
 
 
 def probe_set_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
-    from judges.plugin import SetCase  # the plugin imports this module first
 
     params = []
     for probes in session.probe_sets.values():

@@ -15,16 +15,14 @@ from typing import Any
 
 import pytest
 
-from judges import fixtures
-from judges import plugin_probes as probing
 from judges.calls.backends import BackendError, ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
-from judges.files import remove_stale_temporaries
-from judges.fixtures import GATES_SKIPPED_PROPERTY, ROW_PROPERTY, SetCase, case_id, session_key
-from judges.invocation import (
+from judges.pytest_plugin import fixtures
+from judges.pytest_plugin import probes as probing
+from judges.pytest_plugin.invocation import (
     XPASS,
     gates_skipped_lines,
     interrupt_on_termination,
@@ -32,13 +30,24 @@ from judges.invocation import (
     partial_selection,
     partially_selected,
 )
-from judges.session import (
+from judges.pytest_plugin.params import (
+    CASE_FIXTURES,
+    GATES_SKIPPED_PROPERTY,
+    ITEM_FIXTURES,
+    ROW_PROPERTY,
+    SET_FIXTURES,
+    case_id,
+    item_params,
+    session_key,
+    set_params,
+)
+from judges.pytest_plugin.session import (
     JudgesSession,
     RecordMode,
     Settings,
 )
-from judges.sets.planted import PlantedSetError
-from judges.stats.pairwise import is_pairwise_set
+from judges.sets.items import PlantedSetError
+from judges.storage.files import remove_stale_temporaries
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -52,10 +61,12 @@ OPTION_TIMEOUT = "--judge-timeout"
 OPTION_CHECK_REPORTS = "--check-reports"
 CHECK = "judges_check_reports"
 
-pytest_plugins = ["judges.plugin_record"]  # --judge-concurrency and the record phase
+pytest_plugins = ["judges.pytest_plugin.record"]  # --judge-concurrency and the record phase
 signals_key = pytest.StashKey[dict[int, Any]]()
 snapshots_key = pytest.StashKey[list[str]]()
-live_key = pytest.StashKey[Any]()  # judges.live.Live: the cassette lock, the embedded judge
+live_key = pytest.StashKey[
+    Any
+]()  # judges.pytest_plugin.live.Live: the cassette lock, the embedded judge
 restore_network_key = pytest.StashKey[Any]()
 
 
@@ -212,7 +223,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
             config.stash[restore_network_key] = block_network()
     else:
-        from judges.live import LiveSetupError, start_live
+        from judges.pytest_plugin.live import LiveSetupError, start_live
 
         try:
             options = (OPTION_CASSETTES, OPTION_BASE_URL)
@@ -228,7 +239,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(fixtures, "judges-fixtures")
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")
     if config.pluginmanager.hasplugin("xdist"):
-        from judges.scheduling import XdistHooks
+        from judges.pytest_plugin.scheduling import XdistHooks
 
         config.pluginmanager.register(XdistHooks(session), "judges-xdist")
 
@@ -258,69 +269,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         restore()
 
 
-# -- parametrization -----------------------------------------------------------------
-
-# Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
-ITEM_FIXTURES = {
-    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
-    "panel_case": "panel", "reading_list_case": "reading_list",
-}  # fmt: skip
-SET_FIXTURES = {
-    "gate_set": "main",
-    "noise_set": "noise",
-    "retest_set": "retest",
-    "panel_set": "panel",
-    "sme_set": "sme",
-    "ranking_set": "ranking",
-    "reading_list_set": "reading_list",
-    "pairwise_set": "pairwise",
-}
-
-CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
-
-
-def _item_params(session: JudgesSession, run: str) -> list[Any]:
-    params = []
-    for planted in session.planted_sets.values():
-        plan = session.run_plan(planted, run)
-        spec = session.catalog[planted.judge]
-        for version in plan.versions:
-            items = session.main_items(planted, version) if run == "main" else plan.items
-            for model in session.models_for(spec, version):
-                for item in items:
-                    case = Case(spec.name, version, plan.model or model, item.id, item.slug)
-                    reason = planted.accepted_miss(str(model), version, item.id)
-                    # raises=AssertionError: a missing or stale cassette still fails loudly.
-                    marks = (
-                        [pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)]
-                        if reason and run == "main"
-                        else []
-                    )
-                    params.append(pytest.param(case, id=case_id(session, case), marks=marks))
-    return params
-
-
-def _set_params(session: JudgesSession, run: str) -> list[Any]:
-    params = []
-    for planted in session.planted_sets.values():
-        spec = session.catalog[planted.judge]
-        if run == "sme":
-            versions = planted.config.sme_versions if planted.config.sme_labels else ()
-        elif run == "ranking":  # judges whose gates.toml sets ranking thresholds
-            versions = tuple(
-                sorted({v for (_, v), gates in planted.gates.items() if gates.ranking})
-            )
-        elif run == "pairwise":  # sets whose items expect a winner in each order
-            versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
-        else:
-            versions = session.run_plan(planted, run).versions
-        for version in versions:
-            for model in session.models_for(spec, version):
-                case = SetCase(spec.name, version, model)
-                params.append(pytest.param(case, id=case_id(session, case)))
-    return params
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
     for name, build in probing.PARAMS.items():
@@ -328,10 +276,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, build(session, lambda case: case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
         if name in metafunc.fixturenames:
-            metafunc.parametrize(name, _item_params(session, run))
+            metafunc.parametrize(name, item_params(session, run))
     for name, run in SET_FIXTURES.items():
         if name in metafunc.fixturenames:
-            metafunc.parametrize(name, _set_params(session, run))
+            metafunc.parametrize(name, set_params(session, run))
 
 
 _RUN_ORDER = {run: order for order, run in enumerate(ITEM_FIXTURES.values())}
@@ -425,9 +373,7 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(
-                value for name, value in properties if name == probing.ROW_PROPERTY
-            )
+            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
             for name, value in properties:
                 if name == GATES_SKIPPED_PROPERTY:
                     self.session.gates_skipped.append(str(value))

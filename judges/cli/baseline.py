@@ -24,10 +24,10 @@ from typing import Any
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
-from judges.files import atomic_write_text
+from judges.stats.estimates import Estimate, Rate
 from judges.stats.gates import control_false_positive_rate, detection_rates, error_rate
 from judges.stats.reliability import gate_statistics
-from judges.stats.stats import Estimate, Rate
+from judges.storage.files import atomic_write_text
 
 _STEP = 0.05
 
@@ -205,8 +205,8 @@ def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> d
 
 def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
     """Suggested minimum reading-list metrics of the judge (lower bootstrap bound)."""
-    from judges.sets.reading_list import RUN, evaluate_run
-    from judges.stats.reading_list import SHOWN
+    from judges.sets.reading_list import RUN
+    from judges.stats.reading_list import SHOWN, evaluate_run
 
     if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
         return {}

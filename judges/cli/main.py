@@ -1,0 +1,255 @@
+"""`python -m judges`: work on planted sets and reports without a test run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from judges.cli.finale import add_finale_command
+from judges.cli.importer import add_import_command
+from judges.core.spec import load_catalog
+from judges.sets.perturb import derive_all, load_derivations, write_derived
+from judges.sets.planted import load_items, load_planted_set
+from judges.sets.probes import write_probes
+
+
+def judge_name(text: str) -> str:
+    """An argparse type: a judge of the catalog, or an error listing the known ones."""
+    known = sorted(load_catalog())
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"unknown judge {text!r}; known: {', '.join(known)}")
+    return text
+
+
+def _derive(args: argparse.Namespace) -> int:
+    spec = load_catalog()[args.judge]
+    folder = args.planted_sets / args.judge
+    derivations = load_derivations(folder / "derived.toml")
+    items = [i for i in load_items(folder / "items.jsonl", spec) if i.provenance.source == "hand"]
+    derived = derive_all(items, derivations)
+    write_derived(folder / "items.jsonl", derived)
+    for item in derived:
+        print(f"{item.id} {item.category}: {item.provenance.perturbation}")
+    planted = load_planted_set(args.planted_sets, spec)
+    for probe in write_probes(planted):
+        print(f"{probe.id} probe {probe.probe}: {probe.change}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from judges.reports.folders import load_comparison
+    from judges.stats.compare import comparison_markdown
+
+    before, after = args.compare
+    comparisons = load_comparison(args.reports, args.judge, before, after)
+    for comparison in comparisons:
+        print(comparison_markdown(comparison))
+    if not comparisons:
+        print(f"no main-run rows of {args.judge} prompt {after} to compare")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from judges.reports.folders import ResultsMissing
+    from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
+    from judges.reports.write import disk_reports
+
+    if args.compare and not args.judge:
+        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
+        return 2
+    try:
+        if args.compare:
+            return _compare(args)
+        built = disk_reports(args.reports, args.planted_sets, judge=args.judge)
+    except ResultsMissing as error:
+        print(f"python -m judges report: {error}", file=sys.stderr)
+        return 2
+    built = built.check() if args.check else built.write()
+    for line in report_lines(built):
+        print(line)
+    for line in check_lines(built, "the results files", REBUILD_HINT):
+        print(line, file=sys.stderr if built.differing else sys.stdout)
+    return 1 if built.differing else 0
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from judges.cli.baseline import (
+        label_stability_gates,
+        reading_list_gates,
+        reliability_floors,
+        write_baseline,
+        write_probe_expectations,
+    )
+    from judges.core.results import read_jsonl
+    from judges.reports.folders import Results, ResultsMissing, build_folder
+    from judges.reports.sources import load_sources
+    from judges.sets.planted import load_gate_tables
+
+    catalog = load_catalog()
+    spec = catalog[args.judge]
+    accept = args.accept or spec.versions[-1]
+    if accept not in spec.versions:
+        known = ", ".join(spec.versions)
+        print(f"python -m judges baseline: --accept {accept}: not a prompt version of "
+              f"{args.judge} ({known})", file=sys.stderr)  # fmt: skip
+        return 2
+    sources = load_sources(args.judge, catalog, args.planted_sets)
+    rows_by_version = {}
+    reliability = {}
+    for version in spec.versions:
+        try:
+            folder = build_folder(Results(args.reports), args.judge, version, sources)
+        except ResultsMissing as error:
+            print(f"python -m judges baseline: {error}", file=sys.stderr)
+            return 2
+        for line in folder.damaged:  # left out of the baseline: say so
+            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
+        rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
+        for model in folder.models:
+            sections = {
+                "noise_floor": model.noise_floor,
+                "test_retest": model.test_retest,
+                "panel": model.panel,
+                "sme": model.sme,
+            }
+            mine = [row for row in rows_by_version[version] if row.model == model.model]
+            reliability[(model.model, version)] = (
+                reliability_floors(sections)
+                | label_stability_gates(mine, dict(spec.config.labels))
+                | reading_list_gates(mine, sources.planted)
+            )
+    probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
+    existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
+    *written, notes = write_baseline(
+        args.planted_sets / args.judge,
+        rows_by_version,
+        reliability,
+        accept=accept,
+        existing=existing,
+        reset_floors=args.reset_floors,
+    )
+    if probe_tables is not None:
+        written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+    for path in written:
+        print(f"wrote {path}")
+    print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    for line in notes:
+        print(f"floor {line}")
+    return 0
+
+
+def _probe_baseline(
+    args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
+) -> dict[tuple[str, str], Any] | None:
+    """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
+    from judges.cli.baseline import probe_baseline
+    from judges.sets.probes import load_probe_set
+
+    probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))
+    if probe_set is None:
+        return None
+    fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+    accepted: dict[tuple[str, str], Any] = {}
+    for version, rows in rows_by_version.items():
+        for model in sorted({row.model for row in rows}):
+            mine = [row for row in rows if row.model == model]
+            gates, failures = probe_baseline(mine, fields, probe_set.score)
+            if gates:
+                extra.setdefault((model, version), {})["max_flip"] = gates
+            if failures:
+                accepted[(model, version)] = failures
+    return accepted
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m judges",
+        description=__doc__,
+        epilog="examples:\n"
+        "  python -m judges derive product_identity\n"
+        "  python -m judges report                      rebuild every report from results.jsonl\n"
+        "  python -m judges report --judge geval        one judge only\n"
+        "  python -m judges report --check              fail if a report differs from its rows\n"
+        "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
+        "  python -m judges baseline product_identity   accept the recorded baseline\n"
+        "  python -m judges finale --dry-run            promote finale finalists, no judging",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    derive = commands.add_parser(
+        "derive",
+        help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
+    )
+    derive.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    derive.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
+    derive.set_defaults(run=_derive)
+    report = commands.add_parser(
+        "report",
+        help="rebuild report files from results.jsonl (no judging), or compare two versions",
+        description="Rebuild report.md, report.json, failures.md, comparison.md and index.html "
+        "in reports/<judge>/<version>/ from each folder's results.jsonl, without judging "
+        "or pytest. With --compare, print the paired comparison of two prompt versions "
+        "instead: items that flipped, McNemar's exact p, mean change per dimension.",
+    )
+    report.add_argument(
+        "--judge", type=judge_name, help="only this judge (default: every judge with results)"
+    )
+    report.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="print prompt version A against B of --judge (paired per item) to stdout",
+    )
+    report.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 naming each report file that differs from what the "
+        "results files produce (hand edits, a renderer change not yet committed)",
+    )
+    report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
+    report.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
+    report.set_defaults(run=_report)
+    baseline = commands.add_parser(
+        "baseline",
+        help="accept a recorded run as the baseline: expectations.toml and gates.toml",
+        description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
+        "write the planted set's expectations.toml (every miss, as an accepted miss with its "
+        "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
+        "every version's regression gates compare with (paired exact McNemar, one-sided). "
+        "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
+        "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
+        "Review both files before committing.",
+    )
+    baseline.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    baseline.add_argument(
+        "--accept",
+        metavar="VERSION",
+        help="prompt version to accept as the baseline (default: the newest version)",
+    )
+    baseline.add_argument(
+        "--reset-floors",
+        action="store_true",
+        help="replace every floor with its suggestion (the team's floors are lost)",
+    )
+    baseline.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="reports folder (results.jsonl)"
+    )
+    baseline.add_argument(
+        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
+    )
+    baseline.set_defaults(run=_baseline)
+    add_finale_command(commands)
+    add_import_command(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,112 @@
+"""Parametrization: which cases a judges test runs over, and how they are named.
+
+A test asks for a fixture by name (`planted_case`, `gate_set`, ...) and is parametrized over
+the cases of that run: one per item (item fixtures) or one per planted set under a prompt
+version and judge model (set fixtures). Every other module of the pytest layer takes its
+case types and names from here, so the layer imports one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from judges.calls.backends import ModelRef
+from judges.core.naming import Case
+from judges.pytest_plugin.session import JudgesSession
+from judges.stats.pairwise import is_pairwise_set
+
+ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
+GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
+
+session_key = pytest.StashKey[JudgesSession]()
+
+
+@dataclass(frozen=True)
+class SetCase:
+    """One planted set under one prompt version and judge model: gates and statistics."""
+
+    judge: str
+    version: str
+    model: ModelRef
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.judge}-{self.version}"
+
+
+def multi_model(session: JudgesSession) -> bool:
+    return len(session.settings.models) > 1
+
+
+def case_id(session: JudgesSession, case: Case | SetCase) -> str:
+    """The test id; it names the model when several are selected or it is not the baseline
+    (set.toml may name other models for a version)."""
+    baseline = session.catalog[case.judge].config.baseline_model
+    named = multi_model(session) or str(case.model) != baseline
+    return f"{case.test_id}-{case.model.slug}" if named else case.test_id
+
+
+# -- parametrization -----------------------------------------------------------------
+
+# Fixture name -> run: a test asking for `noise_case` is parametrized over the noise plan.
+ITEM_FIXTURES = {
+    "planted_case": "main", "retest_case": "retest", "noise_case": "noise",
+    "panel_case": "panel", "reading_list_case": "reading_list",
+}  # fmt: skip
+SET_FIXTURES = {
+    "gate_set": "main",
+    "noise_set": "noise",
+    "retest_set": "retest",
+    "panel_set": "panel",
+    "sme_set": "sme",
+    "ranking_set": "ranking",
+    "reading_list_set": "reading_list",
+    "pairwise_set": "pairwise",
+}
+
+CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
+
+
+def item_params(session: JudgesSession, run: str) -> list[Any]:
+    params = []
+    for planted in session.planted_sets.values():
+        plan = session.run_plan(planted, run)
+        spec = session.catalog[planted.judge]
+        for version in plan.versions:
+            items = session.main_items(planted, version) if run == "main" else plan.items
+            for model in session.models_for(spec, version):
+                for item in items:
+                    case = Case(spec.name, version, plan.model or model, item.id, item.slug)
+                    reason = planted.accepted_miss(str(model), version, item.id)
+                    # raises=AssertionError: a missing or stale cassette still fails loudly.
+                    marks = (
+                        [pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)]
+                        if reason and run == "main"
+                        else []
+                    )
+                    params.append(pytest.param(case, id=case_id(session, case), marks=marks))
+    return params
+
+
+def set_params(session: JudgesSession, run: str) -> list[Any]:
+    params = []
+    for planted in session.planted_sets.values():
+        spec = session.catalog[planted.judge]
+        if run == "sme":
+            versions = planted.config.sme_versions if planted.config.sme_labels else ()
+        elif run == "ranking":  # judges whose gates.toml sets ranking thresholds
+            versions = tuple(
+                sorted({v for (_, v), gates in planted.gates.items() if gates.ranking})
+            )
+        elif run == "pairwise":  # sets whose items expect a winner in each order
+            versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
+        else:
+            versions = session.run_plan(planted, run).versions
+        for version in versions:
+            for model in session.models_for(spec, version):
+                case = SetCase(spec.name, version, model)
+                params.append(pytest.param(case, id=case_id(session, case)))
+    return params

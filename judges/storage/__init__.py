@@ -1,0 +1,1 @@
+"""File plumbing every stage may use: atomic writes, folder locks, line-numbered JSONL."""
