@@ -36,6 +36,11 @@ class Expectation(BaseModel):
     op: Literal["==", "!=", "<=", ">=", "<", ">", "in"]
     value: Any
 
+    @field_validator("value")
+    @classmethod
+    def _safe(cls, value: Any) -> Any:
+        return safe_value(value)  # compared with verdicts, which are made safe the same way
+
     def __str__(self) -> str:
         return f"{self.field} {self.op} {json.dumps(self.value)}"
 
@@ -128,10 +133,23 @@ class JudgementRow(BaseModel):
     fingerprint: dict[str, str] | None = None  # the judge that answered; None: not recorded
 
     # Every row, however it is made (judged, sent by a worker, read back), is safe to write.
-    @field_validator("verdict", "error")
+    @field_validator("verdict", "error", "coerced", "fingerprint")
     @classmethod
     def _safe(cls, value: Any) -> Any:
         return safe_value(value)
+
+    # What identifies a row is never rewritten: escaping it would invent an item, a version
+    # or a model. A row whose identity UTF-8 cannot hold is damaged, and read as such.
+    @field_validator(
+        "judge", "prompt_version", "prompt_hash", "model", "item_id", "category", "run"
+    )
+    @classmethod
+    def _writable_identity(cls, value: str) -> str:
+        if _SURROGATE.search(value):
+            raise ValueError(
+                "a lone surrogate (\\ud800-\\udfff) in a field that identifies the row"
+            )
+        return value
 
     @property
     def key(self) -> tuple[str, str, str, str, str, int]:

@@ -404,3 +404,37 @@ def test_a_damaged_results_line_is_reported_counted_and_kept(
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[-1] == '{"judge": "product_identity", "prompt_ver'  # kept, not dropped
     assert "x\\\\ud800y" in lines[1]  # rewritten escaped: it reads back everywhere
+
+
+@pytest.mark.parametrize("field", ["item_id", "category", "model", "run", "fingerprint", "expect"])
+def test_a_surrogate_anywhere_in_a_row_never_stops_the_report(
+    project: JudgesProject, fake_judge: FakeJudge, field: str
+) -> None:
+    record_one(project).assert_outcomes(passed=1)
+    path = results_file(project)
+    (row,) = [json.loads(line) for line in path.read_text().splitlines()]
+    bad = "x\ud800y"
+    if field == "fingerprint":
+        hostile = dict(row, item_id="PE-03", fingerprint={"server": bad})
+    elif field == "expect":
+        hostile = dict(
+            row, item_id="PE-03", expect=[{"field": "rationale", "op": "==", "value": bad}]
+        )
+    else:
+        hostile = dict(row, **{field: bad})
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(hostile) + "\n")  # `\ud800` in JSON: valid JSON, not UTF-8
+
+    rebuilt = project.report()
+
+    assert rebuilt.code == 0, rebuilt.err
+    if field in ("fingerprint", "expect"):  # free text: read, and escaped wherever shown
+        assert "damaged" not in rebuilt.out
+        assert status_counts(project) == {"ok": 2}
+    else:  # what identifies a row is never rewritten: the row is damaged, named, kept
+        assert f"damaged: {path}:2: not a result row (" in rebuilt.out
+        assert "lone surrogate" in rebuilt.out
+        assert status_counts(project) == {"ok": 1}
+        assert len(path.read_text(encoding="utf-8").splitlines()) == 2
+    for report in path.parent.iterdir():
+        report.read_bytes().decode("utf-8")  # every file written is UTF-8
