@@ -284,3 +284,36 @@ def test_a_shape_without_a_schema_hook_is_refused(tmp_path: Path) -> None:
     spec = load_judge(root)
     with pytest.raises(SpecError, match="has no request_schema"):
         spec.request_schema("1.0", "a", None)  # type: ignore[arg-type]
+
+
+NULL_EVIDENCE = [
+    {"criteria": [{"name": "a", "relevance": "Somewhat Relevant", "relevant_snippet": None}]},
+    {"criteria": [{"name": "a", "relevance": "Somewhat Relevant", "evidence": None}]},
+    {"criteria": {"a": {"relevance": "Somewhat Relevant", "evidence": None}}},
+    {"criteria": {"a": {"relevance": "Somewhat Relevant", "relevant_snippet": None}}},
+    {"criteria": [{"name": "a", "relevance": "Somewhat Relevant", "evidence": None,
+                   "relevant_snippet": None}]},
+]  # fmt: skip
+WRAPPINGS = [
+    "{}",
+    "Here is my verdict:\n```json\n{}\n```\nI hope this helps.",
+    "```\n{}\n```",
+    "Sure. {} That is all.",
+]
+
+
+@pytest.mark.parametrize("wrapping", WRAPPINGS)
+@pytest.mark.parametrize("reply", NULL_EVIDENCE)
+def test_null_evidence_reads_as_no_evidence(reply: dict[str, Any], wrapping: str) -> None:
+    text = wrapping.replace("{}", json.dumps(reply, indent=1))
+    (entry,) = parse_reply(text, RelevanceReply).criteria
+    assert (entry.name, entry.relevance, entry.evidence) == ("a", "Somewhat Relevant", "")
+
+
+def test_null_beside_a_quote_takes_the_quote_and_two_quotes_must_agree() -> None:
+    entry = {"name": "a", "relevance": "Somewhat Relevant", "evidence": None}
+    quoted = {"criteria": [entry | {"relevant_snippet": "a quote"}]}
+    assert parse_reply(json.dumps(quoted), RelevanceReply).criteria[0].evidence == "a quote"
+    differing = {"criteria": [entry | {"evidence": "one", "relevant_snippet": "two"}]}
+    with pytest.raises(InvalidReply, match="they differ"):
+        parse_reply(json.dumps(differing), RelevanceReply)

@@ -75,16 +75,19 @@ class CriterionReply(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _one_evidence_field(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or "relevant_snippet" not in data:
+        if not isinstance(data, dict):
             return data
-        snippet = data["relevant_snippet"]
-        if "evidence" in data and data["evidence"] != snippet:
+        # null is how most judges say "no quote": the same as leaving the field out.
+        given = {
+            key: data[key] for key in ("evidence", "relevant_snippet") if data.get(key) is not None
+        }
+        if len(given) == 2 and given["evidence"] != given["relevant_snippet"]:
             raise ValueError(
                 "both 'evidence' and 'relevant_snippet' are given and they differ; they are "
                 "the same field, send one"
             )
-        rest = {k: v for k, v in data.items() if k != "relevant_snippet"}
-        return rest | {"evidence": snippet}
+        rest = {k: v for k, v in data.items() if k not in ("evidence", "relevant_snippet")}
+        return rest | ({"evidence": next(iter(given.values()))} if given else {})
 
 
 class RelevanceReply(BaseModel):
