@@ -11,13 +11,14 @@ from vcr.cassette import Cassette
 from vcr.errors import CannotOverwriteExistingCassetteException
 from vcr.request import Request
 
+from judges.calls import credentials
 from judges.calls._vcr import (
     is_replay_miss,
     json_body,
     scrub_request,
     scrub_response,
 )
-from judges.calls.credentials import REDACTED, remember, scrub, strip_credentials
+from judges.calls.credentials import REDACTED, remember, scrub, scrub_bytes, strip_credentials
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.results import Usage
 
@@ -315,7 +316,21 @@ def test_known_keys_are_scrubbed_by_value_in_bodies(monkeypatch: pytest.MonkeyPa
     assert scrub("short key x1") == "short key x1"  # nothing known, nothing key-shaped
 
 
-def test_a_remembered_value_is_scrubbed() -> None:
+def test_a_remembered_value_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(credentials, "_remembered", set())  # this process's, for this test
     remember("remembered-credential-42")
-    remember("short")  # under MIN_SECRET_LENGTH: never scrubbed by value
-    assert scrub("a remembered-credential-42 and a short one") == f"a {REDACTED} and a short one"
+    remember("k3y9")  # short: scrubbed where it stands alone, not inside other words
+    text = "a remembered-credential-42, a k3y9, (k3y9) and k3y9s or xk3y9"
+    assert scrub(text) == f"a {REDACTED}, a {REDACTED}, ({REDACTED}) and k3y9s or xk3y9"
+
+
+@pytest.mark.parametrize("key", ["ollama", "EMPTY", "ab", "x9"])
+def test_a_short_key_from_the_environment_never_reaches_disk(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", key)
+    echoed = f'{{"echo": "Bearer {key}", "key": "{key}", "word": "{key}able"}}'.encode()
+    cleaned = scrub_bytes(echoed).decode()
+    assert json.loads(cleaned) == {"echo": f"Bearer {REDACTED}", "key": REDACTED,
+                                   "word": f"{key}able"}  # fmt: skip
+    assert strip_credentials(f"http://h/v1?custom={key}&mode=fast") == "http://h/v1?mode=fast"

@@ -29,15 +29,18 @@ KEY_ENVIRONMENT = (*KEY_VARIABLES.values(), LOCAL_KEY_VARIABLE)
 CREDENTIAL_PARAMETERS = frozenset(
     {"key", "api_key", "api-key", "apikey", "token", "access_token", "sig", "signature"}
 )
-# Shorter values are not scrubbed by value: replacing every "test" in a report helps no one.
+# Values this long are scrubbed wherever they occur; a shorter key (a local server's "ollama"
+# or "EMPTY") only where it stands alone, so "testing" survives a key "test" but the key
+# itself never reaches disk.
 MIN_SECRET_LENGTH = 8
+_TOKEN_EDGE = "A-Za-z0-9_-"
 
 _remembered: set[str] = set()
 
 
 def remember(value: str | None) -> None:
     """Scrub this value from everything written by this process from now on."""
-    if value and len(value) >= MIN_SECRET_LENGTH:
+    if value and value.strip():
         _remembered.add(value)
 
 
@@ -46,7 +49,7 @@ def known_secrets() -> list[str]:
     found = set(_remembered)
     for variable in KEY_ENVIRONMENT:
         value = os.environ.get(variable, "")
-        if len(value) >= MIN_SECRET_LENGTH:
+        if value.strip():
             found.add(value)
     return sorted(found, key=len, reverse=True)
 
@@ -54,8 +57,13 @@ def known_secrets() -> list[str]:
 def scrub(text: str) -> str:
     """`text` with every known key and every key-shaped string replaced by `<redacted>`."""
     for secret in known_secrets():
-        if secret in text:
+        if secret not in text:
+            continue
+        if len(secret) >= MIN_SECRET_LENGTH:
             text = text.replace(secret, REDACTED)
+        else:
+            alone = rf"(?<![{_TOKEN_EDGE}]){re.escape(secret)}(?![{_TOKEN_EDGE}])"
+            text = re.sub(alone, REDACTED, text)
     if any(marker in text for marker in SECRET_MARKERS):
         text = SECRET_PATTERN.sub(REDACTED, text)
     return text
@@ -73,9 +81,7 @@ def scrub_bytes(data: bytes) -> bytes:
 
 
 def is_credential(name: str, value: str) -> bool:
-    return name.lower() in CREDENTIAL_PARAMETERS or (
-        len(value) >= MIN_SECRET_LENGTH and value in known_secrets()
-    )
+    return name.lower() in CREDENTIAL_PARAMETERS or (bool(value) and value in known_secrets())
 
 
 def credential_values(url: str) -> list[str]:
