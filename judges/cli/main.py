@@ -76,15 +76,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.cli.baseline import (
-        label_stability_gates,
-        reading_list_gates,
-        reliability_floors,
-        write_baseline,
-        write_probe_expectations,
-    )
-    from judges.core.results import read_jsonl
-    from judges.reports.folders import Results, ResultsMissing, build_folder
+    from judges.cli.baseline import write_baseline, write_probe_expectations
+    from judges.reports.folders import ResultsMissing
     from judges.reports.sources import load_sources
     from judges.sets.planted import load_gate_tables
 
@@ -97,30 +90,11 @@ def _baseline(args: argparse.Namespace) -> int:
               f"{args.judge} ({known})", file=sys.stderr)  # fmt: skip
         return 2
     sources = load_sources(args.judge, catalog, args.planted_sets)
-    rows_by_version = {}
-    reliability = {}
-    for version in spec.versions:
-        try:
-            folder = build_folder(Results(args.reports), args.judge, version, sources)
-        except ResultsMissing as error:
-            print(f"python -m judges baseline: {error}", file=sys.stderr)
-            return 2
-        for line in folder.damaged:  # left out of the baseline: say so
-            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
-        rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
-        for model in folder.models:
-            sections = {
-                "noise_floor": model.noise_floor,
-                "test_retest": model.test_retest,
-                "panel": model.panel,
-                "sme": model.sme,
-            }
-            mine = [row for row in rows_by_version[version] if row.model == model.model]
-            reliability[(model.model, version)] = (
-                reliability_floors(sections)
-                | label_stability_gates(mine, dict(spec.config.labels))
-                | reading_list_gates(mine, sources.planted)
-            )
+    try:
+        rows_by_version, reliability = _recorded_versions(args, spec, sources)
+    except ResultsMissing as error:
+        print(f"python -m judges baseline: {error}", file=sys.stderr)
+        return 2
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
@@ -139,6 +113,38 @@ def _baseline(args: argparse.Namespace) -> int:
     for line in notes:
         print(f"floor {line}")
     return 0
+
+
+def _recorded_versions(
+    args: argparse.Namespace, spec: Any, sources: Any
+) -> tuple[dict[str, list[Any]], dict[tuple[str, str], dict[str, Any]]]:
+    """Every prompt version's rows, and the reliability floors each (model, version) suggests.
+    Raises ResultsMissing when a version has no results file."""
+    from judges.cli.baseline import label_stability_gates, reading_list_gates, reliability_floors
+    from judges.core.results import read_jsonl
+    from judges.reports.folders import Results, build_folder
+
+    rows_by_version = {}
+    reliability = {}
+    for version in spec.versions:
+        folder = build_folder(Results(args.reports), args.judge, version, sources)
+        for line in folder.damaged:  # left out of the baseline: say so
+            print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
+        rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
+        for model in folder.models:
+            sections = {
+                "noise_floor": model.noise_floor,
+                "test_retest": model.test_retest,
+                "panel": model.panel,
+                "sme": model.sme,
+            }
+            mine = [row for row in rows_by_version[version] if row.model == model.model]
+            reliability[(model.model, version)] = (
+                reliability_floors(sections)
+                | label_stability_gates(mine, dict(spec.config.labels))
+                | reading_list_gates(mine, sources.planted)
+            )
+    return rows_by_version, reliability
 
 
 def _probe_baseline(
@@ -179,6 +185,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    _add_derive(commands)
+    _add_report(commands)
+    _add_baseline(commands)
+    add_finale_command(commands)
+    add_import_command(commands)
+    return parser
+
+
+Commands = argparse._SubParsersAction  # what add_subparsers returns: one add_parser per command
+
+
+def _add_derive(commands: Commands) -> None:
     derive = commands.add_parser(
         "derive",
         help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
@@ -188,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
     )
     derive.set_defaults(run=_derive)
+
+
+def _add_report(commands: Commands) -> None:
     report = commands.add_parser(
         "report",
         help="rebuild report files from results.jsonl (no judging), or compare two versions",
@@ -216,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
     )
     report.set_defaults(run=_report)
+
+
+def _add_baseline(commands: Commands) -> None:
     baseline = commands.add_parser(
         "baseline",
         help="accept a recorded run as the baseline: expectations.toml and gates.toml",
@@ -245,9 +269,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
     )
     baseline.set_defaults(run=_baseline)
-    add_finale_command(commands)
-    add_import_command(commands)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -64,9 +64,8 @@ CHECK = "judges_check_reports"
 pytest_plugins = ["judges.pytest_plugin.record"]  # --judge-concurrency and the record phase
 signals_key = pytest.StashKey[dict[int, Any]]()
 snapshots_key = pytest.StashKey[list[str]]()
-live_key = pytest.StashKey[
-    Any
-]()  # judges.pytest_plugin.live.Live: the cassette lock, the embedded judge
+# judges.pytest_plugin.live.Live: the cassette lock, the embedded judge
+live_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
 
 
@@ -93,6 +92,14 @@ def _usd(text: str) -> float:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("judges", "judge reliability (record/replay of judge calls)")
+    _add_judge_options(group)
+    _add_folder_options(group)
+    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
+    _add_run_options(group)
+
+
+def _add_judge_options(group: pytest.OptionGroup) -> None:
+    """Which judge is called live, through which server, at what price."""
     group.addoption(
         OPTION_RECORD,
         dest="judges_record",
@@ -138,6 +145,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         help="extra price table (TOML, USD per million tokens) over judges/calls/prices.toml.",
     )
+
+
+def _add_folder_options(group: pytest.OptionGroup) -> None:
+    """Where cassettes are read and reports written."""
     group.addoption(
         OPTION_CASSETTES,
         dest="judges_cassettes",
@@ -154,7 +165,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="where reports are written (default: <rootdir>/reports).",
     )
-    parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
+
+
+def _add_run_options(group: pytest.OptionGroup) -> None:
+    """How each judgement runs and what the run checks."""
     group.addoption(
         OPTION_TIMEOUT,
         dest="judges_timeout",
@@ -184,8 +198,26 @@ def pytest_configure(config: pytest.Config) -> None:
     # Runs in every process, xdist workers included: each maps the flags itself.
     config.addinivalue_line("markers", "judges: a test that judges through recorded calls")
     workerinput = getattr(config, "workerinput", {})
+    session = _open_session(config, _settings(config, workerinput))
+    if session.settings.live:
+        _start_live(config, session, bool(workerinput))
+    elif session.planted_sets:
+        # Only a judges suite (one with planted sets) goes offline; the plugin is installed
+        # for every pytest run in the environment and must leave other projects alone.
+        from judges.calls.network import block_network
+
+        config.stash[restore_network_key] = block_network()
+    if not workerinput:
+        # A killed run (SIGKILL, power loss) can leave its temporary files behind.
+        remove_stale_temporaries(session.settings.reports)
+        if session.planted_sets:
+            config.stash[signals_key] = interrupt_on_termination()
+    _register_plugins(config, session)
+
+
+def _settings(config: pytest.Config, workerinput: dict[str, Any]) -> Settings:
     rootdir = Path(config.rootpath)
-    settings = Settings(
+    return Settings(
         rootdir=rootdir,
         record=RecordMode(config.getoption("judges_record")),
         models=tuple(config.getoption("judges_models")),
@@ -202,6 +234,11 @@ def pytest_configure(config: pytest.Config) -> None:
         judge_timeout_s=config.getoption("judges_timeout"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
+
+
+def _open_session(config: pytest.Config, settings: Settings) -> JudgesSession:
+    """The session, stashed, with its inputs checked once before any judge call: bad input is
+    a usage error, not a traceback."""
     try:
         session = JudgesSession(settings)
     except BackendError as error:
@@ -209,32 +246,25 @@ def pytest_configure(config: pytest.Config) -> None:
     session.partial_selection = partial_selection(config)
     config.stash[session_key] = session
     try:
-        # Checked once, before any judge call: bad input is a usage error, not a traceback.
         session.planted_sets  # noqa: B018
         session.probe_sets  # noqa: B018
         session.preflight()
     except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
-    if not settings.live:
-        # Only a judges suite (one with planted sets) goes offline; the plugin is installed
-        # for every pytest run in the environment and must leave other projects alone.
-        if session.planted_sets:
-            from judges.calls.network import block_network
+    return session
 
-            config.stash[restore_network_key] = block_network()
-    else:
-        from judges.pytest_plugin.live import LiveSetupError, start_live
 
-        try:
-            options = (OPTION_CASSETTES, OPTION_BASE_URL)
-            config.stash[live_key] = start_live(session, bool(workerinput), options)
-        except LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
-            raise pytest.UsageError(str(error)) from None
-    if not workerinput:
-        # A killed run (SIGKILL, power loss) can leave its temporary files behind.
-        remove_stale_temporaries(settings.reports)
-    if not workerinput and session.planted_sets:
-        config.stash[signals_key] = interrupt_on_termination()
+def _start_live(config: pytest.Config, session: JudgesSession, worker: bool) -> None:
+    from judges.pytest_plugin.live import LiveSetupError, start_live
+
+    try:
+        options = (OPTION_CASSETTES, OPTION_BASE_URL)
+        config.stash[live_key] = start_live(session, worker, options)
+    except LiveSetupError as error:  # pytest_unconfigure still runs: it frees the lock
+        raise pytest.UsageError(str(error)) from None
+
+
+def _register_plugins(config: pytest.Config, session: JudgesSession) -> None:
     if not config.pluginmanager.is_registered(fixtures):
         config.pluginmanager.register(fixtures, "judges-fixtures")
     config.pluginmanager.register(_ResultCollector(session), "judges-collector")

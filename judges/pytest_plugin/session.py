@@ -299,26 +299,12 @@ class JudgesSession:
         if not record and replay_key in self._replayed:
             return list(self._replayed[replay_key])
         spec = self.catalog[case.judge]
-        backend = self._backend(case.model, record)
-        price = price_for(self.prices, case.model)
         subject = subject or self.subject(case)
-        rows: list[JudgementRow] = []
+        draws = range(draw_offset, draw_offset + repeats)
+        calls = self._calls(case.model, record, run, draws, sampling)
         try:
             with _vcr.cassette(path, record=record) as recorded:
-                for repeat in range(repeats):
-                    call = Call(
-                        backend=backend,
-                        price=price,
-                        live=record,
-                        ledger=self.ledger,
-                        is_fatal=_vcr.is_replay_miss,
-                        run=run,
-                        repeat=repeat,
-                        draw=draw_offset + repeat,
-                        sampling=sampling,
-                        timeout_s=self.settings.judge_timeout_s,
-                    )
-                    rows.append(judge(spec, case.version, subject, call))
+                rows = [judge(spec, case.version, subject, call) for call in calls]
                 fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
             raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
@@ -336,6 +322,30 @@ class JudgesSession:
         if not record:
             self._replayed[replay_key] = tuple(rows)
         return rows
+
+    def _calls(
+        self, model: ModelRef, live: bool, run: str, draws: range, sampling: Sampling | None
+    ) -> list[Call]:
+        """The settings of each repeat's call, in order."""
+        from judges.calls import _vcr
+
+        backend = self._backend(model, live)
+        price = price_for(self.prices, model)
+        return [
+            Call(
+                backend=backend,
+                price=price,
+                live=live,
+                ledger=self.ledger,
+                is_fatal=_vcr.is_replay_miss,
+                run=run,
+                repeat=repeat,
+                draw=draw,
+                sampling=sampling,
+                timeout_s=self.settings.judge_timeout_s,
+            )
+            for repeat, draw in enumerate(draws)
+        ]
 
     def _fingerprint(self, recorded: Any, model: ModelRef, record: bool) -> dict[str, str] | None:
         """The judge's fingerprint: stored in a new cassette, read back from a replayed one."""
