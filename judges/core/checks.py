@@ -17,7 +17,9 @@ _SHOWN = (
 def describe_verdict(row: JudgementRow) -> str:
     verdict = row.verdict or {}
     shown = {key: verdict[key] for key in _SHOWN if verdict.get(key) is not None}
-    return ", ".join(f"{key}={json.dumps(value)}" for key, value in shown.items())
+    return ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in shown.items()
+    )
 
 
 def failure_message(row: JudgementRow) -> str:
@@ -38,7 +40,7 @@ def failure_message(row: JudgementRow) -> str:
     rationale = verdict.get("rationale") or verdict.get("rationales") or ""
     return (
         f"{head}: expected {expected}; {where} returned {describe_verdict(row)}\n"
-        f"  rationale: {json.dumps(rationale)[:400]}"
+        f"  rationale: {json.dumps(rationale, ensure_ascii=False)[:400]}"
     )
 
 

@@ -42,7 +42,7 @@ class Expectation(BaseModel):
         return safe_value(value)  # compared with verdicts, which are made safe the same way
 
     def __str__(self) -> str:
-        return f"{self.field} {self.op} {json.dumps(self.value)}"
+        return f"{self.field} {self.op} {json.dumps(self.value, ensure_ascii=False)}"
 
     def holds(self, verdict: dict[str, Any]) -> bool:
         actual: Any = verdict

@@ -68,7 +68,7 @@ def _row(failure: Failure) -> str:
     else:
         kind = '<span class="badge accepted">accepted miss</span>'
     if row.status == "ok":
-        returned = describe_verdict(row) or json.dumps(key_fields(row.verdict))
+        returned = describe_verdict(row) or json.dumps(key_fields(row.verdict), ensure_ascii=False)
     else:
         returned = f"{row.status}: {row.error}"
     category = f"{row.category} (control)" if row.control and row.category != "control" else ""

@@ -32,7 +32,7 @@ h1{font-size:26px;margin:0 0 12px}
 h2{font-size:21px;margin:36px 0 10px;padding-bottom:4px;border-bottom:2px solid #d0d7de}
 h3{font-size:16px;margin:0 0 10px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:16px 20px;
-margin:14px 0}
+margin:14px 0;overflow-x:auto}
 table{border-collapse:collapse;font-size:14px}
 th,td{border-bottom:1px solid #e3e7eb;padding:4px 12px 4px 0;text-align:left;
 vertical-align:top}
@@ -235,7 +235,7 @@ def _banner(report: FolderReport) -> str:
     """PASS or FAIL at the top, and what failed; the same verdict as report.md's."""
     verdict = report.verdict()
     passed = verdict == "PASS"
-    gates = sum(len(m.gates) + len(m.regressions) for m in report.models)
+    gates = sum(m.gate_counts[0] for m in report.models)  # those with a threshold, all passed
     accepted = sum(len(m.accepted_misses) for m in report.models)
     detail = (
         f"Every planted item met its expectation or is an accepted miss ({accepted} accepted), "

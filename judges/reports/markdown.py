@@ -27,6 +27,11 @@ from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
 
 
+def table_cell(text: str) -> str:
+    """Text that stays in one Markdown table cell: `|` escaped, line breaks as spaces."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def fraction(rate: Rate) -> str:
     return f"{rate.successes}/{rate.n} = {rate}" if rate.n else "no data (n=0)"
 
@@ -341,7 +346,7 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
         *(
-            f"| Judge fingerprint ({run}) | {'; '.join(found)} |"
+            f"| Judge fingerprint ({run}) | {table_cell('; '.join(found))} |"
             for run, found in report.fingerprints.items()
         ),
         "",
@@ -430,7 +435,8 @@ def _failure_md(f: Failure) -> list[str]:
         lines += [f"**Accepted miss** (expectations.toml): {f.accepted_miss}", ""]
     lines.append(f"- Expected: {' and '.join(str(e) for e in row.expect) or '-'}")
     if row.status == "ok":
-        lines.append(f"- Returned: {describe_verdict(row) or json.dumps(key_fields(row.verdict))}")
+        returned = describe_verdict(row) or json.dumps(key_fields(row.verdict), ensure_ascii=False)
+        lines.append(f"- Returned: {returned}")
     else:
         lines.append(f"- Status: {row.status}: {row.error}")
     rationale = f.rationale

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.reports.inline import inline_html
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import load_recipe
@@ -302,7 +303,7 @@ def probes_html(report: ProbeReport) -> str:
     lines = probes_markdown(report)
     repeats = lines[-1] if report.repeats is not None else ""
     return (
-        f'<h3>Bias probes</h3>{probes_svg(report)}<p class="caption">{escape(EXPLAINED)}</p>'
+        f'<h3>Bias probes</h3>{probes_svg(report)}<p class="caption">{inline_html(EXPLAINED)}</p>'
         f"<table><tr>{head}</tr>{rows}</table>"
-        + (f'<p class="caption">{escape(repeats)}</p>' if repeats else "")
+        + (f'<p class="caption">{inline_html(repeats)}</p>' if repeats else "")
     )
