@@ -210,16 +210,19 @@ class ProbeJudging:
                 if item.probe == e.probe
             )
         ]
+        results = flip_gates(effects, thresholds)
         if gates is not None and unset:
             where = self.session.planted_sets[set_case.judge].path / "gates.toml"
+            # A missing threshold must not hide a gate that fails: both are named.
+            failed = "".join(f"\n  FAILED {g.describe()}" for g in results if g.passed is False)
             pytest.fail(
                 f"{set_case.judge} prompt {set_case.version} on {set_case.model}: probes "
                 f"{unset} have no gate; add max_flip = {{ {unset[0]} = ... }} to "
                 f'["{set_case.model}"."{set_case.version}"] in {where} '
-                "(python -m judges baseline suggests one)",
+                f"(python -m judges baseline suggests one){failed}",
                 pytrace=False,
             )
-        self.check_gates(set_case, "bias probe", flip_gates(effects, thresholds))
+        self.check_gates(set_case, "bias probe", results)
 
     def _replayed(self, case: Case, run: str, **options: Any) -> JudgementRow:
         __tracebackhide__ = True

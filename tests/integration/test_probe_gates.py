@@ -123,3 +123,22 @@ def test_a_probe_needs_a_gate_unless_every_item_of_it_is_an_accepted_failure(
     )
     accepted = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates")
     accepted.assert_outcomes(passed=1)
+
+
+def test_a_missing_threshold_does_not_hide_a_failing_gate(
+    probed_project: JudgesProject,
+) -> None:
+    # Padding has a gate the length-rewarding judge fails; authority has none.
+    probed_project.write_set_file(
+        "probes.toml",
+        PROBES_TOML + '\n[authority]\nitems = ["PE-01"]\nfield = "answer"\nseed = 1\n',
+    )
+    write_probes(load_planted_set(probed_project.root / "planted_sets", load_catalog()[JUDGE]))
+    probed_project.run(record="all")
+
+    replayed = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates")
+
+    replayed.assert_outcomes(failed=1)
+    out = replayed.stdout.str()
+    assert "probes ['authority'] have no gate; add max_flip" in out
+    assert re.search(r"FAILED max_flip\.padding \(judge-pleasing flip rate.*gate <= 0\.10", out)
