@@ -14,16 +14,10 @@ import pytest
 import yaml
 
 from judges.calls.backends import ModelRef
+from judges.calls.cassette_files import miss_reason, recorded_interactions
 from judges.calls.local_server import die_with_parent
 from judges.pytest_plugin.invocation import partial_selection
-from judges.pytest_plugin.session import (
-    JudgesSession,
-    RecordMode,
-    Settings,
-    _miss_reason,
-    recorded_interactions,
-    rerecord_command,
-)
+from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings, rerecord_command
 
 
 def _cassette(path: Path, interactions: int) -> Path:
@@ -46,10 +40,10 @@ def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     model = ModelRef.parse("local:smollm2-135m")
-    assert "2 of 5 repeats recorded" in _miss_reason(partial, model, 5)
-    assert "prompt file" not in _miss_reason(partial, model, 5)
-    assert "prompt file" in _miss_reason(partial, model, 2)
-    assert _miss_reason(tmp_path / "absent.yaml", model, 1) == "does not exist"
+    assert "2 of 5 repeats recorded" in miss_reason(partial, model, 5)
+    assert "prompt file" not in miss_reason(partial, model, 5)
+    assert "prompt file" in miss_reason(partial, model, 2)
+    assert miss_reason(tmp_path / "absent.yaml", model, 1) == "does not exist"
 
 
 def test_an_unreadable_cassette_holds_no_interaction(tmp_path: Path) -> None:

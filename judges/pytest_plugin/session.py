@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import shlex
 import threading
 import uuid
@@ -18,9 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
+from judges.calls.cassette_files import miss_reason, recorded_interactions
 from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.calls.limits import Limiter, load_ceilings
@@ -311,7 +309,7 @@ class JudgesSession:
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
-            state = _miss_reason(path, case.model, repeats)
+            state = miss_reason(path, case.model, repeats)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
@@ -447,48 +445,6 @@ class JudgesSession:
 
 def _sampling_key(sampling: Sampling | None) -> str | None:
     return None if sampling is None else sampling.model_dump_json()
-
-
-def recorded_interactions(path: Path) -> int:
-    """How many calls a cassette holds (0 when it cannot be read: it will be re-recorded)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return 0
-    interactions = data.get("interactions") if isinstance(data, dict) else None
-    return len(interactions) if isinstance(interactions, list) else 0
-
-
-def _miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
-    """Why a cassette has no response for this request, as precisely as the file tells."""
-    if not path.is_file():
-        return "does not exist"
-    recorded = recorded_interactions(path)
-    if recorded < repeats:
-        return (
-            f"is incomplete: {recorded} of {repeats} repeats recorded (the recording was "
-            "interrupted); `--record=missing` records it again"
-        )
-    models = _recorded_models(path)
-    if models and model.model not in models:
-        return (
-            f"was recorded for model {', '.join(sorted(models))}, not {model.model}: it is "
-            f"in the folder of {model} by mistake (move it to its model's folder)"
-        )
-    return (
-        "does not match the request: the prompt file, the item's inputs or the sampling "
-        "settings changed since it was recorded"
-    )
-
-
-def _recorded_models(path: Path) -> set[str]:
-    """The `model` of every request recorded in a cassette (empty when unreadable)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        bodies = [i["request"]["body"] for i in data["interactions"]]
-        return {json.loads(body)["model"] for body in bodies if body}
-    except (ValueError, KeyError, TypeError, yaml.YAMLError):
-        return set()
 
 
 def _mtime(path: Path) -> float:

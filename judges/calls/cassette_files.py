@@ -1,0 +1,57 @@
+"""What a cassette file on disk holds, read without vcrpy: for precise replay-miss messages.
+
+A replay that finds no response says why as exactly as the file tells: it does not exist,
+it holds fewer repeats than asked (an interrupted recording), it was recorded for another
+model, or the request changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from judges.calls.backends import ModelRef
+
+
+def recorded_interactions(path: Path) -> int:
+    """How many calls a cassette holds (0 when it cannot be read: it will be re-recorded)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return 0
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    return len(interactions) if isinstance(interactions, list) else 0
+
+
+def miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
+    """Why a cassette has no response for this request, as precisely as the file tells."""
+    if not path.is_file():
+        return "does not exist"
+    recorded = recorded_interactions(path)
+    if recorded < repeats:
+        return (
+            f"is incomplete: {recorded} of {repeats} repeats recorded (the recording was "
+            "interrupted); `--record=missing` records it again"
+        )
+    models = recorded_models(path)
+    if models and model.model not in models:
+        return (
+            f"was recorded for model {', '.join(sorted(models))}, not {model.model}: it is "
+            f"in the folder of {model} by mistake (move it to its model's folder)"
+        )
+    return (
+        "does not match the request: the prompt file, the item's inputs or the sampling "
+        "settings changed since it was recorded"
+    )
+
+
+def recorded_models(path: Path) -> set[str]:
+    """The `model` of every request recorded in a cassette (empty when unreadable)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        bodies = [i["request"]["body"] for i in data["interactions"]]
+        return {json.loads(body)["model"] for body in bodies if body}
+    except (ValueError, KeyError, TypeError, yaml.YAMLError):
+        return set()
