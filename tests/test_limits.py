@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import multiprocessing
 import threading
 import time
+from dataclasses import dataclass
 from email.utils import formatdate
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -53,6 +57,74 @@ def test_tokens_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None
     granted = _starts(limiter, calls=6, tokens=40)
     assert _most_in_a_window(granted, 0.49) <= 2  # 3 x 40 tokens > 100
     assert granted[-1] - granted[0] >= 0.95
+
+
+def test_a_ceiling_holds_across_limiters_sharing_the_file(tmp_path: Path) -> None:
+    # Two limiters on one file: two xdist workers of one session, each sending.
+    path = tmp_path / "limits.json"
+    workers = [Limiter(path, {MODEL: Ceiling(rpm=4)}, window_s=1.0) for _ in range(2)]
+    granted: list[float] = []
+    lock = threading.Lock()
+
+    def send(limiter: Limiter) -> None:
+        for _ in range(5):
+            limiter.acquire(MODEL, 1)
+            with lock:
+                granted.append(time.monotonic())
+
+    threads = [threading.Thread(target=send, args=(w,)) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    granted.sort()
+    assert len(granted) == 10
+    assert _most_in_a_window(granted, 0.99) <= 4  # not 4 per worker: 4 for the session
+    assert granted[-1] - granted[0] >= 1.9
+
+
+@dataclass
+class _GrantLog(Limiter):
+    """A limiter that reports the session-clock time of each call it lets through (measured
+    after `acquire` returns, a loaded machine would blur the windows)."""
+
+    out: Any = None
+
+    def _ceiling_wait(self, state: dict[str, Any], model: str, tokens: int, now: float) -> float:
+        wait = super()._ceiling_wait(state, model, tokens, now)
+        if wait <= 0:
+            self.out.put(now)
+        return wait
+
+
+def _send_from_another_process(path: str, times: int, out: Any) -> None:
+    limiter = _GrantLog(Path(path), {MODEL: Ceiling(rpm=3)}, window_s=1.0, out=out)
+    for _ in range(times):
+        limiter.acquire(MODEL, 1)
+
+
+def test_a_ceiling_holds_across_processes(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    path = str(tmp_path / "limits.json")
+    processes = [
+        context.Process(target=_send_from_another_process, args=(path, 3, out)) for _ in range(2)
+    ]
+    for process in processes:
+        process.start()
+    granted = sorted(out.get(timeout=60) for _ in range(6))
+    for process in processes:
+        process.join(timeout=60)
+    assert _most_in_a_window(granted, 0.999) <= 3  # 3 for the session, not 3 per process
+    assert granted[-1] - granted[0] >= 1.0
+
+
+def test_a_damaged_limits_file_is_a_fresh_state(tmp_path: Path) -> None:
+    path = tmp_path / "limits.json"
+    path.write_text("{not json")
+    limiter = Limiter(path, {MODEL: Ceiling(rpm=1)}, window_s=60.0)
+    limiter.acquire(MODEL, 1)
+    assert json.loads(path.read_text())["sent"][MODEL][0][1] == 1
 
 
 def test_no_ceiling_never_waits(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@
   its `Retry-After` (or `retry-after-ms`) has passed, or 1 s without one. Pauses are kept
   in a file under an fcntl lock, so every xdist worker and every thread waits them out.
 - Ceilings: `rpm` (requests) and `tpm` (tokens) per minute, optional keys of a model's table
-  in the price files. They are counted in the process that sends (the record phase sends
-  every concurrent call of a session from one process); tokens are estimated before the
-  call as prompt bytes / 4 + `max_tokens`.
+  in the price files. The calls sent in the last window are kept in the same locked file, so
+  the ceilings hold for the whole session, across xdist workers and threads; tokens are
+  estimated before the call as prompt bytes / 4 + `max_tokens`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import json
 import threading
 import time
 import tomllib
-from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -71,68 +72,86 @@ def retry_after(error: BaseException) -> float | None:
 
 @dataclass
 class Limiter:
-    """Shared pauses (a file) and per-process ceilings over a sliding window."""
+    """Pauses and ceilings for every process of a session, kept in one locked JSON file:
+    `{"pauses": {model: until}, "sent": {model: [[time, tokens], ...]}}` (wall-clock times,
+    which every process shares)."""
 
     path: Path
     ceilings: dict[str, Ceiling] = field(default_factory=dict)
     window_s: float = 60.0
-    _sent: dict[str, deque[tuple[float, int]]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _pauses(self, update: tuple[str, float] | None = None) -> dict[str, float]:
+    @contextmanager
+    def _shared(self) -> Iterator[dict[str, Any]]:
+        """The session's state under an exclusive lock; written back if it changed."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a+", encoding="utf-8") as stream:
+        with self._lock, self.path.open("a+", encoding="utf-8") as stream:
             fcntl.flock(stream, fcntl.LOCK_EX)
             try:
                 stream.seek(0)
                 text = stream.read()
-                pauses: dict[str, float] = json.loads(text) if text.strip() else {}
-                if update is not None:
-                    model, until = update
-                    pauses[model] = max(pauses.get(model, 0.0), until)
+                state = _state(text)
+                yield state
+                changed = json.dumps(state, sort_keys=True)
+                if changed != text:
                     stream.seek(0)
                     stream.truncate()
-                    stream.write(json.dumps(pauses, sort_keys=True))
+                    stream.write(changed)
                     stream.flush()
-                return pauses
             finally:
                 fcntl.flock(stream, fcntl.LOCK_UN)
 
     def pause(self, model: str, seconds: float) -> None:
         """Hold every call to `model`, in every process of the session, for `seconds`."""
-        seconds = min(max(seconds, 0.0), MAX_PAUSE_S)
-        self._pauses((model, time.time() + seconds))
+        until = time.time() + min(max(seconds, 0.0), MAX_PAUSE_S)
+        with self._shared() as state:
+            pauses = state["pauses"]
+            pauses[model] = max(pauses.get(model, 0.0), until)
 
-    def _ceiling_wait(self, model: str, tokens: int, now: float) -> float:
+    def _ceiling_wait(self, state: dict[str, Any], model: str, tokens: int, now: float) -> float:
         """Seconds until one more call of `tokens` fits the ceilings (0: now; records it)."""
         ceiling = self.ceilings.get(model, Ceiling())
-        sent = self._sent.setdefault(model, deque())
-        while sent and sent[0][0] <= now - self.window_s:
-            sent.popleft()
+        if ceiling.rpm is None and ceiling.tpm is None:
+            return 0.0
+        sent = [entry for entry in state["sent"].get(model, []) if entry[0] > now - self.window_s]
+        state["sent"][model] = sent
         if ceiling.rpm is not None and len(sent) >= ceiling.rpm:
             return sent[0][0] + self.window_s - now
-        if ceiling.tpm is not None and sent:
-            used = sum(n for _, n in sent)
-            if used + tokens > ceiling.tpm:
-                return sent[0][0] + self.window_s - now
-        sent.append((now, tokens))
+        if ceiling.tpm is not None and sent and sum(n for _, n in sent) + tokens > ceiling.tpm:
+            return sent[0][0] + self.window_s - now
+        sent.append([now, tokens])
         return 0.0
 
     def acquire(self, model: str, tokens: int) -> None:
         """Wait until a call to `model` may be sent."""
         while True:
-            paused = self._pauses().get(model, 0.0) - time.time()
-            if paused > 0:  # the provider asked the whole session to wait
-                time.sleep(min(paused, 1.0))
-                continue
-            with self._lock:
-                wait = self._ceiling_wait(model, tokens, time.monotonic())
+            with self._shared() as state:
+                now = time.time()
+                paused = state["pauses"].get(model, 0.0) - now
+                # The provider asked the whole session to wait: nothing is sent meanwhile.
+                wait = paused if paused > 0 else self._ceiling_wait(state, model, tokens, now)
             if wait <= 0:
                 return
             time.sleep(min(max(wait, _STEP_S), 1.0))
 
     def wrap(self, backend: Backend) -> Backend:
         return LimitedBackend(backend, self)
+
+
+def _state(text: str) -> dict[str, Any]:
+    """The shared state read from its file; an empty or damaged file is a fresh state."""
+    try:
+        state = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError:
+        state = {}
+    if not isinstance(state, dict):
+        state = {}
+    pauses = state.get("pauses")
+    sent = state.get("sent")
+    return {
+        "pauses": pauses if isinstance(pauses, dict) else {},
+        "sent": sent if isinstance(sent, dict) else {},
+    }
 
 
 def estimated_tokens(request: JudgeRequest) -> int:
