@@ -401,7 +401,38 @@ class JudgesSession:
         from judges.reports.write import session_reports
 
         s = self.settings
-        return session_reports(self.rows, s.reports, s.planted_sets, self.catalog, s.session_id)
+        baselines = self._recorded_baselines()
+        return session_reports(
+            self.rows, s.reports, s.planted_sets, self.catalog, s.session_id, baselines
+        )
+
+    def _recorded_baselines(self) -> dict[tuple[str, str], list[JudgementRow]]:
+        """The accepted baseline of every judge this session judged, replayed from its
+        cassettes (what the regression gates compared), whatever the report folder holds."""
+        baselines: dict[tuple[str, str], list[JudgementRow]] = {}
+        for name in sorted({row.judge for row in self.rows}):
+            planted = self.planted_sets.get(name)
+            if planted is None:
+                continue
+            wanted = {(g.baseline, m) for (m, _), g in planted.gates.items() if g.baseline}
+            for version, model in sorted(wanted):
+                rows = self._replay_main(planted, version, ModelRef.parse(model))
+                if rows is not None:
+                    baselines.setdefault((name, version), []).extend(rows)
+        return baselines
+
+    def _replay_main(
+        self, planted: PlantedSet, version: str, model: ModelRef
+    ) -> list[JudgementRow] | None:
+        """A version's main run from its cassettes; None when any is missing."""
+        rows: list[JudgementRow] = []
+        for item in self.main_items(planted, version):
+            case = Case(planted.judge, version, model, item.id, item.slug)
+            try:
+                rows += self.judge_case(case, rerecord="", replay_only=True)
+            except JudgementMissing:
+                return None
+        return rows
 
     def unrecorded_lines(self) -> list[str]:
         """One line per prompt version without any recording, with the command that records it."""

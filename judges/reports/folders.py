@@ -47,6 +47,9 @@ class Results:
 
     reports: Path
     merged: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Baseline runs replayed from their cassettes by a test session: regression gates read
+    # these, never another copy in the report folder (which `--report-dir` may point away).
+    recorded: dict[tuple[str, str], list[JudgementRow]] = field(default_factory=dict)
 
     def path(self, judge: str, version: str) -> Path:
         return report_dir(self.reports, judge, version) / RESULTS_FILE
@@ -73,6 +76,12 @@ class Results:
 
     def rows(self, judge: str, version: str) -> list[JudgementRow]:
         return self.read(judge, version).rows
+
+    def baseline_rows(self, judge: str, version: str) -> list[JudgementRow] | None:
+        """A baseline version's main-run rows: as recorded, else from its results file."""
+        if (judge, version) in self.recorded:
+            return self.recorded[(judge, version)]
+        return self.rows(judge, version) if self.exists(judge, version) else None
 
     def versions(self, judge: str) -> list[str]:
         folder = self.reports / judge
@@ -104,11 +113,11 @@ def build_folder(results: Results, judge: str, version: str, sources: Sources) -
         there = results.exists(judge, previous_version)
         previous = (previous_version, results.rows(judge, previous_version) if there else None)
     named = {g.baseline for g in (sources.planted.gates if sources.planted else {}).values()}
-    baselines = {
-        b: results.rows(judge, b)
+    found_baselines = {
+        b: results.baseline_rows(judge, b)
         for b in sorted(b for b in named if b is not None and b != version)
-        if results.exists(judge, b)
     }
+    baselines = {b: rows for b, rows in found_baselines.items() if rows is not None}
     return build_report(
         judge, version, found.rows, sources, previous, found.damaged, baselines=baselines
     )

@@ -104,14 +104,16 @@ def session_reports(
     planted_root: Path,
     catalog: Mapping[str, JudgeSpec],
     session_id: str | None = None,
+    recorded_baselines: Mapping[tuple[str, str], list[JudgementRow]] | None = None,
 ) -> ReportSet:
     """A session's rows merged into each results file, and the reports they affect.
 
     A version's successor is rebuilt too when it has results: its comparison reads this
-    version's rows. Nothing is written until `write()`.
+    version's rows. `recorded_baselines`: (judge, version) -> the baseline's main run as the
+    session replayed it. Nothing is written until `write()`.
     """
     started = time.perf_counter()
-    results = Results(reports)
+    results = Results(reports, recorded=dict(recorded_baselines or {}))
     by_folder: dict[tuple[str, str], list[JudgementRow]] = {}
     for row in rows:
         by_folder.setdefault((row.judge, row.prompt_version), []).append(row)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from ._support import (
     GATES,
     ITEMS,
+    JUDGE,
     MODEL,
     FakeJudge,
     JudgesProject,
@@ -104,6 +106,7 @@ def test_a_gate_without_usable_rows_is_skipped_on_a_chosen_subset(
 
 
 SNAPSHOT_TESTS = """
+import json
 import shutil
 
 import pytest
@@ -179,3 +182,24 @@ def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
     table = f'gates.toml ["{MODEL}"."{first}"] (inherited: prompt {latest} has no table of its own)'
     assert table in output
     assert "FAILED detection[cousin]: 0.00" in output
+
+
+def test_regression_gates_in_reports_read_the_recorded_baseline_whatever_the_report_dir(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    """`--report-dir` elsewhere: the report's regression gates still compare the baseline's
+    recorded run, as the gate tests did, not a missing or stale copy in the report folder."""
+    first, latest = versions()[0], versions()[-1]
+    project.write_set_file("gates.toml", f'["{MODEL}"."{first}"]\nbaseline = "{first}"\n')
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    elsewhere = project.root / "elsewhere"
+
+    project.run("-k", latest, "--report-dir", str(elsewhere))
+
+    assert not (elsewhere / JUDGE / first).exists()  # only the selected version is reported
+    report = json.loads((elsewhere / JUDGE / latest / "report.json").read_text())
+    at_home = json.loads((project.root / "reports" / JUDGE / latest / "report.json").read_text())
+    (model,) = report["models"]
+    (home,) = at_home["models"]
+    assert model["regressions"], "the baseline's recorded run was not found"
+    assert model["regressions"] == home["regressions"]
