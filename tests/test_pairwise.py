@@ -25,6 +25,7 @@ from judges.stats.pairwise import (
     chance_test,
     cohen_kappa,
     figures,
+    finding,
     llmbar_statistics,
     model_pairs,
     outcomes,
@@ -102,13 +103,14 @@ def test_figures_are_wilson_rates_of_the_right_counts(seed: int) -> None:
 
 def test_chance_test_is_the_exact_sign_test() -> None:
     test = chance_test(30, 12)
-    assert test.p_better == pytest.approx(
+    assert test.p_value == pytest.approx(
         scipy.stats.binomtest(30, 42, alternative="greater").pvalue
     )
-    assert test.finding == BETTER
-    assert chance_test(12, 30).finding == WORSE
-    assert chance_test(20, 22).finding == AT_CHANCE
-    assert chance_test(0, 0).finding == AT_CHANCE  # nothing decided twice: no evidence
+    assert finding(test) == BETTER and test.fit
+    assert finding(chance_test(12, 30)) == WORSE
+    assert finding(chance_test(20, 22)) == AT_CHANCE
+    assert not chance_test(0, 0).fit  # nothing decided twice: no evidence
+    assert not chance_test(4, 0).fit  # too few: even 4/4 cannot reach p < 0.05
 
 
 def _judge_on(items: list[tuple[str, str, str, str]], pick: object) -> list[Judged]:
@@ -154,7 +156,7 @@ def test_adversarial_judges_are_never_pass(name: str) -> None:
     (outcome,) = outcomes(judged_items, {"min_agreement": 0.6}, {})
     assert outcome.verdict in (NOT_FIT, FAIL), (name, outcome.reasons())
     if name == "reversed":
-        assert outcome.figures.chance.finding == WORSE
+        assert finding(outcome.figures.chance) == WORSE
     if name.startswith("constant"):  # right in exactly one order on every item
         assert outcome.figures.agreement.successes == 0
         assert outcome.verdict == NOT_FIT

@@ -21,6 +21,7 @@ from judges.stats.pairwise import (
     ModelPair,
     SetOutcome,
     by_category,
+    finding,
     judged,
     llmbar_statistics,
     model_pairs,
@@ -129,8 +130,8 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
             f = e.outcome.figures
             lines.append(
                 f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
-                f"| {_rate(f.both)} | {_rate(f.agreement)} | {f.chance.finding} "
-                f"(p = {min(f.chance.p_better, f.chance.p_worse):.2g}) | {f.no_winner} |"
+                f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
+                f"(p = {min(f.chance.p_value, f.chance.p_worse):.2g}) | {f.no_winner} |"
             )
         lines += [
             "",

@@ -16,7 +16,7 @@ Two sets of figures, on the same judgements:
   the gold label left as 1 or 2, so they are not Cohen's kappa of the judge against the
   gold label (GPT-4's 95% accuracy on Natural gives kappa_False 0.27).
 
-Chance (`chance_test`): an exact sign test on the items decided the same way in both
+Chance (`chance_test`, through `judges.stats.fitness.accuracy_vs_chance`): an exact sign test on the items decided the same way in both
 orders, right in both against wrong in both. A coin, or a judge that only follows
 position, is as likely to be wrong twice as right twice, so its expected accuracy is 50%;
 items right in one order only carry no evidence either way.
@@ -26,16 +26,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import scipy.stats
 
 from judges.core.results import JudgementRow
 from judges.stats.estimates import McNemar, Rate, mcnemar_exact, wilson
+from judges.stats.fitness import ALPHA, ChanceTest, accuracy_vs_chance
 
-ALPHA = 0.05
 BETTER, AT_CHANCE, WORSE = "better than chance", "at chance", "significantly worse than chance"
 
 
@@ -103,52 +102,25 @@ def judged(rows: Iterable[JudgementRow]) -> list[Judged]:
     return sorted(out, key=lambda j: j.item_id)
 
 
-@dataclass(frozen=True)
-class ChanceTest:
-    """Right in both orders against wrong in both, exact one-sided binomial tests at 0.5."""
-
-    right_both: int
-    wrong_both: int
-    p_better: float
-    p_worse: float
-    alpha: float = ALPHA
-
-    @property
-    def finding(self) -> str:
-        if self.p_better < self.alpha:
-            return BETTER
-        if self.p_worse < self.alpha:
-            return WORSE
-        return AT_CHANCE
-
-    @property
-    def fit(self) -> bool:
-        return self.finding == BETTER
-
-    def describe(self) -> str:
-        p = self.p_better if self.finding != WORSE else self.p_worse
-        return (
-            f"{self.finding}: right in both orders {self.right_both}, wrong in both "
-            f"{self.wrong_both} (exact sign test, one-sided p = {p:.2g})"
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "finding": self.finding,
-            "right_both": self.right_both,
-            "wrong_both": self.wrong_both,
-            "p_better": round(self.p_better, 6),
-            "p_worse": round(self.p_worse, 6),
-        }
-
-
 def chance_test(right_both: int, wrong_both: int, alpha: float = ALPHA) -> ChanceTest:
+    """Right in both orders against wrong in both: `accuracy_vs_chance` at 0.5 on the items
+    decided the same way twice (judges.stats.fitness), so its verdict words are the
+    harness's: fit, not fit, worse than chance, too few to test."""
     decided = right_both + wrong_both
-    if decided == 0:  # nothing decided the same way twice: no evidence of skill
-        return ChanceTest(right_both, wrong_both, 1.0, 1.0, alpha)
-    better = scipy.stats.binomtest(right_both, decided, 0.5, alternative="greater").pvalue
-    worse = scipy.stats.binomtest(right_both, decided, 0.5, alternative="less").pvalue
-    return ChanceTest(right_both, wrong_both, float(better), float(worse), alpha)
+    test = accuracy_vs_chance(right_both, decided, 0.5, name="pairwise chance", alpha=alpha)
+    return replace(
+        test,
+        statistic="right when decided alike in both orders",
+        detail=f"right in both orders {right_both}, wrong in both {wrong_both}",
+    )
+
+
+def finding(test: ChanceTest) -> str:
+    if test.fit:
+        return BETTER
+    if test.worse_than_chance:
+        return WORSE
+    return AT_CHANCE if test.testable else "too few to test"
 
 
 @dataclass(frozen=True)
@@ -175,7 +147,7 @@ class PairwiseFigures:
             "accuracy_average": self.average.as_dict(),
             "positional_agreement": self.agreement.as_dict(),
             "no_winner": self.no_winner,
-            "chance": self.chance.as_dict(),
+            "chance": {"finding": finding(self.chance), **self.chance.as_dict()},
         }
 
 
@@ -323,7 +295,8 @@ class SetOutcome:
     def reasons(self) -> list[str]:
         reasons = []
         if not self.figures.chance.fit:
-            reasons.append(self.figures.chance.describe())
+            chance = self.figures.chance
+            reasons.append(f"{finding(chance)} ({chance.figure()}; {chance.detail})")
         if self.agreement_passed is False:
             reasons.append(
                 f"positional agreement {self.figures.agreement.successes}/{self.figures.n} = "
