@@ -17,9 +17,10 @@ Two sets of figures, on the same judgements:
   gold label (GPT-4's 95% accuracy on Natural gives kappa_False 0.27).
 
 Chance (`chance_test`, `judges.stats.fitness.accuracy_vs_chance` underneath): an exact
-sign test on the items decided the same way in both orders, right in both against wrong in both. A coin, or a judge that only follows
-position, is as likely to be wrong twice as right twice, so its expected accuracy is 50%;
-items right in one order only carry no evidence either way.
+sign test on the items decided the same way in both orders, right in both against wrong
+in both. A coin, or a judge that only follows position, is as likely to be wrong twice as
+right twice, so its expected accuracy is 50%; items right in one order only carry no
+evidence either way.
 """
 
 from __future__ import annotations
