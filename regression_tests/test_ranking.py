@@ -12,6 +12,7 @@ import random
 import pytest
 
 from judges.core.checks import assert_accounted
+from judges.stats.random_rankings import random_baseline
 from judges.stats.ranker import (
     below_threshold,
     not_better_than_random,
@@ -23,7 +24,6 @@ from judges.stats.ranking import (
     evaluate_ranking,
     mean_metrics,
     popularity_ranking,
-    random_baseline,
     random_expectation,
 )
 from judges.stats.reading_list import evaluate_run, gate_failures

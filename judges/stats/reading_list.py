@@ -20,7 +20,9 @@ from judges.core.results import JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.sets.reading_list import RUN, load_reading_list
 from judges.stats.estimates import Estimate
+from judges.stats.random_rankings import shuffled_labels
 from judges.stats.ranking import evaluate_ranking, popularity_ranking
+from judges.stats.ranking_matrix import evaluate_rows
 
 # The report's metrics, in order, as a reader spells them.
 SHOWN: dict[str, str] = {
@@ -81,10 +83,10 @@ class RankerFigures:
         }
 
 
-def _interval(point: float, samples: list[float], n: int) -> Estimate:
+def _interval(point: float, samples: np.ndarray, n: int) -> Estimate:
     """The point with the central CONFIDENCE share of `samples`; n counts candidates."""
     tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(np.asarray(samples), [tail, 100 - tail])
+    low, high = np.percentile(samples, [tail, 100 - tail])
     return Estimate(float(point), float(low), float(high), n)
 
 
@@ -98,25 +100,21 @@ def bootstrap_over_candidates(
     """Each metric of one scored ranker with a percentile interval over resampled candidates.
 
     A resample draws len(labels) candidates with replacement; a candidate drawn twice enters
-    twice (as distinct copies with its score and grade). The estimate's n is the number of
-    candidates, not of resamples.
+    twice (as distinct copies with its score and grade, tied with each other). The estimate's
+    n is the number of candidates, not of resamples. All resamples are scored at once, one
+    row each (`ranking_matrix.evaluate_rows`).
     """
     ids = sorted(labels)
     missing = sorted(set(ids) - set(scores))
     if missing:
         raise ValueError(f"candidates without a score (use None for a failed one): {missing}")
-    point = evaluate_scores({i: scores[i] for i in ids}, labels)
+    point = evaluate_scores({i: scores[i] for i in ids}, labels)  # also validates both
     rng = np.random.default_rng(seed)
-    samples: dict[str, list[float]] = {key: [] for key in SHOWN}
-    for _ in range(n_resamples):
-        drawn = [ids[j] for j in rng.integers(0, len(ids), len(ids))]
-        copies = {f"{cid}#{n}": cid for n, cid in enumerate(drawn)}
-        metrics = evaluate_scores(
-            {copy: scores[cid] for copy, cid in copies.items()},
-            {copy: labels[cid] for copy, cid in copies.items()},
-        )
-        for key in SHOWN:
-            samples[key].append(metrics[key])
+    # One draw per resample, in order: the stream the figures were first computed with.
+    drawn = np.stack([rng.integers(0, len(ids), len(ids)) for _ in range(n_resamples)])
+    grades = np.array([labels[i] for i in ids], dtype=np.int64)
+    values = np.array([np.nan if scores[i] is None else float(scores[i]) for i in ids])  # type: ignore[arg-type]
+    samples = evaluate_rows(grades[drawn], values[drawn])
     return {key: _interval(point[key], samples[key], len(ids)) for key in SHOWN}
 
 
@@ -124,14 +122,9 @@ def random_figures(
     labels: Mapping[str, int], *, n_draws: int = N_DRAWS, seed: int = 0
 ) -> dict[str, Estimate]:
     """Mean metric of random orderings, with the central 95% of the orderings as interval."""
-    pool = sorted(labels)
-    rng = np.random.default_rng(seed)
-    draws: dict[str, list[float]] = {key: [] for key in SHOWN}
-    for _ in range(n_draws):
-        metrics = evaluate_ranking([pool[i] for i in rng.permutation(len(pool))], labels)
-        for key in SHOWN:
-            draws[key].append(metrics[key])
-    return {key: _interval(float(np.mean(draws[key])), draws[key], len(pool)) for key in SHOWN}
+    grades = np.array([labels[c] for c in sorted(labels)], dtype=np.int64)
+    draws = evaluate_rows(shuffled_labels(grades, n_draws, np.random.default_rng(seed)))
+    return {key: _interval(float(np.mean(draws[key])), draws[key], len(grades)) for key in SHOWN}
 
 
 @dataclass(frozen=True)
