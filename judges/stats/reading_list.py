@@ -20,6 +20,7 @@ from judges.core.results import JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.sets.reading_list import RUN, load_reading_list
 from judges.stats.estimates import Estimate
+from judges.stats.memo import Memo, once
 from judges.stats.random_rankings import shuffled_labels
 from judges.stats.ranking import evaluate_ranking, popularity_ranking
 from judges.stats.ranking_matrix import evaluate_rows
@@ -179,8 +180,31 @@ def evaluate_reading_list(
     judge_scores: Mapping[str, float | None],
     *,
     n_resamples: int = N_RESAMPLES,
+    memo: Memo | None = None,
 ) -> ReadingListResult:
-    """The judge's scores, citation counts and random orderings, on the same candidates."""
+    """The judge's scores, citation counts and random orderings, on the same candidates.
+
+    With the session's `memo`, computed once per run for the same inputs (the test and the
+    report of the same rows share it).
+    """
+    key = (
+        "reading_list",
+        query,
+        tuple(sorted(labels.items())),
+        tuple(sorted(citations.items())),
+        tuple(sorted(judge_scores.items())),  # ids are unique: scores are never compared
+        n_resamples,
+    )
+    return once(memo, key, lambda: _evaluate(query, labels, citations, judge_scores, n_resamples))
+
+
+def _evaluate(
+    query: str,
+    labels: Mapping[str, int],
+    citations: Mapping[str, int],
+    judge_scores: Mapping[str, float | None],
+    n_resamples: int,
+) -> ReadingListResult:
     resamples = {"n_resamples": n_resamples}
     popularity = popularity_ranking(dict(citations))
     by_rank = {cid: float(len(popularity) - i) for i, cid in enumerate(popularity)}
@@ -218,8 +242,11 @@ def gate_failures(
     }
 
 
-def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
-    """The judge's run over the reading list, scored next to the baselines."""
+def evaluate_run(
+    rows: Sequence[JudgementRow], planted: PlantedSet, memo: Memo | None = None
+) -> ReadingListResult:
+    """The judge's run over the reading list, scored next to the baselines (once per run for
+    the same scores, with the session's `memo`)."""
     if planted.config.reading_list is None:
         raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
     reading_list = load_reading_list(planted.path / planted.config.reading_list)
@@ -229,4 +256,5 @@ def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingLi
         reading_list.labels,
         {c.id: c.citations for c in reading_list.candidates},
         judge_scores([row for row in rows if row.run == RUN], candidate_of),
+        memo=memo,
     )
