@@ -1,6 +1,7 @@
 """Time the vectorised bootstrap of column means against its pure-Python loop twin.
 
 Run by hand: python benchmarks/bench_bootstrap.py [--items 750 --dimensions 4 ...]
+          or python benchmarks/bench_bootstrap.py --quick   (seconds; what the test suite runs)
 Both implementations are timed in the same process on the same data, so the speedup is a
 like-for-like ratio on this machine, not a number carried over from elsewhere.
 """
@@ -45,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         help="resamples for the slow loop; below --resamples its time is scaled linearly",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="400x2, 500 resamples, one round")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.items, args.dimensions, args.resamples = 400, 2, 500
+        args.loop_resamples, args.repeat = 500, 1
     if min(args.dimensions, args.resamples, args.repeat, args.loop_resamples) < 1:
         parser.error("all sizes must be >= 1")
     if args.items < 2:

@@ -3,6 +3,8 @@ at several concurrencies, and compare each with the ideal (calls x latency / con
 
 Run by hand: python benchmarks/bench_record_concurrency.py [--calls 400] [--latency 1.0]
     [--concurrency 1,8,32] [--sequential-subset 20]
+          or python benchmarks/bench_record_concurrency.py --quick   (seconds; the test suite
+    runs it: 6 judgements at 20 ms, concurrency 1 and 3)
 
 The server is the integration tests' fake OpenAI-compatible judge (tests/integration), in
 a thread of this process on 127.0.0.1; each chat completion waits `--latency` seconds
@@ -90,13 +92,16 @@ def record(root: Path, url: str, calls: int, concurrency: int) -> tuple[float, d
     return elapsed, files
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--concurrency", default="1,8,32")
     parser.add_argument("--sequential-subset", type=int, default=20)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="6 calls, 20 ms, concurrency 1,3")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.calls, args.latency, args.concurrency, args.sequential_subset = 6, 0.02, "1,3", 3
     server = FakeJudgeServer()
     server.judge.delay_s = args.latency
     reference: dict[str, bytes] = {}

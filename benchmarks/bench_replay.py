@@ -1,6 +1,7 @@
 """Time offline replay of judge calls: the floor, the project's cassettes, plain vcrpy.
 
 Run by hand: python benchmarks/bench_replay.py [--calls 100] [--sizes 10,100,300] [--suite]
+          or python benchmarks/bench_replay.py --quick   (seconds; what the test suite runs)
 
 Everything is measured in one process, in one run, on cassettes this script records itself
 (through the project's own recorder) against a tiny stdlib HTTP server started in-process on
@@ -23,6 +24,7 @@ CPU time (`--clock cpu`): the timed code is single-threaded and does no network 
 an idle machine that equals wall time, and on a shared one other processes do not inflate
 it (`--clock wall` for elapsed time). Every replayed reply is checked against what the
 server sent. Nothing here asserts on time: the numbers are printed, not judged.
+`--quick` records and replays a handful of calls once: it only shows the script still works.
 """
 
 from __future__ import annotations
@@ -179,13 +181,19 @@ def judge_request(tag: str) -> JudgeRequest:
     )
 
 
+def interactions(path: Path) -> int:
+    """How many calls a cassette file holds."""
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
+    return len(data["interactions"])
+
+
 def record(path: Path, requests: Sequence[JudgeRequest], backend: Backend) -> None:
     """Record through the project's own recorder (vcrpy's serializer writes the file)."""
     with _vcr.cassette(path, record=True):
         for request in requests:
             backend.complete(request)
-    if _vcr.interaction_count(path) != len(requests):
-        raise SystemExit(f"{path}: recorded {_vcr.interaction_count(path)} of {len(requests)}")
+    if interactions(path) != len(requests):
+        raise SystemExit(f"{path}: recorded {interactions(path)} of {len(requests)}")
 
 
 # --------------------------------------------------------------------------- timing
@@ -320,7 +328,10 @@ def main(argv: list[str] | None = None) -> int:
         "--suite", action="store_true", help="also time the regression suite, -n 0 vs -n auto"
     )
     parser.add_argument("--suite-repeat", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--quick", action="store_true", help="5 calls, sizes 3, one round")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.calls, args.sizes, args.repeat, args.suite = 5, "3", 1, False
     try:
         sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
     except ValueError:

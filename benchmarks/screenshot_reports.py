@@ -1,6 +1,7 @@
 """Render every reports/<judge>/<version>/index.html to a PNG with headless Chromium.
 
 Run by hand: python benchmarks/screenshot_reports.py [--reports reports] [--out DIR]
+          or python benchmarks/screenshot_reports.py --quick   (the first page only, small)
 Screenshots go outside the repository (default /tmp/judges-screenshots/), because report
 folders are committed and a screenshot differs on every machine; the paths are printed.
 """
@@ -50,11 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=2400)
+    parser.add_argument("--quick", action="store_true", help="the first page only, 480x360")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.width, args.height = 480, 360
     if not Path(args.chromium).exists():
         print(f"no Chromium at {args.chromium}: apt-get install -y chromium", file=sys.stderr)
         return 2
-    pages = sorted(args.reports.glob("*/*/index.html"))
+    pages = sorted(args.reports.glob("*/*/index.html"))[: 1 if args.quick else None]
     if not pages:
         print(f"no {args.reports}/*/*/index.html: run `python -m judges report`", file=sys.stderr)
         return 2

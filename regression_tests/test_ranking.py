@@ -12,6 +12,7 @@ import random
 import pytest
 
 from judges.core.checks import assert_accounted
+from judges.stats.random_rankings import random_baseline
 from judges.stats.ranker import (
     below_threshold,
     not_better_than_random,
@@ -23,7 +24,6 @@ from judges.stats.ranking import (
     evaluate_ranking,
     mean_metrics,
     popularity_ranking,
-    random_baseline,
     random_expectation,
 )
 from judges.stats.reading_list import evaluate_run, gate_failures
@@ -42,7 +42,7 @@ def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
     shuffled = list(rows)
     random.Random(7).shuffle(shuffled)
     assert mean_metrics(per_query(queries_from_rows(shuffled, planted))) == metrics
-    summary = summarise(queries)
+    summary = summarise(queries, memo=judges_session.memo)  # the report reuses it
     print("\n".join(summary.lines()))
     print(f"judge: {metrics}")
     print(f"random: {mean_metrics([random_expectation(q.labels) for q in queries])}")
@@ -87,7 +87,7 @@ def test_reading_list_judged(reading_list_set, judge_runner, judges_session):
     """The judge ranks the expert's reading list, next to citation counts and chance."""
     planted = judges_session.planted_sets[reading_list_set.judge]
     rows = judge_runner.replay_set(reading_list_set, run="reading_list")
-    result = evaluate_run(rows, planted)
+    result = evaluate_run(rows, planted, judges_session.memo)  # the report reuses it
     # Every candidate is ranked, judged or not: nothing is silently dropped.
     assert result.n_candidates == len(planted.reading_list) == len(rows)
     print(result.headline())

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.stats import ranking as rk
+from judges.stats.random_rankings import random_baseline
 
 # A small query: 2 essential, 1 relevant, 1 tool, 1 background, 2 hard negatives.
 LABELS: dict[str, int] = {"e1": 4, "e2": 4, "r1": 3, "t1": 2, "b1": 1, "n1": 0, "n2": 0}
@@ -167,13 +168,13 @@ def test_popularity_ranking_ties_by_id() -> None:
 
 
 def test_random_baseline_deterministic_and_order_free() -> None:
-    first = rk.random_baseline(list(LABELS), LABELS, n_draws=50, seed=1)
-    again = rk.random_baseline(list(reversed(list(LABELS))), LABELS, n_draws=50, seed=1)
+    first = random_baseline(list(LABELS), LABELS, n_draws=50, seed=1)
+    again = random_baseline(list(reversed(list(LABELS))), LABELS, n_draws=50, seed=1)
     assert first == again
     assert set(first) == set(rk.METRIC_KEYS)
     assert all(0.0 <= v <= 1.0 for v in first.values())
     with pytest.raises(ValueError, match="'e1'"):
-        rk.random_baseline(["e1", "e1"], LABELS)
+        random_baseline(["e1", "e1"], LABELS)
 
 
 # --------------------------------------------------------------------------- AUC is chance
@@ -202,7 +203,7 @@ def test_auc_over_all_partial_rankings_is_exactly_half() -> None:
 
 def test_auc_mean_over_random_permutations_is_half() -> None:
     labels = {f"c{i}": 1 + i % 4 for i in range(10)} | {f"n{i}": 0 for i in range(10)}
-    mean = rk.random_baseline(list(labels), labels, n_draws=2000, seed=0)["hard_negative_auc"]
+    mean = random_baseline(list(labels), labels, n_draws=2000, seed=0)["hard_negative_auc"]
     assert abs(mean - 0.5) < 0.03
 
 
@@ -276,7 +277,7 @@ def test_results_ignore_label_insertion_order(
     rnd.shuffle(items)
     shuffled = dict(items)
     assert rk.evaluate_ranking(ranking, shuffled) == rk.evaluate_ranking(ranking, labels)
-    assert rk.random_baseline(ranking, shuffled, n_draws=5) == rk.random_baseline(
+    assert random_baseline(ranking, shuffled, n_draws=5) == random_baseline(
         ranking, labels, n_draws=5
     )
 

@@ -30,6 +30,7 @@ from judges.sets import preflight
 from judges.sets.items import PlantedItem
 from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
+from judges.stats.memo import Memo
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -119,6 +120,8 @@ class JudgesSession:
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.pytest_plugin.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
+        # Statistics computed once per run, shared by the tests and the reports.
+        self.memo = Memo()
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
@@ -403,7 +406,7 @@ class JudgesSession:
         s = self.settings
         baselines = self._recorded_baselines()
         return session_reports(
-            self.rows, s.reports, s.planted_sets, self.catalog, s.session_id, baselines
+            self.rows, s.reports, s.planted_sets, self.catalog, s.session_id, baselines, self.memo
         )
 
     def _recorded_baselines(self) -> dict[tuple[str, str], list[JudgementRow]]:

@@ -28,6 +28,7 @@ from judges.stats.label_stability import (
     noise_stability,
     retest_stability,
 )
+from judges.stats.memo import Memo
 from judges.stats.pairwise import is_pairwise
 from judges.stats.ranker import queries_from_rows, summarise
 from judges.stats.reading_list import ReadingListResult, evaluate_run, gate_failures
@@ -212,7 +213,7 @@ def _model_report(
     probes = _probes(model, version, rows, sources, fields, previous)
     gates += probes.gates if probes is not None else ()
     stability = _label_stability(rows, sources.spec)
-    reading = _reading_list(rows, planted, notes)
+    reading = _reading_list(rows, planted, notes, sources.memo)
     table = planted.gates.get((model, version)) if planted else None
     if table is not None:
         gates += _extra_gates(table, stability, reading, notes)
@@ -246,7 +247,7 @@ def _model_report(
         label_stability=stability,
         reading_list=reading,
         **regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
-        **_ranking(model, version, main, planted),
+        **_ranking(model, version, main, planted, sources.memo),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
 
@@ -266,13 +267,13 @@ def _label_stability(
 
 
 def _reading_list(
-    rows: Sequence[JudgementRow], planted: PlantedSet | None, notes: list[str]
+    rows: Sequence[JudgementRow], planted: PlantedSet | None, notes: list[str], memo: Memo | None
 ) -> ReadingListResult | None:
     """The judge's reading-list run scored as a ranking, when the run exists."""
     if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
         return None
     try:
-        return evaluate_run(list(rows), planted)
+        return evaluate_run(list(rows), planted, memo)
     except ValueError as error:  # e.g. candidates without a judgement after a `-k` run
         notes.append(f"reading list not scored: {error}")
         return None
@@ -304,13 +305,17 @@ def _extra_gates(
 
 
 def _ranking(
-    model: str, version: str, main: Sequence[JudgementRow], planted: PlantedSet | None
+    model: str,
+    version: str,
+    main: Sequence[JudgementRow],
+    planted: PlantedSet | None,
+    memo: Memo | None,
 ) -> dict[str, Any]:
     """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
     gates = planted.gates.get((model, version)) if planted else None
     if planted is None or gates is None or not gates.ranking or not main:
         return {}
-    summary = summarise(queries_from_rows(main, planted))
+    summary = summarise(queries_from_rows(main, planted), memo=memo)
     return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 

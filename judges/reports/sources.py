@@ -9,6 +9,7 @@ from pathlib import Path
 from judges.core.spec import JudgeSpec
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import PlantedSet, load_planted_set
+from judges.stats.memo import Memo
 from judges.stats.reliability import SmeLabel, SmeLabelError, load_sme_labels
 
 
@@ -21,6 +22,8 @@ class Sources:
     planted_root: str = "planted_sets"  # as shown in the report, never an absolute path
     sme_labels: tuple[SmeLabel, ...] | None = None
     notes: tuple[str, ...] = ()
+    # The session's statistics, shared with its tests (judges.stats.memo); None: compute.
+    memo: Memo | None = None
 
 
 def load_sources(judge: str, catalog: Mapping[str, JudgeSpec], planted_root: Path) -> Sources:

@@ -27,6 +27,7 @@ from judges.reports.metadata import RUN_FILE, RunMetadata
 from judges.reports.model import COMPARISON_MD, RESULTS_FILE, FolderReport
 from judges.reports.render import render_files
 from judges.reports.sources import Sources, load_sources
+from judges.stats.memo import Memo
 from judges.storage.files import atomic_write_text
 
 
@@ -80,13 +81,14 @@ def _build_set(
     targets: Sequence[tuple[str, str]],
     catalog: Mapping[str, JudgeSpec],
     planted_root: Path,
+    memo: Memo | None = None,
 ) -> tuple[tuple[FolderReport, ...], dict[Path, str], tuple[Path, ...]]:
     """The folder reports of `targets`, their files by path, and the stale files."""
     cache: dict[str, Sources] = {}
     folders, files, stale = [], {}, []
     for judge, version in targets:
         if judge not in cache:
-            cache[judge] = load_sources(judge, catalog, planted_root)
+            cache[judge] = replace(load_sources(judge, catalog, planted_root), memo=memo)
         folder = build_folder(results, judge, version, cache[judge])
         where = report_dir(results.reports, judge, version)
         rendered = render_files(folder)
@@ -105,12 +107,14 @@ def session_reports(
     catalog: Mapping[str, JudgeSpec],
     session_id: str | None = None,
     recorded_baselines: Mapping[tuple[str, str], list[JudgementRow]] | None = None,
+    memo: Memo | None = None,
 ) -> ReportSet:
     """A session's rows merged into each results file, and the reports they affect.
 
     A version's successor is rebuilt too when it has results: its comparison reads this
     version's rows. `recorded_baselines`: (judge, version) -> the baseline's main run as the
-    session replayed it. Nothing is written until `write()`.
+    session replayed it. `memo`: the session's statistics, which its tests may have computed
+    already. Nothing is written until `write()`.
     """
     started = time.perf_counter()
     results = Results(reports, recorded=dict(recorded_baselines or {}))
@@ -128,7 +132,7 @@ def session_reports(
             and results.exists(judge, following)
         ):
             targets.append((judge, following))
-    folders, files, stale = _build_set(results, sorted(targets), catalog, planted_root)
+    folders, files, stale = _build_set(results, sorted(targets), catalog, planted_root, memo)
     merged = {results.path(j, v): results.merged[(j, v)] for j, v in sorted(by_folder)}
     meta = RunMetadata.collect(
         "pytest session",

@@ -17,6 +17,7 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.stats.estimates import Estimate, bootstrap_mean
+from judges.stats.memo import Memo, once
 from judges.stats.random_rankings import draw_metrics
 from judges.stats.ranking import (
     LEVEL_TO_LABEL,
@@ -142,8 +143,23 @@ def _sort_key(score: float | None) -> float:
     return -score if score is not None and score == score else float("inf")
 
 
-def summarise(queries: Sequence[Query], n_draws: int = N_DRAWS) -> RankerSummary:
-    """Means over queries with bootstrap intervals, against the random ranking."""
+def summarise(
+    queries: Sequence[Query], n_draws: int = N_DRAWS, memo: Memo | None = None
+) -> RankerSummary:
+    """Means over queries with bootstrap intervals, against the random ranking; once per run
+    for the same queries with the session's `memo` (the test and the report share it)."""
+    key = (
+        "ranker",
+        n_draws,
+        tuple(
+            (q.text, *(tuple(sorted(m.items())) for m in (q.scores, q.labels, q.levels)))
+            for q in queries
+        ),
+    )
+    return once(memo, key, lambda: _summarise(queries, n_draws))
+
+
+def _summarise(queries: Sequence[Query], n_draws: int) -> RankerSummary:
     judged = per_query(queries)
     expected = [random_expectation(q.labels) for q in queries]
     draws = [draw_metrics(list(q.labels), q.labels, n_draws=n_draws, seed=q.seed) for q in queries]

@@ -37,7 +37,6 @@ __all__ = [
     "mrr",
     "ndcg_at_k",
     "popularity_ranking",
-    "random_baseline",
     "random_expectation",
     "recall_at_k",
     "recall_at_k_levels",
@@ -322,35 +321,10 @@ def evaluate_ranking(output: Output, labels: Mapping[str, int]) -> dict[str, flo
 def random_expectation(labels: Mapping[str, int]) -> dict[str, float]:
     """The exact expected metrics of a uniformly random ranking of every candidate.
 
-    A random ranking is one tie group holding everything: the constant-score system.
+    A random ranking is one tie group holding everything: the constant-score system. Seeded
+    draws: `random_rankings.random_baseline`.
     """
     return evaluate_ranking(dict.fromkeys(labels, 0.0), labels)
-
-
-def random_baseline(
-    candidates: Sequence[str],
-    labels: Mapping[str, int],
-    *,
-    n_draws: int = 200,
-    seed: int = 0,
-) -> dict[str, float]:
-    """Mean of evaluate_ranking over n_draws seeded random orderings of the candidates.
-
-    `random_expectation` gives the exact value. Seed each query on its own (e.g. from the
-    query text) so that queries do not share one permutation.
-    """
-    if n_draws < 1:
-        raise ValueError(f"n_draws must be >= 1, got {n_draws}")
-    # Sort first so the same candidate set gives the same baseline whatever order it came in.
-    pool = sorted(candidates)
-    _groups(pool, labels)
-    rng = np.random.default_rng(seed)
-    totals = dict.fromkeys(METRIC_KEYS, 0.0)
-    for _ in range(n_draws):
-        order = [pool[i] for i in rng.permutation(len(pool))]
-        for key, value in evaluate_ranking(order, labels).items():
-            totals[key] += value
-    return {key: total / n_draws for key, total in totals.items()}
 
 
 def popularity_ranking(candidates: Mapping[str, int]) -> list[str]:

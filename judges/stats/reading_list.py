@@ -20,7 +20,10 @@ from judges.core.results import JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.sets.reading_list import RUN, load_reading_list
 from judges.stats.estimates import Estimate
+from judges.stats.memo import Memo, once
+from judges.stats.random_rankings import shuffled_labels
 from judges.stats.ranking import evaluate_ranking, popularity_ranking
+from judges.stats.ranking_matrix import evaluate_rows
 
 # The report's metrics, in order, as a reader spells them.
 SHOWN: dict[str, str] = {
@@ -81,10 +84,10 @@ class RankerFigures:
         }
 
 
-def _interval(point: float, samples: list[float], n: int) -> Estimate:
+def _interval(point: float, samples: np.ndarray, n: int) -> Estimate:
     """The point with the central CONFIDENCE share of `samples`; n counts candidates."""
     tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(np.asarray(samples), [tail, 100 - tail])
+    low, high = np.percentile(samples, [tail, 100 - tail])
     return Estimate(float(point), float(low), float(high), n)
 
 
@@ -98,25 +101,21 @@ def bootstrap_over_candidates(
     """Each metric of one scored ranker with a percentile interval over resampled candidates.
 
     A resample draws len(labels) candidates with replacement; a candidate drawn twice enters
-    twice (as distinct copies with its score and grade). The estimate's n is the number of
-    candidates, not of resamples.
+    twice (as distinct copies with its score and grade, tied with each other). The estimate's
+    n is the number of candidates, not of resamples. All resamples are scored at once, one
+    row each (`ranking_matrix.evaluate_rows`).
     """
     ids = sorted(labels)
     missing = sorted(set(ids) - set(scores))
     if missing:
         raise ValueError(f"candidates without a score (use None for a failed one): {missing}")
-    point = evaluate_scores({i: scores[i] for i in ids}, labels)
+    point = evaluate_scores({i: scores[i] for i in ids}, labels)  # also validates both
     rng = np.random.default_rng(seed)
-    samples: dict[str, list[float]] = {key: [] for key in SHOWN}
-    for _ in range(n_resamples):
-        drawn = [ids[j] for j in rng.integers(0, len(ids), len(ids))]
-        copies = {f"{cid}#{n}": cid for n, cid in enumerate(drawn)}
-        metrics = evaluate_scores(
-            {copy: scores[cid] for copy, cid in copies.items()},
-            {copy: labels[cid] for copy, cid in copies.items()},
-        )
-        for key in SHOWN:
-            samples[key].append(metrics[key])
+    # One draw per resample, in order: the stream the figures were first computed with.
+    drawn = np.stack([rng.integers(0, len(ids), len(ids)) for _ in range(n_resamples)])
+    grades = np.array([labels[i] for i in ids], dtype=np.int64)
+    values = np.array([np.nan if scores[i] is None else float(scores[i]) for i in ids])  # type: ignore[arg-type]
+    samples = evaluate_rows(grades[drawn], values[drawn])
     return {key: _interval(point[key], samples[key], len(ids)) for key in SHOWN}
 
 
@@ -124,14 +123,9 @@ def random_figures(
     labels: Mapping[str, int], *, n_draws: int = N_DRAWS, seed: int = 0
 ) -> dict[str, Estimate]:
     """Mean metric of random orderings, with the central 95% of the orderings as interval."""
-    pool = sorted(labels)
-    rng = np.random.default_rng(seed)
-    draws: dict[str, list[float]] = {key: [] for key in SHOWN}
-    for _ in range(n_draws):
-        metrics = evaluate_ranking([pool[i] for i in rng.permutation(len(pool))], labels)
-        for key in SHOWN:
-            draws[key].append(metrics[key])
-    return {key: _interval(float(np.mean(draws[key])), draws[key], len(pool)) for key in SHOWN}
+    grades = np.array([labels[c] for c in sorted(labels)], dtype=np.int64)
+    draws = evaluate_rows(shuffled_labels(grades, n_draws, np.random.default_rng(seed)))
+    return {key: _interval(float(np.mean(draws[key])), draws[key], len(grades)) for key in SHOWN}
 
 
 @dataclass(frozen=True)
@@ -186,8 +180,31 @@ def evaluate_reading_list(
     judge_scores: Mapping[str, float | None],
     *,
     n_resamples: int = N_RESAMPLES,
+    memo: Memo | None = None,
 ) -> ReadingListResult:
-    """The judge's scores, citation counts and random orderings, on the same candidates."""
+    """The judge's scores, citation counts and random orderings, on the same candidates.
+
+    With the session's `memo`, computed once per run for the same inputs (the test and the
+    report of the same rows share it).
+    """
+    key = (
+        "reading_list",
+        query,
+        tuple(sorted(labels.items())),
+        tuple(sorted(citations.items())),
+        tuple(sorted(judge_scores.items())),  # ids are unique: scores are never compared
+        n_resamples,
+    )
+    return once(memo, key, lambda: _evaluate(query, labels, citations, judge_scores, n_resamples))
+
+
+def _evaluate(
+    query: str,
+    labels: Mapping[str, int],
+    citations: Mapping[str, int],
+    judge_scores: Mapping[str, float | None],
+    n_resamples: int,
+) -> ReadingListResult:
     resamples = {"n_resamples": n_resamples}
     popularity = popularity_ranking(dict(citations))
     by_rank = {cid: float(len(popularity) - i) for i, cid in enumerate(popularity)}
@@ -225,8 +242,11 @@ def gate_failures(
     }
 
 
-def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingListResult:
-    """The judge's run over the reading list, scored next to the baselines."""
+def evaluate_run(
+    rows: Sequence[JudgementRow], planted: PlantedSet, memo: Memo | None = None
+) -> ReadingListResult:
+    """The judge's run over the reading list, scored next to the baselines (once per run for
+    the same scores, with the session's `memo`)."""
     if planted.config.reading_list is None:
         raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
     reading_list = load_reading_list(planted.path / planted.config.reading_list)
@@ -236,4 +256,5 @@ def evaluate_run(rows: Sequence[JudgementRow], planted: PlantedSet) -> ReadingLi
         reading_list.labels,
         {c.id: c.citations for c in reading_list.candidates},
         judge_scores([row for row in rows if row.run == RUN], candidate_of),
+        memo=memo,
     )
