@@ -14,9 +14,27 @@ _SHOWN = (
 )  # fmt: skip
 
 
+_NOT_SHOWN = frozenset({"rationale", "rationales", "raw", "judge_prompt_version"})
+
+
+def _short(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= 80
+
+
 def describe_verdict(row: JudgementRow) -> str:
+    """The verdict's telling fields: the built-in judges' ones, then what the item expects
+    on; a verdict with none of the built-in names (a project's own judge) shows its scalars."""
     verdict = row.verdict or {}
-    shown = {key: verdict[key] for key in _SHOWN if verdict.get(key) is not None}
+    keys = [key for key in _SHOWN if verdict.get(key) is not None]
+    own = not keys
+    keys += [e.field.split(".")[0] for e in row.expect]
+    if own:
+        keys += [k for k, v in verdict.items() if isinstance(v, bool | int | float) or _short(v)]
+    shown = {
+        key: verdict[key]
+        for key in dict.fromkeys(keys)
+        if key not in _NOT_SHOWN and verdict.get(key) is not None
+    }
     return ", ".join(
         f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in shown.items()
     )
