@@ -108,7 +108,7 @@ def scaffold(root: Path, name: str, model: str) -> Written:
     advice: list[str] = []
     if settings is None:
         files[root / "pytest.ini"] = "pytest.ini"
-    else:
+    elif PROMPTS_KEY not in settings[1] or "pythonpath" not in settings[1]:
         advice += _ini_advice(settings[0], values["__PROMPTS__"], values["__PLANTED__"])
     written, kept = [], []
     for path, template in files.items():

@@ -70,14 +70,14 @@ def test_panel_item(panel_case: Any, judge_runner: Any) -> None:
     assert_accounted(judge_runner.judge(panel_case, run="panel"), 1)
 
 
-def _thresholds(judge_runner: Any, set_case: Any, section: str) -> dict[str, float]:
+def gate_thresholds(judge_runner: Any, set_case: Any, section: str) -> dict[str, float]:
     gates = judge_runner.gates(set_case)
     return getattr(gates, section) if gates is not None else {}
 
 
 def _stability_gates(judge_runner: Any, set_case: Any, result: Any) -> list[Any]:
     """The label-stability thresholds of this run kind (keys start with the run)."""
-    thresholds = _thresholds(judge_runner, set_case, "label_stability")
+    thresholds = gate_thresholds(judge_runner, set_case, "label_stability")
     mine = {k: v for k, v in thresholds.items() if k.startswith(f"{result.run}.")}
     return label_stability.evaluate_stability([result], mine)
 
@@ -90,7 +90,7 @@ def test_noise_floor(noise_set: Any, judge_runner: Any, judges_session: Any) -> 
         rows, spec.config.dimensions, flag=spec.config.flag, n_items=n_items
     )
     gates = reliability.evaluate_reliability(
-        "noise_floor", result, _thresholds(judge_runner, noise_set, "noise_floor")
+        "noise_floor", result, gate_thresholds(judge_runner, noise_set, "noise_floor")
     )
     labels = label_stability.noise_stability(rows, spec.config.labels)
     gates += _stability_gates(judge_runner, noise_set, labels)
@@ -103,7 +103,7 @@ def test_test_retest(retest_set: Any, judge_runner: Any, judges_session: Any) ->
     retest = judge_runner.replay_set(retest_set, run="retest")
     result = reliability.test_retest(main, retest, spec.config.dimensions, flag=spec.config.flag)
     gates = reliability.evaluate_reliability(
-        "test_retest", result, _thresholds(judge_runner, retest_set, "test_retest")
+        "test_retest", result, gate_thresholds(judge_runner, retest_set, "test_retest")
     )
     labels = label_stability.retest_stability(main, retest, spec.config.labels)
     gates += _stability_gates(judge_runner, retest_set, labels)
@@ -124,7 +124,7 @@ def test_panel(panel_set: Any, judge_runner: Any, judges_session: Any) -> None:
         flag=spec.config.flag,
     )
     gates = reliability.evaluate_reliability(
-        "panel", result, _thresholds(judge_runner, panel_set, "panel")
+        "panel", result, gate_thresholds(judge_runner, panel_set, "panel")
     )
     judge_runner.check_gates(panel_set, "panel", gates)
 
