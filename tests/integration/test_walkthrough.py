@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from judges.cli.main import main as judges_main
+from judges.core.spec import load_catalog
 
 from ._support import FAKE_KEY, FakeJudge, Received
 
@@ -126,3 +127,13 @@ def test_the_walkthrough_runs_as_written(
     assert "support_reply" in report
     # No scratch file is left for `git add -A` to stage.
     assert not (repository / ".judges-tmp").exists()
+
+    # Replaying another model than the one recorded names the recorded one and the fix.
+    toml = repository / "judge_prompts" / "support_reply" / "judge.toml"
+    toml.write_text(toml.read_text().replace(MODEL, "local:other"))
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    other = pytester.runpytest_inprocess(*_INNER)
+    other.stdout.fnmatch_lines(
+        ["*support_reply prompt 1.0 on local:other has no recordings yet (recorded for "
+         "local-fake-judge: replay with --judge-model, or set baseline_model in*judge.toml)*"]
+    )  # fmt: skip
