@@ -15,7 +15,7 @@ import pytest
 from judges.cli.init import item_prefix, scaffold
 from judges.cli.main import main
 from judges.cli.project import find_project
-from judges.core.checks import describe_verdict
+from judges.core.checks import describe_returned, describe_verdict
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import SpecError, load_catalog, load_judge
 
@@ -230,6 +230,7 @@ def test_baseline_refuses_a_partial_recording_and_keeps_inherited_floors(
 def test_failure_messages_show_a_custom_verdicts_values() -> None:
     expect = [Expectation(field="accuracy", op="<=", value=1)]
     row = _row({"accuracy": 3, "tone": "curt", "rationale": "long", "raw": "x"}, expect)
-    assert describe_verdict(row) == 'accuracy=3, tone="curt"'
+    assert describe_returned(row) == 'accuracy=3, tone="curt"'
+    assert describe_verdict(row) == ""  # reports fall back to the verdict's key fields
     builtin = _row({"factual_accuracy": 2, "extra_field": 1}, expect)
-    assert describe_verdict(builtin) == "factual_accuracy=2"  # the built-in judges' as before
+    assert describe_returned(builtin) == "factual_accuracy=2"  # the built-in judges' as before

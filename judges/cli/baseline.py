@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from judges.core.checks import describe_verdict
+from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
 from judges.stats.estimates import Estimate, Rate
@@ -48,7 +48,7 @@ def miss_reason(row: JudgementRow) -> str:
     expected = " and ".join(str(e) for e in row.expect)
     if row.status != "ok":
         return f"{row.status}: {(row.error or '')[:160]}"
-    return f"expected {expected}; returned {describe_verdict(row)}"[:300]
+    return f"expected {expected}; returned {describe_returned(row)}"[:300]
 
 
 def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
