@@ -1,11 +1,7 @@
 """Re-baselines are reviewed as snapshot diffs of each (judge, prompt version) verdict table.
 
-After a deliberate re-record: `pytest --snapshot-update` accepts the new verdicts.
+After a deliberate re-record: `pytest --snapshot-update` accepts the new verdicts. The test
+is the generic suite's (`judges.pytest_plugin.suite`), as in any project.
 """
 
-from judges.reports.snapshots import verdict_table
-
-
-def test_verdict_table(gate_set, judge_runner, snapshot):
-    rows = judge_runner.replay_set(gate_set)
-    assert verdict_table(rows) == snapshot
+from judges.pytest_plugin.suite import test_verdict_table  # noqa: F401

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from judges.core.checks import describe_verdict
+from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
 from judges.stats.estimates import Estimate, Rate
@@ -48,7 +48,7 @@ def miss_reason(row: JudgementRow) -> str:
     expected = " and ".join(str(e) for e in row.expect)
     if row.status != "ok":
         return f"{row.status}: {(row.error or '')[:160]}"
-    return f"expected {expected}; returned {describe_verdict(row)}"[:300]
+    return f"expected {expected}; returned {describe_returned(row)}"[:300]
 
 
 def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
@@ -248,6 +248,18 @@ def _ordered(table: dict[str, Any]) -> dict[str, Any]:
     return {key: table[key] for key in first + sorted(set(table) - set(first))}
 
 
+def inherited_table(
+    existing: dict[tuple[str, str], dict[str, Any]], model: str, version: str
+) -> dict[str, Any]:
+    """The newest earlier version's table of `model`: the floors `version` inherits."""
+    earlier = [v for (m, v) in existing if m == model and version_key(v) < version_key(version)]
+    if not earlier:
+        return {}
+    table = dict(existing[(model, max(earlier, key=version_key))])
+    table.pop("baseline", None)  # set below from --accept
+    return table
+
+
 def write_baseline(
     folder: Path,
     rows_by_version: dict[str, list[JudgementRow]],
@@ -274,9 +286,11 @@ def write_baseline(
             if missed:
                 misses[(model, version)] = missed
             suggested = detection_floors(mine) | reliability.get((model, version), {})
-            table, kept = merge_floors(
-                existing.get((model, version), {}), suggested, reset=reset_floors
-            )
+            own = existing.get((model, version))
+            # A version without a table of its own was gated by an earlier version's floors:
+            # its new table starts from those, so accepting it drops no floor.
+            start = own if own is not None else inherited_table(existing, model, version)
+            table, kept = merge_floors(start, suggested, reset=reset_floors)
             notes += [f'["{model}"."{version}"] {line}' for line in kept]
             # Older versions are history: they keep their floors, not a newer baseline.
             table.pop("baseline", None)

@@ -10,22 +10,16 @@ from typing import Any
 
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
-from judges.core.spec import load_catalog
+from judges.cli.init import add_init_command
+from judges.cli.project import find_project
+from judges.cli.recorded import recording_gaps, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
 
 
-def judge_name(text: str) -> str:
-    """An argparse type: a judge of the catalog, or an error listing the known ones."""
-    known = sorted(load_catalog())
-    if text not in known:
-        raise argparse.ArgumentTypeError(f"unknown judge {text!r}; known: {', '.join(known)}")
-    return text
-
-
 def _derive(args: argparse.Namespace) -> int:
-    spec = load_catalog()[args.judge]
+    spec = args.catalog[args.judge]
     folder = args.planted_sets / args.judge
     derivations = load_derivations(folder / "derived.toml")
     items = [i for i in load_items(folder / "items.jsonl", spec) if i.provenance.source == "hand"]
@@ -44,7 +38,7 @@ def _compare(args: argparse.Namespace) -> int:
     from judges.stats.compare import comparison_markdown
 
     before, after = args.compare
-    comparisons = load_comparison(args.reports, args.judge, before, after)
+    comparisons = load_comparison(args.reports, args.judge, before, after, args.catalog)
     for comparison in comparisons:
         print(comparison_markdown(comparison))
     if not comparisons:
@@ -63,7 +57,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         if args.compare:
             return _compare(args)
-        built = disk_reports(args.reports, args.planted_sets, judge=args.judge)
+        built = disk_reports(args.reports, args.planted_sets, args.judge, args.catalog)
     except ResultsMissing as error:
         print(f"python -m judges report: {error}", file=sys.stderr)
         return 2
@@ -81,9 +75,11 @@ def _baseline(args: argparse.Namespace) -> int:
     from judges.reports.sources import load_sources
     from judges.sets.planted import load_gate_tables
 
-    catalog = load_catalog()
+    catalog = args.catalog
     spec = catalog[args.judge]
-    accept = args.accept or spec.versions[-1]
+    if args.accept is None:  # only an explicit --accept moves the baseline
+        return survey(args.judge, spec.versions, args.reports, args.planted_sets, catalog)
+    accept = args.accept
     if accept not in spec.versions:
         known = ", ".join(spec.versions)
         print(f"python -m judges baseline: --accept {accept}: not a prompt version of "
@@ -94,6 +90,13 @@ def _baseline(args: argparse.Namespace) -> int:
         rows_by_version, reliability = _recorded_versions(args, spec, sources)
     except ResultsMissing as error:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
+        return 2
+    item_ids = [item.id for item in sources.planted.items]
+    accepted_rows = rows_by_version[accept]
+    gaps = recording_gaps(accepted_rows, item_ids, sorted({r.model for r in accepted_rows}))
+    if gaps:
+        for line in refusal(args.judge, accept, gaps, len(item_ids)):
+            print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
@@ -180,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report --judge geval        one judge only\n"
         "  python -m judges report --check              fail if a report differs from its rows\n"
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
-        "  python -m judges baseline product_identity   accept the recorded baseline\n"
+        "  python -m judges init support_reply          a new judge: prompts, set, tests, CI\n"
+        "  python -m judges baseline product_identity --accept 0.3.1   accept a baseline\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -190,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline(commands)
     add_finale_command(commands)
     add_import_command(commands)
+    add_init_command(commands)
     return parser
 
 
@@ -201,10 +206,8 @@ def _add_derive(commands: Commands) -> None:
         "derive",
         help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
     )
-    derive.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
-    derive.add_argument(
-        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
-    )
+    derive.add_argument("judge", help="judge name, e.g. product_identity")
+    derive.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
     derive.set_defaults(run=_derive)
 
 
@@ -217,9 +220,7 @@ def _add_report(commands: Commands) -> None:
         "or pytest. With --compare, print the paired comparison of two prompt versions "
         "instead: items that flipped, McNemar's exact p, mean change per dimension.",
     )
-    report.add_argument(
-        "--judge", type=judge_name, help="only this judge (default: every judge with results)"
-    )
+    report.add_argument("--judge", help="only this judge (default: every judge with results)")
     report.add_argument(
         "--compare",
         nargs=2,
@@ -232,10 +233,8 @@ def _add_report(commands: Commands) -> None:
         help="write nothing; exit 1 naming each report file that differs from what the "
         "results files produce (hand edits, a renderer change not yet committed)",
     )
-    report.add_argument("--reports", type=Path, default=Path("reports"), help="reports folder")
-    report.add_argument(
-        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
-    )
+    report.add_argument("--reports", type=Path, help=REPORTS_HELP)
+    report.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
     report.set_defaults(run=_report)
 
 
@@ -251,26 +250,48 @@ def _add_baseline(commands: Commands) -> None:
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
     )
-    baseline.add_argument("judge", type=judge_name, help="judge name, e.g. product_identity")
+    baseline.add_argument("judge", help="judge name, e.g. product_identity")
     baseline.add_argument(
         "--accept",
         metavar="VERSION",
-        help="prompt version to accept as the baseline (default: the newest version)",
+        help="prompt version to accept as the baseline; it must be fully recorded. Without "
+        "it, nothing is written: the command says what each version's recording holds",
     )
     baseline.add_argument(
         "--reset-floors",
         action="store_true",
         help="replace every floor with its suggestion (the team's floors are lost)",
     )
-    baseline.add_argument(
-        "--reports", type=Path, default=Path("reports"), help="reports folder (results.jsonl)"
-    )
-    baseline.add_argument(
-        "--planted-sets", type=Path, default=Path("planted_sets"), help="planted sets folder"
-    )
+    baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
+    baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
     baseline.set_defaults(run=_baseline)
 
 
+PLANTED_SETS_HELP = "planted sets folder (default: the ini's judges_planted_sets, or planted_sets)"
+REPORTS_HELP = "reports folder (default: reports/ beside the pytest ini file)"
+# What a mistake in the project's own files raises: one line on stderr, never a traceback.
+USER_ERRORS = (ValueError, OSError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.run(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command in ("derive", "report", "baseline"):
+            _project_defaults(parser, args)
+        return int(args.run(args))
+    except USER_ERRORS as error:
+        print(f"python -m judges {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+
+
+def _project_defaults(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The judges, planted sets and reports of the project pytest would run here."""
+    project = find_project(Path.cwd())
+    args.catalog = project.catalog()
+    args.planted_sets = args.planted_sets or project.planted_sets
+    if hasattr(args, "reports"):
+        args.reports = args.reports or project.reports
+    if args.judge is not None and args.judge not in args.catalog:
+        known = ", ".join(sorted(args.catalog))
+        parser.error(f"unknown judge {args.judge!r}; known: {known}")

@@ -14,12 +14,39 @@ _SHOWN = (
 )  # fmt: skip
 
 
+_NOT_SHOWN = frozenset({"rationale", "rationales", "raw", "judge_prompt_version"})
+
+
 def describe_verdict(row: JudgementRow) -> str:
     verdict = row.verdict or {}
     shown = {key: verdict[key] for key in _SHOWN if verdict.get(key) is not None}
     return ", ".join(
         f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in shown.items()
     )
+
+
+def describe_returned(row: JudgementRow) -> str:
+    """What a failure message shows: the built-in judges' fields, or, for a verdict with
+    none of them (a project's own judge), the fields its items expect on, then its numbers,
+    flags and short strings."""
+    shown = describe_verdict(row)
+    if shown:
+        return shown
+    verdict = row.verdict or {}
+    keys = [e.field.split(".")[0] for e in row.expect]
+    keys += [k for k, v in verdict.items() if isinstance(v, bool | int | float) or _short(v)]
+    values = {
+        key: verdict[key]
+        for key in dict.fromkeys(keys)
+        if key not in _NOT_SHOWN and verdict.get(key) is not None
+    }
+    return ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in values.items()
+    )
+
+
+def _short(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= 80
 
 
 def failure_message(row: JudgementRow) -> str:
@@ -39,7 +66,7 @@ def failure_message(row: JudgementRow) -> str:
     verdict = row.verdict or {}
     rationale = verdict.get("rationale") or verdict.get("rationales") or ""
     return (
-        f"{head}: expected {expected}; {where} returned {describe_verdict(row)}\n"
+        f"{head}: expected {expected}; {where} returned {describe_returned(row)}\n"
         f"  rationale: {json.dumps(rationale, ensure_ascii=False)[:400]}"
     )
 

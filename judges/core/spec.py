@@ -257,6 +257,31 @@ def _check_module(toml_path: Path, text: str, name: str) -> None:
             f"{toml_path}:{line}: module {name!r} lacks {missing}; a verdict module provides "
             f"{', '.join(_VERDICT_MODULE_API)}"
         )
+    problem = _api_problem(module)
+    if problem:
+        raise SpecError(f"{toml_path}:{line}: module {name!r} ({module.__file__}): {problem}")
+
+
+def _api_problem(module: ModuleType) -> str | None:
+    """What the harness cannot use in a verdict module that has the three names."""
+    inputs = module.Inputs
+    if not (isinstance(inputs, type) and issubclass(inputs, BaseModel)):
+        return "Inputs must be a pydantic model (class Inputs(BaseModel))"
+    if not callable(getattr(inputs, "prompt_fields", None)):
+        return "Inputs needs a method prompt_fields(self) -> dict[str, str]"
+    if not callable(module.reply_model):
+        return "reply_model must be a function reply_model(prompt_version, facet)"
+    try:
+        returned = typing.get_type_hints(module.build_verdict).get("return")
+    except Exception as error:  # a name the annotations use is not importable there
+        return f"build_verdict's annotations cannot be resolved ({error})"
+    if not (isinstance(returned, type) and issubclass(returned, BaseModel)):
+        return (
+            "build_verdict needs a return annotation naming the verdict model, e.g. "
+            "def build_verdict(replies, inputs, prompt_version) -> Verdict: (a pydantic "
+            f"model); found {returned!r}"
+        )
+    return None
 
 
 @cache

@@ -8,6 +8,7 @@ test reports' `user_properties`, so reports are written once, by the controller.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 from pathlib import Path
@@ -36,6 +37,7 @@ from judges.pytest_plugin.params import (
     ITEM_FIXTURES,
     ROW_PROPERTY,
     SET_FIXTURES,
+    SetCase,
     case_id,
     item_params,
     session_key,
@@ -95,6 +97,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     _add_judge_options(group)
     _add_folder_options(group)
     parser.addini("judges_prompts", "folder of judge definitions (default: the built-in ones)")
+    parser.addini("judges_planted_sets", "folder of planted sets (default: planted_sets)")
     _add_run_options(group)
 
 
@@ -225,7 +228,7 @@ def _settings(config: pytest.Config, workerinput: dict[str, Any]) -> Settings:
         cost_cap_usd=config.getoption("judges_cost_cap"),
         price_files=tuple(config.getoption("judges_prices")),
         cassettes=(config.getoption("judges_cassettes") or rootdir / "cassettes").absolute(),
-        planted_sets=rootdir / "planted_sets",
+        planted_sets=rootdir / (config.getini("judges_planted_sets") or "planted_sets"),
         prompts=rootdir / prompts if (prompts := config.getini("judges_prompts")) else None,
         reports=(config.getoption("judges_reports") or rootdir / "reports").absolute(),
         noise_repeats=config.getoption("judges_noise_repeats"),
@@ -297,6 +300,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     restore = config.stash.get(restore_network_key, None)
     if restore is not None:
         restore()
+    session = config.stash.get(session_key, None)
+    if session is not None and not hasattr(config, "workerinput"):  # workers are gone by now
+        remove_scratch(session.settings.scratch, session.settings.session_id)
+
+
+def remove_scratch(scratch: Path, session_id: str) -> None:
+    """The session's scratch files (ledger, limits, record phase), and the folder if empty:
+    kept only while the session holds them, never left for `git add -A` to stage."""
+    if not scratch.is_dir():
+        return
+    for path in scratch.glob(f"*-{session_id}.*"):
+        path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: another session's, or a server log
+        scratch.rmdir()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -340,9 +357,26 @@ def _judged_case(params: Any) -> tuple[str, Case] | None:
     return probing.judged_case(params.params)
 
 
+# Every value the plugin parametrizes its fixtures with; pytest fills an empty
+# parametrization (a set with no panel, no probes) with a placeholder of another type.
+_OUR_VALUES = (Case, SetCase, probing.ProbeCase)
+_OUR_FIXTURES = frozenset({*CASE_FIXTURES, *probing.PARAMS})
+
+
+def _runs_nothing(item: pytest.Item) -> bool:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(k in _OUR_FIXTURES and not isinstance(v, _OUR_VALUES) for k, v in params.items())
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = config.stash[session_key]
+    # A test of a run no planted set names (no panel, no probes) has nothing to run: it is
+    # left out, as an unused fixture would be, not reported as an "empty parameter set".
+    empty = [item for item in items if _runs_nothing(item)]
+    if empty:
+        config.hook.pytest_deselected(items=empty)
+        items[:] = [item for item in items if not _runs_nothing(item)]
     # Before -k or node ids deselect anything: set-level tests name the item test that
     # re-records a case, even when that test is not selected in this run.
     for item in items:

@@ -451,9 +451,18 @@ class JudgesSession:
                         keyword=f"{planted.judge}-{version}-",
                         options=self.settings.rerecord_options,
                     )
+                    others = sorted(
+                        p.name for p in folder.parent.glob("*/") if any(p.rglob("*.yaml"))
+                    )
+                    elsewhere = (  # recorded with --judge-model, replayed without it
+                        f" (recorded for {', '.join(others)}: replay with --judge-model, or "
+                        f"set baseline_model in {spec.root / 'judge.toml'})"
+                        if others
+                        else ""
+                    )
                     lines.append(
-                        f"{planted.judge} prompt {version} on {model} has no recordings yet; "
-                        f"record it with:  {command}"
+                        f"{planted.judge} prompt {version} on {model} has no recordings yet"
+                        f"{elsewhere}; record it with:  {command}"
                     )
         return lines
 

@@ -130,11 +130,24 @@ class PlantedSet:
         return self.accepted_misses.get((model, version), {}).get(item_id)
 
 
+# The fix for the item fields people get wrong first, named in the load error.
+_FIELD_HINTS = {
+    "expect": 'every item, control or defect, needs "expect": [{"field": F, "op": OP, '
+    '"value": V}] (a control expects the good verdict, e.g. {"field": "accuracy", "op": '
+    '">=", "value": 2})',
+    "provenance": '"provenance" is an object, e.g. {"source": "hand", "note": "why"}',
+    "id": '"id" is 2-4 capital letters, a hyphen and 2-3 digits, e.g. "SR-01"',
+    "slug": '"slug" is lower-case words joined by hyphens, at most 40 characters',
+}
+
+
 def _field_error(path: Path, line: int, error: ValidationError) -> PlantedSetError:
     problems = []
     for e in error.errors(include_url=False):
         where = ".".join(str(p) for p in e["loc"]) or "<item>"
-        problems.append(f"field {where!r}: {e['msg']} (got {str(e.get('input'))[:60]!r})")
+        problem = f"field {where!r}: {e['msg']} (got {str(e.get('input'))[:60]!r})"
+        hint = _FIELD_HINTS.get(str(e["loc"][0])) if e["loc"] else None
+        problems.append(f"{problem}; {hint}" if hint else problem)
     return PlantedSetError(f"{path}:{line}: " + "; ".join(problems))
 
 

@@ -526,6 +526,26 @@ class JudgesProject:
         return found
 
 
+# The session removes its scratch files (the cost ledger among them) when it ends; a
+# project that reads its ledger afterwards keeps a copy when the session finishes.
+KEEP_LEDGER = """
+import shutil
+from pathlib import Path
+
+
+def pytest_sessionfinish(session):
+    for ledger in Path(session.config.rootpath, ".judges-tmp").glob("ledger-*.jsonl"):
+        shutil.copy(ledger, Path(session.config.rootpath, ledger.name))
+"""
+
+
+def kept_ledger(root: Path) -> Path:
+    """The ledger KEEP_LEDGER copied, and proof that the session removed its own."""
+    assert not (root / ".judges-tmp").exists(), "the session left its scratch files"
+    (ledger,) = root.glob("ledger-*.jsonl")
+    return ledger
+
+
 def committed_peak(ledger: Path) -> tuple[float, float]:
     """Replay a cost ledger: the most ever spent + held at once, and the final spend."""
     spent, peak = 0.0, 0.0

@@ -12,10 +12,12 @@ from ._support import (
     ANTHROPIC_MODEL,
     FAKE_ANTHROPIC_KEY,
     ITEMS,
+    KEEP_LEDGER,
     MESSAGES_PATH,
     FakeJudge,
     JudgesProject,
     committed_peak,
+    kept_ledger,
     load_cassette,
     versions,
 )
@@ -102,6 +104,7 @@ def test_the_cost_cap_holds_at_concurrency_8(
     anthropic: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     anthropic.pytester.makefile(".toml", prices=PRICES)
+    anthropic.pytester.makeconftest(KEEP_LEDGER)
     fake_judge.delay_s = 0.3
     cap = 700.0
     result = _record(
@@ -114,8 +117,7 @@ def test_the_cost_cap_holds_at_concurrency_8(
         "8",
     )
 
-    (ledger,) = (anthropic.root / ".judges-tmp").glob("ledger-*.jsonl")
-    peak, spent = committed_peak(ledger)
+    peak, spent = committed_peak(kept_ledger(anthropic.root))
     calls = len(fake_judge.calls)
     assert spent == 20.0 * calls  # 20 output tokens at 1 USD each
     assert peak <= cap

@@ -16,10 +16,12 @@ import pytest
 from ._support import (
     ITEMS,
     JUDGE,
+    KEEP_LEDGER,
     FakeJudge,
     JudgesProject,
     cassette_name,
     committed_peak,
+    kept_ledger,
     versions,
 )
 
@@ -77,6 +79,7 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
     project: JudgesProject, fake_judge: FakeJudge, cap: float
 ) -> None:
     project.pytester.makefile(".toml", prices=PRICES)
+    project.pytester.makeconftest(KEEP_LEDGER)
     fake_judge.delay_s = LATENCY_S
     result = _record(
         project,
@@ -84,8 +87,7 @@ def test_cost_cap_is_never_exceeded_at_concurrency_16_with_two_workers(
         workers="2",
     )
 
-    (ledger,) = (project.root / ".judges-tmp").glob("ledger-*.jsonl")
-    peak, spent = committed_peak(ledger)
+    peak, spent = committed_peak(kept_ledger(project.root))
     calls = len(fake_judge.calls)
     assert spent == 20.0 * calls
     assert peak <= cap

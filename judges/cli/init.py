@@ -1,0 +1,180 @@
+"""`python -m judges init NAME`: a working skeleton for a new judge, in the current project.
+
+Writes the judge's prompts folder (`judge.toml`, prompt 1.0), its verdict module, a planted
+set with defects and controls and its reliability runs, one test module that pulls in the
+harness's generic suite, the pytest ini settings, a `.gitignore` block and a GitHub
+workflow. Never overwrites a file: one that exists is left alone and named. The files are
+templates in `judges/cli/skeleton/`; docs/your-own-judge.md walks through them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from judges.calls.backends import BackendError, ModelRef
+from judges.cli.project import (
+    DEFAULT_PLANTED_SETS,
+    PLANTED_SETS_KEY,
+    PROMPTS_KEY,
+    find_project,
+    read_settings,
+)
+
+SKELETON = Path(__file__).parent / "skeleton"
+DEFAULT_MODEL = "local:smollm2-135m"  # the embedded judge of the `local` extra
+PROMPTS_FOLDER = "judge_prompts"
+VERDICTS_PACKAGE = "judge_verdicts"
+TESTS_FOLDER = "judge_tests"
+GITIGNORE_BEGIN = "# judges: begin"
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class InitError(ValueError):
+    """The judge cannot be scaffolded here; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `init` did: files written, files left alone, and settings to add by hand."""
+
+    written: list[Path]
+    kept: list[Path]
+    advice: list[str]
+
+
+def item_prefix(name: str) -> str:
+    """The planted items' id prefix: the name's initials, 2 to 4 capitals (SR-01)."""
+    initials = "".join(part[0] for part in name.split("_") if part).upper()
+    if len(initials) < 2:
+        initials = re.sub(r"[^A-Z]", "", name.upper())[:2].ljust(2, "X")
+    return initials[:4]
+
+
+def _template(name: str, values: dict[str, str]) -> str:
+    text = (SKELETON / name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+def _ini_advice(inifile: Path, prompts: str, planted: str) -> list[str]:
+    return [
+        f"{inifile} already configures pytest, so it was left alone; add to its pytest section:",
+        f"  {PROMPTS_KEY} = {prompts}",
+        f"  {PLANTED_SETS_KEY} = {planted}",
+        "  pythonpath = .",
+        f"  (and {TESTS_FOLDER} to testpaths, if it sets testpaths)",
+    ]
+
+
+def scaffold(root: Path, name: str, model: str) -> Written:
+    """Write the skeleton of judge `name` under `root`; never overwrite a file."""
+    if not _NAME.match(name):
+        raise InitError(
+            f"{name!r} is not a judge name: lower-case letters, digits and _, starting with "
+            "a letter (e.g. support_reply)"
+        )
+    try:
+        ModelRef.parse(model)
+    except BackendError as error:
+        raise InitError(f"--model {model}: {error}") from None
+    project = find_project(root)
+    settings = read_settings(project.rootdir)
+    root = project.rootdir if settings is not None else root.absolute()
+    prompts = project.prompts or root / PROMPTS_FOLDER
+    planted = project.planted_sets if settings is not None else root / DEFAULT_PLANTED_SETS
+    if (prompts / name).exists():
+        raise InitError(f"{prompts / name} exists: judge {name!r} is already defined here")
+    values = {
+        "__JUDGE__": name,
+        "__MODEL__": model,
+        "__P__": item_prefix(name),
+        "__PROMPTS__": prompts.relative_to(root).as_posix(),
+        "__PLANTED__": planted.relative_to(root).as_posix(),
+    }
+    files = {
+        prompts / name / "judge.toml": "judge.toml",
+        prompts / name / "1.0.md": "prompt.md",
+        root / VERDICTS_PACKAGE / "__init__.py": None,
+        root / VERDICTS_PACKAGE / f"{name}.py": "verdict.py.tmpl",
+        planted / name / "items.jsonl": "items.jsonl",
+        planted / name / "set.toml": "set.toml",
+        root / TESTS_FOLDER / "test_judges.py": "test_judges.py.tmpl",
+        root / ".github" / "workflows" / "judges.yml": "workflow.yml",
+    }
+    advice: list[str] = []
+    if settings is None:
+        files[root / "pytest.ini"] = "pytest.ini"
+    elif PROMPTS_KEY not in settings[1] or "pythonpath" not in settings[1]:
+        advice += _ini_advice(settings[0], values["__PROMPTS__"], values["__PLANTED__"])
+    written, kept = [], []
+    for path, template in files.items():
+        if path.exists():
+            kept.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = "" if template is None else _template(template, values)
+        with path.open("x", encoding="utf-8") as out:  # "x": never replace a file
+            out.write(text)
+        written.append(path)
+    gitignore = root / ".gitignore"
+    present = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
+    if GITIGNORE_BEGIN in present:
+        kept.append(gitignore)
+    else:  # appended: the project's own lines stay as they are
+        separator = "\n" if present and not present.endswith("\n") else ""
+        block = _template("gitignore", values)
+        with gitignore.open("a", encoding="utf-8") as out:
+            out.write(separator + ("\n" if present else "") + block)
+        written.append(gitignore)
+    return Written(written, kept, advice)
+
+
+def _init(args: argparse.Namespace) -> int:
+    root = Path.cwd()
+    done = scaffold(root, args.name, args.model)
+    for path in done.written:
+        print(f"wrote {_shown(path, root)}")
+    for path in done.kept:
+        print(f"kept {_shown(path, root)} (it exists; not overwritten)")
+    for line in done.advice:
+        print(line)
+    print(
+        f"next: edit the prompt, the verdict module and the planted items, then\n"
+        f"  python -m pytest --record --judge-model {args.model}   (add --judge-base-url URL "
+        "for a running server)\n"
+        f"  python -m pytest\n"
+        f"  python -m judges baseline {args.name} --accept 1.0\n"
+        "  python -m pytest --snapshot-update && python -m pytest\n"
+        "(docs/your-own-judge.md of the harness walks through each step)"
+    )
+    return 0
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root.absolute()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def add_init_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    init = commands.add_parser(
+        "init",
+        help="write a working skeleton for a new judge: prompts, verdict module, planted set, "
+        "tests, ini settings, .gitignore block, GitHub workflow (never overwrites a file)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    init.add_argument("name", help="the new judge's name, e.g. support_reply")
+    init.add_argument(
+        "--model",
+        default=DEFAULT_MODEL,
+        metavar="BACKEND:MODEL",
+        help=f"the judge model the offline gate replays (baseline_model; default "
+        f"{DEFAULT_MODEL}, the embedded judge)",
+    )
+    init.set_defaults(run=_init)

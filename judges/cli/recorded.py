@@ -1,0 +1,81 @@
+"""What a prompt version's recording holds, before `baseline` accepts it (or refuses to).
+
+A baseline accepted from part of a version (a `-k` subset, an interrupted recording) would
+list only the recorded items' misses, suggest floors from a handful of items, and leave
+every later run compared with a fraction of the set. So `baseline --accept` refuses it, and
+`baseline` without `--accept` only says what each version holds.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+from judges.core.results import JudgementRow, read_jsonl
+from judges.core.spec import JudgeSpec
+from judges.sets.planted import load_gate_tables, load_planted_set
+
+
+def recording_gaps(
+    rows: list[JudgementRow], item_ids: list[str], models: list[str]
+) -> dict[str, list[str]]:
+    """Per judge model: the planted items its main run has no row for."""
+    recorded: dict[str, set[str]] = {model: set() for model in models}
+    for row in rows:
+        if row.run == "main" and row.repeat == 0:
+            recorded.setdefault(row.model, set()).add(row.item_id)
+    gaps = {model: [i for i in item_ids if i not in seen] for model, seen in recorded.items()}
+    return {model: missing for model, missing in gaps.items() if missing}
+
+
+def record_command(judge: str, version: str) -> str:
+    return f"python -m pytest --record=missing -k {shlex.quote(f'{judge}-{version}')}"
+
+
+def refusal(judge: str, version: str, gaps: Mapping[str, list[str]], total: int) -> list[str]:
+    """The lines `baseline --accept` prints when the version is not fully recorded."""
+    lines = [
+        f"--accept {version}: refused, the recording of {judge} prompt {version} is partial; "
+        "a baseline is accepted only from every planted item"
+    ]
+    for model, missing in sorted(gaps.items()):
+        shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+        lines.append(f"  {model}: {total - len(missing)}/{total} items recorded; missing {shown}")
+    lines.append(f"  record the rest: {record_command(judge, version)}")
+    return lines
+
+
+def survey(
+    judge: str, versions: list[str], reports: Path, planted_root: Path,
+    catalog: Mapping[str, JudgeSpec],
+) -> int:  # fmt: skip
+    """Print what each version's recording holds and the accepted baseline; write nothing."""
+    spec = catalog[judge]
+    planted = load_planted_set(planted_root, spec)
+    item_ids = [item.id for item in planted.items]
+    tables = load_gate_tables(planted.path / "gates.toml")
+    accepted = sorted({str(g["baseline"]) for g in tables.values() if g.get("baseline")})
+    print(f"{judge}: accepted baseline {', '.join(accepted) or 'none yet'} (gates.toml)")
+    for version in versions:
+        path = reports / judge / version / "results.jsonl"
+        if not path.is_file():
+            print(f"  prompt {version}: not recorded ({record_command(judge, version)})")
+            continue
+        rows = read_jsonl(path)
+        models = sorted({row.model for row in rows})
+        gaps = recording_gaps(rows, item_ids, models)
+        for model in models:
+            main = {r.item_id: r for r in rows if r.model == model and r.run == "main"}
+            missed = sum(1 for r in main.values() if not (r.status == "ok" and r.met))
+            held = len(item_ids) - len(gaps.get(model, []))
+            state = "complete" if model not in gaps else "partial"
+            print(
+                f"  prompt {version} on {model}: {held}/{len(item_ids)} items recorded "
+                f"({state}), {missed} missed"
+            )
+    print(
+        f"nothing written; accept a fully recorded version with: "
+        f"python -m judges baseline {judge} --accept VERSION"
+    )
+    return 0

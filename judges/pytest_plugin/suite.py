@@ -1,0 +1,147 @@
+"""The harness's generic judge suite, for every judge under `judges_prompts`.
+
+A project pulls it in with one line in a test module (`python -m judges init` writes it):
+
+    from judges.pytest_plugin.suite import *  # noqa: F403
+
+pytest collects the test functions imported into a module like the ones defined there, so
+no test code is copied. Each test is parametrized by the plugin over what the planted sets
+ask for: one test per planted item, the detection and regression gates, the noise floor and
+test-retest (when `set.toml` names them), the panel (with `[panel]`), the bias probes (with
+`probes.toml`) and the verdict-table snapshot. A test whose run a set does not name is not
+collected. The built-in judges' own suite (`regression_tests/`) adds the tests specific to
+them (properties, SME calibration on `core_total`, ranking).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judges.core.checks import assert_accounted, assert_expected
+from judges.reports.snapshots import verdict_table
+from judges.stats import label_stability, reliability
+from judges.stats import probes as probe_stats
+from judges.stats.gates import evaluate
+
+__all__ = [
+    "test_detection_gates",
+    "test_noise_floor",
+    "test_noise_item",
+    "test_panel",
+    "test_panel_item",
+    "test_planted_item",
+    "test_probe_gates",
+    "test_probe_item",
+    "test_probe_noise_item",
+    "test_retest_item",
+    "test_test_retest",
+    "test_verdict_table",
+]
+
+
+def test_planted_item(planted_case: Any, judge_runner: Any) -> None:
+    (row,) = judge_runner.judge(planted_case)
+    assert_expected(row)
+
+
+def test_detection_gates(gate_set: Any, judge_runner: Any) -> None:
+    rows = judge_runner.replay_set(gate_set)
+    results = [*evaluate(rows, judge_runner.gates(gate_set))]
+    results += judge_runner.regression_gates(gate_set, rows)
+    judge_runner.check_gates(gate_set, "detection", results)
+
+
+def test_verdict_table(gate_set: Any, judge_runner: Any, snapshot: Any) -> None:
+    rows = judge_runner.replay_set(gate_set)
+    assert verdict_table(rows) == snapshot
+
+
+def test_noise_item(noise_case: Any, judge_runner: Any, judges_session: Any) -> None:
+    planted = judges_session.planted_sets[noise_case.judge]
+    repeats = judges_session.run_plan(planted, "noise").repeats
+    assert_accounted(judge_runner.judge(noise_case, run="noise"), repeats)
+
+
+def test_retest_item(retest_case: Any, judge_runner: Any) -> None:
+    assert_accounted(judge_runner.judge(retest_case, run="retest"), 1)
+
+
+def test_panel_item(panel_case: Any, judge_runner: Any) -> None:
+    assert_accounted(judge_runner.judge(panel_case, run="panel"), 1)
+
+
+def gate_thresholds(judge_runner: Any, set_case: Any, section: str) -> dict[str, float]:
+    gates = judge_runner.gates(set_case)
+    return getattr(gates, section) if gates is not None else {}
+
+
+def _stability_gates(judge_runner: Any, set_case: Any, result: Any) -> list[Any]:
+    """The label-stability thresholds of this run kind (keys start with the run)."""
+    thresholds = gate_thresholds(judge_runner, set_case, "label_stability")
+    mine = {k: v for k, v in thresholds.items() if k.startswith(f"{result.run}.")}
+    return label_stability.evaluate_stability([result], mine)
+
+
+def test_noise_floor(noise_set: Any, judge_runner: Any, judges_session: Any) -> None:
+    spec = judges_session.catalog[noise_set.judge]
+    rows = judge_runner.replay_set(noise_set, run="noise")
+    n_items = len(judges_session.planted_sets[noise_set.judge].items)
+    result = reliability.noise_floor(
+        rows, spec.config.dimensions, flag=spec.config.flag, n_items=n_items
+    )
+    gates = reliability.evaluate_reliability(
+        "noise_floor", result, gate_thresholds(judge_runner, noise_set, "noise_floor")
+    )
+    labels = label_stability.noise_stability(rows, spec.config.labels)
+    gates += _stability_gates(judge_runner, noise_set, labels)
+    judge_runner.check_gates(noise_set, "noise_floor", gates)
+
+
+def test_test_retest(retest_set: Any, judge_runner: Any, judges_session: Any) -> None:
+    spec = judges_session.catalog[retest_set.judge]
+    main = judge_runner.replay_set(retest_set, run="main")
+    retest = judge_runner.replay_set(retest_set, run="retest")
+    result = reliability.test_retest(main, retest, spec.config.dimensions, flag=spec.config.flag)
+    gates = reliability.evaluate_reliability(
+        "test_retest", result, gate_thresholds(judge_runner, retest_set, "test_retest")
+    )
+    labels = label_stability.retest_stability(main, retest, spec.config.labels)
+    gates += _stability_gates(judge_runner, retest_set, labels)
+    judge_runner.check_gates(retest_set, "test_retest", gates)
+
+
+def test_panel(panel_set: Any, judge_runner: Any, judges_session: Any) -> None:
+    spec = judges_session.catalog[panel_set.judge]
+    plan = judges_session.run_plan(judges_session.planted_sets[panel_set.judge], "panel")
+    primary = judge_runner.replay_set(panel_set, run="main")
+    cross = judge_runner.replay_set(panel_set, run="panel")
+    result = reliability.panel_agreement(
+        primary,
+        cross,
+        spec.config.dimensions,
+        primary_label=f"{panel_set.model} T={spec.config.sampling.temperature}",
+        cross_label=plan.label,
+        flag=spec.config.flag,
+    )
+    gates = reliability.evaluate_reliability(
+        "panel", result, gate_thresholds(judge_runner, panel_set, "panel")
+    )
+    judge_runner.check_gates(panel_set, "panel", gates)
+
+
+def test_probe_item(probe_case: Any, judge_runner: Any, judges_session: Any) -> None:
+    row = judge_runner.judge_probe(probe_case)
+    clean = judge_runner.replay_clean(probe_case)
+    spec = judges_session.catalog[probe_case.case.judge]
+    fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+    score = judges_session.probe_sets[probe_case.case.judge].score
+    outcome = probe_stats.outcome(probe_case.probe, row, clean, fields, score)
+    probe_stats.assert_unbiased(outcome, row, clean)
+
+
+def test_probe_noise_item(probe_noise_case: Any, judge_runner: Any) -> None:
+    assert_accounted([judge_runner.judge_probe_noise(probe_noise_case)], 1)
+
+
+def test_probe_gates(probe_set: Any, judge_runner: Any) -> None:
+    judge_runner.check_probe_gates(probe_set, judge_runner.probe_effects(probe_set))

@@ -1,0 +1,139 @@
+"""docs/your-own-judge.md, run as written: init, record, replay, baseline, report.
+
+In an empty git repository (pytester's folder), against the fake judge on 127.0.0.1, with
+no file of the harness copied or edited: the commands of the walkthrough's step 3, in its
+order, end in a green replay and reports that match their results.
+"""
+
+from __future__ import annotations
+
+import _socket
+import contextlib
+import io
+import json
+import re
+import socket
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from judges.cli.main import main as judges_main
+from judges.core.spec import load_catalog
+
+from ._support import FAKE_KEY, FakeJudge, Received
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "your-own-judge.md"
+MODEL = "local:fake-judge"
+_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio"]
+
+
+def keyword_judge(received: Received) -> str:
+    """A judge that reads the reply for the planted errors, but misses the shipping one."""
+    prompt = received.body["messages"][-1]["content"]
+    reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0]
+    accuracy = 0 if "90 days" in reply else 3
+    helpfulness = 0 if ("loyalty" in reply or "FAQ" in reply) else 3
+    verdict = {"accuracy": accuracy, "helpfulness": helpfulness, "rationale": "read the reply"}
+    return json.dumps(verdict)
+
+
+def command(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = judges_main(argv)
+    return code, out.getvalue()
+
+
+def walkthrough_commands() -> list[str]:
+    """Step 3's commands, as the page prints them."""
+    text = DOC.read_text(encoding="utf-8")
+    step = text.split("## 3. Record, replay, accept", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", step, re.S)
+    assert block is not None
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+@pytest.fixture
+def repository(
+    pytester: pytest.Pytester, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """An empty git repository; inner runs may reach the fake judge with a fake local key."""
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
+    subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
+    fake_judge.content = keyword_judge
+    return pytester.path
+
+
+def test_the_walkthrough_runs_as_written(
+    repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    commands = walkthrough_commands()
+    assert commands[0].startswith("python -m pytest --record --judge-model local:NAME")
+    assert commands[1:] == [
+        "python -m pytest",
+        "python -m judges baseline support_reply --accept 1.0",
+        "python -m pytest --snapshot-update",
+        "python -m pytest",
+        "python -m judges report --check",
+    ]
+
+    code, out = command(["init", "support_reply", "--model", MODEL])
+    assert code == 0, out
+    assert "wrote judge_tests/test_judges.py" in out
+    # The test module pulls the suite in; it copies no test code.
+    test_module = (repository / "judge_tests" / "test_judges.py").read_text()
+    assert "def test_" not in test_module
+
+    # 1. Record: every item, the noise floor (2 items x 3) and the retest run, live.
+    live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    recorded = pytester.runpytest_inprocess(*_INNER, *live)
+    assert len(fake_judge.calls) == 6 + 2 * 3 + 6, [r.path for r in fake_judge.received]
+    # SR-03 is missed; the set-level tests (gates, table, noise floor, retest) wait for replay.
+    recorded.assert_outcomes(passed=5 + 2 + 6, failed=1, skipped=4, deselected=5)
+    cassettes = sorted((repository / "cassettes" / "support_reply" / "1.0").rglob("*.yaml"))
+    assert len(cassettes) == 6 + 2 + 6
+
+    # 2. Replay, offline: the miss fails, and the verdict table has no snapshot yet.
+    replayed = pytester.runpytest_inprocess(*_INNER)
+    assert replayed.ret == 1
+    replayed.stdout.fnmatch_lines(["*SR-03*expected accuracy <= 1*returned accuracy=3*"])
+
+    # 3. Accept 1.0: the miss becomes an accepted miss, and 1.0 the baseline.
+    code, out = command(["baseline", "support_reply", "--accept", "1.0"])
+    assert code == 0, out
+    planted = repository / "planted_sets" / "support_reply"
+    misses = tomllib.loads((planted / "expectations.toml").read_text())
+    assert list(misses[MODEL]["1.0"]) == ["SR-03"]
+    assert tomllib.loads((planted / "gates.toml").read_text())[MODEL]["1.0"]["baseline"] == "1.0"
+
+    # 4. Accept the verdict table, then 5. the replay is green.
+    assert pytester.runpytest_inprocess(*_INNER, "--snapshot-update").ret == 0
+    calls = len(fake_judge.calls)
+    green = pytester.runpytest_inprocess(*_INNER)
+    assert green.ret == 0, green.stdout.str()
+    green.assert_outcomes(passed=5 + 2 + 6 + 4, xfailed=1, deselected=5)
+    assert len(fake_judge.calls) == calls  # offline: no call reached the judge
+
+    # 6. The committed reports are what the results produce.
+    code, out = command(["report", "--check"])
+    assert code == 0, out
+    report = (repository / "reports" / "support_reply" / "1.0" / "report.md").read_text()
+    assert "support_reply" in report
+    # No scratch file is left for `git add -A` to stage.
+    assert not (repository / ".judges-tmp").exists()
+
+    # Replaying another model than the one recorded names the recorded one and the fix.
+    toml = repository / "judge_prompts" / "support_reply" / "judge.toml"
+    toml.write_text(toml.read_text().replace(MODEL, "local:other"))
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    other = pytester.runpytest_inprocess(*_INNER)
+    other.stdout.fnmatch_lines(
+        ["*support_reply prompt 1.0 on local:other has no recordings yet (recorded for "
+         "local-fake-judge: replay with --judge-model, or set baseline_model in*judge.toml)*"]
+    )  # fmt: skip

@@ -1,0 +1,236 @@
+"""Adopting the harness in another repository: `init`, the project's settings, and one-line
+errors for the mistakes a new user makes (issue 28)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judges.cli.init import item_prefix, scaffold
+from judges.cli.main import main
+from judges.cli.project import find_project
+from judges.core.checks import describe_returned, describe_verdict
+from judges.core.results import Expectation, JudgementRow
+from judges.core.spec import SpecError, load_catalog, load_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = "local:smollm2-135m"
+
+
+def _row(verdict: dict, expect: list[Expectation]) -> JudgementRow:
+    return JudgementRow(
+        judge="j", prompt_version="1.0", prompt_hash="h", model="m:m", item_id="SR-01",
+        category="c", control=False, status="ok", verdict=verdict, expect=expect, met=False,
+    )  # fmt: skip
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _forget_project_modules() -> None:
+    """Each test's project has its own verdict modules under the same names."""
+    load_catalog.cache_clear()
+    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A scaffolded judge `support_reply` in an empty folder, the current directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _forget_project_modules()
+    scaffold(tmp_path, "support_reply", MODEL)
+    yield tmp_path
+    _forget_project_modules()
+
+
+def test_init_writes_a_skeleton_the_harness_loads(project: Path) -> None:
+    spec = load_judge(project / "judge_prompts" / "support_reply")
+    assert spec.versions == ["1.0"] and spec.config.baseline_model == MODEL
+    items = (project / "planted_sets" / "support_reply" / "items.jsonl").read_text()
+    rows = [json.loads(line) for line in items.splitlines()]
+    assert sum(r["control"] for r in rows) == 2 and len(rows) == 6
+    assert all(r["id"].startswith("SR-") and r["expect"] for r in rows)
+    ini = (project / "pytest.ini").read_text()
+    assert "judges_prompts = judge_prompts" in ini and "pythonpath = ." in ini
+    found = find_project(project / "judge_tests")  # from a subfolder, as pytest finds it
+    assert found.rootdir == project and found.prompts == project / "judge_prompts"
+    assert sorted(found.catalog()) == ["support_reply"]
+    assert ".judges-tmp/" in (project / ".gitignore").read_text().splitlines()
+
+
+def test_init_never_overwrites_and_appends_to_gitignore_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text("build/")
+    (tmp_path / "judge_tests").mkdir()
+    mine = tmp_path / "judge_tests" / "test_judges.py"
+    mine.write_text("# mine\n")
+    first = scaffold(tmp_path, "support_reply", MODEL)
+    assert mine in first.kept and mine.read_text() == "# mine\n"
+    assert (tmp_path / ".gitignore").read_text().startswith("build/\n")
+    ini = (tmp_path / "pytest.ini").read_text()
+    second = scaffold(tmp_path, "tone", MODEL)  # a second judge: shared files are kept
+    assert tmp_path / ".gitignore" in second.kept and not second.advice
+    assert (tmp_path / "pytest.ini").read_text() == ini
+    assert (tmp_path / ".gitignore").read_text().count("# judges: begin") == 1
+    assert "TO-01" in (tmp_path / "planted_sets" / "tone" / "items.jsonl").read_text()
+    with pytest.raises(ValueError, match="already defined here"):
+        scaffold(tmp_path, "tone", MODEL)
+    load_catalog.cache_clear()
+
+
+def test_init_leaves_an_existing_pytest_configuration_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.pytest.ini_options]\naddopts = "-q"\n')
+    code, out, _ = _run(["init", "support_reply"], capsys)
+    assert code == 0
+    assert pyproject.read_text() == '[tool.pytest.ini_options]\naddopts = "-q"\n'
+    assert not (tmp_path / "pytest.ini").exists()
+    assert "judges_prompts = judge_prompts" in out and "left alone" in out
+    load_catalog.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("name", "prefix"), [("support_reply", "SR"), ("tone", "TO"), ("a_b_c_d_e", "ABCD")]
+)
+def test_item_prefixes_are_valid_ids(name: str, prefix: str) -> None:
+    assert item_prefix(name) == prefix
+
+
+def test_init_refuses_a_bad_name_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["init", "Support-Reply"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "not a judge name" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("ini", "text"),
+    [
+        ("pytest.ini", "[pytest]\njudges_prompts = defs\njudges_planted_sets = sets\n"),
+        ("pyproject.toml", '[tool.pytest.ini_options]\njudges_prompts = "defs"\n'
+         'judges_planted_sets = "sets"\n'),
+        ("tox.ini", "[pytest]\njudges_prompts = defs\njudges_planted_sets = sets\n"),
+        ("setup.cfg", "[tool:pytest]\njudges_prompts = defs\njudges_planted_sets = sets\n"),
+    ],
+)  # fmt: skip
+def test_commands_read_the_settings_pytest_reads(tmp_path: Path, ini: str, text: str) -> None:
+    (tmp_path / ini).write_text(text)
+    (tmp_path / "sub").mkdir()
+    found = find_project(tmp_path / "sub")
+    assert found.inifile == tmp_path / ini
+    assert found.prompts == tmp_path / "defs" and found.planted_sets == tmp_path / "sets"
+
+
+def test_every_command_sees_the_projects_own_judge(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(["baseline", "support_reply"], capsys)
+    assert code == 0, err
+    assert "prompt 1.0: not recorded" in out and "nothing written" in out
+    assert not (project / "planted_sets" / "support_reply" / "gates.toml").exists()
+    code, _, err = _run(["derive", "support_reply"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["report", "--judge", "support_reply"], capsys)
+    assert code == 2 and "support_reply" in err and "Traceback" not in err
+    with pytest.raises(SystemExit):
+        main(["baseline", "product_identity"])  # the built-in judges are not this project's
+    assert "unknown judge 'product_identity'; known: support_reply" in capsys.readouterr().err
+
+
+def test_derive_on_a_missing_folder_or_a_bad_line_is_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(project / "planted_sets" / "support_reply")
+    code, _, err = _run(["derive", "support_reply"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "items.jsonl" in err
+    scaffold(project, "tone", MODEL)
+    load_catalog.cache_clear()
+    items = project / "planted_sets" / "tone" / "items.jsonl"
+    items.write_text(items.read_text() + "{not json\n")
+    code, _, err = _run(["derive", "tone"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "items.jsonl:7" in err
+
+
+def test_a_verdict_module_without_a_return_annotation_is_named(project: Path) -> None:
+    module = project / "judge_verdicts" / "support_reply.py"
+    module.write_text(module.read_text().replace(") -> Verdict:", "):"))
+    with pytest.raises(SpecError) as refused:
+        load_judge(project / "judge_prompts" / "support_reply")
+    message = str(refused.value)
+    assert "judge.toml:6" in message and "support_reply.py" in message
+    assert "return annotation naming the verdict model" in message and "\n" not in message
+
+
+def test_an_item_without_expectations_says_what_to_add(project: Path) -> None:
+    from judges.sets.planted import PlantedSetError, load_planted_set
+
+    items = project / "planted_sets" / "support_reply" / "items.jsonl"
+    lines = items.read_text().splitlines()
+    first = json.loads(lines[0])
+    del first["expect"]
+    items.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    spec = load_judge(project / "judge_prompts" / "support_reply")
+    with pytest.raises(PlantedSetError, match=r"items.jsonl:1: field 'expect'.*needs \"expect\""):
+        load_planted_set(project / "planted_sets", spec)
+
+
+def test_baseline_refuses_a_partial_recording_and_keeps_inherited_floors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = tmp_path / "planted_sets"
+    shutil.copytree(ROOT / "planted_sets", planted)
+    reports = tmp_path / "reports"
+    shutil.copytree(ROOT / "reports" / "product_identity", reports / "product_identity")
+    gates = planted / "product_identity" / "gates.toml"
+    tables = tomllib.loads(gates.read_text())[MODEL]
+    assert "0.3.1" in tables  # drop 0.3.1's own table: it inherits 0.3's floors
+    text = gates.read_text()
+    start = text.index(f'["{MODEL}"."0.3.1"]')
+    gates.write_text(text[:start])
+    inherited = tomllib.loads(gates.read_text())[MODEL]["0.3"]["min_detection"]
+    argv = ["baseline", "product_identity", "--reports", str(reports)]
+    argv += ["--planted-sets", str(planted)]
+
+    results = reports / "product_identity" / "0.3.1" / "results.jsonl"
+    full = results.read_text()
+    results.write_text("".join(line + "\n" for line in full.splitlines() if '"PE-07"' not in line))
+    before = gates.read_text()
+    code, _, err = _run([*argv, "--accept", "0.3.1"], capsys)
+    assert code == 2 and "refused" in err and "60/61 items recorded; missing PE-07" in err
+    assert "--record=missing -k product_identity-0.3.1" in err
+    assert gates.read_text() == before  # nothing written
+
+    results.write_text(full)
+    code, _, err = _run([*argv, "--accept", "0.3.1"], capsys)
+    assert code == 0, err
+    accepted = tomllib.loads(gates.read_text())[MODEL]["0.3.1"]
+    assert accepted["baseline"] == "0.3.1"
+    for category, floor in inherited.items():  # every inherited floor kept, sign_flip too
+        assert accepted["min_detection"][category] == floor
+
+
+def test_failure_messages_show_a_custom_verdicts_values() -> None:
+    expect = [Expectation(field="accuracy", op="<=", value=1)]
+    row = _row({"accuracy": 3, "tone": "curt", "rationale": "long", "raw": "x"}, expect)
+    assert describe_returned(row) == 'accuracy=3, tone="curt"'
+    assert describe_verdict(row) == ""  # reports fall back to the verdict's key fields
+    builtin = _row({"factual_accuracy": 2, "extra_field": 1}, expect)
+    assert describe_returned(builtin) == "factual_accuracy=2"  # the built-in judges' as before
