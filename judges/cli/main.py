@@ -246,7 +246,7 @@ def _add_baseline(commands: Commands) -> None:
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
         "write the planted set's expectations.toml (every miss, as an accepted miss with its "
         "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
-        "every version's regression gates compare with (paired exact McNemar, one-sided). "
+        "every version's regression gates compare with (paired McNemar, one-sided mid-p). "
         "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
