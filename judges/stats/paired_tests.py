@@ -23,6 +23,7 @@ import scipy.stats
 __all__ = [
     "SignFlip",
     "binomial_midp",
+    "binomial_midp_batch",
     "lattice_unit",
     "sign_flip_lower",
     "sign_flip_lower_batch",
@@ -59,11 +60,14 @@ def binomial_midp(worse: int, discordant: int) -> float:
     """
     if not 0 <= worse <= discordant:
         raise ValueError(f"need 0 <= worse <= discordant, got {worse}, {discordant}")
-    if discordant == 0:
-        return 1.0
-    above = float(scipy.stats.binom.sf(worse, discordant, 0.5))
-    at = float(scipy.stats.binom.pmf(worse, discordant, 0.5))
-    return min(max(above + at / 2.0, 0.0), 1.0)
+    return float(binomial_midp_batch(np.array([worse]), np.array([discordant]))[0])
+
+
+def binomial_midp_batch(worse: np.ndarray, discordant: np.ndarray) -> np.ndarray:
+    """`binomial_midp` of many (worse, discordant) counts at once."""
+    above = scipy.stats.binom.sf(worse, discordant, 0.5)
+    at = scipy.stats.binom.pmf(worse, discordant, 0.5)
+    return np.where(discordant == 0, 1.0, np.clip(above + at / 2.0, 0.0, 1.0))
 
 
 def lattice_unit(diffs: np.ndarray) -> float | None:
