@@ -8,12 +8,15 @@ of the time. Fixed seeds, vectorised: a few seconds.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.stats
 
+from judges.core.results import JudgementRow
 from judges.stats.gate_simulation import (
     NOISE_SD,
     Cell,
@@ -32,6 +35,7 @@ from judges.stats.power import (
     mean_drop,
 )
 from judges.stats.regression import mcnemar_one_sided, score_regression
+from judges.stats.set_power import Discordance, category_power, category_power_lines
 
 SIZES = (20, 46, 200)
 
@@ -136,3 +140,39 @@ def test_items_for_mcnemar_is_the_smallest_n_with_the_power() -> None:
 def test_assumed_discordance_bounds_independent_runs() -> None:
     assert assumed_discordance(0.5) == 0.5
     assert assumed_discordance(1.0) == 0.0
+
+
+def _rows(category: str, met: list[bool]) -> list[JudgementRow]:
+    return [
+        JudgementRow(
+            judge="j", prompt_version="1", prompt_hash="h", model="m", item_id=f"{category}-{i}",
+            category=category, control=False, status="ok", verdict={}, met=m,
+        )
+        for i, m in enumerate(met)
+    ]  # fmt: skip
+
+
+def test_category_power_warns_when_a_category_cannot_see_15_points() -> None:
+    main = _rows("small", [True, False] * 4) + _rows("large", [True] * 300 + [False] * 100)
+    flips = Discordance(10, 100, "retest against main")
+    powers = {p.category: p for p in category_power(main, flips)}
+    assert powers["small"].n == 8 and powers["small"].drop == mcnemar_drop(8, 0.1)
+    assert "small (8 items) cannot detect a 15-point drop" in (powers["small"].warning() or "")
+    assert powers["large"].sees_worth_detecting and powers["large"].warning() is None
+    assert powers["large"].as_dict()["detects_15_points"] is True
+    # Without a paired run, the discordance is the most two runs can show at the rate.
+    assumed = {p.category: p for p in category_power(main, None)}
+    assert assumed["small"].discordance == assumed_discordance(0.5)
+    assert "no paired run" in assumed["small"].basis
+    assert "| small | 8 |" in "\n".join(category_power_lines(list(assumed.values())))
+
+
+def test_report_states_power_per_gate_and_category() -> None:
+    root = Path(__file__).resolve().parents[1] / "reports" / "product_identity" / "0.3.1"
+    text = (root / "report.md").read_text(encoding="utf-8")
+    assert "cannot detect a 15-point drop in detection" in text
+    assert "with 80% power at n = 46 (observed discordance 26/46)" in text
+    data = json.loads((root / "report.json").read_text(encoding="utf-8"))
+    model = data["models"][0]
+    assert model["retest_regressions"][0]["power"]["n"] == 46
+    assert {p["category"] for p in model["category_power"]} >= {"cousin", "sign_flip"}

@@ -217,6 +217,10 @@ def _model_report(
     if table is not None:
         gates += _extra_gates(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
+    # Before the report is built: the regression gates add notes of their own.
+    regression_gates = regressions(
+        model, version, rows, sources, baselines or {}, dimensions, notes
+    )
     return ModelReport(
         model=model,
         n_main=len(main),
@@ -245,7 +249,7 @@ def _model_report(
         probes=probes,
         label_stability=stability,
         reading_list=reading,
-        **regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
+        **regression_gates,
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )

@@ -23,6 +23,7 @@ from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
 from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.stats.set_power import CategoryPower
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -123,6 +124,7 @@ class ModelReport:
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
+    category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
     gates_version: str | None = None  # the earlier version whose table this one inherited
 
     def ranking_lines(self) -> list[str]:
@@ -216,6 +218,7 @@ class ModelReport:
             },
             "regressions": [gate.as_dict() for gate in self.regressions],
             "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
+            "category_power": [p.as_dict() for p in self.category_power],
             "comparison": _as_dict(self.comparison),
             "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
