@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
+from judges.cli.power import add_power_commands
 from judges.core.spec import load_catalog
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
@@ -181,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report --check              fail if a report differs from its rows\n"
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
         "  python -m judges baseline product_identity   accept the recorded baseline\n"
-        "  python -m judges finale --dry-run            promote finale finalists, no judging",
+        "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
+        "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
+        "  python -m judges estimate product_identity --version 0.3.1 --outputs out.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -190,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline(commands)
     add_finale_command(commands)
     add_import_command(commands)
+    add_power_commands(commands, judge_name)
     return parser
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judges.stats.estimates import Rate, wilson
 from judges.stats.paired_tests import binomial_midp_batch, sign_flip_lower_batch
-from judges.stats.stats import Rate, wilson
 
 __all__ = [
     "BETA",
