@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -156,3 +157,32 @@ def test_plan_command_on_the_recorded_runs(
         main(["plan", "product_identity", "--drop", "1.5"])
     assert stopped.value.code == 2
     assert "expected a number in (0, 1)" in capsys.readouterr().err
+
+
+def test_the_report_shows_the_estimate_when_set_toml_names_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = tmp_path / "planted_sets"
+    shutil.copytree(ROOT / "planted_sets" / "product_identity", planted / "product_identity")
+    shutil.copytree(ROOT / "planted_sets" / "sme", planted / "sme")
+    folder = tmp_path / "reports" / "product_identity" / "0.3.1"
+    folder.mkdir(parents=True)
+    results = (ROOT / "reports" / "product_identity" / "0.3.1" / "results.jsonl").read_text()
+    (folder / "results.jsonl").write_text(results, encoding="utf-8")
+    retest = [line for line in results.splitlines() if '"run": "retest"' in line]
+    (planted / "product_identity" / "outputs.jsonl").write_text("\n".join(retest) + "\n")
+    set_toml = planted / "product_identity" / "set.toml"
+    set_toml.write_text(set_toml.read_text() + 'outputs = {"0.3.1" = "outputs.jsonl"}\n')
+    argv = ["report", "--judge", "product_identity", "--reports", str(tmp_path / "reports")]
+    assert main([*argv, "--planted-sets", str(planted)]) == 0
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    assert "### Pass rate on unlabelled outputs (bias-corrected)" in text
+    assert "pass = factual_accuracy >= 2 and product_identity_match != false" in text
+    data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert data["models"][0]["pass_rate_estimate"]["raw"]["n"] == len(retest)
+    # A file that is not there is a note in the report, not a silent omission.
+    (planted / "product_identity" / "outputs.jsonl").unlink()
+    assert main([*argv, "--planted-sets", str(planted)]) == 0
+    assert (
+        "pass-rate estimate not computed (set.toml outputs)" in (folder / "report.md").read_text()
+    )

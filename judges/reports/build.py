@@ -10,6 +10,7 @@ from typing import Any
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
+from judges.reports.estimate import configured_estimate
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.pairwise import PairwiseReport, pairwise_report
 from judges.reports.probes import ProbeReport, probe_report, probe_score
@@ -221,6 +222,8 @@ def _model_report(
     regression_gates = regressions(
         model, version, rows, sources, baselines or {}, dimensions, notes
     )
+    judge = sources.spec.name if sources.spec else ""
+    pass_rate = configured_estimate(judge, version, model, main, planted, notes)
     return ModelReport(
         model=model,
         n_main=len(main),
@@ -250,6 +253,7 @@ def _model_report(
         label_stability=stability,
         reading_list=reading,
         **regression_gates,
+        pass_rate=pass_rate,
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )

@@ -25,8 +25,9 @@ from judges.sets.planted import PlantedSet
 from judges.stats.prevalence import CorrectedRate, corrected_pass_rate
 
 __all__ = [
-    "Estimate",
     "EstimateError",
+    "PassRateEstimate",
+    "configured_estimate",
     "default_pass_rule",
     "estimate_pass_rate",
     "parse_condition",
@@ -117,7 +118,7 @@ def read_outputs(path: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class PassRateEstimate:
     judge: str
     version: str
     model: str
@@ -175,7 +176,7 @@ def estimate_pass_rate(
     rule: Sequence[Expectation],
     outputs_left_out: Counter[str] | None = None,
     seed: int = 0,
-) -> Estimate:
+) -> PassRateEstimate:
     """TPR and TNR from the planted main run under `rule`, applied to the outputs."""
     ok = [row for row in main if row.status == "ok" and row.verdict is not None]
     controls = [passes(row.verdict or {}, rule) for row in ok if row.control]
@@ -197,7 +198,7 @@ def estimate_pass_rate(
         )
     except ValueError as error:
         raise EstimateError(f"{judge} {version} {model}: {error}") from error
-    return Estimate(
+    return PassRateEstimate(
         judge,
         version,
         model,
@@ -206,3 +207,26 @@ def estimate_pass_rate(
         dict(outputs_left_out or {}),
         len(main) - len(ok),
     )
+
+
+def configured_estimate(
+    judge: str,
+    version: str,
+    model: str,
+    main: Sequence[JudgementRow],
+    planted: PlantedSet | None,
+    notes: list[str],
+) -> PassRateEstimate | None:
+    """The corrected pass rate of the outputs file set.toml names for this version, if any;
+    a note (never silence) when it cannot be computed."""
+    if planted is None or version not in planted.config.outputs:
+        return None
+    path = planted.path / planted.config.outputs[version]
+    try:
+        pass_if = planted.config.pass_if
+        rule = tuple(map(parse_condition, pass_if)) if pass_if else default_pass_rule(planted)
+        verdicts, left_out = read_outputs(path)
+        return estimate_pass_rate(judge, version, model, main, verdicts, rule, left_out)
+    except EstimateError as error:
+        notes.append(f"pass-rate estimate not computed (set.toml outputs): {error}")
+        return None

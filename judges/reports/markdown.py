@@ -241,6 +241,9 @@ def _gates_md(m: ModelReport) -> list[str]:
     lines += [_regression_row(gate) for gate in m.regressions]
     lines += ["", f"{passed} passed, {failed} failed, {unevaluated} not evaluated.", ""]
     lines += category_power_lines(m.category_power)
+    if m.pass_rate is not None:
+        lines += ["### Pass rate on unlabelled outputs (bias-corrected)", ""]
+        lines += [*(f"- {line}" for line in m.pass_rate.lines()), ""]
     if m.retest_regressions:
         lines += [
             "The retest run against this main run, as the regression gates would judge it "

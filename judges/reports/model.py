@@ -14,6 +14,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow, Usage
 from judges.reports.pairwise import PairwiseReport
+from judges.reports.estimate import PassRateEstimate
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.estimates import Rate
@@ -125,6 +126,7 @@ class ModelReport:
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
     category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
+    pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
     gates_version: str | None = None  # the earlier version whose table this one inherited
 
     def ranking_lines(self) -> list[str]:
@@ -235,6 +237,8 @@ class ModelReport:
             optional["label_stability"] = [r.as_dict() for r in self.label_stability]
         if self.reading_list is not None:
             optional["reading_list"] = self.reading_list.as_dict()
+        if self.pass_rate is not None:
+            optional["pass_rate_estimate"] = self.pass_rate.as_dict()
         return optional
 
 
