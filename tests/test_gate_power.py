@@ -164,7 +164,7 @@ def test_category_power_warns_when_a_category_cannot_see_15_points() -> None:
     assumed = {p.category: p for p in category_power(main, None)}
     assert assumed["small"].discordance == assumed_discordance(0.5)
     assert "no paired run" in assumed["small"].basis
-    assert "| small | 8 |" in "\n".join(category_power_lines(list(assumed.values())))
+    assert "| small | 8 | 0.50 |" in "\n".join(category_power_lines(list(assumed.values())))
 
 
 def test_report_states_power_per_gate_and_category() -> None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
-from judges.reports.pairwise import PairwiseReport
 from judges.reports.estimate import PassRateEstimate
+from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.estimates import Rate

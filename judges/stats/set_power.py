@@ -119,15 +119,21 @@ def category_power_lines(powers: Sequence[CategoryPower]) -> list[str]:
     """The report's markdown table: what a paired gate can see per category."""
     if not powers:
         return []
+    bases = {p.basis for p in powers}
+    basis = (
+        bases.pop()
+        if len(bases) == 1
+        else "no paired run: discordance assumed 2 r (1 - r) at each category's detection rate r"
+    )
     lines = [
         "Smallest detection drop a paired gate detects per category, with 80% power at one-"
-        f"sided alpha ({powers[0].basis}):",
+        f"sided alpha ({basis}):",
         "",
-        "| Category | Items | Smallest detectable drop | Sees a 15-point drop |",
-        "|---|---|---|---|",
+        "| Category | Items | Discordance | Smallest detectable drop | Sees a 15-point drop |",
+        "|---|---|---|---|---|",
     ]
     for p in powers:
         drop = "none at this n" if math.isnan(p.drop) else f"{p.drop:.2f}"
         sees = "yes" if p.sees_worth_detecting else "**no**"
-        lines.append(f"| {p.category} | {p.n} | {drop} | {sees} |")
+        lines.append(f"| {p.category} | {p.n} | {p.discordance:.2f} | {drop} | {sees} |")
     return [*lines, ""]
