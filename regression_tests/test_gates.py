@@ -1,7 +1,7 @@
 """Set-level gates: absolute floors from gates.toml, and regression against the baseline.
 
 Floors: per-category detection, control false positives and error rate, with Wilson
-intervals. Regression: the paired exact McNemar test against the accepted baseline's main run
+intervals. Regression: the paired McNemar test (mid-p) against the accepted baseline's main run
 (the `baseline` of the version's gates.toml table), one-sided. The test is the generic
 suite's (`judges.pytest_plugin.suite`), as in any project.
 """

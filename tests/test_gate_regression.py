@@ -86,10 +86,13 @@ def test_one_sided_mcnemar_matches_scipy_binomtest(pairs: list[tuple[bool, bool]
     if worse + better == 0:
         assert test.p_value == 1.0
     else:
+        # The mid-p is the exact p less half the probability of the observed count.
         reference = scipy.stats.binomtest(worse, worse + better, 0.5, alternative="greater")
-        assert test.p_value == pytest.approx(reference.pvalue, rel=1e-9)
-        by_hand = sum(math.comb(worse + better, k) for k in range(worse, worse + better + 1))
-        assert test.p_value == pytest.approx(by_hand / 2 ** (worse + better), rel=1e-9)
+        at = scipy.stats.binom.pmf(worse, worse + better, 0.5)
+        assert test.p_value == pytest.approx(reference.pvalue - at / 2, rel=1e-9)
+        d = worse + better
+        by_hand = sum(math.comb(d, k) for k in range(worse + 1, d + 1)) + math.comb(d, worse) / 2
+        assert test.p_value == pytest.approx(by_hand / 2**d, rel=1e-9)
 
 
 def test_one_sided_mcnemar_refuses_unpaired_input() -> None:
@@ -104,13 +107,12 @@ def test_acceptance_0_3_to_0_3_1_fails_the_detection_regression_gate() -> None:
     gate = detection_regression(_main("0.3"), _main("0.3.1"), "prompt 0.3 main run")
     assert gate.passed is False
     assert (gate.result.worse, gate.result.better, gate.result.n) == (22, 4, 46)
-    # One-sided exact p: P(X >= 22 | X ~ Bin(26, 1/2)); the two-sided p of the comparison
-    # report (0.0005) is twice it.
+    # One-sided mid-p: P(X > 22) + P(X = 22) / 2, X ~ Bin(26, 1/2).
     assert gate.result.p_value == pytest.approx(
-        scipy.stats.binomtest(22, 26, 0.5, alternative="greater").pvalue
+        scipy.stats.binom.sf(22, 26, 0.5) + scipy.stats.binom.pmf(22, 26, 0.5) / 2
     )
-    assert round(gate.result.p_value, 4) == 0.0003
-    assert round(scipy.stats.binomtest(22, 26, 0.5).pvalue, 4) == 0.0005
+    assert round(gate.result.p_value, 4) == 0.0002
+    assert gate.power is not None and gate.power.n == 46
     assert "22 caught->missed vs 4 missed->caught" in gate.describe()
 
 
@@ -139,9 +141,12 @@ def test_retest_run_figures_as_recorded() -> None:
     gate = detection_regression(_main("0.3.1"), _main("0.3.1", run="retest"), "0.3.1 main")
     assert (gate.result.worse, gate.result.better) == (14, 12)
     assert gate.result.p_value == pytest.approx(
-        scipy.stats.binomtest(14, 26, 0.5, alternative="greater").pvalue
+        scipy.stats.binom.sf(14, 26, 0.5) + scipy.stats.binom.pmf(14, 26, 0.5) / 2
     )
     assert gate.passed is True
+    # 26 of 46 items flip between two draws: this set cannot see a 15-point drop.
+    assert gate.power is not None and gate.power.drop > 0.15
+    assert "observed discordance 26/46" in gate.describe()
 
 
 # --------------------------------------------------------------------------- adversarial judges
@@ -215,25 +220,50 @@ def test_items_only_on_one_side_are_named_not_paired() -> None:
 # --------------------------------------------------------------------------- scores
 
 
-def test_score_regression_fails_a_clear_drop_beyond_the_noise_floor() -> None:
+def test_score_regression_fails_a_clear_drop_whatever_the_noise_floor() -> None:
     rng = np.random.default_rng(3)
     before = rng.integers(2, 4, size=40).astype(float)
     after = before - 1.0 + rng.choice([0.0, 0.5], size=40)
-    gate = score_regression("score", "b", before, after, higher_is_better=True, mdd=0.3)
-    assert gate.passed is False
-    same_sign_but_small = score_regression(
-        "score", "b", before, after, higher_is_better=True, mdd=2.0
-    )
-    assert same_sign_but_small.passed is True  # within the noise floor's MDD
-    improvement = score_regression("score", "b", before, after, higher_is_better=False, mdd=0.3)
+    gate = score_regression("score", "b", before, after, higher_is_better=True, noise_sd=0.2)
+    assert gate.passed is False and gate.p_value is not None and gate.p_value < 0.05
+    # The noise floor is no second threshold: it only widens the power statement.
+    noisy = score_regression("score", "b", before, after, higher_is_better=True, noise_sd=2.0)
+    assert noisy.passed is False
+    assert noisy.power is not None and gate.power is not None
+    assert noisy.power.drop > gate.power.drop and "noise floor sd 2.00" in noisy.describe()
+    improvement = score_regression("score", "b", before, after, higher_is_better=False)
     assert improvement.passed is True
+
+
+def test_score_regression_p_value_matches_scipy_permutation_test() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = int(rng.integers(3, 13))
+        before = rng.integers(1, 6, size=n).astype(float)
+        after = np.clip(before + rng.integers(-2, 2, size=n), 1, 5)
+        gate = score_regression("s", "b", before, after, higher_is_better=True)
+        diffs = after - before
+        if not diffs.any():
+            assert gate.p_value == 1.0
+            continue
+        exact = scipy.stats.permutation_test(
+            (diffs,), np.sum, permutation_type="samples", alternative="less",
+            n_resamples=np.inf,
+        )  # fmt: skip
+        # mid-p = P(T <= t) - P(T = t) / 2; the tie mass from enumerating the signs by hand.
+        sums = [
+            float(np.dot(signs, diffs))
+            for signs in __import__("itertools").product((-1, 1), repeat=n)
+        ]
+        tie = sum(abs(x - diffs.sum()) < 1e-9 for x in sums) / len(sums)
+        assert gate.p_value == pytest.approx(exact.pvalue - tie / 2, abs=1e-9)
 
 
 def test_score_regression_interval_matches_scipy_bootstrap() -> None:
     rng = np.random.default_rng(11)
     before = rng.normal(2, 1, size=30)
     after = before + rng.normal(-0.2, 0.5, size=30)
-    gate = score_regression("score", "b", before, after, higher_is_better=True, mdd=None)
+    gate = score_regression("score", "b", before, after, higher_is_better=True)
     assert isinstance(gate.result, Estimate)
     reference = scipy.stats.bootstrap(
         (after - before,), np.mean, confidence_level=0.9, method="percentile",
@@ -244,13 +274,13 @@ def test_score_regression_interval_matches_scipy_bootstrap() -> None:
 
 
 def test_score_regression_with_one_pair_is_not_evaluated() -> None:
-    gate = score_regression("score", "b", [1.0], [0.0], higher_is_better=True, mdd=0.1)
+    gate = score_regression("score", "b", [1.0], [0.0], higher_is_better=True, noise_sd=0.1)
     assert gate.passed is None and not_evaluated(gate)
 
 
 def test_constant_judge_scores_are_a_regression_when_lower() -> None:
     before = [3.0, 2.0, 3.0, 1.0, 2.0, 3.0, 2.0, 3.0]
-    gate = score_regression("score", "b", before, [0.0] * 8, higher_is_better=True, mdd=0.5)
+    gate = score_regression("score", "b", before, [0.0] * 8, higher_is_better=True, noise_sd=0.5)
     assert gate.passed is False
 
 
@@ -281,7 +311,7 @@ def test_constant_low_judge_fails_the_control_score_regression() -> None:
     harsh = _scored_run([0.0] * 12, [0.0] * 12)
     gates = {g.name: g for g in score_regressions(baseline, harsh, "b", ["score"], {"score": 0.4})}
     assert gates["regression.score[score, controls]"].passed is False
-    assert "noise floor MDD" in gates["regression.score[score, controls]"].why
+    assert "noise floor sd 0.40" in gates["regression.score[score, controls]"].describe()
 
 
 def test_random_scores_within_a_wide_noise_floor_pass() -> None:
@@ -300,25 +330,20 @@ def test_the_same_scores_never_regress() -> None:
     assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
 
 
-def test_acceptance_0_3_to_0_3_1_defect_scores_rise_but_within_the_noise_floor() -> None:
-    """The score gate needs a change beyond the noise floor's MDD as well as an interval
-    clear of zero: 0.3.1 marks defects down less, but by less than a redraw can move them.
-    The detection gate above is what fails 0.3.1."""
+def test_acceptance_0_3_to_0_3_1_defect_scores_rise_beyond_chance() -> None:
+    """0.3.1 marks planted defects down less than 0.3: the score gate fails it, as the
+    detection gate does. (The former second threshold, the noise floor's MDD, passed it.)"""
     from judges.stats.noise import noise_floor
 
     dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
-    noise = _main("0.3.1", run="noise")
-    floor = noise_floor(noise, dims, n_items=61)
+    floor = noise_floor(_main("0.3.1", run="noise"), dims, n_items=61)
     sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
     gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
     total = gates["regression.score[core_total, defects]"]
     assert total.result.value == pytest.approx(0.85, abs=0.01)  # defects marked down less
-    assert total.result.low > 0  # clear of zero on the bad side...
-    assert "noise floor MDD 0.96" in total.why  # ...but smaller than the MDD
-    assert total.passed is True
-    # With no noise floor to compare with, the same interval is a regression.
-    bare = score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, {})
-    assert {g.name: g.passed for g in bare}["regression.score[core_total, defects]"] is False
+    assert total.result.low > 0 and total.p_value < 0.05
+    assert total.passed is False
+    assert total.power is not None and total.power.n == 46 and total.power.drop < 0.85
 
 
 # --------------------------------------------------------------------------- agreement (SME)

@@ -11,6 +11,7 @@ from typing import Any
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
+from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
 from judges.cli.recorded import recording_gaps, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
@@ -185,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
         "  python -m judges init support_reply          a new judge: prompts, set, tests, CI\n"
         "  python -m judges baseline product_identity --accept 0.3.1   accept a baseline\n"
-        "  python -m judges finale --dry-run            promote finale finalists, no judging",
+        "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
+        "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
+        "  python -m judges estimate product_identity --version 0.3.1 --outputs out.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -195,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_finale_command(commands)
     add_import_command(commands)
     add_init_command(commands)
+    add_power_commands(commands, str)
     return parser
 
 
@@ -245,7 +249,7 @@ def _add_baseline(commands: Commands) -> None:
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
         "write the planted set's expectations.toml (every miss, as an accepted miss with its "
         "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
-        "every version's regression gates compare with (paired exact McNemar, one-sided). "
+        "every version's regression gates compare with (paired McNemar, one-sided mid-p). "
         "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
@@ -277,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in ("derive", "report", "baseline"):
+        if args.command in ("derive", "report", "baseline", "plan", "estimate"):
             _project_defaults(parser, args)
         return int(args.run(args))
     except USER_ERRORS as error:

@@ -10,6 +10,7 @@ from typing import Any
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
+from judges.reports.estimate import configured_estimate
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.pairwise import PairwiseReport, pairwise_report
 from judges.reports.probes import ProbeReport, probe_report, probe_score
@@ -218,6 +219,12 @@ def _model_report(
     if table is not None:
         gates += _extra_gates(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
+    # Before the report is built: the regression gates add notes of their own.
+    regression_gates = regressions(
+        model, version, rows, sources, baselines or {}, dimensions, notes
+    )
+    judge = sources.spec.name if sources.spec else ""
+    pass_rate = configured_estimate(judge, version, model, main, planted, notes)
     return ModelReport(
         model=model,
         n_main=len(main),
@@ -246,7 +253,8 @@ def _model_report(
         probes=probes,
         label_stability=stability,
         reading_list=reading,
-        **regressions(model, version, rows, sources, baselines or {}, dimensions, notes),
+        **regression_gates,
+        pass_rate=pass_rate,
         **_ranking(model, version, main, planted, sources.memo),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )

@@ -25,6 +25,7 @@ from judges.stats.estimates import Estimate, Rate
 from judges.stats.gates import Gate
 from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.stats.set_power import category_power_lines
 
 
 def table_cell(text: str) -> str:
@@ -239,6 +240,10 @@ def _gates_md(m: ModelReport) -> list[str]:
         )
     lines += [_regression_row(gate) for gate in m.regressions]
     lines += ["", f"{passed} passed, {failed} failed, {unevaluated} not evaluated.", ""]
+    lines += category_power_lines(m.category_power)
+    if m.pass_rate is not None:
+        lines += ["### Pass rate on unlabelled outputs (bias-corrected)", ""]
+        lines += [*(f"- {line}" for line in m.pass_rate.lines()), ""]
     if m.retest_regressions:
         lines += [
             "The retest run against this main run, as the regression gates would judge it "
@@ -255,7 +260,8 @@ def _gates_md(m: ModelReport) -> list[str]:
 
 def _regression_row(gate: Regression) -> str:
     result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
-    return f"| {gate.name} vs {gate.baseline} | {gate.why} | not significantly worse | {result} |"
+    value = gate.why if gate.power is None else f"{gate.why}; {gate.power.describe()}"
+    return f"| {gate.name} vs {gate.baseline} | {value} | not significantly worse | {result} |"
 
 
 def _failures_summary_md(m: ModelReport) -> list[str]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.estimate import PassRateEstimate
 from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
@@ -23,6 +24,7 @@ from judges.stats.ranker import RankerSummary
 from judges.stats.reading_list import ReadingListResult
 from judges.stats.regression import Regression
 from judges.stats.reliability import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.stats.set_power import CategoryPower
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -123,6 +125,8 @@ class ModelReport:
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
+    category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
+    pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
     gates_version: str | None = None  # the earlier version whose table this one inherited
 
     def ranking_lines(self) -> list[str]:
@@ -216,6 +220,7 @@ class ModelReport:
             },
             "regressions": [gate.as_dict() for gate in self.regressions],
             "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
+            "category_power": [p.as_dict() for p in self.category_power],
             "comparison": _as_dict(self.comparison),
             "bias_probes": _as_dict(self.probes),
             "notes": list(self.notes),
@@ -232,6 +237,8 @@ class ModelReport:
             optional["label_stability"] = [r.as_dict() for r in self.label_stability]
         if self.reading_list is not None:
             optional["reading_list"] = self.reading_list.as_dict()
+        if self.pass_rate is not None:
+            optional["pass_rate_estimate"] = self.pass_rate.as_dict()
         return optional
 
 

@@ -1,13 +1,16 @@
-"""A report's regression gates against the accepted baseline, and the judges that answered."""
+"""A report's regression gates against the accepted baseline, their power per category, and
+the judges that answered."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
 from judges.reports.sources import Sources
+from judges.sets.planted import Gates
 from judges.stats.calibration import sme_dimension
 from judges.stats.noise import noise_floor
 from judges.stats.regression import (
@@ -16,6 +19,7 @@ from judges.stats.regression import (
     score_regressions,
     sme_regression,
 )
+from judges.stats.set_power import category_power, discordance_of
 
 
 def regressions(
@@ -26,8 +30,34 @@ def regressions(
     baselines: Mapping[str, Sequence[JudgementRow]],
     dimensions: Sequence[str],
     notes: list[str],
+) -> dict[str, tuple[Any, ...]]:
+    """The regression gates against the accepted baseline, the retest run against main, and
+    what each defect category's detection gate can see (a note for each that is blind to a
+    15-point drop)."""
+    found = _gates(model, version, rows, sources, baselines, dimensions, notes)
+    main = [row for row in rows if row.run == "main"]
+    discordance = discordance_of(
+        found.get("retest_regressions", ()), "retest against main"
+    ) or discordance_of(found.get("regressions", ()), "this run against the baseline")
+    alpha = table.alpha if (table := _table(model, version, sources)) else 0.05
+    power = tuple(category_power(main, discordance, alpha))
+    notes += [warning for p in power if (warning := p.warning()) is not None]
+    return found | {"category_power": power}
+
+
+def _table(model: str, version: str, sources: Sources) -> Gates | None:
+    return sources.planted.gates.get((model, version)) if sources.planted else None
+
+
+def _gates(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+    notes: list[str],
 ) -> dict[str, tuple[Regression, ...]]:
-    """The regression gates against the accepted baseline, and the retest run against main."""
     main = [row for row in rows if row.run == "main"]
     retest = [row for row in rows if row.run == "retest"]
     found: dict[str, tuple[Regression, ...]] = {}
@@ -36,7 +66,7 @@ def regressions(
         found["retest_regressions"] = tuple(
             baseline_regressions(main, retest, label, prefix="retest.")
         )
-    table = sources.planted.gates.get((model, version)) if sources.planted else None
+    table = _table(model, version, sources)
     if table is None or table.baseline is None or table.baseline == version:
         return found
     baseline = [

@@ -95,6 +95,11 @@ class SetConfig(BaseModel):
     reading_list: str | None = None  # a JSON file beside items.jsonl
     reading_list_versions: tuple[str, ...] = ()
     versions: dict[str, VersionRun] = {}
+    # The judge's verdicts on unlabelled outputs, per prompt version: a JSONL beside
+    # items.jsonl. The report shows their pass rate corrected for the judge's TPR and TNR on
+    # this set; `pass_if` says what passes (default: what every control expects).
+    outputs: dict[str, str] = {}
+    pass_if: tuple[str, ...] = ()
 
 
 @dataclass

@@ -12,8 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import scipy.stats
-
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
 from judges.stats.estimates import (
@@ -25,6 +23,7 @@ from judges.stats.estimates import (
     wilson,
 )
 from judges.stats.gates import detected
+from judges.stats.paired_tests import binomial_midp
 
 __all__ = [
     "Comparison",
@@ -330,13 +329,12 @@ def _fingerprint_lines(c: Comparison) -> list[str]:
 
 def _as_regression_gate(c: Comparison) -> str:
     """What the regression gate would say with `before` as the accepted baseline."""
-    worse, better = c.mcnemar.b, c.mcnemar.c
-    p = 1.0 if worse + better == 0 else float(scipy.stats.binom.sf(worse - 1, worse + better, 0.5))
+    p = binomial_midp(c.mcnemar.b, c.mcnemar.b + c.mcnemar.c)
     shown = "< 0.0001" if p < 0.0001 else f"{p:.4f}"
     verdict = "fails" if p < 0.05 else "passes"
     return (
-        f"- As a regression gate with {c.before} as the accepted baseline: one-sided exact "
-        f"p = {shown}; {c.after} {verdict} at alpha 0.05"
+        f"- As a regression gate with {c.before} as the accepted baseline: one-sided "
+        f"McNemar mid-p = {shown}; {c.after} {verdict} at alpha 0.05"
     )
 
 

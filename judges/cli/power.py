@@ -1,0 +1,183 @@
+"""`python -m judges plan` and `python -m judges estimate`: set sizes, corrected pass rates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.core.spec import JudgeSpec
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"python -m judges {command}: {message}", file=sys.stderr)
+    return 2
+
+
+def _version_rows(
+    command: str, args: argparse.Namespace, spec: JudgeSpec
+) -> tuple[str, str, list[JudgementRow]] | str:
+    """(version, model, rows) of the chosen prompt version, or an error message."""
+    from judges.reports.folders import Results, ResultsMissing
+
+    version = args.version or spec.versions[-1]
+    if version not in spec.versions:
+        return (
+            f"--version {version}: not a prompt version of {spec.name} ({', '.join(spec.versions)})"
+        )
+    try:
+        rows = Results(args.reports).rows(spec.name, version)
+    except ResultsMissing as error:
+        return f"{error}; record the version first"
+    models = sorted({row.model for row in rows if row.run == "main"})
+    model = args.model or (models[0] if len(models) == 1 else spec.config.baseline_model)
+    if model not in models:
+        return f"--model {model}: no main run of {spec.name} {version} ({', '.join(models)})"
+    return version, model, rows
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from judges.reports.sources import load_sources
+    from judges.stats.agreement import quadratic_kappa
+    from judges.stats.calibration import judge_and_human, sme_dimension
+    from judges.stats.noise import noise_floor
+    from judges.stats.plan import plan_set
+
+    catalog = args.catalog
+    spec = catalog[args.judge]
+    found = _version_rows("plan", args, spec)
+    if isinstance(found, str):
+        return _fail("plan", found)
+    version, model, rows = found
+    sources = load_sources(args.judge, catalog, args.planted_sets)
+    dimensions = spec.config.dimensions
+    noise = [r for r in rows if r.run == "noise" and r.model == model]
+    floor = noise_floor(noise, dimensions) if noise else None
+    noise_sd = {
+        d: n.pooled_sd
+        for d, n in (floor.dimensions.items() if floor else ())
+        if not math.isnan(n.pooled_sd)
+    }
+    kappa = None
+    if sources.sme_labels and dimensions:
+        main = [r for r in rows if r.run == "main" and r.model == model]
+        pairs = judge_and_human(main, list(sources.sme_labels), sme_dimension(dimensions))
+        values = [v for pair in pairs.values() for v in pair]
+        if len(pairs) >= 2 and all(float(v).is_integer() for v in values):
+            kappa = quadratic_kappa([j for j, _ in pairs.values()], [h for _, h in pairs.values()])
+    config = sources.planted.config if sources.planted else None
+    try:
+        plan = plan_set(
+            args.judge, version, model, rows, dimensions,
+            noise_sd=noise_sd,
+            noise_items=floor.n_items if floor else 0,
+            noise_repeats=floor.n_repeats if floor else (config.noise_repeats if config else 5),
+            kappa=kappa, drop=args.drop, power=args.power, alpha=args.alpha,
+        )  # fmt: skip
+    except ValueError as error:
+        return _fail("plan", str(error))
+    _emit(args, plan.as_dict(), plan.lines())
+    return 0
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    from judges.reports.estimate import (
+        EstimateError,
+        default_pass_rule,
+        estimate_pass_rate,
+        parse_condition,
+        read_outputs,
+    )
+    from judges.sets.planted import PlantedSetError, load_planted_set
+
+    spec = args.catalog[args.judge]
+    found = _version_rows("estimate", args, spec)
+    if isinstance(found, str):
+        return _fail("estimate", found)
+    version, model, rows = found
+    try:
+        if args.pass_if:
+            rule = tuple(parse_condition(text) for text in args.pass_if)
+        else:
+            rule = default_pass_rule(load_planted_set(args.planted_sets, spec))
+        verdicts, left_out = read_outputs(args.outputs)
+        main = [r for r in rows if r.run == "main" and r.model == model]
+        result = estimate_pass_rate(
+            args.judge, version, model, main, verdicts, rule, left_out, seed=args.seed
+        )
+    except (EstimateError, PlantedSetError) as error:
+        return _fail("estimate", str(error))
+    _emit(args, result.as_dict(), result.lines())
+    return 0
+
+
+def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> None:
+    if args.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        print("\n".join(lines))
+
+
+def _common(parser: argparse.ArgumentParser, judge_type: Any) -> None:
+    parser.add_argument("judge", type=judge_type, help="judge name, e.g. product_identity")
+    parser.add_argument("--version", help="prompt version (default: the newest)")
+    parser.add_argument("--model", help="judge model (default: the only one recorded)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--reports", type=Path, help="reports folder (default: reports/ beside the pytest ini)"
+    )
+    parser.add_argument(
+        "--planted-sets", type=Path, help="planted sets folder (default: the ini's or planted_sets)"
+        type=Path,
+        help="planted sets folder (default: the ini's, or planted_sets)",
+    )
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
+    return value
+
+
+def add_power_commands(commands: Any, judge_type: Any) -> None:
+    """Register `plan` and `estimate` on the top-level subparsers."""
+    plan = commands.add_parser(
+        "plan",
+        help="items per category, noise repeats and SME labels needed to detect a drop",
+        description="From a prompt version's recorded runs (their own flips and spread), "
+        "how many planted items each category and score gate, how many noise-floor repeats "
+        "and how many SME labels the set needs for its regression gates to detect a drop "
+        "of --drop with --power (one-sided at --alpha). See docs/statistics-power.md.",
+    )
+    _common(plan, judge_type)
+    plan.add_argument("--drop", type=_share, default=0.1, help="drop to detect (default 0.1)")
+    plan.add_argument("--power", type=_share, default=0.8, help="power (default 0.8)")
+    plan.add_argument("--alpha", type=_share, default=0.05, help="one-sided alpha (0.05)")
+    plan.set_defaults(run=_plan)
+    estimate = commands.add_parser(
+        "estimate",
+        help="bias-corrected pass rate of the judge's verdicts on unlabelled outputs",
+        description="Turn the judge's verdicts on unlabelled outputs (a results.jsonl or a "
+        "JSONL of verdicts) into a pass rate corrected for the judge's TPR (controls it "
+        "passes) and TNR (planted defects it fails) on the planted set's main run of the "
+        "same version (Rogan-Gladen), with a bootstrap interval that includes the "
+        "uncertainty of TPR and TNR. See docs/statistics-power.md.",
+    )
+    _common(estimate, judge_type)
+    estimate.add_argument(
+        "--outputs", type=Path, required=True, help="JSONL: results rows or verdict objects"
+    )
+    estimate.add_argument(
+        "--pass-if",
+        action="append",
+        metavar="CONDITION",
+        help="what passes, e.g. 'factual_accuracy >= 2' (repeatable; all must hold; "
+        "default: what every control of the planted set expects)",
+    )
+    estimate.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    estimate.set_defaults(run=_estimate)
