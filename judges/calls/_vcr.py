@@ -14,6 +14,8 @@
   is per process, so the transports are patched once and each request goes to the
   cassette its own thread opened, through vcrpy's own stub, cassette and persister: the
   file is the one a sequential recording writes.
+- A batch recording answers each thread's requests from downloaded batch results
+  (`answering`): recorded by vcrpy as if the network had answered them.
 - Only the SDKs' HTTP transport is patched (see `_skipped_patchers`), which keeps opening
   a cassette cheap: most cassettes hold one judgement.
 """
@@ -155,6 +157,7 @@ def make_vcr(*, record: bool) -> vcr.VCR:
 
 class _Threads(threading.local):
     cassette: Any = None
+    answer: Any = None  # answers this thread's requests instead of the network (`answering`)
 
 
 _THREADS = _Threads()
@@ -177,7 +180,8 @@ def threaded_recording() -> Iterator[None]:
             current = _THREADS.cassette
             if current is None:
                 return real(self, request)
-            return _vcr_handle_request(current, real, self, request, module)
+            source = real if _THREADS.answer is None else _THREADS.answer
+            return _vcr_handle_request(current, source, self, request, module)
 
         patched.append((module.HTTPTransport, real))
         module.HTTPTransport.handle_request = handle
@@ -188,6 +192,23 @@ def threaded_recording() -> Iterator[None]:
         _threaded.clear()
         for transport, real in patched:
             transport.handle_request = real
+
+
+@contextmanager
+def answering(answer: Any) -> Iterator[None]:
+    """Inside `threaded_recording`, this thread's requests are answered by
+    `answer(transport, request) -> response` instead of the network, and recorded as if the
+    network had answered (a batch recording writes its downloaded replies this way)."""
+    _THREADS.answer = answer
+    try:
+        yield
+    finally:
+        _THREADS.answer = None
+
+
+def is_answering() -> bool:
+    """Whether this thread's requests are answered by `answering` (not sent anywhere)."""
+    return _THREADS.answer is not None and _threaded.is_set()
 
 
 @contextmanager

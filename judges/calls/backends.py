@@ -92,8 +92,11 @@ class Price:
         return (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
 
 
-def load_prices(*paths: Path) -> dict[str, Price]:
-    """Price table in USD per million tokens; later files override earlier ones."""
+def load_prices(*paths: Path, batch: bool = False) -> dict[str, Price]:
+    """Price table in USD per million tokens; later files override earlier ones. With
+    `batch`, the prices through the batch APIs (`load_batch_prices`)."""
+    if batch:
+        return load_batch_prices(*paths)
     prices: dict[str, Price] = {}
     for path in (DEFAULT_PRICES, *paths):
         try:
@@ -106,6 +109,38 @@ def load_prices(*paths: Path) -> dict[str, Price]:
                 f"input_per_mtok and output_per_mtok ({error!r})"
             ) from None
     return prices
+
+
+def load_batch_prices(*paths: Path) -> dict[str, Price]:
+    """Prices through the providers' batch APIs: a model's `batch_input_per_mtok` and
+    `batch_output_per_mtok`, else its prices times the top-level `batch_discount` (the last
+    file that sets one wins). A model with neither has no batch price."""
+    prices = load_prices(*paths)
+    explicit: dict[str, Price] = {}
+    discount: float | None = None
+    for path in (DEFAULT_PRICES, *paths):
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        try:
+            if "batch_discount" in table:
+                discount = float(table["batch_discount"])
+                if not 0 < discount <= 1:
+                    raise ValueError(f"batch_discount = {discount} is not in (0, 1]")
+            for model, row in table.get("models", {}).items():
+                keys = ("batch_input_per_mtok", "batch_output_per_mtok")
+                if any(key in row for key in keys):
+                    explicit[model] = Price(*(float(row[key]) for key in keys))
+        except (KeyError, TypeError, ValueError) as error:
+            raise BackendError(
+                f"{path}: batch prices need both batch_input_per_mtok and "
+                f"batch_output_per_mtok, and batch_discount a factor in (0, 1] ({error!r})"
+            ) from None
+    found = dict(explicit)
+    if discount is not None:
+        for model, price in prices.items():
+            found.setdefault(
+                model, Price(price.input_per_mtok * discount, price.output_per_mtok * discount)
+            )
+    return found
 
 
 def price_for(prices: dict[str, Price], model: ModelRef) -> Price:

@@ -94,6 +94,16 @@ class Ledger:
             self._append({"kind": "hold", "hold": hold, "model": model, "cost_usd": worst_usd})
         return hold
 
+    def hold(self, model: str, usd: float) -> str:
+        """Hold a cost that is already committed (a batch submitted by an earlier session),
+        whatever the cap: it counts against what may still be reserved."""
+        if self.cap_usd is None:
+            return ""
+        hold = uuid.uuid4().hex
+        with self._locked():
+            self._append({"kind": "hold", "hold": hold, "model": model, "cost_usd": usd})
+        return hold
+
     def _committed(self) -> tuple[float, float]:
         """Spent and held, as `spent_usd` and `held_usd`, from the new lines only (locked)."""
         with self.path.open("rb") as stream:

@@ -134,11 +134,16 @@ def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> Judgem
 
 
 def first_requests(
-    spec: JudgeSpec, version: str, subject: Subject, sampling: Sampling | None = None
+    spec: JudgeSpec,
+    version: str,
+    subject: Subject,
+    sampling: Sampling | None = None,
+    draw: int = 0,
 ) -> dict[str | None, JudgeRequest]:
-    """The request of each facet's first attempt, exactly as `judge` sends it (an importer
-    writes released replies under these requests, so that they replay offline)."""
-    call = Call(backend=None, price=None, live=False, sampling=sampling)  # type: ignore[arg-type]
+    """The request of each facet's first attempt, exactly as `judge` sends it in draw
+    `draw` (an importer writes released replies under these requests, so that they replay
+    offline; a batch recording submits them at once, before any reply is known)."""
+    call = Call(backend=None, price=None, live=False, sampling=sampling, draw=draw)  # type: ignore[arg-type]
     judgement = _Judgement(spec, version, subject, call)
     return {
         facet: judgement._request(facet, spec.request_schema(version, facet, judgement.inputs), 0)

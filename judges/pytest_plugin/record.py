@@ -13,6 +13,7 @@ import pytest
 from judges.pytest_plugin.params import ITEM_FIXTURES, session_key
 
 OPTION_CONCURRENCY = "--judge-concurrency"
+OPTION_BATCH = "--batch"
 
 
 def _count(text: str) -> int:
@@ -33,6 +34,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with --record, live judge calls in flight at once before the tests run "
         "(default 8 for hosted models, 1 for a local server: raise it to its slot count).",
     )
+    group.addoption(
+        OPTION_BATCH,
+        dest="judges_batch",
+        action="store_true",
+        default=False,
+        help="with --record, send the judge calls through the providers' batch APIs (OpenAI, "
+        "Anthropic): about half the price, no rate limits, done within 24 h. Polls until "
+        "done; Ctrl-C keeps the batches (see --resume).",
+    )
+    group.addoption(
+        "--resume",
+        dest="judges_resume",
+        action="store_true",
+        default=False,
+        help="with --record --batch, go on with the batch recording left in the cassette "
+        "folder: poll its batches again, and submit again only its failed requests.",
+    )
+    group.addoption(
+        "--batch-poll",
+        dest="judges_batch_poll",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="with --batch, seconds between two polls of the open batches (default 60).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    batch, resume = config.getoption("judges_batch"), config.getoption("judges_resume")
+    if (batch or resume) and config.getoption("judges_record") == "none":
+        raise pytest.UsageError(f"{OPTION_BATCH} and --resume record: add --record")
+    if resume and not batch:
+        raise pytest.UsageError(f"--resume goes on with a batch recording: add {OPTION_BATCH}")
 
 
 def _needed(items: list[pytest.Item]) -> list[tuple[str, Any, str]]:
@@ -43,6 +77,21 @@ def _needed(items: list[pytest.Item]) -> list[tuple[str, Any, str]]:
         for name, run in ITEM_FIXTURES.items():
             if params is not None and name in params.params:
                 needed.append((run, params.params[name], item.nodeid))
+    return needed
+
+
+def _probes_needed(items: list[pytest.Item]) -> list[tuple[str, Any, str, str | None]]:
+    """(run, case, test id, probe) of the bias probe tests (probe None: the noise redraw)."""
+    from judges.sets.probes import NOISE_RUN
+
+    needed = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "probe_case" in params:
+            probe = params["probe_case"]
+            needed.append((probe.run, probe.case, item.nodeid, probe.probe))
+        elif "probe_noise_case" in params:
+            needed.append((NOISE_RUN, params["probe_noise_case"], item.nodeid, None))
     return needed
 
 
@@ -71,11 +120,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     settings = judges.settings
     rows_file = record_phase.rows_file(settings.scratch, settings.session_id)
     judgements = record_phase.gather(judges, _needed(session.items))
+    if settings.batch:  # plain --record leaves the probes to their tests; a batch asks them
+        from judges.pytest_plugin.batch_plan import probe_judgements
+
+        judgements += probe_judgements(judges, _probes_needed(session.items))
     if not judgements:  # nothing to call live (or the xdist controller, which collects none)
         return
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
         if not first:
             judges.prerecorded.update(record_phase.read_rows(rows_file))
+            return
+        if settings.batch:
+            judges.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
             return
         concurrency = config.getoption("judges_concurrency")
         concurrency = concurrency or record_phase.default_concurrency(judgements)
@@ -90,6 +146,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         judges.prerecorded.update(
             record_phase.record_all(judges, judgements, concurrency, progress, rows_file)
         )
+
+
+def _batch_phase(
+    config: pytest.Config, judges: Any, judgements: list[Any], rows_file: Any
+) -> dict[Any, Any]:
+    from judges.calls.backends import BackendError
+    from judges.calls.batch_store import BatchStore
+    from judges.pytest_plugin.batch_phase import DEFAULT_POLL_S, BatchError, BatchPhase, check_store
+
+    store = BatchStore(judges.settings.cassettes)
+    try:
+        check_store(store, config.getoption("judges_resume"))
+        phase = BatchPhase(
+            judges,
+            store,
+            _writer(config, sys.stderr.isatty()),
+            rows_file,
+            poll_s=config.getoption("judges_batch_poll") or DEFAULT_POLL_S,
+        )
+        return phase.run(judgements)
+    except (BatchError, BackendError) as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.core.runner import Subject
 from judges.pytest_plugin.session import JudgesSession, RunPlan, rerecord_command
 
 HOSTED_CONCURRENCY = 8
@@ -42,6 +43,7 @@ class Judgement:
     plan: RunPlan
     nodeid: str
     path: Path
+    subject: Subject | None = None  # a bias probe's inputs instead of the planted item's
 
 
 def rows_file(scratch: Path, session_id: str) -> Path:
@@ -138,10 +140,15 @@ def _keep(
         return
     if rows:
         recorded[judgement.path] = rows
-        line = {"path": str(judgement.path), "rows": [r.model_dump(mode="json") for r in rows]}
-        with rows_file.open("a", encoding="utf-8") as stream:
-            stream.write(json.dumps(line) + "\n")
+        append_rows(rows_file, judgement.path, rows)
     progress.finished(failed=error is not None or any(r.status != "ok" for r in rows))
+
+
+def append_rows(rows_file: Path, path: Path, rows: list[JudgementRow]) -> None:
+    """One recorded cassette's rows, for the other processes and an interrupted session."""
+    line = {"path": str(path), "rows": [r.model_dump(mode="json") for r in rows]}
+    with rows_file.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(line) + "\n")
 
 
 def read_rows(rows_file: Path) -> dict[Path, list[JudgementRow]]:

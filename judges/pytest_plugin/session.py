@@ -81,6 +81,9 @@ class Settings:
     # What the live server says of itself (model hash, build, CPU): part of each fingerprint.
     server_fingerprint: dict[str, str] = field(default_factory=dict)
     judge_timeout_s: float = DEFAULT_TIMEOUT_S
+    batch: bool = (
+        False  # live calls go through the providers' batch APIs (pytest_plugin.batch_phase)
+    )
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -125,7 +128,7 @@ class JudgesSession:
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )
-        self.prices = load_prices(*settings.price_files)
+        self.prices = load_prices(*settings.price_files, batch=settings.batch)
         self.limiter = Limiter(
             settings.scratch / f"limits-{settings.session_id}.json",
             load_ceilings(*settings.price_files),
@@ -261,8 +264,8 @@ class JudgesSession:
         backend = make_backend(
             model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
         )
-        # Live calls wait for the session's rate limits (judges.calls.limits).
-        return self.limiter.wrap(backend) if live else backend
+        # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
+        return self.limiter.wrap(backend) if live and not self.settings.batch else backend
 
     def _should_record(self, path: Path, repeats: int, model: ModelRef | None = None) -> bool:
         if model is not None and model.backend == "imported":
@@ -299,6 +302,10 @@ class JudgesSession:
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
             return list(self._replayed[replay_key])
+        batch = record and self.settings.batch
+        if batch and not _vcr.is_answering():  # a batch session never calls on its own
+            raise JudgementMissing(f"{_relative(path)} was not recorded by the batch phase; "
+                                   "resume it with:  pytest --record --batch --resume")  # fmt: skip
         spec = self.catalog[case.judge]
         subject = subject or self.subject(case)
         draws = range(draw_offset, draw_offset + repeats)
@@ -337,7 +344,7 @@ class JudgesSession:
                 backend=backend,
                 price=price,
                 live=live,
-                ledger=self.ledger,
+                ledger=None if live and self.settings.batch else self.ledger,  # batch: on download
                 is_fatal=_vcr.is_replay_miss,
                 run=run,
                 repeat=repeat,

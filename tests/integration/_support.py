@@ -220,6 +220,8 @@ class FakeJudge:
     # has arrived before the client can learn of the limit (a loaded machine starts its
     # threads late; a late arrival would look like a call sent during the pause).
     limit_when_in_flight: int = 0
+    # Other routes (the batch APIs): (method, path, body, headers) -> (status, body, type).
+    routes: Callable[[str, str, bytes, dict[str, str]], tuple[int, bytes, str] | None] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
@@ -228,7 +230,7 @@ class FakeJudge:
         names = ("scores", "prompt_tokens", "completion_tokens", "verdict", "fail_next")
         for name in (*names, "system_fingerprint", "limit_next", "limit_status", "retry_after"):
             setattr(self, name, getattr(fresh, name))
-        self.content = self.respond = None
+        self.content = self.respond = self.routes = None
         self.delay_s = 0.0
         self.release.set()  # frees any answer still held by the previous test
         self.hold_from, self.release, self.answered = 0, threading.Event(), 0
@@ -291,8 +293,32 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep the outer test output quiet
 
+        def _route(self, method: str, raw: bytes) -> bool:
+            """Answer from `judge.routes` (the batch APIs); False if it has no such route."""
+            found = None
+            if judge.routes is not None:
+                headers = dict(self.headers.items())
+                found = judge.routes(method, urlsplit(self.path).path, raw, headers)
+            if found is None:
+                return False
+            status, data, kind = found
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in SECRET_HEADERS.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+            return True
+
+        def do_GET(self) -> None:
+            if not self._route("GET", b""):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self._route("POST", raw):
+                return
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -340,12 +366,7 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             if judge.respond is not None:
                 self._send(*judge.respond(received))
                 return
-            if judge.content is not None:
-                content = judge.content(received)
-            else:
-                content = json.dumps(judge.reply(received.item_id))
-            reply = message if received.path == MESSAGES_PATH else completion
-            self._send(200, reply(judge, body, content))
+            self._send(200, judged(judge, received))
 
         def _send(
             self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -360,6 +381,17 @@ def _handler(judge: FakeJudge) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def judged(judge: FakeJudge, received: Received) -> dict[str, Any]:
+    """The reply body to one judge request (chat completion or message), sent at once or
+    in a batch's results."""
+    if judge.content is not None:
+        content = judge.content(received)
+    else:
+        content = json.dumps(judge.reply(received.item_id))
+    reply = message if received.path == MESSAGES_PATH else completion
+    return reply(judge, received.body, content)
 
 
 def completion(judge: FakeJudge, body: dict[str, Any], content: str) -> dict[str, Any]:
