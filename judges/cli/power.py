@@ -131,7 +131,7 @@ def _common(parser: argparse.ArgumentParser, judge_type: Any) -> None:
         "--reports", type=Path, help="reports folder (default: reports/ beside the pytest ini)"
     )
     parser.add_argument(
-        "--planted-sets", type=Path, help="planted sets folder (default: the ini's or planted_sets)"
+        "--planted-sets",
         type=Path,
         help="planted sets folder (default: the ini's, or planted_sets)",
     )
