@@ -21,7 +21,9 @@ from judges.sets.reading_list import RUN
 from judges.stats.calibration import sme_dimension
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.estimates import wilson
+from judges.stats.fitness import Fitness
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.judge_fitness import judge_fitness
 from judges.stats.label_stability import (
     LabelStability,
     evaluate_stability,
@@ -218,6 +220,8 @@ def _model_report(
         gates += _extra_gates(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     return ModelReport(
+        fitness=_fitness(rows, version, sources, dimensions, flag, notes),
+        accept_not_fit=table.accept_not_fit if table is not None else "",
         model=model,
         n_main=len(main),
         planted_items=len(planted.items) if planted else None,
@@ -249,6 +253,27 @@ def _model_report(
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
+
+
+def _fitness(
+    rows: Sequence[JudgementRow],
+    version: str,
+    sources: Sources,
+    dimensions: tuple[str, ...],
+    flag: str | None,
+    notes: list[str],
+) -> Fitness | None:
+    """The chance tests, for a judge with a planted set and main-run rows."""
+    if sources.planted is None or not any(row.run == "main" for row in rows):
+        return None
+    try:
+        return judge_fitness(
+            rows, sources.planted, version, dimensions=dimensions, flag=flag,
+            sme_labels=sources.sme_labels,
+        )  # fmt: skip
+    except ValueError as error:  # e.g. a label file naming an item twice
+        notes.append(f"fitness not computed: {error}")
+        return None
 
 
 def _label_stability(

@@ -17,6 +17,7 @@ from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.estimates import Rate
+from judges.stats.fitness import Fitness
 from judges.stats.gates import Gate, not_evaluated
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
@@ -53,6 +54,10 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
         if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
         and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
     }
+
+
+# The four verdicts, one word each.
+PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,31 @@ class ModelReport:
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
     gates_version: str | None = None  # the earlier version whose table this one inherited
+    fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
+    accept_not_fit: str = ""  # gates.toml (this version's own table): why NOT FIT is kept
+
+    @property
+    def fit(self) -> bool:
+        return self.fitness is not None and self.fitness.fit
+
+    def fitness_reasons(self) -> list[str]:
+        """Why this judge is NOT FIT, one line each; empty when it is fit."""
+        if self.fitness is None:
+            return ["no planted set to test it against chance"]
+        return self.fitness.reasons()
+
+    def verdict_word(self) -> str:
+        """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
+
+        An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
+        """
+        if self.missing_items:
+            return INCOMPLETE
+        if not self.fit and not self.accept_not_fit:
+            return NOT_FIT
+        if self.problems():
+            return FAIL
+        return PASS if self.fit else NOT_FIT
 
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
@@ -232,6 +262,8 @@ class ModelReport:
             optional["label_stability"] = [r.as_dict() for r in self.label_stability]
         if self.reading_list is not None:
             optional["reading_list"] = self.reading_list.as_dict()
+        if self.fitness is not None:
+            optional["fitness"] = self.fitness.as_dict() | {"accepted": self.accept_not_fit}
         return optional
 
 
@@ -283,12 +315,40 @@ class FolderReport:
             return self.models[0].problems() + pairwise
         return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
 
-    def verdict(self) -> str:
-        """One line: PASS, or FAIL and what failed; a folder without rows does not pass."""
+    def verdict_word(self) -> str:
+        """One word of four: PASS, FAIL, NOT FIT, INCOMPLETE (the worst of its models)."""
         if not self.models:
-            return "FAIL: no main-run rows"
-        problems = self.problems()
-        return "FAIL: " + ", ".join(problems) if problems else "PASS"
+            return INCOMPLETE
+        words = [m.verdict_word() for m in self.models]
+        unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
+        order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
+        return next((word for word in order if word in words), PASS)
+
+    def verdict(self) -> str:
+        """One line: the word, then why (what failed, what is at chance, what is missing)."""
+        word = self.verdict_word()
+        if not self.models:
+            return f"{INCOMPLETE}: no main-run rows"
+        if word == PASS:
+            return PASS
+        if word == NOT_FIT:
+            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts())
+        if word == INCOMPLETE:
+            missing = sum(len(m.missing_items) for m in self.models)
+            return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
+        return f"{FAIL}: " + ", ".join(self.problems())
+
+    def _not_fit_parts(self) -> list[str]:
+        parts = []
+        for m in self.models:
+            if m.fit:
+                continue
+            failing = m.fitness.failing if m.fitness is not None else []
+            at_chance = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
+            who = f"{m.model}: " if len(self.models) > 1 else ""
+            accepted = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
+            parts.append(f"{who}at chance on {at_chance}{accepted}")
+        return parts
 
     @property
     def comparisons(self) -> list[Comparison]:
@@ -299,6 +359,7 @@ class FolderReport:
             "judge": self.judge,
             "prompt_version": self.version,
             "verdict": self.verdict(),
+            "verdict_word": self.verdict_word(),
             "previous_version": self.previous_version,
             "template_hash": self.template_hash,
             "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},
