@@ -18,7 +18,7 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges.core.results import JudgementRow, read_jsonl
+from judges.core.results import Expectation, JudgementRow, read_jsonl
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.agreement import quadratic_kappa_change
@@ -128,9 +128,9 @@ def _retest_results() -> list[Gate | object]:
 
 def test_acceptance_retest_run_passes_the_gates_of_its_prompt() -> None:
     results = _retest_results()
-    assert all(result.passed for result in results), [
-        result.describe() for result in results if not result.passed
-    ]
+    # A statistic without a threshold is informational (no gate), not a failure.
+    failing = [r for r in results if r.passed is False or not_evaluated(r)]
+    assert not failing, [result.describe() for result in failing]
 
 
 def test_retest_run_figures_as_recorded() -> None:
@@ -256,7 +256,20 @@ def test_constant_judge_scores_are_a_regression_when_lower() -> None:
 
 def _scored(item: str, score: float, *, control: bool) -> JudgementRow:
     row = _row(item, met=True, control=control)
-    return row.model_copy(update={"verdict": {"score": score}})
+    # A defect targets the score: its expectation bounds it from above.
+    expect = [] if control else [Expectation(field="score", op="<=", value=1)]
+    return row.model_copy(update={"verdict": {"score": score}, "expect": expect})
+
+
+def test_defect_scores_count_only_on_the_dimensions_their_expectations_name() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    baseline = [r.model_copy(update={"verdict": {**r.verdict, "other": 1.0}}) for r in baseline]
+    # A good judge keeps the untouched dimension high on defects: no regression there.
+    after = [r.model_copy(update={"verdict": {**r.verdict, "other": 3.0}}) for r in baseline]
+    gates = {g.name: g for g in score_regressions(baseline, after, "b", ["score", "other"], {})}
+    assert "regression.score[other, defects]" not in gates
+    assert gates["regression.score[other, controls]"].passed is True
+    assert gates["regression.score[score, defects]"].passed is True
 
 
 def _scored_run(controls: list[float], defects: list[float]) -> list[JudgementRow]:
@@ -300,10 +313,11 @@ def test_the_same_scores_never_regress() -> None:
     assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
 
 
-def test_acceptance_0_3_to_0_3_1_defect_scores_rise_but_within_the_noise_floor() -> None:
-    """The score gate needs a change beyond the noise floor's MDD as well as an interval
-    clear of zero: 0.3.1 marks defects down less, but by less than a redraw can move them.
-    The detection gate above is what fails 0.3.1."""
+def test_acceptance_0_3_to_0_3_1_defect_scores_rise_on_the_dimension_they_target() -> None:
+    """Defects are compared only on the dimensions their expectations name: 0.3.1 marks the
+    planted factual errors down less than 0.3, beyond the noise floor's MDD, so the score
+    gate fails it; core_total and causal_reasoning, which no defect targets, are not gated
+    on defects at all (a judge that keeps them high is right to)."""
     from judges.stats.noise import noise_floor
 
     dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
@@ -311,14 +325,15 @@ def test_acceptance_0_3_to_0_3_1_defect_scores_rise_but_within_the_noise_floor()
     floor = noise_floor(noise, dims, n_items=61)
     sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
     gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
-    total = gates["regression.score[core_total, defects]"]
-    assert total.result.value == pytest.approx(0.85, abs=0.01)  # defects marked down less
-    assert total.result.low > 0  # clear of zero on the bad side...
-    assert "noise floor MDD 0.96" in total.why  # ...but smaller than the MDD
-    assert total.passed is True
-    # With no noise floor to compare with, the same interval is a regression.
-    bare = score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, {})
-    assert {g.name: g.passed for g in bare}["regression.score[core_total, defects]"] is False
+    accuracy = gates["regression.score[factual_accuracy, defects]"]
+    assert accuracy.result.value == pytest.approx(1.15, abs=0.01)  # defects marked down less
+    assert accuracy.result.low > 0 and "noise floor MDD 0.75" in accuracy.why
+    assert accuracy.passed is False
+    assert "over 39 items" in accuracy.why  # the defects whose expectations bound it
+    assert "over 7 items" in gates["regression.score[completeness, defects]"].why
+    assert "regression.score[core_total, defects]" not in gates
+    assert "regression.score[causal_reasoning, defects]" not in gates
+    assert "regression.score[core_total, controls]" in gates  # controls: every dimension
 
 
 # --------------------------------------------------------------------------- agreement (SME)

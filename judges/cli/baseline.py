@@ -115,6 +115,28 @@ def reliability_floors(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
     return floors
 
 
+def _drop_below_chance(table: dict[str, Any]) -> list[str]:
+    """Remove floors below chance from a merged table (gates.toml would refuse them)."""
+    notes = []
+    ceiling = table.get("max_control_false_positive")
+    detection = table.get("min_detection") or {}
+    for category, floor in sorted(detection.items()):
+        if ceiling is not None and floor <= ceiling:
+            del detection[category]
+            notes.append(
+                f"min_detection.{category} = {floor} dropped: at or below "
+                f"max_control_false_positive = {ceiling}, a judge flagging at random passes it"
+            )
+    if "min_detection" in table and not detection:
+        del table["min_detection"]
+    for section in ("sme", "test_retest", "panel", "noise_floor"):
+        for key, floor in sorted((table.get(section) or {}).items()):
+            if _below_chance(key, floor):
+                del table[section][key]
+                notes.append(f"{section}.{key} = {floor} dropped: below chance (0)")
+    return notes
+
+
 def merge_floors(
     existing: dict[str, Any], suggested: dict[str, Any], *, reset: bool
 ) -> tuple[dict[str, Any], list[str]]:
@@ -299,6 +321,7 @@ def write_baseline(
             table, kept = merge_floors(
                 existing.get((model, version), {}), suggested, reset=reset_floors
             )
+            kept += _drop_below_chance(table)
             notes += [f'["{model}"."{version}"] {line}' for line in kept]
             # Older versions are history: they keep their floors, not a newer baseline.
             table.pop("baseline", None)
@@ -353,16 +376,16 @@ def not_fit_acceptance(
 ) -> tuple[dict[tuple[str, str], str | None], list[str]]:
     """What to write of accept_not_fit for the accepted version, and the models refused.
 
-    A NOT FIT model is refused as a baseline unless `reason` is given (which is written);
-    a FIT model loses a stale acceptance.
+    A NOT FIT model is refused as a baseline unless `reason` is given (which is written) or
+    its table already accepts it; a FIT model loses a stale acceptance.
     """
     writes: dict[tuple[str, str], str | None] = {}
     refused: list[str] = []
     for m in models:
         if m.fit:
             writes[(m.model, version)] = None
-        elif reason:
-            writes[(m.model, version)] = reason
+        elif reason or m.accept_not_fit:
+            writes[(m.model, version)] = reason or m.accept_not_fit
         else:
             refused.append(m.model)
     return writes, refused
