@@ -344,10 +344,10 @@ class FolderReport:
             if m.fit:
                 continue
             failing = m.fitness.failing if m.fitness is not None else []
-            at_chance = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
+            why = f"at chance on {', '.join(t.name for t in failing)}" if failing else ""
             who = f"{m.model}: " if len(self.models) > 1 else ""
             accepted = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
-            parts.append(f"{who}at chance on {at_chance}{accepted}")
+            parts.append(f"{who}{why or m.fitness_reasons()[0]}{accepted}")
         return parts
 
     @property

@@ -32,15 +32,15 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
         gates += f", {unevaluated} not evaluated"
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
-    fitness = ""
+    verdict = m.verdict_word()
     if not m.fit:
         failing = m.fitness.failing if m.fitness is not None else []
-        names = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
-        accepted = " (accepted in gates.toml)" if m.accept_not_fit else ""
-        fitness = f" at chance on {names}{accepted};"
+        why = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
+        accepted = ", accepted in gates.toml" if m.accept_not_fit else ""
+        verdict += f" (at chance on {why}{accepted})" if failing else f" ({why}{accepted})"
     return (
-        f"{judge} {version} on {m.model}: {m.verdict_word()};{fitness} detection "
-        f"{fraction(m.all_defects)}; {gates}; {m.failure_counts()}"
+        f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}; "
+        f"{m.failure_counts()}; {verdict}"
     )
 
 
