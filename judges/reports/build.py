@@ -220,7 +220,10 @@ def _model_report(
         gates += _extra_gates(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     return ModelReport(
-        fitness=_fitness(rows, version, sources, dimensions, flag, notes),
+        fitness=None
+        if is_pairwise(rows)
+        else _fitness(rows, version, sources, dimensions, flag, notes),
+        chance_tests_apply=not is_pairwise(rows),
         accept_not_fit=table.accept_not_fit if table is not None else "",
         model=model,
         n_main=len(main),

@@ -132,8 +132,13 @@ class ModelReport:
     fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
     accept_not_fit: str = ""  # gates.toml (this version's own table): why NOT FIT is kept
 
+    # False for pairwise judges: their chance tests are per set (the folder's pairwise report).
+    chance_tests_apply: bool = True
+
     @property
     def fit(self) -> bool:
+        if not self.chance_tests_apply:
+            return True
         return self.fitness is not None and self.fitness.fit
 
     def fitness_reasons(self) -> list[str]:
@@ -321,6 +326,12 @@ class FolderReport:
             return INCOMPLETE
         words = [m.verdict_word() for m in self.models]
         unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
+        # A pairwise set at chance that gates.toml does not accept is NOT FIT too.
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
+        if any(problem.endswith(NOT_FIT) for problem in pairwise):
+            unaccepted, words = True, [*words, NOT_FIT]
+        elif pairwise:
+            words = [*words, FAIL]
         order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
         return next((word for word in order if word in words), PASS)
 
@@ -332,7 +343,8 @@ class FolderReport:
         if word == PASS:
             return PASS
         if word == NOT_FIT:
-            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts())
+            pairwise = self.pairwise.problems() if self.pairwise is not None else []
+            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise)
         if word == INCOMPLETE:
             missing = sum(len(m.missing_items) for m in self.models)
             return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
