@@ -48,6 +48,8 @@ HEAD = ["Test", "Verdict", "Statistic", "Value", "95% interval", "Chance", "p", 
 
 
 def fitness_md(m: ModelReport) -> list[str]:
+    if not m.chance_tests_apply:
+        return []  # a pairwise judge's chance tests are per set, in their own section
     lines = ["### Fitness: better than chance?", "", _headline(m), "", FITNESS_INTRO, ""]
     if m.fitness is None or not m.fitness.tests:
         return lines
@@ -57,6 +59,8 @@ def fitness_md(m: ModelReport) -> list[str]:
 
 
 def fitness_html(m: ModelReport) -> str:
+    if not m.chance_tests_apply:
+        return ""
     headline = esc(_headline(m).replace("**", ""))
     rows = ""
     if m.fitness is not None:

@@ -326,12 +326,14 @@ class FolderReport:
             return INCOMPLETE
         words = [m.verdict_word() for m in self.models]
         unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
-        # A pairwise set at chance that gates.toml does not accept is NOT FIT too.
+        # A pairwise set at chance is NOT FIT too (accepted or not, as gates.toml says).
         pairwise = self.pairwise.problems() if self.pairwise is not None else []
         if any(problem.endswith(NOT_FIT) for problem in pairwise):
             unaccepted, words = True, [*words, NOT_FIT]
         elif pairwise:
             words = [*words, FAIL]
+        if self._pairwise_accepted_not_fit():
+            words = [*words, NOT_FIT]
         order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
         return next((word for word in order if word in words), PASS)
 
@@ -344,11 +346,25 @@ class FolderReport:
             return PASS
         if word == NOT_FIT:
             pairwise = self.pairwise.problems() if self.pairwise is not None else []
-            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise)
+            accepted = [
+                f"{entry} (accepted in gates.toml)" for entry in self._pairwise_accepted_not_fit()
+            ]
+            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
         if word == INCOMPLETE:
             missing = sum(len(m.missing_items) for m in self.models)
             return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
         return f"{FAIL}: " + ", ".join(self.problems())
+
+    def _pairwise_accepted_not_fit(self) -> list[str]:
+        """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""
+        if self.pairwise is None:
+            return []
+        return [
+            f"{entry.model} {category}: {NOT_FIT}"
+            for category, entries in self.pairwise.sets.items()
+            for entry in entries
+            if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
+        ]
 
     def _not_fit_parts(self) -> list[str]:
         parts = []
