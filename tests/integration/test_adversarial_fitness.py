@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from judges.__main__ import main as judges_main
+from judges.cli.main import main as judges_main
 from judges.core.spec import PROMPTS_ROOT, load_catalog
 
 from ._support import JUDGE, FakeJudge, JudgesProject, Received, planted_item
@@ -146,7 +146,7 @@ def test_adversarial_judges_are_never_pass(
     monkeypatch.chdir(project.root)
     # The command reads the built-in judges; here it must read the project's policies.
     project_catalog = load_catalog(project.root / "prompts")
-    monkeypatch.setattr("judges.__main__.load_catalog", lambda *_: project_catalog)
+    monkeypatch.setattr("judges.cli.main.load_catalog", lambda *_: project_catalog)
 
     recorded = project.run("-k", "test_planted_item", record="all")
     assert len(fake_judge.calls) == len(POLICIES) * len(items), recorded.stdout.str()[-2000:]
