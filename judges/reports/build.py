@@ -10,6 +10,7 @@ from typing import Any
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
+from judges.reports.fitness import model_fitness
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.pairwise import PairwiseReport, pairwise_report
 from judges.reports.probes import ProbeReport, probe_report, probe_score
@@ -21,9 +22,7 @@ from judges.sets.reading_list import RUN
 from judges.stats.calibration import sme_dimension
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.estimates import wilson
-from judges.stats.fitness import Fitness
 from judges.stats.gates import Gate, detected, evaluate
-from judges.stats.judge_fitness import judge_fitness
 from judges.stats.label_stability import (
     LabelStability,
     evaluate_stability,
@@ -222,7 +221,7 @@ def _model_report(
     return ModelReport(
         fitness=None
         if is_pairwise(rows)
-        else _fitness(rows, version, sources, dimensions, flag, notes),
+        else model_fitness(rows, version, sources, dimensions, flag, notes),
         chance_tests_apply=not is_pairwise(rows),
         accept_not_fit=table.accept_not_fit if table is not None else "",
         model=model,
@@ -256,27 +255,6 @@ def _model_report(
         **_ranking(model, version, main, planted),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
-
-
-def _fitness(
-    rows: Sequence[JudgementRow],
-    version: str,
-    sources: Sources,
-    dimensions: tuple[str, ...],
-    flag: str | None,
-    notes: list[str],
-) -> Fitness | None:
-    """The chance tests, for a judge with a planted set and main-run rows."""
-    if sources.planted is None or not any(row.run == "main" for row in rows):
-        return None
-    try:
-        return judge_fitness(
-            rows, sources.planted, version, dimensions=dimensions, flag=flag,
-            sme_labels=sources.sme_labels,
-        )  # fmt: skip
-    except ValueError as error:  # e.g. a label file naming an item twice
-        notes.append(f"fitness not computed: {error}")
-        return None
 
 
 def _label_stability(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from judges.core.results import JudgementRow
 from judges.reports.charts import esc
 from judges.reports.model import ModelReport
-from judges.stats.fitness import ChanceTest
+from judges.reports.sources import Sources
+from judges.stats.fitness import ChanceTest, Fitness
+from judges.stats.judge_fitness import judge_fitness
 
-__all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
+__all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md", "model_fitness"]
 
 FITNESS_INTRO = (
     "Is the judge better than chance at what this set measures? Each test's threshold is "
@@ -79,3 +84,24 @@ def fitness_html(m: ModelReport) -> str:
         f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>{table}'
         f'<p class="caption">{esc(FITNESS_INTRO)}</p></div>'
     )
+
+
+def model_fitness(
+    rows: Sequence[JudgementRow],
+    version: str,
+    sources: Sources,
+    dimensions: tuple[str, ...],
+    flag: str | None,
+    notes: list[str],
+) -> Fitness | None:
+    """The chance tests, for a judge with a planted set and main-run rows."""
+    if sources.planted is None or not any(row.run == "main" for row in rows):
+        return None
+    try:
+        return judge_fitness(
+            rows, sources.planted, version, dimensions=dimensions, flag=flag,
+            sme_labels=sources.sme_labels,
+        )  # fmt: skip
+    except ValueError as error:  # e.g. a label file naming an item twice
+        notes.append(f"fitness not computed: {error}")
+        return None
