@@ -46,7 +46,8 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
 ) -> None:
     planted = _copy_sets(tmp_path)
     gates = planted / "product_identity" / "gates.toml"
-    gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.4", 1))
+    # The team raises 0.3.1's cousin floor above its control false-positive ceiling (0.6).
+    gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.65", 1))
 
     assert _run(planted, "--accept", "0.3") == 0
 
@@ -55,24 +56,61 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     assert tables["0.3"]["baseline"] == "0.3" and tables["0.3.1"]["baseline"] == "0.3"
     out = capsys.readouterr().out
     assert "accepted baseline: prompt 0.3" in out
-    kept = [v["min_detection"]["cousin"] for v in tables.values()]
-    assert 0.4 in kept  # the team's edit survives
-    assert "min_detection.cousin = 0.4 kept (suggested" in out
+    assert tables["0.3.1"]["min_detection"]["cousin"] == 0.65  # the team's edit survives
+    # The floors at or below their ceiling were dropped, and said so.
+    assert "dropped: at or below max_control_false_positive" in out
+    # 0.3 is NOT FIT but its own table accepts it: the acceptance is kept, and said.
+    assert tables["0.3"]["accept_not_fit"].startswith("SmolLM2-135M")
+    assert "fitness: product_identity 0.3 on local:smollm2-135m: NOT FIT" in out
+
+
+def test_baseline_refuses_a_judge_at_chance_unless_accepted_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    before = "\n".join(
+        line for line in gates.read_text().splitlines() if not line.startswith("accept_not_fit")
+    )
+    gates.write_text(before + "\n")
+
+    assert _run(planted, "--accept", "0.3.1") == 1
+    err = capsys.readouterr().err
+    assert "prompt 0.3.1 is NOT FIT on local:smollm2-135m" in err and "nothing written" in err
+    assert gates.read_text() == before + "\n"
+
+    assert _run(planted, "--accept", "0.3.1", "--accept-not-fit", "a smoke-test judge") == 0
+    assert _gates(planted)["0.3.1"]["accept_not_fit"] == "a smoke-test judge"
+    # No floor below chance was suggested or kept.
+    for table in _gates(planted).values():
+        for section in ("sme", "test_retest"):
+            assert all(v >= 0 for k, v in table.get(section, {}).items() if "kappa" in k)
 
 
 def test_reset_floors_suggests_the_lower_wilson_bound_rounded_down(tmp_path: Path) -> None:
     planted = _copy_sets(tmp_path)
     assert _run(planted, "--accept", "0.3.1", "--reset-floors") == 0
     tables = _gates(planted)
-    # 0.3.1 caught 8 of 16 cousins: the Wilson interval's lower end (textbook formula, z for
-    # 95%), rounded down to 0.05.
+    # 0.3.1 flagged 5 of 15 controls: the ceiling is the upper Wilson bound rounded up.
+    assert tables["0.3.1"]["max_control_false_positive"] == 0.6
+    # It caught 8 of 16 cousins: the lower Wilson bound (0.28 -> 0.25) is below that
+    # ceiling, a floor a judge flagging at random passes: not suggested.
+    assert "min_detection" not in tables["0.3.1"]  # nor the ones the team had: dropped
+    assert tables["0.3.1"]["max_error_rate"] == 0.0
+
+
+def test_a_detection_floor_is_the_lower_wilson_bound_rounded_down() -> None:
+    rows = [_row(f"D-{i}", i < 8) for i in range(16)]
+    rows += [_row(f"C-{i}", True, control=True) for i in range(30)]  # no false positive
+    # 8 of 16 cousins: the Wilson interval's lower end (textbook formula, z for 95%).
     z, n, p = 1.959963984540054, 16, 0.5
     low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
         1 + z * z / n
     )
-    assert tables["0.3.1"]["min_detection"]["cousin"] == math.floor(low / 0.05) * 0.05
-    assert tables["0.3.1"]["min_detection"]["cousin"] < 8 / 16  # never the point value
-    assert tables["0.3.1"]["max_error_rate"] == 0.0
+    floors = detection_floors(rows)
+    assert floors["min_detection"]["cousin"] == math.floor(low / 0.05) * 0.05
+    assert floors["min_detection"]["cousin"] < 8 / 16  # never the point value
+    assert floors["min_detection"]["cousin"] > floors["max_control_false_positive"]
 
 
 def test_an_unknown_accepted_version_is_refused(
@@ -91,7 +129,8 @@ def _row(item: str, met: bool, control: bool = False) -> JudgementRow:
 
 
 def test_suggested_floors_pass_the_run_they_come_from_and_a_constant_judge_fails() -> None:
-    rows = [_row(f"D-{i}", i < 12) for i in range(16)] + [_row("C-1", True, control=True)]
+    rows = [_row(f"D-{i}", i < 12) for i in range(16)]
+    rows += [_row(f"C-{i}", True, control=True) for i in range(10)]
     floors = detection_floors(rows)
     assert floors["min_detection"]["cousin"] <= 12 / 16
     assert floors["min_detection"]["cousin"] > 0  # a judge that finds nothing fails it

@@ -18,7 +18,7 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges.core.results import JudgementRow, read_jsonl
+from judges.core.results import Expectation, JudgementRow, read_jsonl
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.agreement import quadratic_kappa_change
@@ -130,9 +130,9 @@ def _retest_results() -> list[Gate | object]:
 
 def test_acceptance_retest_run_passes_the_gates_of_its_prompt() -> None:
     results = _retest_results()
-    assert all(result.passed for result in results), [
-        result.describe() for result in results if not result.passed
-    ]
+    # A statistic without a threshold is informational (no gate), not a failure.
+    failing = [r for r in results if r.passed is False or not_evaluated(r)]
+    assert not failing, [result.describe() for result in failing]
 
 
 def test_retest_run_figures_as_recorded() -> None:
@@ -286,7 +286,20 @@ def test_constant_judge_scores_are_a_regression_when_lower() -> None:
 
 def _scored(item: str, score: float, *, control: bool) -> JudgementRow:
     row = _row(item, met=True, control=control)
-    return row.model_copy(update={"verdict": {"score": score}})
+    # A defect targets the score: its expectation bounds it from above.
+    expect = [] if control else [Expectation(field="score", op="<=", value=1)]
+    return row.model_copy(update={"verdict": {"score": score}, "expect": expect})
+
+
+def test_defect_scores_count_only_on_the_dimensions_their_expectations_name() -> None:
+    baseline = _scored_run(BASE_CONTROLS, BASE_DEFECTS)
+    baseline = [r.model_copy(update={"verdict": {**r.verdict, "other": 1.0}}) for r in baseline]
+    # A good judge keeps the untouched dimension high on defects: no regression there.
+    after = [r.model_copy(update={"verdict": {**r.verdict, "other": 3.0}}) for r in baseline]
+    gates = {g.name: g for g in score_regressions(baseline, after, "b", ["score", "other"], {})}
+    assert "regression.score[other, defects]" not in gates
+    assert gates["regression.score[other, controls]"].passed is True
+    assert gates["regression.score[score, defects]"].passed is True
 
 
 def _scored_run(controls: list[float], defects: list[float]) -> list[JudgementRow]:
@@ -330,20 +343,26 @@ def test_the_same_scores_never_regress() -> None:
     assert all(g.passed for g in score_regressions(rows, rows, "b", ["score"], {"score": 0.0}))
 
 
-def test_acceptance_0_3_to_0_3_1_defect_scores_rise_beyond_chance() -> None:
-    """0.3.1 marks planted defects down less than 0.3: the score gate fails it, as the
-    detection gate does. (The former second threshold, the noise floor's MDD, passed it.)"""
+def test_acceptance_0_3_to_0_3_1_defect_scores_rise_on_the_dimension_they_target() -> None:
+    """Defects are compared only on the dimensions their expectations name: 0.3.1 marks the
+    planted factual errors down less than 0.3, beyond chance, so the score gate fails it, as
+    the detection gate does; core_total and causal_reasoning, which no defect targets, are
+    not gated on defects at all (a judge that keeps them high is right to)."""
     from judges.stats.noise import noise_floor
 
     dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
     floor = noise_floor(_main("0.3.1", run="noise"), dims, n_items=61)
     sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
     gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
-    total = gates["regression.score[core_total, defects]"]
-    assert total.result.value == pytest.approx(0.85, abs=0.01)  # defects marked down less
-    assert total.result.low > 0 and total.p_value < 0.05
-    assert total.passed is False
-    assert total.power is not None and total.power.n == 46 and total.power.drop < 0.85
+    accuracy = gates["regression.score[factual_accuracy, defects]"]
+    assert accuracy.result.value == pytest.approx(1.15, abs=0.01)  # defects marked down less
+    assert accuracy.result.low > 0 and accuracy.p_value < 0.05
+    assert accuracy.passed is False
+    assert accuracy.power is not None and accuracy.power.n == 39  # defects bounding it
+    assert accuracy.power.drop < 1.15
+    assert "regression.score[core_total, defects]" not in gates
+    assert "regression.score[causal_reasoning, defects]" not in gates
+    assert "regression.score[core_total, controls]" in gates  # controls: every dimension
 
 
 # --------------------------------------------------------------------------- agreement (SME)

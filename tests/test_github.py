@@ -108,7 +108,7 @@ def test_publish_appends_the_summary(tmp_path: Path) -> None:
     publish([], tmp_path, tmp_path, environ={"GITHUB_STEP_SUMMARY": str(summary)})
 
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("before\n## Judge gates\n")
+    assert text.startswith("before\n## Judge verdicts\n")
     assert "Failed gates" not in text
 
 

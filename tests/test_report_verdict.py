@@ -4,6 +4,7 @@ failures as an HTML section, and the mean-change plot coloured by the dimension'
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from html.parser import HTMLParser
 from typing import Any
@@ -15,7 +16,16 @@ from judges.reports.write import rebuild_reports
 from judges.stats.compare import compare_versions, comparison_markdown
 from judges.stats.estimates import wilson
 from judges.stats.gates import Gate
-from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
+from tests.test_report import (
+    AFTER,
+    BEFORE,
+    CATEGORIES,
+    MODEL,
+    demo,
+    folder,
+    row,
+    version_rows,
+)
 
 __all__ = ["demo"]  # the fixture, shared with test_report
 
@@ -32,19 +42,27 @@ def write(demo: dict[str, Any], detection_after: dict[str, bool]) -> None:
     write_jsonl(folder(demo, "1.1") / "results.jsonl", rows_after)
 
 
+def accept_not_fit(demo: dict[str, Any]) -> None:
+    """The demo set is too small to show anything against chance: accept that, in words."""
+    gates = demo["planted"] / "demo" / "gates.toml"
+    text = gates.read_text().replace('."1.1"]\n', '."1.1"]\naccept_not_fit = "a demo"\n', 1)
+    gates.write_text(text)
+
+
 def rebuild(demo: dict[str, Any]) -> Any:
     return rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
 
 
 def banner(html: str) -> str:
-    found = re.search(r'<div class="banner (pass|fail)"[^>]*>(.*?)</div>', html, re.S)
+    found = re.search(r'<div class="banner (\w+)"[^>]*>(.*?)</div>', html, re.S)
     assert found is not None, "no banner"
     return f"{found.group(1)}: {re.sub(r'<[^>]+>', ' ', found.group(2)).strip()}"
 
 
 def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[str, Any]) -> None:
     # 1.1: PE-01 is an accepted miss, PE-08 fails in transport (a new failure), and the
-    # fabrication gate (>= 0.9) sees 2/3.
+    # fabrication gate (>= 0.9) sees 2/3. Its NOT FIT is accepted, so FAIL shows.
+    accept_not_fit(demo)
     write(demo, AFTER)
     built = rebuild(demo)
     html = (folder(demo, "1.1") / "index.html").read_text()
@@ -57,23 +75,57 @@ def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[st
     assert report.verdict() == "FAIL: 1 gate failed, 1 new failure"
 
 
-def test_accepted_misses_alone_pass_and_are_counted_apart(demo: dict[str, Any]) -> None:
+def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str, Any]) -> None:
+    accept_not_fit(demo)
     write(demo, ALL_MET)
     built = rebuild(demo)
     html = (folder(demo, "1.1") / "index.html").read_text()
-    assert banner(html).startswith("pass: PASS")
-    assert "(1 accepted)" in banner(html)
+    # Nothing failed; the judge is NOT FIT (too few items to show it beats chance), accepted.
+    assert banner(html).startswith("notfit: NOT FIT")
+    assert "accepted in gates.toml: a demo" in banner(html)
     assert "0 new failures, 1 accepted miss" in html
     report_md = (folder(demo, "1.1") / "report.md").read_text()
-    assert "**Result: PASS**" in report_md
+    assert report_md.startswith("# demo, prompt 1.1: NOT FIT\n")
+    assert "**Result: NOT FIT: at chance on no test that could decide" not in report_md
     assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
     assert "| PE-01 | cousin | missed | accepted miss |" in report_md
     lines = terminal.report_lines(built)
     assert any(
         line.startswith(f"demo 1.1 on {MODEL}:")
-        and line.endswith("0 new failures, 1 accepted miss")
+        and "0 new failures, 1 accepted miss; NOT FIT" in line
         for line in lines
     )
+
+
+def test_a_fit_judge_with_nothing_failed_reads_pass(demo: dict[str, Any]) -> None:
+    """Eight defects caught, eight controls left alone: fit (Fisher p = 1/12870), PASS."""
+    items_path = demo["planted"] / "demo" / "items.jsonl"
+    items = [json.loads(line) for line in items_path.read_text().splitlines()]
+    template = items[-1]
+    extra = {f"PE-{i:02d}": "control" for i in range(9, 16)}
+    items += [{**template, "id": i, "slug": f"control-{i[-2:]}", "category": c, "control": True}
+              for i, c in extra.items()]  # fmt: skip
+    items_path.write_text("".join(json.dumps(item) + "\n" for item in items))
+    (demo["planted"] / "demo" / "gates.toml").write_text("")
+    (demo["planted"] / "demo" / "expectations.toml").write_text("")
+    categories = {**CATEGORIES, **extra}
+    rows = [
+        row("1.1", "PE-07", True, accuracy=0 if category != "control" else 3).model_copy(
+            update={"item_id": item, "category": category, "control": category == "control"}
+        )
+        for item, category in categories.items()
+    ]
+    write_jsonl(folder(demo, "1.1") / "results.jsonl", rows)
+    write_jsonl(folder(demo, "1.0") / "results.jsonl", rows)
+    built = rebuild(demo)
+    (report,) = [f for f in built.folders if f.version == "1.1"]
+    assert report.verdict() == "PASS" and report.models[0].fit, report.notes
+    html = (folder(demo, "1.1") / "index.html").read_text()
+    assert banner(html).startswith("pass: PASS")
+    assert (folder(demo, "1.1") / "report.md").read_text().startswith("# demo, prompt 1.1: PASS")
+    data = json.loads((folder(demo, "1.1") / "report.json").read_text())
+    assert data["verdict_word"] == "PASS"
+    assert data["models"][0]["fitness"]["verdict"] == "FIT"
 
 
 def test_new_failures_and_accepted_misses_are_told_apart_everywhere(
@@ -92,9 +144,7 @@ def test_new_failures_and_accepted_misses_are_told_apart_everywhere(
     assert "1 new failure(s) and 1 accepted miss(es)" in failures_md
     # New failures come first.
     assert failures_md.index("### PE-08") < failures_md.index("### PE-01")
-    assert any(
-        line.endswith("1 new failure, 1 accepted miss") for line in terminal.report_lines(built)
-    )
+    assert any("1 new failure, 1 accepted miss; " in line for line in terminal.report_lines(built))
 
 
 class _Cells(HTMLParser):

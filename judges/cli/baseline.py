@@ -75,16 +75,28 @@ def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
 
 
 def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
-    """Suggested floors from the main run: Wilson bounds, so a re-recording passes them."""
+    """Suggested floors from the main run: Wilson bounds, so a re-recording passes them.
+
+    A detection floor at or below the control false-positive ceiling is below chance (a
+    judge flagging everything at that rate passes both): it is not suggested.
+    """
     main = [row for row in rows if row.run == "main"]
+    ceiling = _bound(control_false_positive_rate(main), False)
     detection = {c: _bound(r, True) for c, r in detection_rates(main).items()}
     floors: dict[str, Any] = {
-        "min_detection": {c: v for c, v in detection.items() if v is not None},
+        "min_detection": {
+            c: v for c, v in detection.items() if v is not None and (ceiling is None or v > ceiling)
+        },
         # A failed call is the harness's or backend's fault, not judge noise: no slack.
         "max_error_rate": ceil_step(error_rate(main).rate) if main else None,
-        "max_control_false_positive": _bound(control_false_positive_rate(main), False),
+        "max_control_false_positive": ceiling,
     }
     return {key: value for key, value in floors.items() if value not in (None, {})}
+
+
+def _below_chance(key: str, bound: float) -> bool:
+    """An agreement floor (kappa, Spearman, alpha) below 0 would pass a judge at chance."""
+    return key.split(".")[0] in ("min_kappa", "min_spearman", "min_alpha") and bound < 0
 
 
 def reliability_floors(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -96,11 +108,33 @@ def reliability_floors(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
         table: dict[str, float] = {}
         for key, (statistic, at_least) in sorted(gate_statistics(result).items()):
             bound = _bound(statistic, at_least)
-            if bound is not None:
+            if bound is not None and not _below_chance(key, bound):
                 table[key] = bound
         if table:
             floors[section] = table
     return floors
+
+
+def _drop_below_chance(table: dict[str, Any]) -> list[str]:
+    """Remove floors below chance from a merged table (gates.toml would refuse them)."""
+    notes = []
+    ceiling = table.get("max_control_false_positive")
+    detection = table.get("min_detection") or {}
+    for category, floor in sorted(detection.items()):
+        if ceiling is not None and floor <= ceiling:
+            del detection[category]
+            notes.append(
+                f"min_detection.{category} = {floor} dropped: at or below "
+                f"max_control_false_positive = {ceiling}, a judge flagging at random passes it"
+            )
+    if "min_detection" in table and not detection:
+        del table["min_detection"]
+    for section in ("sme", "test_retest", "panel", "noise_floor"):
+        for key, floor in sorted((table.get(section) or {}).items()):
+            if _below_chance(key, floor):
+                del table[section][key]
+                notes.append(f"{section}.{key} = {floor} dropped: below chance (0)")
+    return notes
 
 
 def merge_floors(
@@ -240,7 +274,14 @@ def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) ->
     return "\n".join(lines) + "\n"
 
 
-_ORDER = ("baseline", "alpha", "min_detection", "max_error_rate", "max_control_false_positive")
+_ORDER = (
+    "accept_not_fit",
+    "baseline",
+    "alpha",
+    "min_detection",
+    "max_error_rate",
+    "max_control_false_positive",
+)
 
 
 def _ordered(table: dict[str, Any]) -> dict[str, Any]:
@@ -268,6 +309,7 @@ def write_baseline(
     accept: str,
     existing: dict[tuple[str, str], dict[str, Any]],
     reset_floors: bool = False,
+    not_fit: dict[tuple[str, str], str | None] | None = None,
 ) -> tuple[Path, Path, list[str]]:
     """Accept prompt `accept`'s main run as the baseline of the regression gates.
 
@@ -275,6 +317,8 @@ def write_baseline(
 
     Accepted misses are rewritten from the rows. Gate floors the team set in `existing` are
     kept (all replaced with suggestions when `reset_floors`); other keys are left alone.
+    `not_fit`: (model, version) -> the accept_not_fit reason to write, or None to remove it
+    (a judge that is fit must not be accepted as unfit: its strict xfail would XPASS).
     """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
     gates: dict[tuple[str, str], dict[str, Any]] = {}
@@ -291,11 +335,16 @@ def write_baseline(
             # its new table starts from those, so accepting it drops no floor.
             start = own if own is not None else inherited_table(existing, model, version)
             table, kept = merge_floors(start, suggested, reset=reset_floors)
+            kept += _drop_below_chance(table)
             notes += [f'["{model}"."{version}"] {line}' for line in kept]
             # Older versions are history: they keep their floors, not a newer baseline.
             table.pop("baseline", None)
             if version_key(version) >= version_key(accept):
                 table["baseline"] = accept
+            if (model, version) in (not_fit or {}):
+                reason = (not_fit or {})[(model, version)]
+                table.pop("accept_not_fit", None)
+                table |= {"accept_not_fit": reason} if reason else {}
             gates[(model, version)] = _ordered(table)
     expectations = folder / "expectations.toml"
     atomic_write_text(
@@ -318,4 +367,39 @@ baseline: the prompt version whose recorded main run is the accepted baseline. A
   McNemar test, one-sided at alpha (default 0.05), on detection and control false positives.
 min_* / max_*: absolute floors the team owns. `python -m judges baseline` suggests one
   where none is set (the lower Wilson or bootstrap bound, rounded down to 0.05; upper bound
-  rounded up for max_*) and keeps the ones already here."""
+  rounded up for max_*) and keeps the ones already here; never one below chance.
+accept_not_fit: why a judge that is NOT FIT (no better than chance at what the set
+  measures) is kept; its fitness test is then a strict xfail. Never inherited."""
+
+
+def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
+    """One line per model of a report folder: its verdict word and what is at chance."""
+    lines = []
+    for m in models:
+        line = f"fitness: {judge} {version} on {m.model}: {'FIT' if m.fit else 'NOT FIT'}"
+        if not m.fit:
+            line += "; " + "; ".join(m.fitness_reasons())
+            if m.accept_not_fit:
+                line += f" (accepted in gates.toml: {m.accept_not_fit})"
+        lines.append(line)
+    return lines
+
+
+def not_fit_acceptance(
+    models: Iterable[Any], version: str, reason: str | None
+) -> tuple[dict[tuple[str, str], str | None], list[str]]:
+    """What to write of accept_not_fit for the accepted version, and the models refused.
+
+    A NOT FIT model is refused as a baseline unless `reason` is given (which is written) or
+    its table already accepts it; a FIT model loses a stale acceptance.
+    """
+    writes: dict[tuple[str, str], str | None] = {}
+    refused: list[str] = []
+    for m in models:
+        if m.fit:
+            writes[(m.model, version)] = None
+        elif reason or m.accept_not_fit:
+            writes[(m.model, version)] = reason or m.accept_not_fit
+        else:
+            refused.append(m.model)
+    return writes, refused

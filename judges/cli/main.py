@@ -71,7 +71,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.cli.baseline import write_baseline, write_probe_expectations
+    from judges.cli.baseline import (
+        fitness_lines,
+        not_fit_acceptance,
+        write_baseline,
+        write_probe_expectations,
+    )
     from judges.reports.folders import ResultsMissing
     from judges.reports.sources import load_sources
     from judges.sets.planted import load_gate_tables
@@ -88,7 +93,7 @@ def _baseline(args: argparse.Namespace) -> int:
         return 2
     sources = load_sources(args.judge, catalog, args.planted_sets)
     try:
-        rows_by_version, reliability = _recorded_versions(args, spec, sources)
+        rows_by_version, reliability, models = _recorded_versions(args, spec, sources)
     except ResultsMissing as error:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
@@ -99,6 +104,16 @@ def _baseline(args: argparse.Namespace) -> int:
         for line in refusal(args.judge, accept, gaps, len(item_ids)):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
+    for version, found in models.items():
+        for line in fitness_lines(args.judge, version, found):
+            print(line)
+    not_fit, refused = not_fit_acceptance(models[accept], accept, args.accept_not_fit)
+    if refused:
+        print(f"python -m judges baseline: prompt {accept} is NOT FIT on {', '.join(refused)} "
+              "(no better than chance at what the set measures): not accepted as a baseline, "
+              'nothing written. Improve the judge, or keep it knowingly with --accept-not-fit '
+              '"<why>"', file=sys.stderr)  # fmt: skip
+        return 1
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
@@ -108,6 +123,7 @@ def _baseline(args: argparse.Namespace) -> int:
         accept=accept,
         existing=existing,
         reset_floors=args.reset_floors,
+        not_fit=not_fit,
     )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
@@ -121,17 +137,20 @@ def _baseline(args: argparse.Namespace) -> int:
 
 def _recorded_versions(
     args: argparse.Namespace, spec: Any, sources: Any
-) -> tuple[dict[str, list[Any]], dict[tuple[str, str], dict[str, Any]]]:
-    """Every prompt version's rows, and the reliability floors each (model, version) suggests.
-    Raises ResultsMissing when a version has no results file."""
+) -> tuple[dict[str, list[Any]], dict[tuple[str, str], dict[str, Any]], dict[str, Any]]:
+    """Every prompt version's rows, the reliability floors each (model, version) suggests,
+    and its report's models (with their fitness). Raises ResultsMissing when a version has
+    no results file."""
     from judges.cli.baseline import label_stability_gates, reading_list_gates, reliability_floors
     from judges.core.results import read_jsonl
     from judges.reports.folders import Results, build_folder
 
     rows_by_version = {}
     reliability = {}
+    models = {}
     for version in spec.versions:
         folder = build_folder(Results(args.reports), args.judge, version, sources)
+        models[version] = folder.models
         for line in folder.damaged:  # left out of the baseline: say so
             print(f"python -m judges baseline: damaged: {line}", file=sys.stderr)
         rows_by_version[version] = read_jsonl(args.reports / args.judge / version / "results.jsonl")
@@ -148,7 +167,7 @@ def _recorded_versions(
                 | label_stability_gates(mine, dict(spec.config.labels))
                 | reading_list_gates(mine, sources.planted)
             )
-    return rows_by_version, reliability
+    return rows_by_version, reliability, models
 
 
 def _probe_baseline(
@@ -265,6 +284,12 @@ def _add_baseline(commands: Commands) -> None:
         "--reset-floors",
         action="store_true",
         help="replace every floor with its suggestion (the team's floors are lost)",
+    )
+    baseline.add_argument(
+        "--accept-not-fit",
+        metavar="REASON",
+        help="accept a NOT FIT version (no better than chance) anyway; the reason is written "
+        "to gates.toml as accept_not_fit, and its fitness test becomes a strict xfail",
     )
     baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

@@ -17,8 +17,10 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession, rerecord_command
 from judges.sets.planted import Gates
-from judges.sets.sme import SmeLabel
+from judges.sets.sme import SmeLabel, load_sme_labels
+from judges.stats.fitness import Fitness
 from judges.stats.gates import not_evaluated
+from judges.stats.judge_fitness import judge_fitness
 from judges.stats.noise import noise_floor
 from judges.stats.regression import (
     Regression,
@@ -124,6 +126,43 @@ class JudgeRunner(probing.ProbeJudging):
                 pytrace=False,
             )
 
+    def fitness(self, set_case: SetCase) -> Fitness:
+        """The chance tests of one judge, version and model, over every run it has."""
+        __tracebackhide__ = True
+        planted = self.session.planted_sets[set_case.judge]
+        spec = self.session.catalog[set_case.judge]
+        rows: list[JudgementRow] = []
+        for run in ("main", "retest", "noise", "reading_list"):
+            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
+                rows += self.replay_set(set_case, run=run)
+        labels = None
+        if planted.config.sme_labels:
+            path = self.session.settings.planted_sets / "sme" / planted.config.sme_labels
+            labels = load_sme_labels(path)
+        return judge_fitness(
+            rows, planted, set_case.version, dimensions=spec.config.dimensions,
+            flag=spec.config.flag, sme_labels=labels,
+        )  # fmt: skip
+
+    def check_fitness(self, set_case: SetCase) -> None:
+        """Fail unless the judge is better than chance at everything its set measures."""
+        __tracebackhide__ = True
+        fitness = self.fitness(set_case)
+        title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
+        fit = [f"  fit: {t.sentence()}" for t in fitness.tests if t.fit]
+        untested = [f"  decides nothing: {t.sentence()}" for t in fitness.tests if not t.testable]
+        assert fitness.fit, "\n".join(
+            [
+                f"{title} is NOT FIT: no better than chance at what its set measures "
+                "(threshold: chance itself, so no floor in gates.toml can move it)",
+                *(f"  NOT FIT {line}" for line in fitness.reasons()),
+                *fit,
+                *untested,
+                "A judge that is known to be unfit and kept anyway needs accept_not_fit = "
+                f'"<why>" in its own table of {planted_gates(self.session, set_case)}',
+            ]
+        )
+
     def skip_gates(self, reason: str) -> None:
         """Skip a set-level test, and say why in the judges summary (xdist-safe)."""
         __tracebackhide__ = True
@@ -182,6 +221,11 @@ class JudgeRunner(probing.ProbeJudging):
     def gates(self, set_case: SetCase) -> Gates | None:
         planted = self.session.planted_sets[set_case.judge]
         return planted.gates.get((str(set_case.model), set_case.version))
+
+
+def planted_gates(session: JudgesSession, set_case: SetCase) -> str:
+    planted = session.planted_sets[set_case.judge]
+    return f'{planted.path / "gates.toml"} ["{set_case.model}"."{set_case.version}"]'
 
 
 @pytest.fixture

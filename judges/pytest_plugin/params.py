@@ -16,6 +16,7 @@ import pytest
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.pytest_plugin.session import JudgesSession
+from judges.sets.planted import PlantedSet
 from judges.stats.pairwise import is_pairwise_set
 
 ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
@@ -65,6 +66,7 @@ SET_FIXTURES = {
     "ranking_set": "ranking",
     "reading_list_set": "reading_list",
     "pairwise_set": "pairwise",
+    "fitness_set": "fitness",
 }
 
 CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
@@ -103,10 +105,22 @@ def set_params(session: JudgesSession, run: str) -> list[Any]:
             )
         elif run == "pairwise":  # sets whose items expect a winner in each order
             versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
+        elif run == "fitness" and is_pairwise_set(planted.items):
+            versions = ()  # a pairwise set's chance tests are its own (test_pairwise.py)
         else:
-            versions = session.run_plan(planted, run).versions
+            versions = session.run_plan(planted, "main" if run == "fitness" else run).versions
         for version in versions:
             for model in session.models_for(spec, version):
                 case = SetCase(spec.name, version, model)
-                params.append(pytest.param(case, id=case_id(session, case)))
+                marks = _not_fit_accepted(planted, str(model), version) if run == "fitness" else []
+                params.append(pytest.param(case, id=case_id(session, case), marks=marks))
     return params
+
+
+def _not_fit_accepted(planted: PlantedSet, model: str, version: str) -> list[Any]:
+    """A strict xfail when the version's own gates.toml table accepts it as NOT FIT."""
+    gates = planted.gates.get((model, version))
+    reason = gates.accept_not_fit if gates is not None else ""
+    # raises=AssertionError: a missing cassette still fails; a fit judge XPASSes (strict).
+    return [pytest.mark.xfail(strict=True, reason=f"accept_not_fit: {reason}",
+                              raises=AssertionError)] if reason else []  # fmt: skip

@@ -200,12 +200,15 @@ class ProbeJudging:
         thresholds = gates.max_flip if gates is not None else {}
         probes = self.session.probe_sets[set_case.judge]
         model, version = str(set_case.model), set_case.version
+        # An inherited table carries its baseline's acceptances: a probe the baseline accepted
+        # as failing (no max_flip) must not fail a new version for want of a gate.
+        inherited = self.session.planted_sets[set_case.judge].inherited_gates.get((model, version))
         unset = [
             e.probe
             for e in effects
             if e.probe not in thresholds
             and not all(
-                probes.accepted_failure(model, version, item.probe, item.id)
+                probes.accepted_failure(model, inherited or version, item.probe, item.id)
                 for item in probes.items
                 if item.probe == e.probe
             )

@@ -11,6 +11,7 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.coercions import coercion_line
 from judges.reports.estimate import configured_estimate
+from judges.reports.fitness import model_fitness
 from judges.reports.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.pairwise import PairwiseReport, pairwise_report
 from judges.reports.probes import ProbeReport, probe_report, probe_score
@@ -226,6 +227,11 @@ def _model_report(
     judge = sources.spec.name if sources.spec else ""
     pass_rate = configured_estimate(judge, version, model, main, planted, notes)
     return ModelReport(
+        fitness=None
+        if is_pairwise(rows)
+        else model_fitness(rows, version, sources, dimensions, flag, notes),
+        chance_tests_apply=not is_pairwise(rows),
+        accept_not_fit=table.accept_not_fit if table is not None else "",
         model=model,
         n_main=len(main),
         planted_items=len(planted.items) if planted else None,

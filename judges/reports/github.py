@@ -84,22 +84,30 @@ def _gates_cell(m: ModelReport) -> str:
     return cell + (" :x:" if failed else "")
 
 
+def _verdict_cell(m: ModelReport) -> str:
+    word = m.verdict_word()
+    if word == "NOT FIT" and m.accept_not_fit:
+        return "NOT FIT (accepted)"
+    return word + ("" if word == "PASS" else " :x:")
+
+
 def summary_markdown(folders: Iterable[FolderReport]) -> str:
     """The step summary: a table, one row per judge, prompt version and model; failed gates."""
     folders = list(folders)
     lines = [
-        "## Judge gates",
+        "## Judge verdicts",
         "",
-        "| judge | prompt | model | detection (Wilson 95%) | gates | vs previous version |",
-        "|---|---|---|---|---|---|",
+        "| judge | prompt | model | verdict | detection (Wilson 95%) | gates "
+        "| vs previous version |",
+        "|---|---|---|---|---|---|---|",
     ]
     failed: list[str] = []
     for folder in folders:
         for m in folder.models:
             detection = f"{m.all_defects.successes}/{m.all_defects.n} = {m.all_defects}"
             lines.append(
-                f"| {folder.judge} | {folder.version} | {m.model} | {detection} | "
-                f"{_gates_cell(m)} | {_comparison(m)} |"
+                f"| {folder.judge} | {folder.version} | {m.model} | {_verdict_cell(m)} "
+                f"| {detection} | {_gates_cell(m)} | {_comparison(m)} |"
             )
             failed += [
                 f"- {folder.judge} {folder.version} on {m.model}: {gate.describe()}"

@@ -18,6 +18,7 @@ from judges.reports.charts import (
     stat_text,
 )
 from judges.reports.failures_html import FAILURES_CSS, failures_html
+from judges.reports.fitness import fitness_html
 from judges.reports.model import FolderReport, ModelReport
 from judges.reports.probes import probes_html
 
@@ -55,6 +56,8 @@ svg text{font-family:inherit}
 border:2px solid}
 .banner.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
 .banner.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
+.banner.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
+.banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
 .banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
 """
 
@@ -209,6 +212,7 @@ def _model_section(report: FolderReport, m: ModelReport) -> str:
         [
             f"<h2>Model {esc(m.model)}</h2>",
             f"<ul>{notes}</ul>" if notes else "",
+            fitness_html(m),
             '<div class="card"><h3>Detection per category</h3>',
             detection_svg(m),
             '<p class="caption">Bar: share of planted defects caught. Whisker: Wilson 95% '
@@ -232,22 +236,19 @@ def _sentence(text: str) -> str:
 
 
 def _banner(report: FolderReport) -> str:
-    """PASS or FAIL at the top, and what failed; the same verdict as report.md's."""
-    verdict = report.verdict()
-    passed = verdict == "PASS"
+    """The verdict word at the top (PASS, FAIL, NOT FIT, INCOMPLETE), as report.md's."""
+    verdict, word = report.verdict(), report.verdict_word()
     gates = sum(m.gate_counts[0] for m in report.models)  # those with a threshold, all passed
     accepted = sum(len(m.accepted_misses) for m in report.models)
     detail = (
-        f"Every planted item met its expectation or is an accepted miss ({accepted} accepted), "
-        f"and every gate with a threshold passed ({gates} gates)."
-        if passed
-        else _sentence(verdict.removeprefix("FAIL: ")) + ". See the gates and failures below."
+        "Better than chance at what the set measures; every planted item met its expectation "
+        f"or is an accepted miss ({accepted} accepted), and every gate with a threshold passed "
+        f"({gates} gates)."
+        if word == "PASS"
+        else _sentence(verdict.removeprefix(f"{word}: ")) + ". See fitness, gates and failures."
     )
-    kind = "pass" if passed else "fail"
-    return (
-        f'<div class="banner {kind}" role="status">{"PASS" if passed else "FAIL"}'
-        f"<span>{esc(detail)}</span></div>"
-    )
+    kind = {"PASS": "pass", "FAIL": "fail", "NOT FIT": "notfit"}.get(word, "incomplete")
+    return f'<div class="banner {kind}" role="status">{esc(word)}<span>{esc(detail)}</span></div>'
 
 
 def render_html(report: FolderReport) -> str:

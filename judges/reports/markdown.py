@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.core.checks import describe_verdict
+from judges.reports.fitness import fitness_md
 from judges.reports.label_stability import label_stability_md
 from judges.reports.model import (
     FAILURES_MD,
@@ -340,7 +341,7 @@ def _comparison_body(report: FolderReport) -> list[str]:
 def _header_md(report: FolderReport) -> list[str]:
     runs = ", ".join(f"{run} {n}" for run, n in report.rows_by_run.items()) or "none"
     lines = [
-        f"# {report.judge}, prompt {report.version}",
+        f"# {report.judge}, prompt {report.version}: {report.verdict_word()}",
         "",
         "| | |",
         "|---|---|",
@@ -381,7 +382,7 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
     lines = [f"## Model {m.model}", ""]
     if m.notes:
         lines += [*(f"- {note}" for note in m.notes), ""]
-    lines += _detection_md(m)
+    lines += [*fitness_md(m), *_detection_md(m)]
     if m.ranking is not None:
         head, *rest = m.ranking_lines()
         lines += ["### As a ranker", "", head, "", *rest, ""]

@@ -18,6 +18,7 @@ from judges.reports.pairwise import PairwiseReport
 from judges.reports.probes import ProbeReport
 from judges.stats.compare import Comparison, outcome
 from judges.stats.estimates import Rate
+from judges.stats.fitness import Fitness
 from judges.stats.gates import Gate, not_evaluated
 from judges.stats.label_stability import LabelStability
 from judges.stats.ranker import RankerSummary
@@ -55,6 +56,10 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
         if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
         and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
     }
+
+
+# The four verdicts, one word each.
+PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,36 @@ class ModelReport:
     category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
     pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
     gates_version: str | None = None  # the earlier version whose table this one inherited
+    fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
+    accept_not_fit: str = ""  # gates.toml (this version's own table): why NOT FIT is kept
+
+    # False for pairwise judges: their chance tests are per set (the folder's pairwise report).
+    chance_tests_apply: bool = True
+
+    @property
+    def fit(self) -> bool:
+        if not self.chance_tests_apply:
+            return True
+        return self.fitness is not None and self.fitness.fit
+
+    def fitness_reasons(self) -> list[str]:
+        """Why this judge is NOT FIT, one line each; empty when it is fit."""
+        if self.fitness is None:
+            return ["no planted set to test it against chance"]
+        return self.fitness.reasons()
+
+    def verdict_word(self) -> str:
+        """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
+
+        An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
+        """
+        if self.missing_items:
+            return INCOMPLETE
+        if not self.fit and not self.accept_not_fit:
+            return NOT_FIT
+        if self.problems():
+            return FAIL
+        return PASS if self.fit else NOT_FIT
 
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
@@ -239,6 +274,8 @@ class ModelReport:
             optional["reading_list"] = self.reading_list.as_dict()
         if self.pass_rate is not None:
             optional["pass_rate_estimate"] = self.pass_rate.as_dict()
+        if self.fitness is not None:
+            optional["fitness"] = self.fitness.as_dict() | {"accepted": self.accept_not_fit}
         return optional
 
 
@@ -290,12 +327,63 @@ class FolderReport:
             return self.models[0].problems() + pairwise
         return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
 
-    def verdict(self) -> str:
-        """One line: PASS, or FAIL and what failed; a folder without rows does not pass."""
+    def verdict_word(self) -> str:
+        """One word of four: PASS, FAIL, NOT FIT, INCOMPLETE (the worst of its models)."""
         if not self.models:
-            return "FAIL: no main-run rows"
-        problems = self.problems()
-        return "FAIL: " + ", ".join(problems) if problems else "PASS"
+            return INCOMPLETE
+        words = [m.verdict_word() for m in self.models]
+        unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
+        # A pairwise set at chance is NOT FIT too (accepted or not, as gates.toml says).
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
+        if any(problem.endswith(NOT_FIT) for problem in pairwise):
+            unaccepted, words = True, [*words, NOT_FIT]
+        elif pairwise:
+            words = [*words, FAIL]
+        if self._pairwise_accepted_not_fit():
+            words = [*words, NOT_FIT]
+        order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
+        return next((word for word in order if word in words), PASS)
+
+    def verdict(self) -> str:
+        """One line: the word, then why (what failed, what is at chance, what is missing)."""
+        word = self.verdict_word()
+        if not self.models:
+            return f"{INCOMPLETE}: no main-run rows"
+        if word == PASS:
+            return PASS
+        if word == NOT_FIT:
+            pairwise = self.pairwise.problems() if self.pairwise is not None else []
+            accepted = [
+                f"{entry} (accepted in gates.toml)" for entry in self._pairwise_accepted_not_fit()
+            ]
+            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
+        if word == INCOMPLETE:
+            missing = sum(len(m.missing_items) for m in self.models)
+            return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
+        return f"{FAIL}: " + ", ".join(self.problems())
+
+    def _pairwise_accepted_not_fit(self) -> list[str]:
+        """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""
+        if self.pairwise is None:
+            return []
+        return [
+            f"{entry.model} {category}: {NOT_FIT}"
+            for category, entries in self.pairwise.sets.items()
+            for entry in entries
+            if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
+        ]
+
+    def _not_fit_parts(self) -> list[str]:
+        parts = []
+        for m in self.models:
+            if m.fit:
+                continue
+            failing = m.fitness.failing if m.fitness is not None else []
+            why = f"at chance on {', '.join(t.name for t in failing)}" if failing else ""
+            who = f"{m.model}: " if len(self.models) > 1 else ""
+            accepted = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
+            parts.append(f"{who}{why or m.fitness_reasons()[0]}{accepted}")
+        return parts
 
     @property
     def comparisons(self) -> list[Comparison]:
@@ -306,6 +394,7 @@ class FolderReport:
             "judge": self.judge,
             "prompt_version": self.version,
             "verdict": self.verdict(),
+            "verdict_word": self.verdict_word(),
             "previous_version": self.previous_version,
             "template_hash": self.template_hash,
             "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},

@@ -32,9 +32,15 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
         gates += f", {unevaluated} not evaluated"
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
+    verdict = m.verdict_word()
+    if not m.fit:
+        failing = m.fitness.failing if m.fitness is not None else []
+        why = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
+        accepted = ", accepted in gates.toml" if m.accept_not_fit else ""
+        verdict += f" (at chance on {why}{accepted})" if failing else f" ({why}{accepted})"
     return (
         f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}; "
-        f"{m.failure_counts()}"
+        f"{m.failure_counts()}; {verdict}"
     )
 
 

@@ -7,6 +7,7 @@ planted_sets/<judge>/gates.toml         thresholds per judge model and prompt ve
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
@@ -54,6 +55,10 @@ class Gates(BaseModel):
     # Every gated ranking metric must also beat a random ranking; when the judge does not,
     # this says why the failure is accepted (an accepted failure that passes fails the run).
     ranking_known_failure: str = ""
+    # The judge is NOT FIT (at chance on something the set measures) and the team knows: why.
+    # The fitness test then shows as a strict xfail; a judge that becomes fit XPASSes and
+    # this line must go. Never inherited: a new prompt version proves itself or is accepted.
+    accept_not_fit: str = ""
     note: str = ""
 
 
@@ -253,6 +258,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             gates[key] = Gates.model_validate(table)
         except ValidationError as error:
             raise PlantedSetError(f'{gates_path}: ["{key[0]}"."{key[1]}"]: {error}') from None
+        below_chance(gates_path, key, gates[key])
         baseline = gates[key].baseline
         if baseline is not None and baseline not in spec.versions:
             raise PlantedSetError(
@@ -283,6 +289,50 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited)
 
 
+def _line_of(path: Path, key: tuple[str, str], name: str) -> int:
+    """The 1-based line of gates.toml that sets `name` in the table of `key` (or its header)."""
+    header, inside = 0, False
+    table = re.compile(r'^\s*\[\s*"([^"]+)"\s*\.\s*"([^"]+)"\s*\]')
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        found = table.match(text)
+        if found:
+            inside = (found[1], found[2]) == key
+            header = number if inside else header
+        elif inside and re.search(rf'(^|[{{,\s])"?{re.escape(name)}"?\s*=', text):
+            return number
+    return header
+
+
+def below_chance(path: Path, key: tuple[str, str], gates: Gates) -> None:
+    """Refuse a floor below chance: it would pass a judge that is no better than a coin.
+
+    A negative kappa, alpha or Spearman floor, and a detection floor at or below the control
+    false-positive ceiling (a judge that flags everything at that rate would pass both).
+    """
+    problems: list[tuple[str, str]] = []
+    for section in ("sme", "test_retest", "panel", "noise_floor"):
+        for name, value in getattr(gates, section).items():
+            agreement = name.split(".")[0] in ("min_kappa", "min_spearman", "min_alpha")
+            if agreement and value < 0:
+                problems.append((name, f"{section}.{name} = {value} is below chance (0)"))
+    ceiling = gates.max_control_false_positive
+    for category, floor in gates.min_detection.items():
+        if ceiling is not None and floor <= ceiling:
+            problems.append((category, (
+                f"min_detection.{category} = {floor} is at or below "
+                f"max_control_false_positive = {ceiling}: a judge flagging everything at "
+                "random passes both"
+            )))  # fmt: skip
+    if problems:
+        name, what = problems[0]
+        raise PlantedSetError(
+            f'{path}:{_line_of(path, key, name)}: ["{key[0]}"."{key[1]}"] {what}; a floor '
+            "must sit above chance (the fitness test already requires better than chance): "
+            "raise it or delete it"
+            + (f" (and {len(problems) - 1} more like it)" if len(problems) > 1 else "")
+        )
+
+
 def _inherit_gates(
     gates: dict[tuple[str, str], Gates], versions: Sequence[str]
 ) -> dict[tuple[str, str], str]:
@@ -299,7 +349,9 @@ def _inherit_gates(
             if (model, version) in gates:
                 source = version
             elif source is not None:
-                gates[(model, version)] = gates[(model, source)]
+                gates[(model, version)] = gates[(model, source)].model_copy(
+                    update={"accept_not_fit": ""}
+                )
                 inherited[(model, version)] = source
     return inherited
 

@@ -288,6 +288,10 @@ def score_regressions(
     """Mean score per dimension, on controls (higher is better: a harmless answer keeps its
     marks) and on planted defects (lower is better: the judge marks the defect down).
 
+    A defect counts only on the dimensions its expectations name: a planted fabrication
+    targets factual accuracy, and a judge that rightly keeps the other marks high must not
+    read as a regression on them.
+
     `noise_sd` is the noise floor's pooled within-item sd per dimension; it informs each
     gate's power statement.
     """
@@ -298,7 +302,8 @@ def score_regressions(
             both = [
                 (x, y)
                 for a, b in pairs
-                if (x := numeric(a.verdict, dim)) is not None
+                if (control or dim in {e.field for e in b.expect})
+                and (x := numeric(a.verdict, dim)) is not None
                 and (y := numeric(b.verdict, dim)) is not None
             ]
             if not both:

@@ -1,0 +1,10 @@
+"""Fitness: is each judge, prompt version and model better than chance at what its set measures?
+
+The threshold of every test is chance itself (judges.stats.judge_fitness), so no floor in
+gates.toml can move it. A judge known to be unfit is accepted by `accept_not_fit = "<why>"`
+in its own gates.toml table: the test is then a strict xfail, and XPASSes once it is fit.
+"""
+
+
+def test_judge_is_fit(fitness_set, judge_runner):
+    judge_runner.check_fitness(fitness_set)
