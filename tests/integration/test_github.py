@@ -18,10 +18,10 @@ def gates_toml() -> str:
     return (
         "# thresholds\n"  # line 1
         f'["{MODEL}"."{first}"]\n'  # 2
-        "min_detection = { cousin = 0.0 }\n"  # 3
+        "min_detection = { sign_flip = 0.1 }\n"  # 3
         "\n"  # 4
         f'["{MODEL}"."{latest}"]\n'  # 5
-        "max_control_false_positive = 0.5\n"  # 6
+        "max_control_false_positive = 0.4\n"  # 6
         "min_detection = { sign_flip = 0.5, cousin = 0.9 }\n"  # 7
     )
 
@@ -56,8 +56,9 @@ def test_a_failed_gate_and_item_are_summarised_and_annotated(
     rows = [line for line in text.splitlines() if line.startswith(f"| {JUDGE} |")]
     assert [row.split(" | ")[1] for row in rows] == versions()
     for row in rows:
-        assert f"| {MODEL} | 1/2 = 0.50 [0." in row  # sign flip caught, cousin missed
-    assert "| 1 passed, 0 failed |" in rows[0]  # cousin >= 0.0 holds; no other threshold
+        assert f"| {MODEL} | NOT FIT" in row  # two items cannot show a judge beats chance
+        assert "| 1/2 = 0.50 [0." in row  # sign flip caught, cousin missed
+    assert "| 1 passed, 0 failed |" in rows[0]  # sign_flip >= 0.1 holds; no other threshold
     assert "| 2 passed, 1 failed :x: |" in rows[-1]
     for version, row in zip(versions()[:-1], rows[1:], strict=True):
         assert f"vs {version}: 0.50 -> 0.50 on {len(ITEMS)} paired items" in row
