@@ -16,8 +16,8 @@ import yaml
 from judges.calls.backends import ModelRef
 from judges.calls.cassette_files import miss_reason, recorded_interactions
 from judges.calls.local_server import die_with_parent
-from judges.pytest_plugin.invocation import partial_selection
-from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings, rerecord_command
+from judges.pytest_plugin.invocation import partial_selection, rerecord_command
+from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
 
 
 def _cassette(path: Path, interactions: int) -> Path:

@@ -34,8 +34,9 @@ from judges.calls.batch_store import BatchStore, Planned, Submitted
 from judges.calls.ledger import CostCapReached
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
+from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.record_phase import Judgement, append_rows
-from judges.pytest_plugin.session import JudgesSession, rerecord_command
+from judges.pytest_plugin.session import JudgesSession
 
 BATCH_MAX = 10_000  # requests per batch (OpenAI takes 50 000, Anthropic 100 000)
 DEFAULT_POLL_S = 60.0

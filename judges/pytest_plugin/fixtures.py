@@ -14,8 +14,9 @@ import pytest
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.pytest_plugin import probes as probing
+from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
-from judges.pytest_plugin.session import JudgementMissing, JudgesSession, rerecord_command
+from judges.pytest_plugin.session import JudgementMissing, JudgesSession
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.fitness import Fitness

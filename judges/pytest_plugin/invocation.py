@@ -8,6 +8,7 @@ XPASS of an accepted miss.
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import threading
 from pathlib import Path
@@ -99,3 +100,16 @@ def partially_selected(collected: list[str], selected: set[str]) -> list[str]:
     for nodeid in collected:
         modules.setdefault(nodeid.split("::")[0], []).append(nodeid in selected)
     return sorted(m for m, chosen in modules.items() if any(chosen) and not all(chosen))
+
+
+def rerecord_command(
+    nodeid: str | None = None, keyword: str | None = None, options: tuple[str, ...] = ()
+) -> str:
+    """The command that re-records one test (`--record` takes an optional mode: name it).
+
+    `options` are the session's own judge options (model, server, cassette folder): without
+    them the command would record the default model into the default folder.
+    """
+    target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
+    extra = "".join(f" {shlex.quote(option)}" for option in options)
+    return f"pytest --record=all{extra} {target}"

@@ -235,7 +235,7 @@ def _settings(config: pytest.Config, workerinput: dict[str, Any]) -> Settings:
         rerecord_options=rerecord_options(config),
         server_fingerprint=json.loads(workerinput.get("judges_server_fingerprint", "{}")),
         judge_timeout_s=config.getoption("judges_timeout"),
-        batch=config.getoption("judges_batch"),
+        batch=config.getoption("judges_batch", False),  # False: the record plugin is off
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
 

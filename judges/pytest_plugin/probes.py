@@ -15,8 +15,9 @@ import pytest
 
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import ROW_PROPERTY, SetCase
-from judges.pytest_plugin.session import JudgementMissing, rerecord_command
+from judges.pytest_plugin.session import JudgementMissing
 from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import Subject
-from judges.pytest_plugin.session import JudgesSession, RunPlan, rerecord_command
+from judges.pytest_plugin.invocation import rerecord_command
+from judges.pytest_plugin.session import JudgesSession, RunPlan
 
 HOSTED_CONCURRENCY = 8
 LOCAL_CONCURRENCY = 1  # llama.cpp serves one request at a time unless started with slots

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import shlex
 import threading
 import uuid
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
+from judges.pytest_plugin.invocation import rerecord_command
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
 from judges.sets.planted import PlantedSet, load_planted_sets
@@ -93,19 +93,6 @@ class Settings:
     @property
     def scratch(self) -> Path:
         return self.rootdir / ".judges-tmp"
-
-
-def rerecord_command(
-    nodeid: str | None = None, keyword: str | None = None, options: tuple[str, ...] = ()
-) -> str:
-    """The command that re-records one test (`--record` takes an optional mode: name it).
-
-    `options` are the session's own judge options (model, server, cassette folder): without
-    them the command would record the default model into the default folder.
-    """
-    target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
-    extra = "".join(f" {shlex.quote(option)}" for option in options)
-    return f"pytest --record=all{extra} {target}"
 
 
 class JudgesSession:

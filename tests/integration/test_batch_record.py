@@ -28,10 +28,12 @@ from ._support import (
     FAKE_KEY,
     ITEMS,
     JUDGE,
+    KEEP_LEDGER,
     FakeJudge,
     JudgesProject,
     Received,
     committed_peak,
+    kept_ledger,
     versions,
 )
 
@@ -214,12 +216,11 @@ def test_the_cost_cap_refuses_a_batch_whose_worst_case_exceeds_it(
     assert not (project.root / STATE).exists()
 
     cap = 1.0
+    project.pytester.makeconftest(KEEP_LEDGER)  # the session removes its own scratch files
     _record(project, model, "--batch", "--cost-cap", str(cap), *POLL).assert_outcomes(
         passed=JUDGEMENTS
     )
-    ledgers = (project.root / ".judges-tmp").glob("ledger-*.jsonl")
-    ledger = max(ledgers, key=lambda path: path.stat().st_mtime)  # the second run's
-    peak, spent = committed_peak(ledger)
+    peak, spent = committed_peak(kept_ledger(project.root))
     assert peak <= cap
     price = load_batch_prices()[model]
     one = price.cost(fake_judge.prompt_tokens, fake_judge.completion_tokens)
