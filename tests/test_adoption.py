@@ -219,12 +219,18 @@ def test_baseline_refuses_a_partial_recording_and_keeps_inherited_floors(
     assert gates.read_text() == before  # nothing written
 
     results.write_text(full)
-    code, _, err = _run([*argv, "--accept", "0.3.1"], capsys)
+    code, out, err = _run([*argv, "--accept", "0.3.1", "--accept-not-fit", "at chance"], capsys)
     assert code == 0, err
     accepted = tomllib.loads(gates.read_text())[MODEL]["0.3.1"]
     assert accepted["baseline"] == "0.3.1"
-    for category, floor in inherited.items():  # every inherited floor kept, sign_flip too
-        assert accepted["min_detection"][category] == floor
+    kept = accepted.get("min_detection", {})
+    ceiling = accepted.get("max_control_false_positive")
+    for category, floor in inherited.items():  # every inherited floor kept, unless at chance
+        if category in kept:
+            assert kept[category] == floor
+        else:  # at or below the control false-positive ceiling: said, never silent
+            assert ceiling is not None and floor <= ceiling
+            assert f"min_detection.{category}" in out + err
 
 
 def test_failure_messages_show_a_custom_verdicts_values() -> None:

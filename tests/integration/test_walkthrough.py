@@ -77,7 +77,7 @@ def test_the_walkthrough_runs_as_written(
     assert commands[0].startswith("python -m pytest --record --judge-model local:NAME")
     assert commands[1:] == [
         "python -m pytest",
-        "python -m judges baseline support_reply --accept 1.0",
+        'python -m judges baseline support_reply --accept 1.0 --accept-not-fit "six examples"',
         "python -m pytest --snapshot-update",
         "python -m pytest",
         "python -m judges report --check",
@@ -106,6 +106,9 @@ def test_the_walkthrough_runs_as_written(
 
     # 3. Accept 1.0: the miss becomes an accepted miss, and 1.0 the baseline.
     code, out = command(["baseline", "support_reply", "--accept", "1.0"])
+    assert code == 1 and "NOT FIT" in out  # six items cannot show any judge beats chance
+    accept = ["--accept-not-fit", "six examples"]
+    code, out = command(["baseline", "support_reply", "--accept", "1.0", *accept])
     assert code == 0, out
     planted = repository / "planted_sets" / "support_reply"
     misses = tomllib.loads((planted / "expectations.toml").read_text())
