@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from judges.cli.main import main as judges_main
-from judges.core.spec import PROMPTS_ROOT, load_catalog
+from judges.core.spec import PROMPTS_ROOT
 
 from ._support import JUDGE, FakeJudge, JudgesProject, Received, planted_item
 
@@ -144,9 +144,7 @@ def test_adversarial_judges_are_never_pass(
     pytester.makefile(".ini", pytest=ini)
     pytester.makepyfile(**{"regression_tests/test_fitness": TEST_FITNESS})
     monkeypatch.chdir(project.root)
-    # The command reads the built-in judges; here it must read the project's policies.
-    project_catalog = load_catalog(project.root / "prompts")
-    monkeypatch.setattr("judges.cli.main.load_catalog", lambda *_: project_catalog)
+    # The command reads the project's judges (judges_prompts in its pytest.ini), as pytest does.
 
     recorded = project.run("-k", "test_planted_item", record="all")
     assert len(fake_judge.calls) == len(POLICIES) * len(items), recorded.stdout.str()[-2000:]
