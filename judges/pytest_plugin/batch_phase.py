@@ -34,7 +34,6 @@ from judges.calls.batch_store import BatchStore, Planned, Submitted
 from judges.calls.ledger import CostCapReached
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
-from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.record_phase import Judgement, append_rows
 from judges.pytest_plugin.session import JudgesSession
 
@@ -148,17 +147,8 @@ class BatchPhase:
             self.store.pools(),
             judgement.path.relative_to(self.store.cassettes).as_posix(),
         )
-        plan = judgement.plan
         with _vcr.answering(cursor.answer):
-            rows = self.session.judge_case(
-                judgement.case,
-                rerecord=rerecord_command(judgement.nodeid),
-                run=judgement.run,
-                repeats=plan.repeats,
-                draw_offset=plan.draw_offset,
-                sampling=plan.sampling,
-                subject=judgement.subject,
-            )
+            rows = judgement.judge(self.session)
         append_rows(self.rows_file, judgement.path, rows)
         self.store.mark_written(judgement.path)
         self.written += 1

@@ -46,6 +46,18 @@ class Judgement:
     path: Path
     subject: Subject | None = None  # a bias probe's inputs instead of the planted item's
 
+    def judge(self, session: JudgesSession) -> list[JudgementRow]:
+        """Judge it exactly as its test would: same cassette, repeats and draws in order."""
+        return session.judge_case(
+            self.case,
+            rerecord=rerecord_command(self.nodeid),
+            run=self.run,
+            repeats=self.plan.repeats,
+            draw_offset=self.plan.draw_offset,
+            sampling=self.plan.sampling,
+            subject=self.subject,
+        )
+
 
 def rows_file(scratch: Path, session_id: str) -> Path:
     """The rows of every judgement the phase finished, one JSON line per cassette."""
@@ -76,15 +88,7 @@ def _judge(
 ) -> list[JudgementRow]:
     if stop.is_set():  # Ctrl-C: send nothing new
         return []
-    plan = judgement.plan
-    return session.judge_case(
-        judgement.case,
-        rerecord=rerecord_command(judgement.nodeid),
-        run=judgement.run,
-        repeats=plan.repeats,
-        draw_offset=plan.draw_offset,
-        sampling=plan.sampling,
-    )
+    return judgement.judge(session)
 
 
 def record_all(
