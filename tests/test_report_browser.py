@@ -5,16 +5,19 @@ Screenshots go to a temporary folder only; report folders never hold one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
 from judges.reports.build import build_report
+from judges.reports.model import FolderReport
 from judges.reports.render import render_files
 from judges.reports.sources import Sources
 
@@ -59,6 +62,19 @@ def sample_rows(version: str, shift: int) -> list[JudgementRow]:
             )
         )
     return rows
+
+
+def failing_report(rows: list[JudgementRow], **previous: Any) -> FolderReport:
+    """The sample's report with its NOT FIT accepted, as gates.toml would: the sample has
+    no planted set to test it against chance, and these tests look at the FAIL page."""
+    built = build_report("demo", "1.1", rows, Sources(), **previous)
+    models = tuple(
+        dataclasses.replace(model, accept_not_fit="a sample with no planted set")
+        for model in built.models
+    )
+    built = dataclasses.replace(built, models=models)
+    assert built.verdict_word() == "FAIL", built.verdict()
+    return built
 
 
 def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -123,13 +139,7 @@ def page_errors(stderr: str) -> list[str]:
 
 def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     folder = tmp_path / "reports" / "demo" / "1.1"
-    built = build_report(
-        "demo",
-        "1.1",
-        sample_rows("1.1", 1),
-        Sources(),
-        previous=("1.0", sample_rows("1.0", 0)),
-    )
+    built = failing_report(sample_rows("1.1", 1), previous=("1.0", sample_rows("1.0", 0)))
     folder.mkdir(parents=True)
     for name, text in render_files(built).items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -164,7 +174,7 @@ def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
 def test_banner_and_failures_section_are_visible(tmp_path: Path) -> None:
     folder = tmp_path / "reports" / "demo" / "1.1"
     folder.mkdir(parents=True)
-    built = build_report("demo", "1.1", sample_rows("1.1", 1), Sources())
+    built = failing_report(sample_rows("1.1", 1))
     for name, text in render_files(built).items():
         (folder / name).write_text(text, encoding="utf-8")
     shot = tmp_path / "page.png"
