@@ -6,9 +6,10 @@ A project pulls it in with one line in a test module (`python -m judges init` wr
 
 pytest collects the test functions imported into a module like the ones defined there, so
 no test code is copied. Each test is parametrized by the plugin over what the planted sets
-ask for: one test per planted item, the detection and regression gates, the noise floor and
-test-retest (when `set.toml` names them), the panel (with `[panel]`), the bias probes (with
-`probes.toml`) and the verdict-table snapshot. A test whose run a set does not name is not
+ask for: one test per planted item, the detection and regression gates, fitness (is the
+judge better than chance?), the noise floor and test-retest (when `set.toml` names them),
+the panel (with `[panel]`), the bias probes (with `probes.toml`) and the verdict-table
+snapshot. A test whose run a set does not name is not
 collected. The built-in judges' own suite (`regression_tests/`) adds the tests specific to
 them (properties, SME calibration on `core_total`, ranking).
 """
@@ -25,6 +26,7 @@ from judges.stats.gates import evaluate
 
 __all__ = [
     "test_detection_gates",
+    "test_judge_is_fit",
     "test_noise_floor",
     "test_noise_item",
     "test_panel",
@@ -49,6 +51,11 @@ def test_detection_gates(gate_set: Any, judge_runner: Any) -> None:
     results = [*evaluate(rows, judge_runner.gates(gate_set))]
     results += judge_runner.regression_gates(gate_set, rows)
     judge_runner.check_gates(gate_set, "detection", results)
+
+
+def test_judge_is_fit(fitness_set: Any, judge_runner: Any) -> None:
+    # Chance is the threshold (judges.stats.judge_fitness): no floor can move it.
+    judge_runner.check_fitness(fitness_set)
 
 
 def test_verdict_table(gate_set: Any, judge_runner: Any, snapshot: Any) -> None:
