@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.calls.backends import BackendError, ModelRef
+from judges.cli.harness_source import HarnessSource, harness_source
 from judges.cli.project import (
     DEFAULT_PLANTED_SETS,
     PLANTED_SETS_KEY,
@@ -70,8 +71,11 @@ def _ini_advice(inifile: Path, prompts: str, planted: str) -> list[str]:
     ]
 
 
-def scaffold(root: Path, name: str, model: str) -> Written:
-    """Write the skeleton of judge `name` under `root`; never overwrite a file."""
+def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = None) -> Written:
+    """Write the skeleton of judge `name` under `root`; never overwrite a file.
+
+    `harness`: what the workflow installs (default: where this harness came from).
+    """
     if not _NAME.match(name):
         raise InitError(
             f"{name!r} is not a judge name: lower-case letters, digits and _, starting with "
@@ -88,12 +92,14 @@ def scaffold(root: Path, name: str, model: str) -> Written:
     planted = project.planted_sets if settings is not None else root / DEFAULT_PLANTED_SETS
     if (prompts / name).exists():
         raise InitError(f"{prompts / name} exists: judge {name!r} is already defined here")
+    harness = harness or harness_source()
     values = {
         "__JUDGE__": name,
         "__MODEL__": model,
         "__P__": item_prefix(name),
         "__PROMPTS__": prompts.relative_to(root).as_posix(),
         "__PLANTED__": planted.relative_to(root).as_posix(),
+        "__HARNESS__": harness.requirement,
     }
     files = {
         prompts / name / "judge.toml": "judge.toml",
@@ -120,6 +126,14 @@ def scaffold(root: Path, name: str, model: str) -> Written:
         with path.open("x", encoding="utf-8") as out:  # "x": never replace a file
             out.write(text)
         written.append(path)
+    workflow = root / ".github" / "workflows" / "judges.yml"
+    if workflow in written and not harness.usable:
+        advice.append(
+            f"edit {workflow.relative_to(root).as_posix()}: its install step needs the "
+            f"harness's repository ({harness.problem}); replace {harness.requirement!r} "
+            "with a requirement CI can install, e.g. "
+            "'pytest-judges @ git+https://HOST/OWNER/judges@COMMIT'"
+        )
     gitignore = root / ".gitignore"
     present = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
     if GITIGNORE_BEGIN in present:
