@@ -90,7 +90,7 @@ def test_fact_order_keeps_every_sentence_and_changes_their_order(text, seed):
     inputs = relevance_inputs(text)
     parts = sentences(text)
     if len(set(parts)) < 2:
-        with pytest.raises(PlantedSetError, match="'document.text'"):
+        with pytest.raises(PlantedSetError, match=r"'document\.text'"):
             probes.fact_order(inputs, "document.text", seed, None)
         return
     out = probes.fact_order(inputs, "document.text", seed, None)
