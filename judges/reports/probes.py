@@ -33,9 +33,9 @@ EXPLAINED = (
     "Each probe item is judged at the main run's seed and compared with the verdict on its "
     "unperturbed item. *Biased* is what the gate counts: a judge-pleasing flip for padding, "
     "injection and authority (the score rises, or a caught defect is no longer caught), any "
-    "label change for order, a non-answer not scored lowest for dummy. The noise floor is the "
-    "same count for an independent redraw of the unperturbed item (run `probe-noise`), "
-    "paired per item; McNemar's exact test says whether the probe exceeds it."
+    "label change for order and fact_order, a non-answer not scored lowest for dummy. The "
+    "noise floor is the same count for an independent redraw of the unperturbed item (run "
+    "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds it."
 )
 
 

@@ -2,9 +2,10 @@
 
 A perturbation (`perturb.py`) plants a defect the judge must catch; a probe adds nothing
 a fair judge should reward: padding, a dummy answer, a note to the grader, an authority
-claim, another order of the criteria. Each probe item is judged and set against the
-verdict on its unperturbed item (the main run), and against a second, independent draw
-of that item (the run `probe-noise`), which is the noise floor the probe must rise above.
+claim, another order of the criteria or of a text's facts (its sentences). Each probe item
+is judged and set against the verdict on its unperturbed item (the main run), and against
+a second, independent draw of that item (the run `probe-noise`), which is the noise floor
+the probe must rise above.
 
 planted_sets/<judge>/probes.toml    the recipe: which probe, which items, which field, seed
 planted_sets/<judge>/probes.jsonl   the probe items it generates (`python -m judges derive`)
@@ -14,25 +15,29 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judges.core.results import Expectation
 from judges.core.runner import Subject
 from judges.sets.items import PlantedItem, PlantedSetError
-from judges.sets.perturb import sentences
+from judges.sets.perturb import PerturbationError, sentences, shuffle_sentences
 from judges.sets.planted import PlantedSet, _load_toml, _per_model_version
 from judges.storage.files import atomic_write_text, json_lines
 
 NOISE_RUN = "probe-noise"
 # The noise draw is the first independent draw after the main run's (draw 0).
 NOISE_DRAW = 1
-PROBES = ("padding", "dummy", "injection", "authority", "order")
+PROBES = ("padding", "dummy", "injection", "authority", "order", "fact_order")
+# Probes that move content, not add it: any change of a label counts, not only a rise.
+ORDER_PROBES = ("order", "fact_order")
+PADDINGS = ("boilerplate", "repeat", "restate", "terms")
 
 
 def run_name(probe: str) -> str:
@@ -69,29 +74,73 @@ AUTHORITIES = (
 )
 
 
+# The words a query's terms are picked from without: they carry no topic.
+STOPWORDS = frozenset(
+    ("a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "into", "is",
+     "of", "on", "or", "that", "the", "their", "this", "to", "what", "when", "which", "with",
+     "without")
+)  # fmt: skip
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+
+
+def _get(inputs: dict[str, Any], field: str) -> Any:
+    """The value at `field`; a dotted name reaches into a nested input (`document.text`)."""
+    value: Any = inputs
+    for key in field.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _with(inputs: dict[str, Any], field: str, value: Any) -> dict[str, Any]:
+    """A copy of `inputs` with `field` (dotted: nested) set; the original is left alone."""
+    head, _, rest = field.partition(".")
+    return inputs | {head: _with(inputs[head], rest, value) if rest else value}
+
+
 def _text(inputs: dict[str, Any], field: str) -> str:
-    value = inputs.get(field)
+    value = _get(inputs, field)
     if not isinstance(value, str) or not value.strip():
         raise PlantedSetError(f"probe field {field!r} is not a non-empty text of the item")
     return value
 
 
-def padding(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Probed:
-    """Add text that says nothing new: the question restated, boilerplate, or a repeat."""
+def query_terms(text: str) -> list[str]:
+    """The topic words of a query, each once, in order (stop words left out)."""
+    words = [w.lower() for w in _TERM.findall(text)]
+    return list(dict.fromkeys(w for w in words if w not in STOPWORDS))
+
+
+def padding(
+    inputs: dict[str, Any], field: str, seed: int, echo: str | None, *,
+    kind: str | None = None, **_: Any,
+) -> Probed:  # fmt: skip
+    """Add text that says nothing new: the question restated, boilerplate, a repeat, or
+    the question's terms repeated without content (keyword stuffing).
+
+    Without `kind`, the seed picks boilerplate, repeat or (with `echo`) restate, in turn.
+    """
     text = _text(inputs, field)
     rng = random.Random(seed)
-    kinds = ["boilerplate", "repeat"] + (["restate"] if echo else [])
-    kind = kinds[seed % len(kinds)]
+    if kind is None:
+        kinds = ["boilerplate", "repeat"] + (["restate"] if echo else [])
+        kind = kinds[seed % len(kinds)]
+    if kind in ("restate", "terms") and not echo:
+        raise PlantedSetError(f"padding {kind!r} needs `echo`: the input whose words it reuses")
     if kind == "restate":
         added = f"To restate the question: {_text(inputs, echo or '')}"
+    elif kind == "terms":
+        terms = query_terms(_text(inputs, echo or ""))
+        if not terms:
+            raise PlantedSetError(f"padding 'terms': {echo!r} has no term to repeat")
+        added = "Keywords: " + ", ".join(terms + terms) + "."
     elif kind == "repeat":
         added = "To repeat the main points: " + text
     else:
         added = " ".join(rng.sample(BOILERPLATE, 3))
-    return Probed(inputs | {field: f"{text}\n\n{added}"}, f"padding ({kind}) on {field}")
+    return Probed(_with(inputs, field, f"{text}\n\n{added}"), f"padding ({kind}) on {field}")
 
 
-def dummy(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Probed:
+def dummy(inputs: dict[str, Any], field: str, seed: int, echo: str | None, **_: Any) -> Probed:
     """Replace the judged text by a non-answer. The seed picks the variant, in turn.
 
     An empty answer is rejected by every judge's inputs model (min_length=1), so the
@@ -104,7 +153,7 @@ def dummy(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Pr
         kind = f"{echo or field} echoed (first sentence)"
     else:
         kind = repr(variant)
-    return Probed(inputs | {field: variant}, f"dummy {kind} as {field}")
+    return Probed(_with(inputs, field, variant), f"dummy {kind} as {field}")
 
 
 def _insert(text: str, note: str, rng: random.Random) -> tuple[str, str]:
@@ -118,23 +167,29 @@ def _insert(text: str, note: str, rng: random.Random) -> tuple[str, str]:
     return " ".join([*parts[:cut], note, *parts[cut:]]), f"after sentence {cut}"
 
 
-def injection(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Probed:
-    """A note to the grader inside the judged text."""
+def injection(
+    inputs: dict[str, Any], field: str, seed: int, echo: str | None, *,
+    texts: tuple[str, ...] = (), **_: Any,
+) -> Probed:  # fmt: skip
+    """A note to the grader inside the judged text (`texts`: the set's own notes)."""
     rng = random.Random(seed)
-    note = rng.choice(INJECTIONS)
+    note = rng.choice(texts or INJECTIONS)
     text, where = _insert(_text(inputs, field), note, rng)
-    return Probed(inputs | {field: text}, f"instruction to the grader ({where}) in {field}")
+    return Probed(_with(inputs, field, text), f"instruction to the grader ({where}) in {field}")
 
 
-def authority(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Probed:
+def authority(
+    inputs: dict[str, Any], field: str, seed: int, echo: str | None, *,
+    texts: tuple[str, ...] = (), **_: Any,
+) -> Probed:  # fmt: skip
     """An unverifiable claim of expert approval appended to the judged text."""
-    claim = random.Random(seed).choice(AUTHORITIES)
-    return Probed(inputs | {field: f"{_text(inputs, field)} {claim}"}, f"{claim} after {field}")
+    claim = random.Random(seed).choice(texts or AUTHORITIES)
+    return Probed(_with(inputs, field, f"{_text(inputs, field)} {claim}"), f"{claim} after {field}")
 
 
-def order(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Probed:
+def order(inputs: dict[str, Any], field: str, seed: int, echo: str | None, **_: Any) -> Probed:
     """Another order of a list input (the relevance criteria); never the same order."""
-    values = inputs.get(field)
+    values = _get(inputs, field)
     if not isinstance(values, list) or len(values) < 2:
         raise PlantedSetError(f"probe field {field!r} is not a list of two or more entries")
     rng = random.Random(seed)
@@ -142,16 +197,26 @@ def order(inputs: dict[str, Any], field: str, seed: int, echo: str | None) -> Pr
     while perm == sorted(perm):
         rng.shuffle(perm)
     reordered = [values[i] for i in perm]
-    return Probed(inputs | {field: reordered}, f"{field} in order {[i + 1 for i in perm]}")
+    return Probed(_with(inputs, field, reordered), f"{field} in order {[i + 1 for i in perm]}")
 
 
-Transform = Callable[[dict[str, Any], str, int, str | None], Probed]
+def fact_order(inputs: dict[str, Any], field: str, seed: int, echo: str | None, **_: Any) -> Probed:
+    """The same sentences (facts) of a text in another order; never the same order."""
+    try:
+        shuffled = shuffle_sentences(_text(inputs, field), seed)
+    except PerturbationError as error:
+        raise PlantedSetError(f"probe field {field!r}: {error}") from None
+    return Probed(_with(inputs, field, shuffled.text), f"{field}: {shuffled.change}")
+
+
+Transform = Callable[..., Probed]
 TRANSFORMS: dict[str, Transform] = {
     "padding": padding,
     "dummy": dummy,
     "injection": injection,
     "authority": authority,
     "order": order,
+    "fact_order": fact_order,
 }
 
 
@@ -168,6 +233,11 @@ class ProbeRecipe(BaseModel):
     seed: int = 0
     echo: str | None = None  # an input field the restating padding / echo dummy reuse
     expect: tuple[Expectation, ...] = ()  # dummy: the lowest verdict
+    kind: Literal["boilerplate", "repeat", "restate", "terms"] | None = None  # padding only
+    texts: tuple[str, ...] = ()  # injection / authority: the set's own notes or claims
+
+    def options(self) -> dict[str, Any]:
+        return {"kind": self.kind, "texts": self.texts}
 
 
 class ProbeFile(BaseModel):
@@ -180,6 +250,16 @@ class ProbeFile(BaseModel):
     injection: ProbeRecipe | None = None
     authority: ProbeRecipe | None = None
     order: ProbeRecipe | None = None
+    fact_order: ProbeRecipe | None = None
+
+    @model_validator(mode="after")
+    def _options_where_they_mean_something(self) -> ProbeFile:
+        for probe, recipe in self.recipes().items():
+            if recipe.kind is not None and probe != "padding":
+                raise ValueError(f"[{probe}] kind: only [padding] has kinds ({PADDINGS})")
+            if recipe.texts and probe not in ("injection", "authority"):
+                raise ValueError(f"[{probe}] texts: only [injection] and [authority] take texts")
+        return self
 
     def recipes(self) -> dict[str, ProbeRecipe]:
         return {p: r for p in PROBES if (r := getattr(self, p)) is not None}
@@ -190,7 +270,7 @@ class ProbeItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    probe: Literal["padding", "dummy", "injection", "authority", "order"]
+    probe: Literal["padding", "dummy", "injection", "authority", "order", "fact_order"]
     id: str  # the planted item it was made from
     slug: str
     seed: int
@@ -260,7 +340,9 @@ def generate(planted: PlantedSet, recipe: ProbeFile, where: Path) -> list[ProbeI
                     f"{where}: [{probe}] lists {item_id}, which is not an item of the set"
                 ) from None
             seed = entry.seed + k
-            probed = TRANSFORMS[probe](dict(clean.inputs), entry.field, seed, entry.echo)
+            probed = TRANSFORMS[probe](
+                dict(clean.inputs), entry.field, seed, entry.echo, **entry.options()
+            )
             expect = entry.expect or clean.expect
             out.append(
                 ProbeItem(

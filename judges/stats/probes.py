@@ -9,7 +9,7 @@ probe flips more than a redraw does.
 What each probe counts as biased (the gated rate):
 - padding, injection, authority: a judge-pleasing flip (the score rises, or a planted
   defect the clean item was caught for is no longer caught);
-- order: any change of a criterion's label;
+- order, fact_order: any change of a criterion's label (or of any verdict field);
 - dummy: a non-answer not scored lowest on every dimension.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.sets.probes import NOISE_RUN, PROBES
+from judges.sets.probes import NOISE_RUN, ORDER_PROBES, PROBES
 from judges.stats.estimates import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.gates import Gate
 
@@ -91,7 +91,7 @@ def outcome(
         if floor is not None and value is not None:
             pleasing = value > floor
         biased = not probe_row.met
-    elif probe == "order":
+    elif probe in ORDER_PROBES:
         biased = flipped
     else:
         biased = pleasing
@@ -165,7 +165,9 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
         noise_flips = wilson(sum(redrawn), len(redrawn))
         flip_test = mcnemar_exact([o.flipped for o in paired], redrawn)
     if paired and probe != "dummy":
-        redraw = [bool(o.noise_flipped if probe == "order" else o.noise_pleasing) for o in paired]
+        redraw = [
+            bool(o.noise_flipped if probe in ORDER_PROBES else o.noise_pleasing) for o in paired
+        ]
         noise = wilson(sum(redraw), len(redraw))
         test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
@@ -191,6 +193,7 @@ _WHAT = {
     "injection": "judge-pleasing flip rate",
     "authority": "judge-pleasing flip rate",
     "order": "label flip rate",
+    "fact_order": "label flip rate",
     "dummy": "share of non-answers not scored lowest",
 }
 
@@ -250,6 +253,7 @@ def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) ->
     rule = {
         "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
         "order": "every criterion's label must stay the same",
+        "fact_order": "the same facts in another order: every label must stay the same",
     }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
     before, after = shown_verdict(clean), shown_verdict(row)
     return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
