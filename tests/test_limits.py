@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -20,69 +21,6 @@ from judges.calls.limits import Ceiling, LimitedBackend, Limiter, load_ceilings,
 MODEL = "openai:gpt-4o-2024-11-20"
 
 
-def _starts(limiter: Limiter, calls: int, tokens: int, threads: int = 4) -> list[float]:
-    """Start `calls` acquisitions from `threads` threads; the times each was granted."""
-    granted: list[float] = []
-    lock = threading.Lock()
-    todo = iter(range(calls))
-
-    def work() -> None:
-        for _ in iter(lambda: next(todo, None), None):
-            limiter.acquire(MODEL, tokens)
-            with lock:
-                granted.append(time.monotonic())
-
-    workers = [threading.Thread(target=work) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return sorted(granted)
-
-
-def _most_in_a_window(times: list[float], window: float) -> int:
-    return max(sum(1 for t in times if start <= t < start + window) for start in times)
-
-
-def test_requests_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
-    limiter = Limiter(tmp_path / "limits.json", {MODEL: Ceiling(rpm=5)}, window_s=1.0)
-    granted = _starts(limiter, calls=12, tokens=1)
-    assert len(granted) == 12
-    assert _most_in_a_window(granted, 0.99) <= 5
-    assert granted[-1] - granted[0] >= 1.9  # 12 calls at 5 a window need three windows
-
-
-def test_tokens_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
-    limiter = Limiter(tmp_path / "limits.json", {MODEL: Ceiling(tpm=100)}, window_s=0.5)
-    granted = _starts(limiter, calls=6, tokens=40)
-    assert _most_in_a_window(granted, 0.49) <= 2  # 3 x 40 tokens > 100
-    assert granted[-1] - granted[0] >= 0.95
-
-
-def test_a_ceiling_holds_across_limiters_sharing_the_file(tmp_path: Path) -> None:
-    # Two limiters on one file: two xdist workers of one session, each sending.
-    path = tmp_path / "limits.json"
-    workers = [Limiter(path, {MODEL: Ceiling(rpm=4)}, window_s=1.0) for _ in range(2)]
-    granted: list[float] = []
-    lock = threading.Lock()
-
-    def send(limiter: Limiter) -> None:
-        for _ in range(5):
-            limiter.acquire(MODEL, 1)
-            with lock:
-                granted.append(time.monotonic())
-
-    threads = [threading.Thread(target=send, args=(w,)) for w in workers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    granted.sort()
-    assert len(granted) == 10
-    assert _most_in_a_window(granted, 0.99) <= 4  # not 4 per worker: 4 for the session
-    assert granted[-1] - granted[0] >= 1.9
-
-
 @dataclass
 class _GrantLog(Limiter):
     """A limiter that reports the session-clock time of each call it lets through (measured
@@ -95,6 +33,74 @@ class _GrantLog(Limiter):
         if wait <= 0:
             self.out.put(now)
         return wait
+
+
+def _limiter(path: Path, ceiling: Ceiling, window_s: float) -> _GrantLog:
+    return _GrantLog(path, {MODEL: ceiling}, window_s=window_s, out=queue.Queue())
+
+
+def _granted(*limiters: _GrantLog) -> list[float]:
+    """Every grant time the limiters recorded, in order (their threads have ended)."""
+    times = []
+    for limiter in limiters:
+        while not limiter.out.empty():
+            times.append(limiter.out.get())
+    return sorted(times)
+
+
+def _starts(limiter: _GrantLog, calls: int, tokens: int, threads: int = 4) -> list[float]:
+    """Start `calls` acquisitions from `threads` threads; the times each was granted."""
+    todo = iter(range(calls))
+
+    def work() -> None:
+        for _ in iter(lambda: next(todo, None), None):
+            limiter.acquire(MODEL, tokens)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return _granted(limiter)
+
+
+def _most_in_a_window(times: list[float], window: float) -> int:
+    return max(sum(1 for t in times if start <= t < start + window) for start in times)
+
+
+def test_requests_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
+    limiter = _limiter(tmp_path / "limits.json", Ceiling(rpm=5), window_s=1.0)
+    granted = _starts(limiter, calls=12, tokens=1)
+    assert len(granted) == 12
+    assert _most_in_a_window(granted, 0.99) <= 5
+    assert granted[-1] - granted[0] >= 1.9  # 12 calls at 5 a window need three windows
+
+
+def test_tokens_per_minute_ceiling_holds_in_every_window(tmp_path: Path) -> None:
+    limiter = _limiter(tmp_path / "limits.json", Ceiling(tpm=100), window_s=0.5)
+    granted = _starts(limiter, calls=6, tokens=40)
+    assert _most_in_a_window(granted, 0.49) <= 2  # 3 x 40 tokens > 100
+    assert granted[-1] - granted[0] >= 0.95
+
+
+def test_a_ceiling_holds_across_limiters_sharing_the_file(tmp_path: Path) -> None:
+    # Two limiters on one file: two xdist workers of one session, each sending.
+    path = tmp_path / "limits.json"
+    workers = [_limiter(path, Ceiling(rpm=4), window_s=1.0) for _ in range(2)]
+
+    def send(limiter: Limiter) -> None:
+        for _ in range(5):
+            limiter.acquire(MODEL, 1)
+
+    threads = [threading.Thread(target=send, args=(w,)) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    granted = _granted(*workers)
+    assert len(granted) == 10
+    assert _most_in_a_window(granted, 0.99) <= 4  # not 4 per worker: 4 for the session
+    assert granted[-1] - granted[0] >= 1.9
 
 
 def _send_from_another_process(path: str, times: int, out: Any) -> None:
@@ -127,23 +133,37 @@ def test_a_damaged_limits_file_is_a_fresh_state(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["sent"][MODEL][0][1] == 1
 
 
-def test_no_ceiling_never_waits(tmp_path: Path) -> None:
-    limiter = Limiter(tmp_path / "limits.json", {}, window_s=60.0)
-    started = time.monotonic()
-    _starts(limiter, calls=50, tokens=10_000)
-    assert time.monotonic() - started < 2.0
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every wait of the limiter, in seconds (it still waits): never a timed upper bound,
+    which a loaded machine would break."""
+    waits: list[float] = []
+    sleep = time.sleep
+
+    def recorded(seconds: float) -> None:
+        waits.append(seconds)
+        sleep(seconds)
+
+    monkeypatch.setattr("judges.calls.limits.time.sleep", recorded)
+    return waits
 
 
-def test_a_pause_holds_every_limiter_sharing_the_file(tmp_path: Path) -> None:
+def test_no_ceiling_never_waits(tmp_path: Path, sleeps: list[float]) -> None:
+    limiter = _GrantLog(tmp_path / "limits.json", {}, window_s=60.0, out=queue.Queue())
+    assert len(_starts(limiter, calls=50, tokens=10_000)) == 50
+    assert sleeps == []
+
+
+def test_a_pause_holds_every_limiter_sharing_the_file(tmp_path: Path, sleeps: list[float]) -> None:
     # Two limiters on one file: two xdist workers of one session.
     one, other = Limiter(tmp_path / "limits.json"), Limiter(tmp_path / "limits.json")
     one.pause(MODEL, 0.6)
     started = time.monotonic()
     other.acquire(MODEL, 1)
     assert time.monotonic() - started >= 0.5
-    started = time.monotonic()
+    sleeps.clear()
     other.acquire("openai:another-model", 1)  # other models are not held
-    assert time.monotonic() - started < 0.3
+    assert sleeps == []
 
 
 def _error(status: int, headers: dict[str, str]) -> Exception:
@@ -178,7 +198,7 @@ REQUEST = JudgeRequest(system="s", prompt="p", schema_name="v", schema={}, max_t
 
 @pytest.mark.parametrize(("status", "held"), [(429, True), (529, True), (500, False)])
 def test_a_429_or_529_pauses_the_model_for_its_retry_after(
-    tmp_path: Path, status: int, held: bool
+    tmp_path: Path, status: int, held: bool, sleeps: list[float]
 ) -> None:
     limiter = Limiter(tmp_path / "limits.json")
     backend = LimitedBackend(_Refusing(status, {"retry-after": "0.5"}), limiter)
@@ -186,7 +206,9 @@ def test_a_429_or_529_pauses_the_model_for_its_retry_after(
         backend.complete(REQUEST)
     started = time.monotonic()
     limiter.acquire(MODEL, 1)
-    assert (time.monotonic() - started >= 0.4) is held
+    assert bool(sleeps) is held
+    if held:
+        assert time.monotonic() - started >= 0.4
 
 
 def test_bad_ceiling_names_the_file_and_model(tmp_path: Path) -> None:
