@@ -182,3 +182,19 @@ def test_max_flip_suggestions_are_upper_wilson_bounds_and_never_a_ceiling_that_c
     assert "dummy" not in gates  # 10/10 biased: a ceiling of 1.0 could never fail
     assert sorted(accepted["padding"]) == items[:2]
     assert sorted(accepted["dummy"]) == items  # each a strict xfail instead
+
+
+def test_a_version_that_inherits_its_floors_never_inherits_accept_not_fit(
+    tmp_path: Path,
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    text = gates.read_text()
+    gates.write_text(text[: text.index(f'["{MODEL}"."0.3.1"]')])  # 0.3.1 loses its table
+    assert _gates(planted)["0.3"]["accept_not_fit"]
+
+    # 0.3.1 (NOT FIT) is written a table from 0.3's floors, not 0.3's acceptance.
+    assert _run(planted, "--accept", "0.3") == 0
+    tables = _gates(planted)
+    assert tables["0.3"]["accept_not_fit"] and "accept_not_fit" not in tables["0.3.1"]
+    assert tables["0.3.1"]["baseline"] == "0.3"

@@ -298,6 +298,8 @@ def inherited_table(
         return {}
     table = dict(existing[(model, max(earlier, key=version_key))])
     table.pop("baseline", None)  # set below from --accept
+    # Never inherited: a new prompt version proves itself fit, or is accepted by name.
+    table.pop("accept_not_fit", None)
     return table
 
 
