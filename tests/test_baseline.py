@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import tomllib
@@ -19,7 +20,7 @@ from judges.cli.baseline import (
     probe_baseline,
 )
 from judges.cli.main import main
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, write_jsonl
 from judges.stats.estimates import Estimate, wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,3 +183,90 @@ def test_max_flip_suggestions_are_upper_wilson_bounds_and_never_a_ceiling_that_c
     assert "dummy" not in gates  # 10/10 biased: a ceiling of 1.0 could never fail
     assert sorted(accepted["padding"]) == items[:2]
     assert sorted(accepted["dummy"]) == items  # each a strict xfail instead
+
+
+def test_a_version_that_inherits_its_floors_never_inherits_accept_not_fit(
+    tmp_path: Path,
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    text = gates.read_text()
+    gates.write_text(text[: text.index(f'["{MODEL}"."0.3.1"]')])  # 0.3.1 loses its table
+    assert _gates(planted)["0.3"]["accept_not_fit"]
+
+    # 0.3.1 (NOT FIT) is written a table from 0.3's floors, not 0.3's acceptance.
+    assert _run(planted, "--accept", "0.3") == 0
+    tables = _gates(planted)
+    assert tables["0.3"]["accept_not_fit"] and "accept_not_fit" not in tables["0.3.1"]
+    assert tables["0.3.1"]["baseline"] == "0.3"
+
+
+def _pairwise_project(tmp_path: Path) -> tuple[Path, Path]:
+    """Two sets of 12 pairwise items; prompt 0.1 picks the better output in both orders,
+    prompt 1.0 always names the output shown first (right in one order only)."""
+    planted, reports = tmp_path / "planted_sets", tmp_path / "reports"
+    (planted / "pairwise").mkdir(parents=True)
+    items, rows = [], []
+    for category in ("natural", "adversarial"):
+        for i in range(12):
+            item_id, gold = f"{category[:2].upper()}-{i + 1:02d}", "1" if i % 2 else "2"
+            expect = [
+                {"field": "winner_original", "op": "==", "value": gold},
+                {"field": "winner_swapped", "op": "==", "value": gold},
+            ]
+            inputs = {"instruction": "Pick one.", "output_1": "one", "output_2": "two"}
+            items.append(
+                {"id": item_id, "slug": f"item-{i + 1}", "judge": "pairwise",
+                 "category": category, "inputs": inputs, "expect": expect,
+                 "provenance": {"source": "hand"}}
+            )  # fmt: skip
+            for version, winners in (("0.1", (gold, gold)), ("1.0", ("1", "2"))):
+                rows.append(
+                    JudgementRow(
+                        judge="pairwise",
+                        prompt_version=version,
+                        prompt_hash="h",
+                        model=MODEL,
+                        item_id=item_id,
+                        category=category,
+                        control=False,
+                        status="ok",
+                        expect=expect,
+                        met=winners == (gold, gold),
+                        verdict={"winner_original": winners[0], "winner_swapped": winners[1]},
+                    )
+                )
+    (planted / "pairwise" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    for version in ("0.1", "1.0"):
+        (reports / "pairwise" / version).mkdir(parents=True)
+        mine = [row for row in rows if row.prompt_version == version]
+        write_jsonl(reports / "pairwise" / version / "results.jsonl", mine)
+    return planted, reports
+
+
+def test_baseline_refuses_a_pairwise_judge_at_chance_unless_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted, reports = _pairwise_project(tmp_path)
+    gates = planted / "pairwise" / "gates.toml"
+
+    def run(*extra: str) -> int:
+        folders = ["--reports", str(reports), "--planted-sets", str(planted)]
+        return main(["baseline", "pairwise", *folders, *extra])
+
+    assert run("--accept", "1.0") == 1
+    said = capsys.readouterr()
+    assert "fitness: pairwise 0.1 on local:smollm2-135m: FIT" in said.out
+    assert "fitness: pairwise 1.0 on local:smollm2-135m: NOT FIT" in said.out
+    assert "pairwise chance: natural: NOT FIT" in said.out
+    assert "prompt 1.0 is NOT FIT" in said.err and not gates.exists()
+
+    assert run("--accept", "0.1") == 0  # the fit one is accepted
+    # Both of 1.0's sets accepted one by one: accepted as it is, nothing added to its table.
+    gates.write_text(
+        f'["{MODEL}"."1.0"]\npairwise_accepted = {{ natural = "n", adversarial = "a" }}\n'
+    )
+    assert run("--accept", "1.0") == 0
+    table = tomllib.loads(gates.read_text())[MODEL]["1.0"]
+    assert table["pairwise_accepted"] == {"natural": "n", "adversarial": "a"}
+    assert "accept_not_fit" not in table

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from judges.core.results import JudgementRow
+from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
-from judges.sets.planted import PlantedSetError, load_planted_sets
-from judges.stats.judge_fitness import judge_fitness
+from judges.sets.planted import Gates, PlantedSet, PlantedSetError, load_planted_sets
+from judges.stats.fitness import Fitness
+from judges.stats.judge_fitness import accepted_not_fit, judge_fitness
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"
@@ -134,3 +135,83 @@ def test_accept_not_fit_is_never_inherited(tmp_path: Path) -> None:
     assert (
         loaded.gates[(MODEL, "0.3.1")].min_detection == loaded.gates[(MODEL, "0.3")].min_detection
     )
+
+
+# -- pairwise judges: one chance test per set -------------------------------------------------
+
+
+def _pairwise_rows(policy_by_set: dict[str, str], n: int = 12) -> list[JudgementRow]:
+    """n items per set, the better output alternating between output_1 and output_2;
+    `policy`: "good" (the better one in both orders), "first" (the output shown first),
+    "reversed" (the worse one in both orders)."""
+    rows = []
+    for category, policy in policy_by_set.items():
+        for i in range(n):
+            gold, other = ("1", "2") if i % 2 else ("2", "1")
+            winners = {
+                "good": (gold, gold),
+                "first": ("1", "2"),  # "a" in both orders: output_1, then output_2
+                "reversed": (other, other),
+            }[policy]
+            expect = [
+                Expectation(field="winner_original", op="==", value=gold),
+                Expectation(field="winner_swapped", op="==", value=gold),
+            ]
+            rows.append(
+                JudgementRow(
+                    judge="pairwise",
+                    prompt_version="9.9",
+                    prompt_hash="h",
+                    model=MODEL,
+                    item_id=f"{category}-{i:02d}",
+                    category=category,
+                    control=False,
+                    status="ok",
+                    expect=expect,
+                    met=winners == (gold, gold),
+                    verdict={"winner_original": winners[0], "winner_swapped": winners[1]},
+                )
+            )
+    return rows
+
+
+def _pairwise_fitness(rows: list[JudgementRow]) -> Fitness:
+    planted = PlantedSet("pairwise", Path("planted_sets/pairwise"), [])
+    return judge_fitness(rows, planted, "9.9", dimensions=())
+
+
+def test_a_pairwise_judge_has_one_chance_test_per_set() -> None:
+    good = _pairwise_fitness(_pairwise_rows({"natural": "good", "adversarial": "good"}))
+    assert good.fit
+    names = [t.name for t in good.tests]
+    assert names == ["pairwise chance: adversarial", "pairwise chance: natural"]
+    reversed_ = _pairwise_fitness(_pairwise_rows({"natural": "reversed", "adversarial": "good"}))
+    assert [t.name for t in reversed_.failing] == ["pairwise chance: natural"]
+    assert reversed_.failing[0].worse_than_chance
+
+
+def test_a_judge_naming_one_position_is_not_fit_even_beside_a_fit_set() -> None:
+    # It decides no item alike in both orders: the judge at chance, not a set too small to
+    # test, so it decides, and the judge is NOT FIT though its other set is fit.
+    fitness = _pairwise_fitness(_pairwise_rows({"natural": "good", "adversarial": "first"}))
+    first = next(t for t in fitness.tests if t.name == "pairwise chance: adversarial")
+    assert first.testable and not first.fit and first.n == 0
+    assert "12 of 12 items not decided alike in both orders" in first.detail
+    assert not fitness.fit and fitness.failing == [first]
+    # A set too small for even a perfect judge (0.5 ** 4 > 0.05) decides nothing.
+    small = _pairwise_fitness(_pairwise_rows({"tiny": "good"}, n=4))
+    assert not small.tests[0].testable and not small.fit
+
+
+def test_pairwise_accepted_keeps_a_judge_only_when_it_names_every_set_at_chance() -> None:
+    fitness = _pairwise_fitness(_pairwise_rows({"natural": "first", "adversarial": "reversed"}))
+    one = Gates(pairwise_accepted={"natural": "position"})
+    both = Gates(pairwise_accepted={"natural": "position", "adversarial": "reversed"})
+    assert accepted_not_fit(fitness, one) == ""
+    assert accepted_not_fit(fitness, both) == (
+        "pairwise chance: adversarial: reversed; pairwise chance: natural: position"
+    )
+    assert accepted_not_fit(fitness, Gates(accept_not_fit="kept")) == "kept"
+    assert accepted_not_fit(fitness, None) == ""
+    fit = _pairwise_fitness(_pairwise_rows({"natural": "good"}))
+    assert accepted_not_fit(fit, Gates(pairwise_accepted={"natural": "stale"})) == ""

@@ -298,6 +298,8 @@ def inherited_table(
         return {}
     table = dict(existing[(model, max(earlier, key=version_key))])
     table.pop("baseline", None)  # set below from --accept
+    # Never inherited: a new prompt version proves itself fit, or is accepted by name.
+    table.pop("accept_not_fit", None)
     return table
 
 
@@ -391,15 +393,16 @@ def not_fit_acceptance(
     """What to write of accept_not_fit for the accepted version, and the models refused.
 
     A NOT FIT model is refused as a baseline unless `reason` is given (which is written) or
-    its table already accepts it; a FIT model loses a stale acceptance.
+    gates.toml already accepts it (its table is then left as it is: a pairwise judge may be
+    accepted per set, in pairwise_accepted); a FIT model loses a stale acceptance.
     """
     writes: dict[tuple[str, str], str | None] = {}
     refused: list[str] = []
     for m in models:
         if m.fit:
             writes[(m.model, version)] = None
-        elif reason or m.accept_not_fit:
-            writes[(m.model, version)] = reason or m.accept_not_fit
-        else:
+        elif reason:
+            writes[(m.model, version)] = reason
+        elif not m.accept_not_fit:
             refused.append(m.model)
     return writes, refused

@@ -21,7 +21,7 @@ from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.fitness import Fitness
 from judges.stats.gates import not_evaluated
-from judges.stats.judge_fitness import judge_fitness
+from judges.stats.judge_fitness import accepted_not_fit, judge_fitness
 from judges.stats.noise import noise_floor
 from judges.stats.regression import (
     Regression,
@@ -149,6 +149,12 @@ class JudgeRunner(probing.ProbeJudging):
         """Fail unless the judge is better than chance at everything its set measures."""
         __tracebackhide__ = True
         fitness = self.fitness(set_case)
+        gates = self.gates(set_case)
+        # A pairwise judge's sets at chance, each accepted in pairwise_accepted: known, as the
+        # report says. (accept_not_fit is a strict xfail mark, so its assertion must fail.)
+        accepted = accepted_not_fit(fitness, gates)
+        if not fitness.fit and accepted and gates is not None and not gates.accept_not_fit:
+            pytest.xfail(f"pairwise_accepted: {accepted}")
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
         fit = [f"  fit: {t.sentence()}" for t in fitness.tests if t.fit]
         untested = [f"  decides nothing: {t.sentence()}" for t in fitness.tests if not t.testable]

@@ -105,8 +105,6 @@ def set_params(session: JudgesSession, run: str) -> list[Any]:
             )
         elif run == "pairwise":  # sets whose items expect a winner in each order
             versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
-        elif run == "fitness" and is_pairwise_set(planted.items):
-            versions = ()  # a pairwise set's chance tests are its own (test_pairwise.py)
         else:
             versions = session.run_plan(planted, "main" if run == "fitness" else run).versions
         for version in versions:

@@ -24,6 +24,7 @@ from judges.stats.calibration import sme_dimension
 from judges.stats.compare import Comparison, compare_versions, numeric
 from judges.stats.estimates import wilson
 from judges.stats.gates import Gate, detected, evaluate
+from judges.stats.judge_fitness import accepted_not_fit
 from judges.stats.label_stability import (
     LabelStability,
     evaluate_stability,
@@ -226,12 +227,11 @@ def _model_report(
     )
     judge = sources.spec.name if sources.spec else ""
     pass_rate = configured_estimate(judge, version, model, main, planted, notes)
+    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     return ModelReport(
-        fitness=None
-        if is_pairwise(rows)
-        else model_fitness(rows, version, sources, dimensions, flag, notes),
+        fitness=fitness,
         chance_tests_apply=not is_pairwise(rows),
-        accept_not_fit=table.accept_not_fit if table is not None else "",
+        accept_not_fit=accepted_not_fit(fitness, table),
         model=model,
         n_main=len(main),
         planted_items=len(planted.items) if planted else None,

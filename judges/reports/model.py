@@ -134,15 +134,16 @@ class ModelReport:
     pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
     gates_version: str | None = None  # the earlier version whose table this one inherited
     fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
-    accept_not_fit: str = ""  # gates.toml (this version's own table): why NOT FIT is kept
+    # Why NOT FIT is kept (gates.toml): the version's own accept_not_fit, or for a pairwise
+    # judge pairwise_accepted naming every set it is at chance on.
+    accept_not_fit: str = ""
 
-    # False for pairwise judges: their chance tests are per set (the folder's pairwise report).
+    # False for pairwise judges: their chance tests (per set) are shown in the folder's
+    # pairwise section, not in the model's fitness table.
     chance_tests_apply: bool = True
 
     @property
     def fit(self) -> bool:
-        if not self.chance_tests_apply:
-            return True
         return self.fitness is not None and self.fitness.fit
 
     def fitness_reasons(self) -> list[str]:
@@ -274,7 +275,7 @@ class ModelReport:
             optional["reading_list"] = self.reading_list.as_dict()
         if self.pass_rate is not None:
             optional["pass_rate_estimate"] = self.pass_rate.as_dict()
-        if self.fitness is not None:
+        if self.fitness is not None and self.chance_tests_apply:
             optional["fitness"] = self.fitness.as_dict() | {"accepted": self.accept_not_fit}
         return optional
 
@@ -376,7 +377,7 @@ class FolderReport:
     def _not_fit_parts(self) -> list[str]:
         parts = []
         for m in self.models:
-            if m.fit:
+            if m.fit or not m.chance_tests_apply:  # a pairwise judge's sets: `pairwise`
                 continue
             failing = m.fitness.failing if m.fitness is not None else []
             why = f"at chance on {', '.join(t.name for t in failing)}" if failing else ""

@@ -88,7 +88,10 @@ def pairwise_report(
     for model, items in by_model.items():
         table = gates.get(model)
         found = outcomes(
-            items, table.pairwise if table else {}, table.pairwise_accepted if table else {}
+            items,
+            table.pairwise if table else {},
+            table.pairwise_accepted if table else {},
+            table.accept_not_fit if table else "",
         )
         grouped = by_category(items)
         for outcome in found:

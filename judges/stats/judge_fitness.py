@@ -9,6 +9,8 @@ What a set measures decides which tests apply, each where its rows exist:
 - SME calibration (versions with SME labels): kappa and Spearman above 0;
 - ranking (sets of graded query-document items): nDCG@10 above random rankings, and the
   reading list's hard-negative AUC above random orderings;
+- pairwise sets (items that expect a winner in both orders): per set, right in both orders
+  more often than wrong in both (the sign test of judges.stats.pairwise);
 - test-retest and noise: answers agree beyond chance on every dimension and the flag.
 
 A dimension the judge answers with one value in both runs (or every repeat) says nothing
@@ -24,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from judges.core.results import JudgementRow
-from judges.sets.planted import PlantedSet
+from judges.sets.planted import Gates, PlantedSet
 from judges.sets.reading_list import RUN as READING_LIST_RUN
 from judges.sets.reading_list import load_reading_list
 from judges.sets.sme import SmeLabel
@@ -44,12 +46,13 @@ from judges.stats.fitness_permutation import (
 )
 from judges.stats.gates import detected
 from judges.stats.pairing import all_integers, flag_of, number_of
+from judges.stats.pairwise import by_category, figures, is_pairwise, judged
 from judges.stats.random_rankings import draw_metrics
 from judges.stats.ranker import N_DRAWS, per_query, queries_from_rows
 from judges.stats.ranking import random_expectation
 from judges.stats.reading_list import judge_scores
 
-__all__ = ["judge_fitness"]
+__all__ = ["accepted_not_fit", "judge_fitness", "pairwise_test_name"]
 
 LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
 
@@ -108,6 +111,34 @@ def _sme(
     tests = [spearman_above_chance(judge, human, name=f"SME Spearman: {dimension}")]
     if all_integers(judge + human):
         tests.append(agreement_above_chance(judge, human, name=f"SME kappa: {dimension}"))
+    return tests
+
+
+def pairwise_test_name(category: str) -> str:
+    return f"pairwise chance: {category}"
+
+
+def _pairwise(main: Sequence[JudgementRow]) -> list[ChanceTest]:
+    """Per set, the sign test of the report's pairwise section (right in both orders against
+    wrong in both), testable by the set's size.
+
+    The sign test counts only items decided alike in both orders, so a judge that names one
+    position throughout decides none; that is the judge at chance, not a set too small to
+    test: whether even a perfect judge could pass depends on the items, not on the judge.
+    """
+    tests = []
+    for category, items in by_category(judged(main)).items():
+        test = figures(category, items).chance
+        perfect = test.chance ** len(items)  # every item right in both orders
+        apart = f"{len(items) - test.n} of {len(items)} items not decided alike in both orders"
+        tests.append(
+            dataclasses.replace(
+                test,
+                name=pairwise_test_name(category),
+                detail=f"{test.detail}; {apart}",
+                testable=perfect < test.alpha,
+            )
+        )
     return tests
 
 
@@ -236,6 +267,8 @@ def judge_fitness(
     main = [row for row in rows if row.run == "main"]
     runs = {row.run for row in rows}
     tests = [*_detection(main), *_scores(main, dimensions)]
+    if is_pairwise(main):
+        tests += _pairwise(main)
     if sme_labels and version in planted.config.sme_versions and main:
         tests += _sme(main, sme_labels, dimensions)
     if _is_ranking_set(planted) and main:
@@ -247,3 +280,20 @@ def judge_fitness(
     if "noise" in runs:
         tests += _noise(rows, dimensions, flag)
     return collect(tests)
+
+
+def accepted_not_fit(fitness: Fitness | None, gates: Gates | None) -> str:
+    """Why gates.toml keeps this judge though NOT FIT, or "" when it does not.
+
+    Its table's accept_not_fit; for a pairwise judge that is NOT FIT, also pairwise_accepted
+    when it names every set the judge is at chance on.
+    """
+    if gates is None:
+        return ""
+    if gates.accept_not_fit:
+        return gates.accept_not_fit
+    at_chance = [t.name for t in fitness.failing] if fitness is not None else []
+    accepted = {pairwise_test_name(c): why for c, why in gates.pairwise_accepted.items()}
+    if not at_chance or any(name not in accepted for name in at_chance):
+        return ""
+    return "; ".join(f"{name}: {accepted[name]}" for name in at_chance)

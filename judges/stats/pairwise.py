@@ -316,12 +316,17 @@ class SetOutcome:
 
 
 def outcomes(
-    items: Sequence[Judged], floors: dict[str, float], accepted: dict[str, str]
+    items: Sequence[Judged],
+    floors: dict[str, float],
+    accepted: dict[str, str],
+    accept_not_fit: str = "",
 ) -> list[SetOutcome]:
-    """Every set's outcome; `floors` and `accepted` come from the version's gates.toml table."""
-    return [
-        SetOutcome(
-            figures(category, judged_items), floors.get("min_agreement"), accepted.get(category, "")
-        )
-        for category, judged_items in by_category(items).items()
-    ]
+    """Every set's outcome; `floors`, `accepted` (pairwise_accepted) and `accept_not_fit` come
+    from the version's gates.toml table."""
+    found = []
+    for category, judged_items in by_category(items).items():
+        set_figures = figures(category, judged_items)
+        # accept_not_fit keeps the whole version though NOT FIT, on whichever sets it is.
+        why = accepted.get(category) or ("" if set_figures.chance.fit else accept_not_fit)
+        found.append(SetOutcome(set_figures, floors.get("min_agreement"), why))
+    return found
