@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, main_run
 from judges.pytest_plugin.record_phase import read_rows, rows_file
 from judges.pytest_plugin.session import JudgesSession, Settings
 
@@ -53,3 +53,40 @@ def test_an_interrupted_session_adds_only_the_rows_no_test_reported(tmp_path: Pa
         ("PE-01", 0), ("PE-02", 0), ("PE-02", 1)
     ]  # fmt: skip
     assert session.add_unreported([_row("PE-02")]) == 0
+
+
+def _main_row(item_id: str, **changes: object) -> JudgementRow:
+    fields: dict[str, object] = {
+        "judge": "geval",
+        "prompt_version": "1.0",
+        "prompt_hash": "h",
+        "model": "local:m",
+        "item_id": item_id,
+        "category": "control",
+        "control": True,
+        "status": "ok",
+        "verdict": {"overall": 3},
+    }
+    return JudgementRow.model_validate(fields | changes)
+
+
+def test_main_run_is_the_baseline_only_when_every_item_was_judged() -> None:
+    """The report reuses a session's main run as the baseline only if it is complete, so
+    a partial run (-k, a failed worker) is replayed from its cassettes instead."""
+    version = ("geval", "1.0", "local:m")
+    rows = [
+        _main_row("B"),
+        _main_row("A"),
+        _main_row("A", run="retest"),
+        _main_row("A", repeat=1),
+        _main_row("C", prompt_version="1.1"),
+        _main_row("C", model="local:other"),
+    ]
+    found = main_run(rows, version, ["A", "B"])
+    assert found is not None and [(r.item_id, r.run, r.repeat) for r in found] == [
+        ("A", "main", 0),
+        ("B", "main", 0),
+    ]
+    assert main_run(rows, version, ["A", "B", "C"]) is None  # C: another version, model
+    assert main_run(rows, version, []) is None
+    assert main_run([], version, ["A"]) is None

@@ -230,3 +230,20 @@ def _row(line: str) -> JudgementRow:
 def read_jsonl(path: Path) -> list[JudgementRow]:
     """The rows of a results file, damaged lines left out (see `read_results`)."""
     return read_results(path).rows
+
+
+def main_run(
+    rows: Iterable[JudgementRow], version: tuple[str, str, str], item_ids: Iterable[str]
+) -> list[JudgementRow] | None:
+    """The main-run rows of (judge, prompt version, model), one per item in `item_ids`
+    order; None unless every item has one."""
+    wanted = list(item_ids)
+    found = {
+        row.item_id: row
+        for row in rows
+        if (row.judge, row.prompt_version, row.model) == version
+        and (row.run, row.repeat) == ("main", 0)
+    }
+    if not wanted or any(item_id not in found for item_id in wanted):
+        return None
+    return [found[item_id] for item_id in wanted]

@@ -22,7 +22,7 @@ from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.calls.limits import Limiter, load_ceilings
 from judges.core.naming import Case
-from judges.core.results import JudgementRow, Usage
+from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
 from judges.pytest_plugin.invocation import rerecord_command
@@ -404,8 +404,7 @@ class JudgesSession:
         )
 
     def _recorded_baselines(self) -> dict[tuple[str, str], list[JudgementRow]]:
-        """The accepted baseline of every judge this session judged, replayed from its
-        cassettes (what the regression gates compared), whatever the report folder holds."""
+        """Each judged judge's accepted baseline from its cassettes, never the report folder."""
         baselines: dict[tuple[str, str], list[JudgementRow]] = {}
         for name in sorted({row.judge for row in self.rows}):
             planted = self.planted_sets.get(name)
@@ -413,7 +412,10 @@ class JudgesSession:
                 continue
             wanted = {(g.baseline, m) for (m, _), g in planted.gates.items() if g.baseline}
             for version, model in sorted(wanted):
-                rows = self._replay_main(planted, version, ModelRef.parse(model))
+                ids = [item.id for item in self.main_items(planted, version)]
+                # Judged in this session: under xdist the controller would replay it again.
+                rows = main_run(self.rows, (name, version, model), ids)
+                rows = rows or self._replay_main(planted, version, ModelRef.parse(model))
                 if rows is not None:
                     baselines.setdefault((name, version), []).extend(rows)
         return baselines

@@ -183,6 +183,19 @@ class Received:
         return found.group(1) if found else None
 
 
+def product_identity_verdict(score: int, rationale: str) -> dict[str, Any]:
+    """A product_identity reply: factual accuracy `score`, the product matched from 2 up."""
+    return {
+        "reference_product": "barrier reverse convertible",
+        "answer_product": "barrier reverse convertible" if score >= 2 else "other product",
+        "product_identity_match": score >= 2,
+        "factual_accuracy": score,
+        "completeness": 2,
+        "causal_reasoning": 2,
+        "rationale": rationale,
+    }
+
+
 @dataclass
 class FakeJudge:
     """What the fake judge says: `scores[item_id]` is its factual_accuracy for that item.
@@ -244,15 +257,7 @@ class FakeJudge:
         if self.verdict is not None:
             return self.verdict(item_id)
         score = self.scores.get(item_id or "", 3)
-        return {
-            "reference_product": "barrier reverse convertible",
-            "answer_product": "barrier reverse convertible" if score >= 2 else "other product",
-            "product_identity_match": score >= 2,
-            "factual_accuracy": score,
-            "completeness": 2,
-            "causal_reasoning": 2,
-            "rationale": f"fake judge verdict for {item_id}",
-        }
+        return product_identity_verdict(score, f"fake judge verdict for {item_id}")
 
     @property
     def calls(self) -> list[Received]:
