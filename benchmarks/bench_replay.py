@@ -14,6 +14,9 @@ and no network are involved.
   path the pytest plugin takes (one backend per session, one cassette per judgement).
 - plain vcrpy: `vcr.VCR(match_on=("method", "path", "body"), record_mode="none")` replaying
   the very same cassette files with the same backend.
+- direct (imported judgements): `judges.calls.cassette_files.open_cassette` for an
+  `imported:` model: the cassette's YAML is read and its JSON bodies matched with no SDK and
+  no vcrpy (`judges.calls.direct_replay`), the path imported releases take.
 - SDK alone (for reference): the same backend over an in-memory httpx2 `MockTransport` that
   hands back the recorded bodies, no vcrpy at all: the part of a replayed call that no
   cassette code can remove (the SDK builds the request and parses the reply).
@@ -66,8 +69,11 @@ from judges.calls.backends import (  # noqa: E402
     ModelRef,
     make_backend,
 )
+from judges.calls.cassette_files import open_cassette  # noqa: E402
 
 MODEL = ModelRef.parse("local:smollm2-135m")
+# The same model's cassettes replayed as an imported release would be (same request bodies).
+IMPORTED = ModelRef("imported", MODEL.model)
 REPLAY_URL = "http://127.0.0.1:9/v1"  # nothing listens there: replay must never connect
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -235,6 +241,10 @@ def project_opener(path: Path) -> AbstractContextManager[Any]:
     return _vcr.cassette(path, record=False)
 
 
+def direct_opener(path: Path) -> AbstractContextManager[Any]:
+    return open_cassette(path, IMPORTED, record=False)
+
+
 def plain_vcrpy_opener(path: Path) -> AbstractContextManager[Any]:
     recorder = vcr.VCR(match_on=("method", "path", "body"), record_mode="none")
     return recorder.use_cassette(str(path))
@@ -377,6 +387,7 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
         (project_opener, backend),
         (plain_vcrpy_opener, backend),
         (no_cassette, sdk_backend),
+        (direct_opener, make_backend(IMPORTED, live=False)),
     ]
 
     # Untimed warm-up of every path: lazy imports, vcrpy's patch set-up, pydantic's first
@@ -408,7 +419,7 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
     # The floor divides every ratio and is cheap to time: give it more rounds.
     floor_rounds = max(5, args.repeat)
     floor = best_of(floor_rounds, floor_round, clock) / args.calls
-    # label, then seconds per call for: judges.calls._vcr, plain vcrpy, SDK alone
+    # label, then seconds per call for: judges.calls._vcr, plain vcrpy, SDK alone, direct
     rows: list[tuple[str, list[float]]] = [
         (
             "1 (one cassette per call)",
@@ -435,7 +446,7 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
     )
     header = (
         f"{'interactions in cassette':<33}{'judges.calls._vcr':>21}{'plain vcrpy 9.4.2':>21}"
-        f"{'SDK alone, no vcrpy':>21}"
+        f"{'SDK alone, no vcrpy':>21}{'direct (imported)':>21}"
     )
     print(header)
     print("-" * len(header))
@@ -448,13 +459,15 @@ def run(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
         print(
             f"\ngrowth per call from {first[0].split()[0]} to {last[0].split()[0]} interactions "
             f"(1.00x = flat): judges.calls._vcr {growth[0]:.2f}x, plain vcrpy {growth[1]:.2f}x, "
-            f"SDK alone {growth[2]:.2f}x"
+            f"SDK alone {growth[2]:.2f}x, direct {growth[3]:.2f}x"
         )
     worst = max(times[0] for _, times in rows)
     sdk = min(times[2] for _, times in rows)
+    direct = max(times[3] for _, times in rows)
     print(
         f"target (flat in cassette size, <= 4x the floor): worst judges.calls._vcr figure "
-        f"{worst / floor:.1f}x the floor; the SDK alone already costs {sdk / floor:.1f}x"
+        f"{worst / floor:.1f}x the floor; the SDK alone already costs {sdk / floor:.1f}x; "
+        f"worst direct replay (imported judgements) {direct / floor:.1f}x"
     )
 
     if args.suite:

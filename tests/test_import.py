@@ -15,6 +15,7 @@ import pytest
 from judges.__main__ import main
 from judges.calls import _vcr
 from judges.calls.backends import BackendError, ModelRef, Price, make_backend
+from judges.calls.cassette_files import open_cassette
 from judges.cli.importer import import_jsonl, import_llmbar
 from judges.core.naming import Case
 from judges.core.runner import Call, judge
@@ -138,7 +139,7 @@ def test_imported_cassettes_replay_through_the_offline_path(release: Path, tmp_p
     for item_id in ("NATU-001", "NATU-002", "NATU-003"):
         item = items[item_id]
         path = Case("pairwise", "0.1", model, item.id, item.slug).cassette(project / "cassettes")
-        with _vcr.cassette(path, record=False) as recorded:
+        with open_cassette(path, model, record=False) as recorded:
             row = judge(
                 spec,
                 "0.1",

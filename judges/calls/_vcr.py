@@ -41,15 +41,12 @@ from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
 from judges.calls.credentials import scrub, scrub_bytes, strip_credentials
+from judges.calls.direct_replay import ReplayMiss, UnreadableCassette
 from judges.storage.files import atomic_write_text
 
 _KEEP_HEADERS = {"content-type"}
 # The transports the SDKs send through (openai 3.x and anthropic 2.x: httpx2; older: httpx).
 _SDK_TRANSPORTS = ("httpx2", "httpx")
-
-
-class UnreadableCassette(Exception):
-    """A cassette file exists but is not a cassette (e.g. a merge conflict in its YAML)."""
 
 
 class _AtomicPersister:
@@ -295,11 +292,12 @@ def stored_fingerprint(recorded: Any) -> dict[str, str] | None:
 
 
 def is_replay_miss(error: BaseException) -> bool:
-    """True for vcrpy's "no recorded response", also when an SDK wrapped it."""
+    """True for a replay's "no recorded response" (vcrpy's, or a direct replay's), also when
+    an SDK wrapped it."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
-        if isinstance(current, CannotOverwriteExistingCassetteException):
+        if isinstance(current, (CannotOverwriteExistingCassetteException, ReplayMiss)):
             return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__

@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from judges.calls import direct_replay
+
 DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
 # vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
 _PINNED_HEADERS = {"Accept-Encoding": "gzip, deflate"}
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
+# The path an imported request is recorded under (an OpenAI-compatible server's).
+IMPORTED_PATH = "/v1/chat/completions"
 # `imported`: judgements released by others (`python -m judges import`), replayed only.
 BACKENDS = ("openai", "anthropic", "local", "imported")
 
@@ -305,8 +309,32 @@ class LocalBackend(OpenAIBackend):
 class ImportedBackend(LocalBackend):
     """Judgements imported from a release: replayed from their cassettes, never called.
 
-    The importer writes each cassette with this backend's request body, so the normal
-    offline path replays it like any recording."""
+    The importer writes each cassette with this backend's request body, so a replay answers
+    it straight from the cassette (`judges.calls.direct_replay`): no SDK, no HTTP.
+    """
+
+    def __init__(self, model: ModelRef) -> None:
+        super().__init__(model, client=None)
+
+    def complete(self, request: JudgeRequest) -> JudgeResponse:
+        reply = direct_replay.answer("POST", IMPORTED_PATH, self.body(request))
+        try:
+            choice = reply["choices"][0]
+            text, finish = choice["message"]["content"], choice.get("finish_reason")
+            usage = reply.get("usage") or {}
+            if not (text is None or isinstance(text, str)) or not isinstance(usage, dict):
+                raise TypeError
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise BackendError(
+                f"an imported reply of {self.model} is not a chat completion (a string or "
+                "null at choices[0].message.content); import the release again"
+            ) from None
+        return JudgeResponse(
+            text=text or "",
+            truncated=finish == "length",
+            input_tokens=token_count(usage.get("prompt_tokens"), "prompt_tokens"),
+            output_tokens=token_count(usage.get("completion_tokens"), "completion_tokens"),
+        )
 
 
 def bound_strings(schema: dict[str, Any], limit: int = 160) -> dict[str, Any]:
@@ -398,14 +426,16 @@ def make_backend(
         )
         return AnthropicBackend(model, client)
 
+    if model.backend == "imported":
+        if live:
+            raise BackendError(
+                f"{model} holds judgements imported from a release: they are replayed, never "
+                "called live; import them again with `python -m judges import`, or record "
+                "another judge model with --judge-model"
+            )
+        return ImportedBackend(model)
     import openai
 
-    if model.backend == "imported" and live:
-        raise BackendError(
-            f"{model} holds judgements imported from a release: they are replayed, never "
-            "called live; import them again with `python -m judges import`, or record "
-            "another judge model with --judge-model"
-        )
     if model.backend == "openai":
         key = _api_key("openai", environ) if live else "replay-no-key"
         base, query = _split_query(base_url) if base_url else (None, {})
@@ -427,8 +457,4 @@ def make_backend(
         timeout=timeout,
         default_headers=_PINNED_HEADERS,
     )
-    return (
-        ImportedBackend(model, client)
-        if model.backend == "imported"
-        else LocalBackend(model, client)
-    )
+    return LocalBackend(model, client)

@@ -1,4 +1,5 @@
-"""What a cassette file on disk holds, read without vcrpy: for precise replay-miss messages.
+"""What a cassette file on disk holds, read without vcrpy: for precise replay-miss messages;
+and which replay opens it (`open_cassette`).
 
 A replay that finds no response says why as exactly as the file tells: it does not exist,
 it holds fewer repeats than asked (an interrupted recording), it was recorded for another
@@ -8,10 +9,14 @@ model, or the request changed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from judges.calls import direct_replay
 from judges.calls.backends import ModelRef
 
 
@@ -55,3 +60,17 @@ def recorded_models(path: Path) -> set[str]:
         return {json.loads(body)["model"] for body in bodies if body}
     except (ValueError, KeyError, TypeError, yaml.YAMLError):
         return set()
+
+
+@contextmanager
+def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]:
+    """Replay or record one cassette: imported judgements straight from the file
+    (`judges.calls.direct_replay`), every other judge through vcrpy and its SDK."""
+    if model.backend == "imported" and not record:
+        with direct_replay.replaying(path) as replayed:
+            yield replayed
+        return
+    from judges.calls import _vcr  # vcrpy is imported only when a cassette goes through it
+
+    with _vcr.cassette(path, record=record) as recorded:
+        yield recorded

@@ -27,7 +27,7 @@ from typing import Any
 
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls import _vcr
-from judges.calls.backends import ModelRef, make_backend
+from judges.calls.backends import IMPORTED_PATH, ModelRef, make_backend
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -45,7 +45,7 @@ from judges.sets.planted import load_items
 from judges.storage.files import atomic_write_text
 
 # The URI a replay never matches on (method, path and body only); the path is the SDK's.
-_URI = "http://imported.invalid/v1/chat/completions"
+_URI = f"http://imported.invalid{IMPORTED_PATH}"
 IMPORTED_ORIGIN = "imported from a release, not recorded here"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
-from judges.calls.cassette_files import miss_reason, recorded_interactions
+from judges.calls.cassette_files import miss_reason, open_cassette, recorded_interactions
 from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.calls.limits import Limiter, load_ceilings
@@ -298,7 +298,7 @@ class JudgesSession:
         draws = range(draw_offset, draw_offset + repeats)
         calls = self._calls(case.model, record, run, draws, sampling)
         try:
-            with _vcr.cassette(path, record=record) as recorded:
+            with open_cassette(path, case.model, record=record) as recorded:
                 rows = [judge(spec, case.version, subject, call) for call in calls]
                 fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
