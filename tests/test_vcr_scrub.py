@@ -20,7 +20,7 @@ from judges.calls._vcr import (
 )
 from judges.calls.credentials import REDACTED, remember, scrub, scrub_bytes, strip_credentials
 from judges.calls.ledger import CostCapReached, Ledger
-from judges.core.results import Usage
+from judges.core.results import JudgementRow, Usage
 
 SECRET_HEADERS = {
     "Authorization": "Bearer sk-proj-abcdefghijklmnopqrstuvwx",
@@ -334,3 +334,21 @@ def test_a_short_key_from_the_environment_never_reaches_disk(
     assert json.loads(cleaned) == {"echo": f"Bearer {REDACTED}", "key": REDACTED,
                                    "word": f"{key}able"}  # fmt: skip
     assert strip_credentials(f"http://h/v1?custom={key}&mode=fast") == "http://h/v1?mode=fast"
+
+
+def test_a_row_scrubs_every_key_it_echoes_at_any_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    # safe_value reads the known keys once per value: every string of it is still scrubbed.
+    monkeypatch.setattr(credentials, "_remembered", set())
+    monkeypatch.setenv("OPENAI_API_KEY", "plain-env-key-0123")
+    remember("remembered-key-4567")
+    echoed = "plain-env-key-0123 and remembered-key-4567"
+    row = JudgementRow(
+        judge="j", prompt_version="1", prompt_hash="h", model="local:m", item_id="I-1",
+        category="c", control=False, status="ok", error=echoed,
+        verdict={"why": echoed, echoed: [echoed, {"deep": [echoed]}], "n": 3},
+    )  # fmt: skip
+    written = row.model_dump_json()
+    assert "plain-env-key-0123" not in written and "remembered-key-4567" not in written
+    both = f"{REDACTED} and {REDACTED}"
+    assert row.verdict == {"why": both, both: [both, {"deep": [both]}], "n": 3}
+    assert row.error == both

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judges.calls.credentials import scrub
+from judges.calls.credentials import known_secrets, scrub
 from judges.calls.ledger import Usage
 from judges.storage.files import atomic_write_text
 
@@ -69,21 +69,23 @@ def _same(actual: Any, expected: Any) -> bool:
     return isinstance(actual, bool) == isinstance(expected, bool) and actual == expected
 
 
-def safe_text(text: str) -> str:
+def safe_text(text: str, secrets: Sequence[str] | None = None) -> str:
     """Text that can be written as UTF-8 and shown: surrogates escaped, secrets scrubbed."""
     if _SURROGATE.search(text):
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return scrub(text)
+    return scrub(text, secrets)
 
 
-def safe_value(value: Any) -> Any:
+def safe_value(value: Any, secrets: Sequence[str] | None = None) -> Any:
     """`safe_text` on every string of a JSON-like value, keys included."""
+    if secrets is None:
+        secrets = known_secrets()  # once per value, not once per string in it
     if isinstance(value, str):
-        return safe_text(value)
+        return safe_text(value, secrets)
     if isinstance(value, dict):
-        return {safe_text(str(k)): safe_value(v) for k, v in value.items()}
+        return {safe_text(str(k), secrets): safe_value(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [safe_value(v) for v in value]
+        return [safe_value(v, secrets) for v in value]
     return value
 
 

@@ -23,6 +23,7 @@ from judges.core.runner import DEFAULT_TIMEOUT_S
 from judges.core.spec import SpecError, version_key
 from judges.pytest_plugin import fixtures
 from judges.pytest_plugin import probes as probing
+from judges.pytest_plugin.accepted_failures import report_messages_only
 from judges.pytest_plugin.invocation import (
     XPASS,
     gates_skipped_lines,
@@ -394,6 +395,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.user_properties += [
                 ("judge", case.judge), ("prompt_version", case.version), ("model", str(case.model))
             ]  # fmt: skip
+    report_messages_only(config, items)
     snapshot_tests = [i.nodeid for i in items if "snapshot" in getattr(i, "fixturenames", ())]
     config.stash[snapshots_key] = snapshot_tests
     if not session.settings.live:
