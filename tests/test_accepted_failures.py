@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(config, items):
 def _call_reports(pytester: pytest.Pytester, *args: str) -> dict[str, pytest.TestReport]:
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_gate=MODULE)
-    recorded = pytester.inline_run("-p", "no:cacheprovider", *args)
+    recorded = pytester.inline_run("-p", "no:cacheprovider", "-p", "no:benchmark", *args)
     reports = recorded.getreports("pytest_runtest_logreport")
     return {r.nodeid.split("::")[-1]: r for r in reports if r.when == "call"}
 

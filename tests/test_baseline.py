@@ -82,10 +82,10 @@ def test_baseline_refuses_a_judge_at_chance_unless_accepted_by_name(
 
     assert _run(planted, "--accept", "0.3.1", "--accept-not-fit", "a smoke-test judge") == 0
     assert _gates(planted)["0.3.1"]["accept_not_fit"] == "a smoke-test judge"
-    # No floor below chance was suggested or kept.
+    # No floor at or below chance was suggested or kept.
     for table in _gates(planted).values():
         for section in ("sme", "test_retest"):
-            assert all(v >= 0 for k, v in table.get(section, {}).items() if "kappa" in k)
+            assert all(v > 0 for k, v in table.get(section, {}).items() if "kappa" in k)
 
 
 def test_reset_floors_suggests_the_lower_wilson_bound_rounded_down(tmp_path: Path) -> None:
@@ -270,3 +270,16 @@ def test_baseline_refuses_a_pairwise_judge_at_chance_unless_accepted(
     table = tomllib.loads(gates.read_text())[MODEL]["1.0"]
     assert table["pairwise_accepted"] == {"natural": "n", "adversarial": "a"}
     assert "accept_not_fit" not in table
+
+
+def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
+    # geval's committed retest scores every item 1: its kappa's bound is 0, chance itself.
+    # A floor of 0 would pass a judge at chance about half the time: not suggested.
+    planted = _copy_sets(tmp_path)
+    argv = ["baseline", "geval", "--reports", str(ROOT / "reports"), "--planted-sets"]
+    reason = ["--accept-not-fit", "a smoke-test judge"]
+    assert main([*argv, str(planted), "--accept", "1.0", "--reset-floors", *reason]) == 0
+    table = tomllib.loads((planted / "geval" / "gates.toml").read_text())[MODEL]["1.0"]
+    floors = {f"{s}.{k}": v for s in ("test_retest", "noise_floor") for k, v in table[s].items()}
+    assert floors  # the exact-match and delta floors are suggested
+    assert not [k for k in floors if k.split(".")[1] in ("min_kappa", "min_alpha")]

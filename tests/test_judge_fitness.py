@@ -102,7 +102,8 @@ def _gates_file(tmp_path: Path, table: str) -> Path:
 @pytest.mark.parametrize(
     ("table", "says"),
     [
-        ("sme = { min_kappa = -0.45 }", "sme.min_kappa = -0.45 is below chance"),
+        ("sme = { min_kappa = -0.45 }", "sme.min_kappa = -0.45 is at or below chance"),
+        ('noise_floor = { "min_alpha.core_total" = 0.0 }', "min_alpha.core_total = 0.0 is at"),
         ('test_retest = { "min_kappa.core_total" = -0.1 }', "min_kappa.core_total = -0.1"),
         (
             "max_control_false_positive = 0.6\nmin_detection = { cousin = 0.25 }",

@@ -95,8 +95,9 @@ def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
 
 
 def _below_chance(key: str, bound: float) -> bool:
-    """An agreement floor (kappa, Spearman, alpha) below 0 would pass a judge at chance."""
-    return key.split(".")[0] in ("min_kappa", "min_spearman", "min_alpha") and bound < 0
+    """An agreement floor (kappa, Spearman, alpha) at or below 0 passes a judge at chance
+    (about half the time at exactly 0): it says nothing about fitness."""
+    return key.split(".")[0] in ("min_kappa", "min_spearman", "min_alpha") and bound <= 0
 
 
 def reliability_floors(sections: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -133,7 +134,7 @@ def _drop_below_chance(table: dict[str, Any]) -> list[str]:
         for key, floor in sorted((table.get(section) or {}).items()):
             if _below_chance(key, floor):
                 del table[section][key]
-                notes.append(f"{section}.{key} = {floor} dropped: below chance (0)")
+                notes.append(f"{section}.{key} = {floor} dropped: at or below chance (0)")
     return notes
 
 

@@ -306,15 +306,16 @@ def _line_of(path: Path, key: tuple[str, str], name: str) -> int:
 def below_chance(path: Path, key: tuple[str, str], gates: Gates) -> None:
     """Refuse a floor below chance: it would pass a judge that is no better than a coin.
 
-    A negative kappa, alpha or Spearman floor, and a detection floor at or below the control
-    false-positive ceiling (a judge that flags everything at that rate would pass both).
+    A kappa, alpha or Spearman floor at or below 0, and a detection floor at or below the
+    control false-positive ceiling (a judge that flags everything at that rate would pass
+    both).
     """
     problems: list[tuple[str, str]] = []
     for section in ("sme", "test_retest", "panel", "noise_floor"):
         for name, value in getattr(gates, section).items():
             agreement = name.split(".")[0] in ("min_kappa", "min_spearman", "min_alpha")
-            if agreement and value < 0:
-                problems.append((name, f"{section}.{name} = {value} is below chance (0)"))
+            if agreement and value <= 0:
+                problems.append((name, f"{section}.{name} = {value} is at or below chance (0)"))
     ceiling = gates.max_control_false_positive
     for category, floor in gates.min_detection.items():
         if ceiling is not None and floor <= ceiling:
