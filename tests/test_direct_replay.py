@@ -151,6 +151,10 @@ def test_a_miss_ends_the_judgement_a_bad_reply_becomes_an_error_row(tmp_path: Pa
         ("interactions:\n- request: {}\n", "cannot be read"),
         ("interactions:\n- {request: {method: POST, uri: u, body: '{x'}, response: {}}\n",
          "cannot be read"),
+        ("interactions:\n- {request: {method: POST, uri: u, body: '{}'}, response: {status: "
+         "{code: 200}, body: {string: 'not json'}}}\n", "cannot be read"),
+        ("interactions:\n- {request: {method: POST, uri: u, body: '{}'}, response: {status: "
+         "{code: 200}, body: {string: 7}}}\n", "cannot be read"),
     ],
 )  # fmt: skip
 def test_an_unreadable_cassette_is_named(tmp_path: Path, text: str, reason: str) -> None:

@@ -63,7 +63,7 @@ class DirectCassette:
                         str(request["method"]).upper(),
                         urlsplit(str(request["uri"])).path,
                         _canonical(json.loads(request["body"])),
-                        response["body"]["string"],
+                        json.loads(response["body"]["string"]),  # not JSON: a damaged file
                     )
                 )
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, yaml.YAMLError) as error:
@@ -76,13 +76,12 @@ class DirectCassette:
         return self.metadata.get(key, default)
 
     def answer(self, method: str, path: str, body: dict[str, Any]) -> Any:
-        """The first unplayed response recorded for this request, parsed from its JSON."""
+        """The first unplayed response recorded for this request (its parsed JSON body)."""
         wanted = (method.upper(), path, _canonical(body))
         for index, (*request, response) in enumerate(self._interactions):
             if index not in self._played and tuple(request) == wanted:
                 self._played.add(index)
-                text = response.decode("utf-8") if isinstance(response, bytes) else response
-                return json.loads(text)
+                return response
         raise ReplayMiss(
             f"cassette {self.path} holds no unplayed response for this {method} {path} request"
         )
