@@ -122,7 +122,7 @@ def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_snap=SNAPSHOT_TESTS)
-    update = ("--snapshot-update", "-p", "no:cacheprovider")
+    update = ("--snapshot-update", "-p", "no:cacheprovider", "-p", "no:benchmark")
     assert pytester.runpytest_inprocess(*update).ret == 0
     stored = sorted(p.name for p in (pytester.path / "__snapshots__").iterdir())
 

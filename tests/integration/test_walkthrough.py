@@ -26,7 +26,16 @@ from ._support import FAKE_KEY, FakeJudge, Received
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "your-own-judge.md"
 MODEL = "local:fake-judge"
-_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio"]
+_INNER = [
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:anyio",
+    "-p",
+    "no:benchmark",
+]
 
 
 def keyword_judge(received: Received) -> str:
