@@ -26,16 +26,9 @@ from ._support import FAKE_KEY, FakeJudge, Received
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "your-own-judge.md"
 MODEL = "local:fake-judge"
-_INNER = [
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:anyio",
-    "-p",
-    "no:benchmark",
-]
+# Plugins the inner runs do not need (pytest-benchmark would warn under the outer xdist).
+_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+_INNER += ["-p", "no:anyio", "-p", "no:benchmark"]
 
 
 def keyword_judge(received: Received) -> str:
