@@ -22,6 +22,7 @@ from judges.cli.baseline import (
 from judges.cli.main import main
 from judges.core.results import JudgementRow, write_jsonl
 from judges.stats.estimates import Estimate, wilson
+from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"
@@ -221,21 +222,7 @@ def _pairwise_project(tmp_path: Path) -> tuple[Path, Path]:
                  "provenance": {"source": "hand"}}
             )  # fmt: skip
             for version, winners in (("0.1", (gold, gold)), ("1.0", ("1", "2"))):
-                rows.append(
-                    JudgementRow(
-                        judge="pairwise",
-                        prompt_version=version,
-                        prompt_hash="h",
-                        model=MODEL,
-                        item_id=item_id,
-                        category=category,
-                        control=False,
-                        status="ok",
-                        expect=expect,
-                        met=winners == (gold, gold),
-                        verdict={"winner_original": winners[0], "winner_swapped": winners[1]},
-                    )
-                )
+                rows.append(pairwise_row(version, item_id, category, gold, winners))
     (planted / "pairwise" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     for version in ("0.1", "1.0"):
         (reports / "pairwise" / version).mkdir(parents=True)

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from judges.core.results import Expectation, JudgementRow
+from judges.core.results import JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
 from judges.sets.planted import Gates, PlantedSet, PlantedSetError, load_planted_sets
 from judges.stats.fitness import Fitness
 from judges.stats.judge_fitness import accepted_not_fit, judge_fitness
+from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"
@@ -154,25 +155,7 @@ def _pairwise_rows(policy_by_set: dict[str, str], n: int = 12) -> list[Judgement
                 "first": ("1", "2"),  # "a" in both orders: output_1, then output_2
                 "reversed": (other, other),
             }[policy]
-            expect = [
-                Expectation(field="winner_original", op="==", value=gold),
-                Expectation(field="winner_swapped", op="==", value=gold),
-            ]
-            rows.append(
-                JudgementRow(
-                    judge="pairwise",
-                    prompt_version="9.9",
-                    prompt_hash="h",
-                    model=MODEL,
-                    item_id=f"{category}-{i:02d}",
-                    category=category,
-                    control=False,
-                    status="ok",
-                    expect=expect,
-                    met=winners == (gold, gold),
-                    verdict={"winner_original": winners[0], "winner_swapped": winners[1]},
-                )
-            )
+            rows.append(pairwise_row("9.9", f"{category}-{i:02d}", category, gold, winners))
     return rows
 
 
