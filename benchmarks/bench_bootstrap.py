@@ -19,7 +19,7 @@ import numpy as np
 # Allow running from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judges.stats.estimates import Estimate, bootstrap_means_loop, bootstrap_means_matrix
+from judges.stats.estimates.intervals import Estimate, bootstrap_means_loop, bootstrap_means_matrix
 
 
 def best_of(repeat: int, fn: Callable[[], list[Estimate]]) -> tuple[float, list[Estimate]]:

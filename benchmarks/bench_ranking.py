@@ -3,8 +3,8 @@
 Run by hand: python benchmarks/bench_ranking.py [--candidates 40 --resamples 1000 ...]
           or python benchmarks/bench_ranking.py --quick   (seconds; what the test suite runs)
 
-The vectorised path is `judges.stats.reading_list.bootstrap_over_candidates` (every
-resample a row of one matrix, `judges.stats.ranking_matrix.evaluate_rows`); the loop is the
+The vectorised path is `judges.stats.ranking.reading_list.bootstrap_over_candidates` (every
+resample a row of one matrix, `judges.stats.ranking.metrics_matrix.evaluate_rows`); the loop is the
 code it replaced, one `evaluate_ranking` call per resample, written out below. Both run in
 this process on the same graded candidates with tied and failed scores, interleaved
 (loop, matrix, loop, matrix ...) so that a change of load hits both alike; times are this
@@ -26,8 +26,8 @@ import numpy as np
 # Allow running from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judges.stats.ranking import evaluate_ranking
-from judges.stats.reading_list import SHOWN, bootstrap_over_candidates
+from judges.stats.ranking.metrics import evaluate_ranking
+from judges.stats.ranking.reading_list import SHOWN, bootstrap_over_candidates
 
 Scores = Mapping[str, float | None]
 

@@ -8,7 +8,7 @@ with that reason; an accepted set that now passes fails the run until the line i
 import pytest
 
 from judges.sets.imports import published_statistics
-from judges.stats.pairwise import PASS, by_category, judged, llmbar_statistics, outcomes
+from judges.stats.fitness.pairwise import PASS, by_category, judged, llmbar_statistics, outcomes
 
 
 def test_pairwise_fitness(pairwise_set, judge_runner):

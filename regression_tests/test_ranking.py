@@ -12,21 +12,21 @@ import random
 import pytest
 
 from judges.core.checks import assert_accounted
-from judges.stats.random_rankings import random_baseline
-from judges.stats.ranker import (
+from judges.stats.ranking.metrics import (
+    evaluate_ranking,
+    mean_metrics,
+    popularity_ranking,
+    random_expectation,
+)
+from judges.stats.ranking.random_draws import random_baseline
+from judges.stats.ranking.ranker import (
     below_threshold,
     not_better_than_random,
     per_query,
     queries_from_rows,
     summarise,
 )
-from judges.stats.ranking import (
-    evaluate_ranking,
-    mean_metrics,
-    popularity_ranking,
-    random_expectation,
-)
-from judges.stats.reading_list import evaluate_run, gate_failures
+from judges.stats.ranking.reading_list import evaluate_run, gate_failures
 
 
 def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):

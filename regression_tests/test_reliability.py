@@ -15,7 +15,7 @@ from judges.pytest_plugin.suite import (  # noqa: F401
     test_retest_item,
     test_test_retest,
 )
-from judges.stats import reliability
+from judges.stats.reliability import gates as reliability
 
 
 def test_sme_calibration(sme_set, judge_runner, judges_session):

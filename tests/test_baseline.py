@@ -21,7 +21,7 @@ from judges.cli.baseline import (
 )
 from judges.cli.main import main
 from judges.core.results import JudgementRow, write_jsonl
-from judges.stats.estimates import Estimate, wilson
+from judges.stats.estimates.intervals import Estimate, wilson
 from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]

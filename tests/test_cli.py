@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from judges.cli.main import build_parser, main
-from judges.stats.compare import _p_value
-from judges.stats.estimates import McNemar
-from judges.stats.regression import mcnemar_one_sided
+from judges.stats.estimates.intervals import McNemar
+from judges.stats.regression.comparison import _p_value
+from judges.stats.regression.gates import mcnemar_one_sided
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "planted_sets" / "finale" / "finale.toml"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judges.stats.prevalence import corrected_pass_rate
+from judges.stats.estimates.prevalence import corrected_pass_rate
 
 judgy = pytest.importorskip("judgy", reason="judgy is in the dev extra: pip install -e '.[dev]'")
 

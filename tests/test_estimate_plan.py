@@ -13,16 +13,16 @@ import scipy.stats
 
 from judges.__main__ import main
 from judges.core.results import Expectation, JudgementRow
-from judges.reports.estimate import (
+from judges.reports.sections.estimate import (
     EstimateError,
     estimate_pass_rate,
     parse_condition,
     read_outputs,
 )
-from judges.stats.estimates import Estimate
-from judges.stats.plan import noise_df_needed, plan_set
-from judges.stats.power import items_for_mcnemar, items_for_mean
-from judges.stats.prevalence import corrected_pass_rate, rogan_gladen
+from judges.stats.estimates.intervals import Estimate
+from judges.stats.estimates.power import items_for_mcnemar, items_for_mean
+from judges.stats.estimates.prevalence import corrected_pass_rate, rogan_gladen
+from judges.stats.planning.set_sizes import noise_df_needed, plan_set
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ from judges.calls.fingerprint import (
     server_props,
 )
 from judges.core.results import JudgementRow
-from judges.stats.compare import compare_versions, comparison_markdown
+from judges.stats.regression.comparison import compare_versions, comparison_markdown
 
 
 def test_hosted_responses_give_every_distinct_system_fingerprint() -> None:

@@ -1,4 +1,4 @@
-"""Chance tests (judges.stats.fitness, .fitness_permutation) against independent references.
+"""Chance tests (judges.stats.fitness.chance, .fitness_permutation) against independent references.
 
 Every statistic is checked on random cases against another implementation: Fisher's and the
 binomial tails summed by hand with math.comb, Newcombe's interval from the textbook Wilson
@@ -20,7 +20,7 @@ import pytest
 import scipy.stats
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
-from judges.stats.fitness import (
+from judges.stats.fitness.chance import (
     ChanceTest,
     Fitness,
     accuracy_vs_chance,
@@ -29,14 +29,14 @@ from judges.stats.fitness import (
     newcombe_difference,
     scores_lower_on_defects,
 )
-from judges.stats.fitness_permutation import (
+from judges.stats.fitness.permutation import (
     agreement_above_chance,
     ranking_above_random,
     repeats_agree_above_chance,
     spearman_above_chance,
 )
-from judges.stats.random_rankings import draw_metrics
-from judges.stats.ranking import evaluate_ranking, random_expectation
+from judges.stats.ranking.metrics import evaluate_ranking, random_expectation
+from judges.stats.ranking.random_draws import draw_metrics
 
 Z975 = NormalDist().inv_cdf(0.975)
 CASES = range(12)

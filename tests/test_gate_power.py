@@ -1,4 +1,4 @@
-"""The regression gates' calibration and power, simulated (judges.stats.gate_simulation).
+"""The regression gates' calibration and power, simulated (judges.stats.planning.simulation).
 
 Under no change each gate must fail 3-7% of runs (5% +/- 2) for 0/1 and 1-5 scores at n =
 20, 46 and 200; at n = 46 the score gate must see a 20-point drop at least as often as
@@ -17,7 +17,16 @@ import pytest
 import scipy.stats
 
 from judges.core.results import JudgementRow
-from judges.stats.gate_simulation import (
+from judges.stats.estimates.power import (
+    assumed_discordance,
+    items_for_mcnemar,
+    items_for_mean,
+    mcnemar_drop,
+    mcnemar_power,
+    mean_drop,
+)
+from judges.stats.planning.categories import Discordance, category_power, category_power_lines
+from judges.stats.planning.simulation import (
     NOISE_SD,
     Cell,
     detection_gate_fails,
@@ -26,16 +35,7 @@ from judges.stats.gate_simulation import (
     score_gate_fails,
     simulate,
 )
-from judges.stats.power import (
-    assumed_discordance,
-    items_for_mcnemar,
-    items_for_mean,
-    mcnemar_drop,
-    mcnemar_power,
-    mean_drop,
-)
-from judges.stats.regression import mcnemar_one_sided, score_regression
-from judges.stats.set_power import Discordance, category_power, category_power_lines
+from judges.stats.regression.gates import mcnemar_one_sided, score_regression
 
 SIZES = (20, 46, 200)
 

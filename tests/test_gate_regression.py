@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from judges.core.results import Expectation, JudgementRow, read_jsonl
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
-from judges.stats.agreement import quadratic_kappa_change
-from judges.stats.estimates import Estimate, wilson
-from judges.stats.gates import Gate, evaluate, not_evaluated
-from judges.stats.regression import (
+from judges.stats.estimates.floors import Gate, evaluate, not_evaluated
+from judges.stats.estimates.intervals import Estimate, wilson
+from judges.stats.estimates.resample import resample_indices
+from judges.stats.regression.gates import (
     baseline_regressions,
     control_regression,
     detection_regression,
@@ -33,7 +33,7 @@ from judges.stats.regression import (
     score_regressions,
     sme_regression,
 )
-from judges.stats.resample import resample_indices
+from judges.stats.reliability.agreement import quadratic_kappa_change
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "reports" / "product_identity"
@@ -348,7 +348,7 @@ def test_acceptance_0_3_to_0_3_1_defect_scores_rise_on_the_dimension_they_target
     planted factual errors down less than 0.3, beyond chance, so the score gate fails it, as
     the detection gate does; core_total and causal_reasoning, which no defect targets, are
     not gated on defects at all (a judge that keeps them high is right to)."""
-    from judges.stats.noise import noise_floor
+    from judges.stats.reliability.noise import noise_floor
 
     dims = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]
     floor = noise_floor(_main("0.3.1", run="noise"), dims, n_items=61)

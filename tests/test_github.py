@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judges.reports.github import Annotation, gate_key, gate_line, item_line, publish
-from judges.stats.estimates import wilson
-from judges.stats.gates import Gate
+from judges.reports.render.github import Annotation, gate_key, gate_line, item_line, publish
+from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.intervals import wilson
 
 GATES = """\
 # thresholds per model and version

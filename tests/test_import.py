@@ -22,7 +22,7 @@ from judges.core.runner import Call, judge
 from judges.core.spec import load_catalog
 from judges.sets.imports import ImportError_, published_statistics
 from judges.sets.planted import load_items
-from judges.stats.pairwise import Judged, llmbar_statistics
+from judges.stats.fitness.pairwise import Judged, llmbar_statistics
 
 ITEMS = [
     ("Name a prime number.", "7", "8", 1),

@@ -1,4 +1,4 @@
-"""judges.stats.judge_fitness on the committed sets, and floors below chance refused."""
+"""judges.stats.fitness.judge on the committed sets, and floors below chance refused."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from judges.core.results import JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
 from judges.sets.planted import Gates, PlantedSet, PlantedSetError, load_planted_sets
-from judges.stats.fitness import Fitness
-from judges.stats.judge_fitness import accepted_not_fit, judge_fitness
+from judges.stats.fitness.chance import Fitness
+from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
 from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]

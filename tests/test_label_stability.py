@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 from judges.core.label_paths import read_labels
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeConfig
-from judges.stats.label_stability import (
+from judges.stats.reliability.label_stability import (
     evaluate_stability,
     noise_stability,
     retest_stability,
@@ -123,7 +123,7 @@ def test_a_value_that_no_longer_occurs_is_not_evaluated() -> None:
 
 
 def test_the_report_section_lists_every_value_with_its_interval() -> None:
-    from judges.reports.label_stability import label_stability_md
+    from judges.reports.sections.label_stability import label_stability_md
 
     main = [row("I-1", "main", list(VALUES)), row("I-2", "main", None)]
     retest = [row("I-1", "retest", list(VALUES)), row("I-2", "retest", list(VALUES))]
@@ -134,7 +134,7 @@ def test_the_report_section_lists_every_value_with_its_interval() -> None:
 
 
 def test_a_constant_field_is_called_out() -> None:
-    from judges.reports.label_stability import label_stability_md
+    from judges.reports.sections.label_stability import label_stability_md
 
     same = ["Not Relevant"] * 3
     main = [row(f"I-{i}", "main", same) for i in range(3)]

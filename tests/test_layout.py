@@ -1,5 +1,7 @@
 """The package layout holds: the core knows no pytest, layers import downwards only, no import
-cycle (not even one closed by an import inside a function), no module over 500 lines.
+cycle (not even one closed by an import inside a function), no module over 500 lines, no
+folder over 16 modules; inside `stats` and `reports`, each concern imports only the concerns
+below it.
 
 The checker reads the source with `ast` (nothing is imported), so it sees imports inside
 functions too. Each rule is shown to fail on a small planted package in tmp_path.
@@ -32,8 +34,16 @@ LAYERS = (
     "storage", "calls", "core", "builtin", "sets", "stats", "reports", "finale",
     "pytest_plugin", "cli", "__main__",
 )  # fmt: skip
+# Inside the two largest layers, one subpackage (or entry module) per concern, bottom up by
+# the same rule: a reader finds fitness, ranking or power in one folder, and a lower concern
+# never reaches a higher one.
+SUBLAYERS: Mapping[str, tuple[str, ...]] = {
+    "judges.stats": ("estimates", "reliability", "ranking", "regression", "planning", "fitness"),
+    "judges.reports": ("sections", "build", "render", "write", "terminal"),
+}
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500
+MAX_MODULES_PER_FOLDER = 16
 # Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.
 LONG_MODULES: Mapping[str, str] = {}
 
@@ -113,7 +123,8 @@ def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> list[Imp
 
 
 def _nearest_module(name: str, modules: Mapping[str, Path]) -> str:
-    """`judges.stats.estimates.wilson` -> `judges.stats.estimates`; `pytest.mark` -> `pytest`."""
+    """`judges.stats.estimates.intervals.wilson` -> `judges.stats.estimates.intervals`;
+    `pytest.mark` -> `pytest`."""
     parts = name.split(".")
     for end in range(len(parts), 0, -1):
         if ".".join(parts[:end]) in modules:
@@ -189,20 +200,33 @@ def _path_to(
 def layer_violations(
     imports: Mapping[str, list[Import]], package: str, layers: Sequence[str]
 ) -> list[str]:
-    """Imports (at any depth, at run time) from a layer above the importing module's own."""
+    """Imports (at any depth, at run time) from a layer above the importing module's own.
+    A layer is the first name below `package`: a subpackage or a module."""
 
     def rank(module: str) -> int | None:
-        parts = module.split(".")
-        return layers.index(parts[1]) if len(parts) > 1 and parts[1] in layers else None
+        if not module.startswith(package + "."):
+            return None
+        layer = module.removeprefix(package + ".").split(".")[0]
+        return layers.index(layer) if layer in layers else None
 
     problems = []
     for module, found in sorted(imports.items()):
         own = rank(module)
         for imp in found:
-            target = rank(imp.target) if imp.target.startswith(package + ".") else None
+            target = rank(imp.target)
             if imp.runtime and own is not None and target is not None and target > own:
                 problems.append(f"{module}:{imp.line} imports {imp.target} (a layer above)")
     return problems
+
+
+def crowded_folders(root: Path, limit: int) -> list[str]:
+    """Folders holding more than `limit` modules side by side (`__init__.py` counts)."""
+    counts = {folder: len(list(folder.glob("*.py"))) for folder in [root, *root.rglob("*/")]}
+    return [
+        f"{folder.relative_to(root.parent).as_posix()}/: {n} modules (at most {limit})"
+        for folder, n in sorted(counts.items())
+        if n > limit
+    ]
 
 
 def long_modules(root: Path, allowed: Mapping[str, str]) -> list[str]:
@@ -245,6 +269,24 @@ def test_every_package_imports_only_the_layers_below_it() -> None:
     assert not loose, f"{loose}: every module belongs to a layer's package"
     problems = layer_violations(graph(ROOT, "judges"), "judges", LAYERS)
     assert not problems, f"layers, bottom up: {', '.join(LAYERS)}\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("package", sorted(SUBLAYERS))
+def test_each_concern_imports_only_the_concerns_below_it(package: str) -> None:
+    folder = ROOT.joinpath(*package.split(".")[1:])
+    names = {p.stem for p in folder.glob("[!_]*.py")} | {
+        p.name for p in folder.iterdir() if (p / "__init__.py").is_file()
+    }
+    assert names == set(SUBLAYERS[package]), f"place each of {sorted(names)} in SUBLAYERS"
+    problems = layer_violations(graph(ROOT, "judges"), package, SUBLAYERS[package])
+    assert not problems, f"{package}, bottom up: {', '.join(SUBLAYERS[package])}\n" + "\n".join(
+        problems
+    )
+
+
+def test_no_folder_holds_more_than_16_modules() -> None:
+    problems = crowded_folders(ROOT, MAX_MODULES_PER_FOLDER)
+    assert not problems, "group these by concern into subpackages:\n" + "\n".join(problems)
 
 
 def test_no_module_over_500_lines() -> None:
@@ -336,6 +378,35 @@ def test_an_import_from_a_higher_layer_is_found(tmp_path: Path) -> None:
     ]
 
 
+def test_an_import_from_a_higher_concern_within_a_layer_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "stats/__init__.py": "",
+        "stats/base/__init__.py": "",
+        "stats/base/rates.py": "def f():\n    from pkg.stats.top.verdict import v\n",
+        "stats/top/__init__.py": "",
+        "stats/top/verdict.py": "from pkg.stats.base.rates import f\n",
+        "stats/entry.py": "from pkg.stats.top import verdict\n",
+    })  # fmt: skip
+    imports = graph(package, "pkg")
+    assert layer_violations(imports, "pkg.stats", ("base", "top", "entry")) == [
+        "pkg.stats.base.rates:2 imports pkg.stats.top.verdict (a layer above)"
+    ]
+    assert layer_violations(imports, "pkg.stats", ("top", "base", "entry")) == [
+        "pkg.stats.top.verdict:1 imports pkg.stats.base.rates (a layer above)"
+    ]
+    assert layer_violations(imports, "pkg.stats", ("entry", "base", "top")) == [
+        "pkg.stats.base.rates:2 imports pkg.stats.top.verdict (a layer above)",
+        "pkg.stats.entry:1 imports pkg.stats.top (a layer above)",
+        "pkg.stats.entry:1 imports pkg.stats.top.verdict (a layer above)",
+    ]
+
+
+def test_a_crowded_folder_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {f"core/m{i}.py": "" for i in range(16)})
+    assert crowded_folders(package, 16) == ["pkg/core/: 17 modules (at most 16)"]
+    assert crowded_folders(package, 17) == []
+
+
 def test_a_long_module_is_found_unless_allowed(tmp_path: Path) -> None:
     package = plant(tmp_path, {"big.py": "x = 1\n" * (MAX_LINES + 1), "ok.py": "x = 1\n" * 500})
     assert long_modules(package, {}) == [f"pkg/big.py: {MAX_LINES + 1} lines (at most 500)"]
@@ -356,3 +427,15 @@ def test_relative_and_dotted_imports_resolve(
 ) -> None:
     package = plant(tmp_path, {"core/a.py": source + "\n", "core/b.py": "", "helpers.py": ""})
     assert [i.target for i in graph(package, "pkg")["pkg.core.a"]] == expected
+
+
+def test_the_documented_public_imports_resolve() -> None:
+    # docs/layout.md promises these names; the subpackages re-export them.
+    from judges.stats import ranking, reliability
+    from judges.stats.ranking import metrics
+    from judges.stats.reliability import gates
+
+    assert reliability.__all__ and ranking.__all__
+    assert all(getattr(reliability, name) is getattr(gates, name) for name in gates.__all__)
+    assert all(getattr(ranking, name) is getattr(metrics, name) for name in metrics.__all__)
+    assert reliability.noise_floor and reliability.evaluate_reliability and ranking.ndcg_at_k

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from judges.sets.reading_list import load_reading_list
-from judges.stats.memo import Memo, once
-from judges.stats.ranker import Query, summarise
-from judges.stats.reading_list import evaluate_reading_list
+from judges.stats.estimates.memo import Memo, once
+from judges.stats.ranking.ranker import Query, summarise
+from judges.stats.ranking.reading_list import evaluate_reading_list
 
 REAL = Path(__file__).parent.parent / "planted_sets" / "relevance" / "reading_list.json"
 LIST = load_reading_list(REAL)

@@ -14,7 +14,7 @@ import scipy.stats
 from sklearn.metrics import cohen_kappa_score
 
 from judges.builtin.pairwise import to_label, to_position
-from judges.stats.pairwise import (
+from judges.stats.fitness.pairwise import (
     AT_CHANCE,
     BETTER,
     FAIL,

@@ -21,7 +21,7 @@ from judges.sets import probes
 from judges.sets.items import PlantedSetError
 from judges.sets.perturb import sentences
 from judges.sets.planted import load_planted_set
-from judges.stats import probes as probe_stats
+from judges.stats.reliability import probes as probe_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGES = ["product_identity", "geval", "relevance"]
@@ -369,7 +369,12 @@ def test_a_probe_row_without_its_main_row_is_counted_not_dropped():
 
 
 def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
-    from judges.reports.probes import probe_report, probes_html, probes_markdown, probes_svg
+    from judges.reports.sections.probes import (
+        probe_report,
+        probes_html,
+        probes_markdown,
+        probes_svg,
+    )
     from judges.sets.planted import Gates
 
     rows = version_rows(length_rewarding)
@@ -394,7 +399,7 @@ def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
 
 
 def test_the_version_comparison_pairs_each_probe_per_item():
-    from judges.reports.probes import changes_markdown, compare_probes, probe_report
+    from judges.reports.sections.probes import changes_markdown, compare_probes, probe_report
 
     before = version_rows(length_rewarding)  # 8/8 biased
     after = version_rows(fair)  # 0/8

@@ -21,7 +21,7 @@ from judges.core.spec import load_catalog
 from judges.sets import probes
 from judges.sets.perturb import sentences
 from judges.sets.planted import PlantedSetError, load_planted_set
-from judges.stats import probes as probe_stats
+from judges.stats.reliability import probes as probe_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,13 +9,18 @@ import pytest
 
 from judges.core.spec import load_catalog
 from judges.sets.planted import load_planted_set
-from judges.stats.ranker import (
+from judges.stats.ranking.metrics import (
+    LEVEL_TO_LABEL,
+    METRIC_KEYS,
+    evaluate_ranking,
+    random_expectation,
+)
+from judges.stats.ranking.ranker import (
     Query,
     below_threshold,
     not_better_than_random,
     summarise,
 )
-from judges.stats.ranking import LEVEL_TO_LABEL, METRIC_KEYS, evaluate_ranking, random_expectation
 
 ROOT = Path(__file__).parent.parent / "planted_sets"
 GATED = ("ndcg@10", "hard_negative_auc", "mrr")

@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats.ranking: hand-computed examples and order-invariance properties."""
+"""Unit tests for judges.stats.ranking.metrics: hand-computed examples, order invariance."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.stats import ranking as rk
-from judges.stats.random_rankings import random_baseline
+from judges.stats.ranking import metrics as rk
+from judges.stats.ranking.random_draws import random_baseline
 
 # A small query: 2 essential, 1 relevant, 1 tool, 1 background, 2 hard negatives.
 LABELS: dict[str, int] = {"e1": 4, "e2": 4, "r1": 3, "t1": 2, "b1": 1, "n1": 0, "n2": 0}

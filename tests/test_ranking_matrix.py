@@ -15,10 +15,10 @@ import pytest
 import pytrec_eval
 from sklearn.metrics import roc_auc_score
 
-from judges.stats import ranking as rk
-from judges.stats.random_rankings import random_baseline, shuffled_labels
-from judges.stats.ranking_matrix import evaluate_rows
-from judges.stats.reading_list import SHOWN, bootstrap_over_candidates, random_figures
+from judges.stats.ranking import metrics as rk
+from judges.stats.ranking.metrics_matrix import evaluate_rows
+from judges.stats.ranking.random_draws import random_baseline, shuffled_labels
+from judges.stats.ranking.reading_list import SHOWN, bootstrap_over_candidates, random_figures
 
 POOL: list[float | None] = [0.0, -0.0, 0.25, 0.5, 0.5, 1.0, None, math.nan, math.inf, -math.inf]
 

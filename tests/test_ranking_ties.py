@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from judges.stats import ranking as rk
-from judges.stats.random_rankings import draw_metrics, permutations, random_baseline
+from judges.stats.ranking import metrics as rk
+from judges.stats.ranking.random_draws import draw_metrics, permutations, random_baseline
 
 Scores = dict[str, float | None]
 

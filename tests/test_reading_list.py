@@ -16,7 +16,7 @@ from judges.core.spec import load_catalog
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_planted_set
 from judges.sets.reading_list import TIERS, load_reading_list, reading_list_items
-from judges.stats.reading_list import (
+from judges.stats.ranking.reading_list import (
     SHOWN,
     bootstrap_over_candidates,
     evaluate_reading_list,
@@ -176,7 +176,7 @@ def test_judge_scores_keep_failures_and_refuse_gaps_and_doubles() -> None:
 
 
 def test_the_report_section_answers_the_question_with_every_ranker() -> None:
-    from judges.reports.reading_list import reading_list_md
+    from judges.reports.sections.reading_list import reading_list_md
 
     result = result_for({c: float(v) for c, v in LABELS.items()}, n_resamples=20)
     text = "\n".join(reading_list_md(result, "relevance 1.0 on local:m"))

@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats.reliability: each figure against a by-hand computation."""
+"""Unit tests for judges.stats.reliability.gates: each figure against a by-hand computation."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, SmeLabelError
-from judges.stats import reliability
-from judges.stats.estimates import Estimate, Rate, wilson
-from judges.stats.gates import Gate
+from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.intervals import Estimate, Rate, wilson
+from judges.stats.reliability import gates as reliability
 
 FLAG = "product_identity_match"
 DIMS = ("faithfulness", "coverage", "coherence", "fluency")

@@ -22,10 +22,10 @@ from judges.cli.main import main
 from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
 from judges.core.spec import load_judge, prompt_hash
 from judges.reports import terminal
-from judges.reports.metadata import RUN_FILE
+from judges.reports.build.metadata import RUN_FILE
 from judges.reports.write import ReportSet, rebuild_reports, session_reports
-from judges.stats.compare import compare_versions
-from judges.stats.estimates import wilson
+from judges.stats.estimates.intervals import wilson
+from judges.stats.regression.comparison import compare_versions
 
 MODEL = "local:smollm2-135m"
 FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html", ".run.json"}
@@ -442,7 +442,10 @@ def test_cli_help_documents_report(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 REPORTS = Path(judges.reports.__file__).parent
-REPORT_MODULES = sorted(f"judges.reports.{p.stem}" for p in REPORTS.glob("[!_]*.py"))
+REPORT_MODULES = sorted(
+    ".".join(("judges.reports", *p.relative_to(REPORTS).with_suffix("").parts))
+    for p in REPORTS.rglob("[!_]*.py")
+)
 
 
 # One interpreter loads the third-party libraries once, then forks a child per module: each
@@ -504,8 +507,9 @@ def _module_imports(path: Path) -> set[str]:
 
 def test_the_renderers_read_the_model_and_not_each_other() -> None:
     # The package-wide rules (no cycle, no pytest in the core) are in test_layout.py.
-    markdown = _module_imports(REPORTS / "markdown.py")
-    html = _module_imports(REPORTS / "html.py") | _module_imports(REPORTS / "charts.py")
-    assert "judges.reports.model" in markdown and "judges.reports.model" in html
-    assert not {m for m in markdown if m in ("judges.reports.html", "judges.reports.charts")}
-    assert "judges.reports.markdown" not in html
+    renderers = REPORTS / "render"
+    markdown = _module_imports(renderers / "markdown.py")
+    html = _module_imports(renderers / "html.py") | _module_imports(renderers / "charts.py")
+    assert "judges.reports.build.model" in markdown and "judges.reports.build.model" in html
+    assert not markdown & {"judges.reports.render.html", "judges.reports.render.charts"}
+    assert "judges.reports.render.markdown" not in html

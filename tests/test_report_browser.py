@@ -16,10 +16,10 @@ import pytest
 from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
-from judges.reports.build import build_report
-from judges.reports.model import FolderReport
-from judges.reports.render import render_files
-from judges.reports.sources import Sources
+from judges.reports.build.model import FolderReport
+from judges.reports.build.report import build_report
+from judges.reports.render.files import render_files
+from judges.reports.sections.sources import Sources
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from judges.reports.inline import inline_html
-from judges.reports.markdown import table_cell
+from judges.reports.render.markdown import table_cell
+from judges.reports.sections.prose import inline_html
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

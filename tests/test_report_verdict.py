@@ -11,11 +11,11 @@ from typing import Any
 
 from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
-from judges.reports.charts import change_svg
+from judges.reports.render.charts import change_svg
 from judges.reports.write import rebuild_reports
-from judges.stats.compare import compare_versions, comparison_markdown
-from judges.stats.estimates import wilson
-from judges.stats.gates import Gate
+from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.intervals import wilson
+from judges.stats.regression.comparison import compare_versions, comparison_markdown
 from tests.test_report import (
     AFTER,
     BEFORE,

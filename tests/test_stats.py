@@ -1,4 +1,4 @@
-"""Unit tests for judges.stats.estimates and .agreement: each statistic against a reference."""
+"""Unit tests for judges.stats.estimates.intervals and reliability.agreement, against references."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.stats import agreement
-from judges.stats import estimates as stats
-from judges.stats.estimates import Estimate, Rate
+from judges.stats.estimates import intervals as stats
+from judges.stats.estimates.intervals import Estimate, Rate
+from judges.stats.reliability import agreement
 
 Z975 = NormalDist().inv_cdf(0.975)  # stdlib, so the tests do not lean on scipy for z
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from judges.builtin import geval, product_identity, relevance
 from judges.core.parsing import InvalidReply, parse_reply, parse_reply_coercing
 from judges.core.spec import JudgeSpec
-from judges.reports.coercions import coercion_line
+from judges.reports.sections.coercions import coercion_line
 
 from .test_backends import CATALOG, GOOD, Script, run
 

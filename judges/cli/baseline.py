@@ -24,9 +24,9 @@ from typing import Any
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
-from judges.stats.estimates import Estimate, Rate
-from judges.stats.gates import control_false_positive_rate, detection_rates, error_rate
-from judges.stats.reliability import gate_statistics
+from judges.stats.estimates.floors import control_false_positive_rate, detection_rates, error_rate
+from judges.stats.estimates.intervals import Estimate, Rate
+from judges.stats.reliability.gates import gate_statistics
 from judges.storage.files import atomic_write_text
 
 _STEP = 0.05
@@ -171,7 +171,7 @@ def probe_baseline(
     A ceiling of 1.0 could never fail, so none is suggested: a probe the judge fails on
     every item is guarded by its accepted items alone, each of which XPASSes when fixed.
     """
-    from judges.stats.probes import outcomes_from_rows, probe_effect
+    from judges.stats.reliability.probes import outcomes_from_rows, probe_effect
 
     outcomes = outcomes_from_rows(rows, fields, score)
     bounds = {p: _bound(probe_effect(p, found).biased, False) for p, found in outcomes.items()}
@@ -221,7 +221,7 @@ MIN_UNITS_PER_VALUE = 5
 
 def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> dict[str, Any]:
     """Suggested minimum shares of labels kept in retest and noise runs (lower Wilson bound)."""
-    from judges.stats import label_stability
+    from judges.stats.reliability import label_stability
 
     results = []
     if labels and any(row.run == "retest" for row in rows):
@@ -241,7 +241,7 @@ def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> d
 def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
     """Suggested minimum reading-list metrics of the judge (lower bootstrap bound)."""
     from judges.sets.reading_list import RUN
-    from judges.stats.reading_list import SHOWN, evaluate_run
+    from judges.stats.ranking.reading_list import SHOWN, evaluate_run
 
     if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
         return {}

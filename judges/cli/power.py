@@ -22,7 +22,7 @@ def _version_rows(
     command: str, args: argparse.Namespace, spec: JudgeSpec
 ) -> tuple[str, str, list[JudgementRow]] | str:
     """(version, model, rows) of the chosen prompt version, or an error message."""
-    from judges.reports.folders import Results, ResultsMissing
+    from judges.reports.build.folders import Results, ResultsMissing
 
     version = args.version or spec.versions[-1]
     if version not in spec.versions:
@@ -41,11 +41,11 @@ def _version_rows(
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from judges.reports.sources import load_sources
-    from judges.stats.agreement import quadratic_kappa
-    from judges.stats.calibration import judge_and_human, sme_dimension
-    from judges.stats.noise import noise_floor
-    from judges.stats.plan import plan_set
+    from judges.reports.sections.sources import load_sources
+    from judges.stats.planning.set_sizes import plan_set
+    from judges.stats.reliability.agreement import quadratic_kappa
+    from judges.stats.reliability.calibration import judge_and_human, sme_dimension
+    from judges.stats.reliability.noise import noise_floor
 
     catalog = args.catalog
     spec = catalog[args.judge]
@@ -85,7 +85,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-    from judges.reports.estimate import (
+    from judges.reports.sections.estimate import (
         EstimateError,
         default_pass_rule,
         estimate_pass_rate,

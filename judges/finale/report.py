@@ -95,7 +95,9 @@ class _Panel:
         self.labels = labels
 
     def __call__(self, primary: Sequence[JudgementRow], cross: Sequence[JudgementRow]) -> Any:
-        from judges.stats.panel import panel_agreement  # numpy and scipy: only when reporting
+        from judges.stats.reliability.panel import (
+            panel_agreement,  # numpy and scipy: only when reporting
+        )
 
         return panel_agreement(
             primary, cross, self.dims,

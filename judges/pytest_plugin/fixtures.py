@@ -19,16 +19,16 @@ from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, load_sme_labels
-from judges.stats.fitness import Fitness
-from judges.stats.gates import not_evaluated
-from judges.stats.judge_fitness import accepted_not_fit, judge_fitness
-from judges.stats.noise import noise_floor
-from judges.stats.regression import (
+from judges.stats.estimates.floors import not_evaluated
+from judges.stats.fitness.chance import Fitness
+from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
+from judges.stats.regression.gates import (
     Regression,
     baseline_regressions,
     score_regressions,
     sme_regression,
 )
+from judges.stats.reliability.noise import noise_floor
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.pytest_plugin.session import JudgesSession
 from judges.sets.planted import PlantedSet
-from judges.stats.pairwise import is_pairwise_set
+from judges.stats.fitness.pairwise import is_pairwise_set
 
 ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"

@@ -171,7 +171,7 @@ class ProbeJudging:
     def probe_effects(self, set_case: Any) -> list[Any]:
         """Every probe of a judge version, replayed and set against its noise floor."""
         __tracebackhide__ = True
-        from judges.stats.probes import effects_from_rows
+        from judges.stats.reliability.probes import effects_from_rows
 
         if self.session.settings.live:
             pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
@@ -195,7 +195,7 @@ class ProbeJudging:
         unless every one of its items is an accepted failure (a strict xfail each: a ceiling
         of 1.0 could not fail, the items can)."""
         __tracebackhide__ = True
-        from judges.stats.probes import flip_gates
+        from judges.stats.reliability.probes import flip_gates
 
         gates = self.gates(set_case)
         thresholds = gates.max_flip if gates is not None else {}

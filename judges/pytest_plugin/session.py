@@ -30,7 +30,7 @@ from judges.sets import preflight
 from judges.sets.items import PlantedItem
 from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
-from judges.stats.memo import Memo
+from judges.stats.estimates.memo import Memo
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -476,7 +476,7 @@ class JudgesSession:
         """Run on GitHub Actions: append the step summary; the annotation lines to print."""
         if self.report is None:
             return []
-        from judges.reports.github import publish
+        from judges.reports.render.github import publish
 
         s = self.settings
         return publish(self.report.folders, s.planted_sets, s.rootdir)

@@ -19,10 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from judges.core.checks import assert_accounted, assert_expected
-from judges.reports.snapshots import verdict_table
-from judges.stats import label_stability, reliability
-from judges.stats import probes as probe_stats
-from judges.stats.gates import evaluate
+from judges.reports.build.snapshots import verdict_table
+from judges.stats.estimates.floors import evaluate
+from judges.stats.reliability import gates as reliability
+from judges.stats.reliability import label_stability
+from judges.stats.reliability import probes as probe_stats
 
 __all__ = [
     "test_detection_gates",
@@ -54,7 +55,7 @@ def test_detection_gates(gate_set: Any, judge_runner: Any) -> None:
 
 
 def test_judge_is_fit(fitness_set: Any, judge_runner: Any) -> None:
-    # Chance is the threshold (judges.stats.judge_fitness): no floor can move it.
+    # Chance is the threshold (judges.stats.fitness.judge): no floor can move it.
     judge_runner.check_fitness(fitness_set)
 
 

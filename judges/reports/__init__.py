@@ -1,7 +1,14 @@
 """What people read: `reports/<judge>/<version>/`, rebuilt from its results.jsonl.
 
-Data flows one way: `sources` (spec, planted set, SME labels) and the rows -> `build` ->
-`model` (data only) -> the renderers `markdown`, `charts` + `html`, and `render` (every file
-by name) -> `folders` (results files) and `write` (write, or check against the disk) ->
-`terminal` (summary lines). `metadata` is the run metadata kept out of committed files.
+Three subpackages and two entry modules, bottom up; each imports only itself and those
+before it (tests/test_layout.py holds it so). Data flows one way:
+
+- `sections`: what the report needs besides rows (`sources`) and each section's figures
+  and text from its own data (probes, pairwise, reading list, regressions, estimate ...);
+- `build`: rows -> the report model (`report.build_report`, `model`: data, no rendering),
+  the results files of a folder (`folders`), run metadata, the snapshot table;
+- `render`: the model -> files: `markdown`, `html` (+ `charts`, `failures_html`, `fitness`),
+  `github`, and `files` (every file of a folder by name);
+- `write`: build once, then write changed bytes or check them (`--check-reports`);
+- `terminal`: the terminal summary lines.
 """

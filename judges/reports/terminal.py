@@ -8,9 +8,9 @@ from pathlib import Path
 
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
-from judges.reports.markdown import fraction
-from judges.reports.metadata import RUN_FILE
-from judges.reports.model import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.build.metadata import RUN_FILE
+from judges.reports.build.model import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.render.markdown import fraction
 from judges.reports.write import ReportSet
 
 CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"

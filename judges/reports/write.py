@@ -22,12 +22,12 @@ from judges.calls.credentials import scrub
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec, load_catalog
-from judges.reports.folders import Results, ResultsMissing, build_folder
-from judges.reports.metadata import RUN_FILE, RunMetadata
-from judges.reports.model import COMPARISON_MD, RESULTS_FILE, FolderReport
-from judges.reports.render import render_files
-from judges.reports.sources import Sources, load_sources
-from judges.stats.memo import Memo
+from judges.reports.build.folders import Results, ResultsMissing, build_folder
+from judges.reports.build.metadata import RUN_FILE, RunMetadata
+from judges.reports.build.model import COMPARISON_MD, RESULTS_FILE, FolderReport
+from judges.reports.render.files import render_files
+from judges.reports.sections.sources import Sources, load_sources
+from judges.stats.estimates.memo import Memo
 from judges.storage.files import atomic_write_text
 
 

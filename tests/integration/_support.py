@@ -72,7 +72,7 @@ def test_planted_item(planted_case, judge_runner):
 TEST_GATES = '''
 """Per-category detection and control false-positive rates."""
 
-from judges.stats.gates import evaluate
+from judges.stats.estimates.floors import evaluate
 
 
 def test_detection_gates(gate_set, judge_runner):

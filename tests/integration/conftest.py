@@ -15,9 +15,9 @@ import vcr.stubs.httpx_stubs  # noqa: F401  (see below)
 # the HTTP stack cannot be imported twice in one process.
 import judges.calls._vcr
 import judges.calls.backends
-import judges.reports.github
+import judges.reports.render.github
 import judges.reports.write
-import judges.stats.gates  # noqa: F401
+import judges.stats.estimates.floors  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 

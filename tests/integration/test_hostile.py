@@ -28,7 +28,7 @@ import vcr.stubs.httpx_stubs  # noqa: F401
 import judges.builtin.product_identity as product_identity
 import judges.calls._vcr
 import judges.reports.write
-import judges.stats.gates  # noqa: F401
+import judges.stats.estimates.floors  # noqa: F401
 from judges.calls.network import block_network
 from judges.core.results import Expectation
 from judges.pytest_plugin.live import LOCK_FILE

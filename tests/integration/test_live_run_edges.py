@@ -29,8 +29,8 @@ def test_zz_terminated():
 """
 
 UNEVALUATED_TEST = """
-from judges.stats.gates import Gate
-from judges.stats.estimates import wilson
+from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.intervals import wilson
 
 
 def test_gate_without_rows(gate_set, judge_runner):

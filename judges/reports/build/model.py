@@ -1,0 +1,414 @@
+"""What a report says, as data: one judge's prompt version, per model. No rendering here.
+
+The builders (`build.py`) fill these classes from rows; the markdown, JSON and HTML
+renderers read them and never import each other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from judges.core.results import JudgementRow, Usage
+from judges.reports.sections.estimate import PassRateEstimate
+from judges.reports.sections.pairwise import PairwiseReport
+from judges.reports.sections.probes import ProbeReport
+from judges.stats.regression.comparison import Comparison, outcome
+from judges.stats.estimates.intervals import Rate
+from judges.stats.fitness.chance import Fitness
+from judges.stats.estimates.floors import Gate, not_evaluated
+from judges.stats.reliability.label_stability import LabelStability
+from judges.stats.ranking.ranker import RankerSummary
+from judges.stats.ranking.reading_list import ReadingListResult
+from judges.stats.regression.gates import Regression
+from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.stats.planning.categories import CategoryPower
+
+RESULTS_FILE = "results.jsonl"
+REPORT_MD = "report.md"
+FAILURES_MD = "failures.md"
+REPORT_JSON = "report.json"
+INDEX_HTML = "index.html"
+COMPARISON_MD = "comparison.md"
+RUNS = ("main", "noise", "retest", "panel")
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 4)
+
+
+def _as_dict(result: Any) -> dict[str, Any] | None:
+    return None if result is None else result.as_dict()
+
+
+def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A verdict's short fields (scores, flags, names), without the raw reply and rationale."""
+
+    def short(value: Any) -> bool:
+        return value is None or isinstance(value, str | int | float | bool)
+
+    return {
+        key: value
+        for key, value in sorted((verdict or {}).items())
+        if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
+        and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
+    }
+
+
+# The four verdicts, one word each.
+PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A main-run item that failed its expectation or errored."""
+
+    row: JudgementRow
+    accepted_miss: str | None  # the reason given in expectations.toml
+
+    @property
+    def rationale(self) -> str | dict[str, str]:
+        verdict = self.row.verdict or {}
+        found = verdict.get("rationale") or verdict.get("rationales") or ""
+        return found if isinstance(found, str | dict) else str(found)
+
+    @property
+    def raw(self) -> str | dict[str, str] | None:
+        raw = (self.row.verdict or {}).get("raw")
+        return raw if isinstance(raw, str | dict) else None
+
+    def as_dict(self) -> dict[str, Any]:
+        row = self.row
+        return {
+            "item_id": row.item_id,
+            "category": row.category,
+            "control": row.control,
+            "outcome": outcome(row),
+            "status": row.status,
+            "expected": [str(e) for e in row.expect],
+            "returned": key_fields(row.verdict),
+            "rationale": self.rationale,
+            "raw": self.raw,
+            "error": row.error,
+            "attempts": [a.model_dump(mode="json") for a in row.attempts if a.error],
+            "accepted_miss": self.accepted_miss,
+        }
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """Everything the report says about one judge model under one prompt version."""
+
+    model: str
+    n_main: int
+    planted_items: int | None
+    missing_items: tuple[str, ...]
+    detection: dict[str, Rate]
+    all_defects: Rate
+    control_false_positive: Rate
+    error_rate: Rate
+    status_by_run: dict[str, dict[str, int]]
+    noise_floor: NoiseFloor | None
+    test_retest: TestRetest | None
+    panel: Panel | None
+    sme: SmeCalibration | None
+    gates: tuple[Gate, ...]
+    gates_table: str | None  # where the thresholds came from; None: no table
+    failures: tuple[Failure, ...]
+    accepted_met: tuple[str, ...]  # accepted misses the judge now gets right
+    scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
+    comparison: Comparison | None
+    notes: tuple[str, ...]
+    probes: ProbeReport | None = None  # the bias probes, when this version was probed
+    label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
+    reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
+    ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
+    ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
+    coercions: str | None = None  # lenient parsing: the count line; None for strict judges
+    regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
+    retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
+    category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
+    pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
+    gates_version: str | None = None  # the earlier version whose table this one inherited
+    fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
+    # Why NOT FIT is kept (gates.toml): the version's own accept_not_fit, or for a pairwise
+    # judge pairwise_accepted naming every set it is at chance on.
+    accept_not_fit: str = ""
+
+    # False for pairwise judges: their chance tests (per set) are shown in the folder's
+    # pairwise section, not in the model's fitness table.
+    chance_tests_apply: bool = True
+
+    @property
+    def fit(self) -> bool:
+        return self.fitness is not None and self.fitness.fit
+
+    def fitness_reasons(self) -> list[str]:
+        """Why this judge is NOT FIT, one line each; empty when it is fit."""
+        if self.fitness is None:
+            return ["no planted set to test it against chance"]
+        return self.fitness.reasons()
+
+    def verdict_word(self) -> str:
+        """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
+
+        An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
+        """
+        if self.missing_items:
+            return INCOMPLETE
+        if not self.fit and not self.accept_not_fit:
+            return NOT_FIT
+        if self.problems():
+            return FAIL
+        return PASS if self.fit else NOT_FIT
+
+    def ranking_lines(self) -> list[str]:
+        if self.ranking is None:
+            return []
+        note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
+        return [*self.ranking.lines(), *note]
+
+    @property
+    def new_failures(self) -> tuple[Failure, ...]:
+        """Failures that expectations.toml does not accept: each fails the run."""
+        return tuple(f for f in self.failures if f.accepted_miss is None)
+
+    @property
+    def accepted_misses(self) -> tuple[Failure, ...]:
+        """Failures listed in expectations.toml (strict xfail): known, not a new failure."""
+        return tuple(f for f in self.failures if f.accepted_miss is not None)
+
+    def failure_counts(self) -> str:
+        """E.g. "2 new failures, 34 accepted misses": the two never counted together."""
+        new, accepted = len(self.new_failures), len(self.accepted_misses)
+        return (
+            f"{new} new failure{'s' * (new != 1)}, {accepted} accepted miss{'es' * (accepted != 1)}"
+        )
+
+    def problems(self) -> list[str]:
+        """What keeps this model's report from passing, in words; empty when it passes.
+
+        It passes when every planted item has a row that met its expectation or is an
+        accepted miss, no accepted miss is now met (a strict XPASS), and every gate with a
+        threshold passed (a gate not evaluated does not pass).
+        """
+        _, failed, unevaluated = self.gate_counts
+        counts = [
+            (failed, "gate failed", "gates failed"),
+            (unevaluated, "gate not evaluated", "gates not evaluated"),
+            (len(self.new_failures), "new failure", "new failures"),
+            (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
+            (len(self.missing_items), "planted item not judged", "planted items not judged"),
+        ]
+        return [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+
+    @property
+    def gate_counts(self) -> tuple[int, int, int]:
+        """(passed, failed, not evaluated), floors and regression gates together. A statistic
+        shown without a threshold is informational: not a gate left unevaluated."""
+        gates = (*self.gates, *self.regressions)
+        results = [gate.passed for gate in gates]
+        return results.count(True), results.count(False), sum(map(not_evaluated, gates))
+
+    def threshold(self, category: str) -> float | None:
+        for gate in self.gates:
+            if gate.name == f"detection[{category}]":
+                return gate.threshold
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        passed, failed, unevaluated = self.gate_counts
+        return {
+            "model": self.model,
+            "main_rows": self.n_main,
+            "planted_items": self.planted_items,
+            "missing_items": list(self.missing_items),
+            "detection": {name: rate.as_dict() for name, rate in self.detection.items()},
+            "all_defects": self.all_defects.as_dict(),
+            "control_false_positive": self.control_false_positive.as_dict(),
+            "error_rate": self.error_rate.as_dict(),
+            "status_by_run": self.status_by_run,
+            "noise_floor": _as_dict(self.noise_floor),
+            "test_retest": _as_dict(self.test_retest),
+            "panel": _as_dict(self.panel),
+            "sme": _as_dict(self.sme),
+            "gates": {
+                "table": self.gates_table,
+                "results": [gate.as_dict() for gate in self.gates],
+                "passed": passed,
+                "failed": failed,
+                "not_evaluated": unevaluated,
+            },
+            "failures": [failure.as_dict() for failure in self.failures],
+            "new_failures": len(self.new_failures),
+            "accepted_misses": len(self.accepted_misses),
+            "problems": self.problems(),
+            "accepted_misses_met": list(self.accepted_met),
+            "score_distributions": {
+                dim: [
+                    {"value": _round(value), "count": count}
+                    for value, count in sorted(Counter(values).items())
+                ]
+                for dim, values in self.scores.items()
+            },
+            "regressions": [gate.as_dict() for gate in self.regressions],
+            "retest_regressions": [gate.as_dict() for gate in self.retest_regressions],
+            "category_power": [p.as_dict() for p in self.category_power],
+            "comparison": _as_dict(self.comparison),
+            "bias_probes": _as_dict(self.probes),
+            "notes": list(self.notes),
+        } | self._optional_dict()
+
+    def _optional_dict(self) -> dict[str, Any]:
+        # Only where they apply, so the reports of other judges keep their bytes.
+        optional: dict[str, Any] = {}
+        if self.ranking is not None:
+            optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
+        if self.coercions is not None:
+            optional["coercions"] = self.coercions
+        if self.label_stability:
+            optional["label_stability"] = [r.as_dict() for r in self.label_stability]
+        if self.reading_list is not None:
+            optional["reading_list"] = self.reading_list.as_dict()
+        if self.pass_rate is not None:
+            optional["pass_rate_estimate"] = self.pass_rate.as_dict()
+        if self.fitness is not None and self.chance_tests_apply:
+            optional["fitness"] = self.fitness.as_dict() | {"accepted": self.accept_not_fit}
+        return optional
+
+
+@dataclass(frozen=True)
+class UsageLine:
+    model: str
+    run: str
+    rows: int
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class FolderReport:
+    """One `reports/<judge>/<version>/` folder's content, computed once from its rows."""
+
+    judge: str
+    version: str
+    previous_version: str | None
+    previous_rows: bool  # whether the previous version has a results file
+    template_hash: str | None  # of the version's prompt files as they are now
+    prompt_hashes: dict[str, tuple[str, ...]]  # item -> hashes of its rendered prompts
+    rows_by_run: dict[str, int]
+    dimensions: tuple[str, ...]
+    flag: str | None
+    sme_labels: str | None  # the label file, as shown
+    models: tuple[ModelReport, ...]
+    usage: tuple[UsageLine, ...]
+    notes: tuple[str, ...]
+    fingerprints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # run -> judges
+    # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
+    damaged: tuple[str, ...] = ()
+    pairwise: PairwiseReport | None = None  # pairwise judges: every model per set
+
+    @property
+    def reprompted(self) -> list[str]:
+        """Items whose rows were judged under different prompts (changed between sessions)."""
+        return [item for item, hashes in self.prompt_hashes.items() if len(hashes) > 1]
+
+    def prompt_line(self) -> str:
+        template = f"template {self.template_hash}" if self.template_hash else "template unknown"
+        return f"{template}; {len(self.prompt_hashes)} items, one rendered prompt each" + (
+            f" except {len(self.reprompted)}" if self.reprompted else ""
+        )
+
+    def problems(self) -> list[str]:
+        """What keeps the folder from passing, per model where there are several."""
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
+        if len(self.models) == 1:
+            return self.models[0].problems() + pairwise
+        return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
+
+    def verdict_word(self) -> str:
+        """One word of four: PASS, FAIL, NOT FIT, INCOMPLETE (the worst of its models)."""
+        if not self.models:
+            return INCOMPLETE
+        words = [m.verdict_word() for m in self.models]
+        unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
+        # A pairwise set at chance is NOT FIT too (accepted or not, as gates.toml says).
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
+        if any(problem.endswith(NOT_FIT) for problem in pairwise):
+            unaccepted, words = True, [*words, NOT_FIT]
+        elif pairwise:
+            words = [*words, FAIL]
+        if self._pairwise_accepted_not_fit():
+            words = [*words, NOT_FIT]
+        order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
+        return next((word for word in order if word in words), PASS)
+
+    def verdict(self) -> str:
+        """One line: the word, then why (what failed, what is at chance, what is missing)."""
+        word = self.verdict_word()
+        if not self.models:
+            return f"{INCOMPLETE}: no main-run rows"
+        if word == PASS:
+            return PASS
+        if word == NOT_FIT:
+            pairwise = self.pairwise.problems() if self.pairwise is not None else []
+            accepted = [
+                f"{entry} (accepted in gates.toml)" for entry in self._pairwise_accepted_not_fit()
+            ]
+            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
+        if word == INCOMPLETE:
+            missing = sum(len(m.missing_items) for m in self.models)
+            return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
+        return f"{FAIL}: " + ", ".join(self.problems())
+
+    def _pairwise_accepted_not_fit(self) -> list[str]:
+        """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""
+        if self.pairwise is None:
+            return []
+        return [
+            f"{entry.model} {category}: {NOT_FIT}"
+            for category, entries in self.pairwise.sets.items()
+            for entry in entries
+            if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
+        ]
+
+    def _not_fit_parts(self) -> list[str]:
+        parts = []
+        for m in self.models:
+            if m.fit or not m.chance_tests_apply:  # a pairwise judge's sets: `pairwise`
+                continue
+            failing = m.fitness.failing if m.fitness is not None else []
+            why = f"at chance on {', '.join(t.name for t in failing)}" if failing else ""
+            who = f"{m.model}: " if len(self.models) > 1 else ""
+            accepted = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
+            parts.append(f"{who}{why or m.fitness_reasons()[0]}{accepted}")
+        return parts
+
+    @property
+    def comparisons(self) -> list[Comparison]:
+        return [m.comparison for m in self.models if m.comparison is not None]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "prompt_version": self.version,
+            "verdict": self.verdict(),
+            "verdict_word": self.verdict_word(),
+            "previous_version": self.previous_version,
+            "template_hash": self.template_hash,
+            "prompt_hashes": {item: list(hashes) for item, hashes in self.prompt_hashes.items()},
+            "rows_by_run": self.rows_by_run,
+            "dimensions": list(self.dimensions),
+            "flag": self.flag,
+            "sme_labels": self.sme_labels,
+            "models": [m.as_dict() for m in self.models],
+            "usage": [
+                {"model": u.model, "run": u.run, "rows": u.rows, **u.usage.model_dump()}
+                for u in self.usage
+            ],
+            "notes": list(self.notes),
+            "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
+            **({"pairwise": self.pairwise.as_dict()} if self.pairwise is not None else {}),
+        }

@@ -1,0 +1,83 @@
+"""The fitness section of a report, rendered from the model: each chance test with its n,
+interval and p-value, in report.md and index.html. Its figures come from
+`judges.reports.sections.fitness`."""
+
+from __future__ import annotations
+
+from judges.reports.build.model import ModelReport
+from judges.reports.render.charts import esc
+from judges.stats.fitness.chance import ChanceTest
+
+__all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
+
+FITNESS_INTRO = (
+    "Is the judge better than chance at what this set measures? Each test's threshold is "
+    "chance itself (one-sided, alpha 0.05), so no floor in gates.toml can move it: detection "
+    "of planted defects against the control false-positive rate (Fisher exact; Newcombe "
+    "interval of the difference), defect scores below control scores on the targeted "
+    "dimension (Mann-Whitney; AUC), agreement with SME labels, test-retest and noise beyond "
+    "chance (permutation tests of kappa, Spearman and alpha), ranking against random "
+    "rankings. A test whose n is too small for even a perfect judge to pass decides nothing."
+)
+
+
+def _headline(m: ModelReport) -> str:
+    if m.fitness is None:
+        return "**NOT FIT**: no planted set to test the judge against chance."
+    if m.fit:
+        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests."
+    failing = len(m.fitness.failing)
+    head = f"**NOT FIT**: at chance on {failing} of {len(m.fitness.decisive)} deciding tests."
+    if not m.fitness.decisive:
+        head = "**NOT FIT**: no test could decide (the set is too small to show anything)."
+    if m.accept_not_fit:
+        head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
+    return head
+
+
+def _cells(test: ChanceTest) -> list[str]:
+    def num(value: float) -> str:
+        return "-" if value != value else f"{value:.2f}"
+
+    p = f"{test.p_value:.3g}" + (f" (worse: {test.p_worse:.3g})" if test.worse_than_chance else "")
+    return [
+        test.name, test.verdict.upper(), test.statistic, num(test.value),
+        f"[{num(test.low)}, {num(test.high)}]", f"{test.chance:g}", p, str(test.n), test.detail,
+    ]  # fmt: skip
+
+
+HEAD = ["Test", "Verdict", "Statistic", "Value", "95% interval", "Chance", "p", "n", "Counts"]
+
+
+def fitness_md(m: ModelReport) -> list[str]:
+    if not m.chance_tests_apply:
+        return []  # a pairwise judge's chance tests are per set, in their own section
+    lines = ["### Fitness: better than chance?", "", _headline(m), "", FITNESS_INTRO, ""]
+    if m.fitness is None or not m.fitness.tests:
+        return lines
+    lines += ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    lines += ["| " + " | ".join(_cells(t)) + " |" for t in m.fitness.tests]
+    return [*lines, ""]
+
+
+def fitness_html(m: ModelReport) -> str:
+    if not m.chance_tests_apply:
+        return ""
+    headline = esc(_headline(m).replace("**", ""))
+    rows = ""
+    if m.fitness is not None:
+        for test in m.fitness.tests:
+            kind = "pass" if test.fit else ("na" if not test.testable else "fail")
+            cells = [esc(cell) for cell in _cells(test)]
+            cells[1] = f'<span class="{kind}">{cells[1]}</span>'
+            rows += "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+    table = (
+        "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEAD) + "</tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        if rows
+        else ""
+    )
+    return (
+        f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>{table}'
+        f'<p class="caption">{esc(FITNESS_INTRO)}</p></div>'
+    )

@@ -1,0 +1,170 @@
+"""The "Pairwise judges" section of a report: per set, every judge model side by side.
+
+Built from a version's main-run rows of a pairwise judge (`judges.stats.fitness.pairwise`), with
+each model's gates.toml table for its floors and accepted failures, so `python -m judges
+report` rebuilds it without judging. The LLMBar columns are the figures of a release's
+`statistics.json`, recomputed from the rows as its code does; regression_tests/
+test_pairwise.py asserts they equal the published ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.sets.planted import Gates
+from judges.stats.estimates.intervals import Rate
+from judges.stats.fitness.pairwise import (
+    PASS,
+    ModelPair,
+    SetOutcome,
+    by_category,
+    finding,
+    judged,
+    llmbar_statistics,
+    model_pairs,
+    outcomes,
+)
+
+EXPLAINED = (
+    "Every item is judged in both orders. Accuracy is against the gold label, each k/n with "
+    "its 95% Wilson interval: in the original order, in the swapped order, in both, and the "
+    "average (k of 2n judgements, two per item, not independent). Agreement: the same winner "
+    "named in both orders. Chance: exact sign test, right in both orders against wrong in "
+    "both (a coin or a position-follower is as likely to be wrong twice as right twice: "
+    "50%). A set is NOT FIT unless significantly better than chance, FAIL if a floor of "
+    "gates.toml fails, else PASS. LLMBar columns are computed as the paper's code does: "
+    "`equal` counts two replies without a winner as the same winner, and its kappas encode "
+    "a winner '1' as 1 and anything else as 0 against gold labels 1 or 2 (so they are not "
+    "Cohen's kappa against the gold label)."
+)
+
+
+@dataclass(frozen=True)
+class ModelSet:
+    model: str
+    outcome: SetOutcome
+    llmbar: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"model": self.model, **self.outcome.as_dict(), "llmbar": self.llmbar}
+
+
+@dataclass(frozen=True)
+class PairwiseReport:
+    sets: dict[str, tuple[ModelSet, ...]]  # category -> one entry per model
+    pairs: tuple[ModelPair, ...]  # McNemar between models, per category
+
+    def problems(self) -> list[str]:
+        """Sets a model is NOT FIT on, or FAILs, that gates.toml does not accept."""
+        return [
+            f"{entry.model} {category}: {entry.outcome.verdict}"
+            for category, entries in self.sets.items()
+            for entry in entries
+            if entry.outcome.verdict != PASS and not entry.outcome.accepted
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sets": {c: [m.as_dict() for m in models] for c, models in self.sets.items()},
+            "mcnemar_between_models": [p.as_dict() for p in self.pairs],
+        }
+
+
+def pairwise_report(
+    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None]
+) -> PairwiseReport | None:
+    """`gates`: model -> its table for this version (None: no floors, nothing accepted)."""
+    by_model = {
+        model: judged(r for r in rows if r.model == model)
+        for model in sorted({row.model for row in rows if row.run == "main"})
+    }
+    by_model = {model: items for model, items in by_model.items() if items}
+    if not by_model:
+        return None
+    sets: dict[str, list[ModelSet]] = {}
+    for model, items in by_model.items():
+        table = gates.get(model)
+        found = outcomes(
+            items,
+            table.pairwise if table else {},
+            table.pairwise_accepted if table else {},
+            table.accept_not_fit if table else "",
+        )
+        grouped = by_category(items)
+        for outcome in found:
+            category = outcome.figures.category
+            entry = ModelSet(model, outcome, llmbar_statistics(grouped[category]))
+            sets.setdefault(category, []).append(entry)
+    return PairwiseReport(
+        {c: tuple(entries) for c, entries in sorted(sets.items())}, tuple(model_pairs(by_model))
+    )
+
+
+def _rate(rate: Rate) -> str:
+    interval = f"[{100 * rate.low:.0f}, {100 * rate.high:.0f}]"
+    return f"{rate.successes}/{rate.n} = {100 * rate.rate:.1f}% {interval}"
+
+
+def _verdict(entry: ModelSet) -> str:
+    outcome = entry.outcome
+    verdict = f"**{outcome.verdict}**"
+    if outcome.reasons():
+        verdict += ": " + "; ".join(outcome.reasons())
+    if outcome.accepted:
+        verdict += f" (accepted: {outcome.accepted})"
+    return verdict
+
+
+def pairwise_markdown(report: PairwiseReport) -> list[str]:
+    lines = ["## Pairwise judges, per set", "", EXPLAINED, ""]
+    for category, entries in report.sets.items():
+        n = entries[0].outcome.figures.n
+        lines += [
+            f"### {category} ({n} items)",
+            "",
+            "| model | original order | swapped order | average | both orders | agreement "
+            "| chance | no winner |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for e in entries:
+            f = e.outcome.figures
+            lines.append(
+                f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
+                f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
+                f"(p = {min(f.chance.p_value, f.chance.p_worse):.2g}) | {f.no_winner} |"
+            )
+        lines += [
+            "",
+            "LLMBar's figures, recomputed from the rows:",
+            "",
+            "| model | correct_False | correct_True | correct_average | correct_both | equal "
+            "| kappa_False | kappa_True | kappa_agreement |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for e in entries:
+            s = e.llmbar
+            lines.append(
+                f"| {e.model} | {s['correct_False']} | {s['correct_True']} | "
+                f"{s['correct_average']} | {s['correct_both']} | {s['equal']} | "
+                f"{s['kappa_False']:.4f} | {s['kappa_True']:.4f} | {s['kappa_agreement']:.4f} |"
+            )
+        lines += ["", *(f"- {e.model}: {_verdict(e)}" for e in entries), ""]
+        pairs = [p for p in report.pairs if p.category == category]
+        if pairs:
+            lines += [
+                "Between models (right in both orders, exact McNemar on the same items):",
+                "",
+                "| first | second | first right | second right | only first | only second | p |",
+                "|---|---|---|---|---|---|---|",
+                *(
+                    f"| {p.first} | {p.second} | {p.first_right}/{p.test.n} | "
+                    f"{p.second_right}/{p.test.n} | {p.test.b} | {p.test.c} "
+                    f"| {p.test.p_value:.2g} |"
+                    for p in pairs
+                ),
+                "",
+            ]
+    return lines

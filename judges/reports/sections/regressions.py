@@ -1,0 +1,103 @@
+"""A report's regression gates against the accepted baseline, their power per category, and
+the judges that answered."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judges.calls.fingerprint import describe as describe_fingerprint
+from judges.core.results import JudgementRow
+from judges.reports.sections.sources import Sources
+from judges.sets.planted import Gates
+from judges.stats.planning.categories import category_power, discordance_of
+from judges.stats.regression.gates import (
+    Regression,
+    baseline_regressions,
+    score_regressions,
+    sme_regression,
+)
+from judges.stats.reliability.calibration import sme_dimension
+from judges.stats.reliability.noise import noise_floor
+
+
+def regressions(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+    notes: list[str],
+) -> dict[str, tuple[Any, ...]]:
+    """The regression gates against the accepted baseline, the retest run against main, and
+    what each defect category's detection gate can see (a note for each that is blind to a
+    15-point drop)."""
+    found = _gates(model, version, rows, sources, baselines, dimensions, notes)
+    main = [row for row in rows if row.run == "main"]
+    discordance = discordance_of(
+        found.get("retest_regressions", ()), "retest against main"
+    ) or discordance_of(found.get("regressions", ()), "this run against the baseline")
+    alpha = table.alpha if (table := _table(model, version, sources)) else 0.05
+    power = tuple(category_power(main, discordance, alpha))
+    notes += [warning for p in power if (warning := p.warning()) is not None]
+    return found | {"category_power": power}
+
+
+def _table(model: str, version: str, sources: Sources) -> Gates | None:
+    return sources.planted.gates.get((model, version)) if sources.planted else None
+
+
+def _gates(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+    notes: list[str],
+) -> dict[str, tuple[Regression, ...]]:
+    main = [row for row in rows if row.run == "main"]
+    retest = [row for row in rows if row.run == "retest"]
+    found: dict[str, tuple[Regression, ...]] = {}
+    if retest:
+        label = f"prompt {version} main run (the retest re-records the same prompt)"
+        found["retest_regressions"] = tuple(
+            baseline_regressions(main, retest, label, prefix="retest.")
+        )
+    table = _table(model, version, sources)
+    if table is None or table.baseline is None or table.baseline == version:
+        return found
+    baseline = [
+        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
+    ]
+    if not baseline:
+        notes.append(
+            f"regression gates not evaluated: no main-run results of the baseline prompt "
+            f"{table.baseline} for {model}"
+        )
+    label = f"prompt {table.baseline} main run"
+    noise = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "noise"]
+    noise_sd: dict[str, float] = {}
+    if noise:
+        floor = noise_floor(noise, dimensions, n_items=len(sources.planted.items))
+        noise_sd = {
+            d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
+        }
+    gates = baseline_regressions(baseline, main, label, table.alpha)
+    gates += score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
+    if sources.sme_labels and version in sources.planted.config.sme_versions:
+        labels = list(sources.sme_labels)
+        dimension = sme_dimension(dimensions)
+        gates.append(sme_regression(baseline, main, labels, dimension, label, table.alpha))
+    found["regressions"] = tuple(gates)
+    return found
+
+
+def fingerprints(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
+    """Per run, every judge fingerprint its rows were recorded with ("not recorded" if none)."""
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row.run, set()).add(describe_fingerprint(row.fingerprint))
+    return {run: tuple(sorted(found[run])) for run in sorted(found)}

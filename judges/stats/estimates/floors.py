@@ -1,0 +1,109 @@
+"""Detection gates: per-category detection and control false positives, with Wilson intervals.
+
+Pure functions over result rows; the plugin turns a failed gate into a failed test.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.sets.planted import Gates
+from judges.stats.estimates.intervals import Estimate, Rate, wilson
+
+CONTROL_FALSE_POSITIVE = "control_false_positive"
+ERROR_RATE = "error_rate"
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A threshold on one statistic (a rate or an estimate), judged on its point value."""
+
+    name: str
+    value: Rate | Estimate
+    threshold: float | None
+    at_least: bool  # True: value must be >= threshold; False: value must be <= threshold
+
+    @property
+    def point(self) -> float:
+        return self.value.rate if isinstance(self.value, Rate) else self.value.value
+
+    @property
+    def passed(self) -> bool | None:
+        # Undefined (no data, or kappa with one category) is not evaluable, never a pass.
+        if self.threshold is None or self.value.n == 0 or math.isnan(self.point):
+            return None
+        if self.at_least:
+            return self.point >= self.threshold
+        return self.point <= self.threshold
+
+    def describe(self) -> str:
+        sign = ">=" if self.at_least else "<="
+        limit = "no threshold" if self.threshold is None else f"gate {sign} {self.threshold:.2f}"
+        if self.threshold is not None and self.passed is None:
+            limit += ", not evaluated: no data" if self.value.n == 0 else ", undefined"
+        return f"{self.name}: {self.value} ({limit})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            **self.value.as_dict(),
+            "threshold": self.threshold,
+            "direction": ">=" if self.at_least else "<=",
+            "passed": self.passed,
+        }
+
+
+def not_evaluated(gate: Any) -> bool:
+    """A gate that should have been decided but had too few usable rows (no data, undefined).
+
+    A floor without a threshold is informational, not unevaluated.
+    """
+    if gate.passed is not None:
+        return False
+    return not isinstance(gate, Gate) or gate.threshold is not None
+
+
+def detected(row: JudgementRow) -> bool:
+    return row.status == "ok" and bool(row.met)
+
+
+def detection_rates(rows: list[JudgementRow]) -> dict[str, Rate]:
+    """Detection per defect category (controls excluded)."""
+    by_category: dict[str, list[bool]] = {}
+    for row in rows:
+        if not row.control:
+            by_category.setdefault(row.category, []).append(detected(row))
+    return {c: wilson(sum(hits), len(hits)) for c, hits in sorted(by_category.items())}
+
+
+def control_false_positive_rate(rows: list[JudgementRow]) -> Rate:
+    """Controls the judge moved: answered, but outside what a harmless change allows."""
+    controls = [row for row in rows if row.control and row.status == "ok"]
+    return wilson(sum(not row.met for row in controls), len(controls))
+
+
+def error_rate(rows: list[JudgementRow]) -> Rate:
+    return wilson(sum(row.status != "ok" for row in rows), len(rows))
+
+
+def evaluate(rows: list[JudgementRow], gates: Gates | None) -> list[Gate]:
+    """Every gate of one (judge, prompt version, model), thresholds from `gates.toml`."""
+    gates = gates or Gates()
+    results = [
+        Gate(f"detection[{category}]", rate, gates.min_detection.get(category), True)
+        for category, rate in detection_rates(rows).items()
+    ]
+    if any(row.control for row in rows):
+        results.append(
+            Gate(
+                CONTROL_FALSE_POSITIVE,
+                control_false_positive_rate(rows),
+                gates.max_control_false_positive,
+                False,
+            )
+        )
+    results.append(Gate(ERROR_RATE, error_rate(rows), gates.max_error_rate, False))
+    return results

@@ -1,0 +1,11 @@
+"""Fitness: is the judge better than chance at what its set measures? The top concern: it
+may import every other `stats` package, and none imports it.
+
+- `judge`: entry point: `judge_fitness` (every chance test of a judge, version and model)
+  and `accepted_not_fit`
+- `chance`: `ChanceTest`, `Fitness`; detection vs controls, accuracy vs chance, defect scores
+  below control scores (exact and rank tests)
+- `permutation`: permutation tests of agreement, rank correlation, ranking and repeats
+- `pairwise`: pairwise judges' figures (accuracy per order, positional agreement) and their
+  chance test
+"""

@@ -1,0 +1,299 @@
+"""The fitness of one judge, prompt version and model: its chance tests, from its rows.
+
+What a set measures decides which tests apply, each where its rows exist:
+
+- planted detection (sets with controls): defects flagged more often than controls,
+  overall and per category where n allows;
+- scores (sets with controls): defects score lower than controls on each dimension their
+  planted error targets (the fields their expectations bound from above);
+- SME calibration (versions with SME labels): kappa and Spearman above 0;
+- ranking (sets of graded query-document items): nDCG@10 above random rankings, and the
+  reading list's hard-negative AUC above random orderings;
+- pairwise sets (items that expect a winner in both orders): per set, right in both orders
+  more often than wrong in both (the sign test of judges.stats.fitness.pairwise);
+- test-retest and noise: answers agree beyond chance on every dimension and the flag.
+
+A dimension the judge answers with one value in both runs (or every repeat) says nothing
+about repeatability: that test is shown but decides nothing (the other tests catch a constant
+judge). A judge that answers one value in one run and varies in the other is NOT FIT.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from judges.core.results import JudgementRow
+from judges.sets.planted import Gates, PlantedSet
+from judges.sets.reading_list import RUN as READING_LIST_RUN
+from judges.sets.reading_list import load_reading_list
+from judges.sets.sme import SmeLabel
+from judges.stats.estimates.floors import detected
+from judges.stats.estimates.pairing import all_integers, flag_of, number_of
+from judges.stats.fitness.chance import (
+    ChanceTest,
+    Fitness,
+    collect,
+    detection_vs_controls,
+    scores_lower_on_defects,
+)
+from judges.stats.fitness.pairwise import by_category, figures, is_pairwise, judged
+from judges.stats.fitness.permutation import (
+    agreement_above_chance,
+    ranking_above_random,
+    repeats_agree_above_chance,
+    spearman_above_chance,
+)
+from judges.stats.ranking.metrics import random_expectation
+from judges.stats.ranking.random_draws import draw_metrics
+from judges.stats.ranking.ranker import N_DRAWS, per_query, queries_from_rows
+from judges.stats.ranking.reading_list import judge_scores
+from judges.stats.reliability.calibration import judge_and_human, sme_dimension
+
+__all__ = ["accepted_not_fit", "judge_fitness", "pairwise_test_name"]
+
+LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
+
+
+def _detection(main: Sequence[JudgementRow]) -> list[ChanceTest]:
+    defects = [row for row in main if not row.control]
+    controls = [row for row in main if row.control and row.status == "ok"]
+    if not defects or not any(row.control for row in main):
+        return []
+    false_positives = sum(not row.met for row in controls)
+    tests = [
+        detection_vs_controls(
+            sum(map(detected, defects)), len(defects), false_positives, len(controls),
+            name="planted detection",
+        )
+    ]  # fmt: skip
+    for category in sorted({row.category for row in defects}):
+        mine = [row for row in defects if row.category == category]
+        tests.append(
+            detection_vs_controls(
+                sum(map(detected, mine)), len(mine), false_positives, len(controls),
+                name=f"planted detection: {category}",
+            )
+        )  # fmt: skip
+    return tests
+
+
+def _scores(main: Sequence[JudgementRow], dimensions: Sequence[str]) -> list[ChanceTest]:
+    controls = [row for row in main if row.control and row.status == "ok"]
+    if not controls:
+        return []
+    targeted: dict[str, list[float]] = {}
+    for row in main:
+        if row.control or row.status != "ok":
+            continue
+        for dim in sorted({e.field for e in row.expect if e.op in LOWER} & set(dimensions)):
+            value = number_of(row.verdict, dim)
+            if value is not None:
+                targeted.setdefault(dim, []).append(value)
+    tests = []
+    for dim, defects in sorted(targeted.items()):
+        control_values = [v for row in controls if (v := number_of(row.verdict, dim)) is not None]
+        tests.append(
+            scores_lower_on_defects(defects, control_values, name=f"scores: {dim} lower on defects")
+        )
+    return tests
+
+
+def _sme(
+    main: Sequence[JudgementRow], labels: Sequence[SmeLabel], dimensions: Sequence[str]
+) -> list[ChanceTest]:
+    dimension = sme_dimension(dimensions)
+    pairs = judge_and_human(main, labels, dimension)
+    judge = [j for j, _ in pairs.values()]
+    human = [h for _, h in pairs.values()]
+    tests = [spearman_above_chance(judge, human, name=f"SME Spearman: {dimension}")]
+    if all_integers(judge + human):
+        tests.append(agreement_above_chance(judge, human, name=f"SME kappa: {dimension}"))
+    return tests
+
+
+def pairwise_test_name(category: str) -> str:
+    return f"pairwise chance: {category}"
+
+
+def _pairwise(main: Sequence[JudgementRow]) -> list[ChanceTest]:
+    """Per set, the sign test of the report's pairwise section (right in both orders against
+    wrong in both), testable by the set's size.
+
+    The sign test counts only items decided alike in both orders, so a judge that names one
+    position throughout decides none; that is the judge at chance, not a set too small to
+    test: whether even a perfect judge could pass depends on the items, not on the judge.
+    """
+    tests = []
+    for category, items in by_category(judged(main)).items():
+        test = figures(category, items).chance
+        perfect = test.chance ** len(items)  # every item right in both orders
+        apart = f"{len(items) - test.n} of {len(items)} items not decided alike in both orders"
+        tests.append(
+            dataclasses.replace(
+                test,
+                name=pairwise_test_name(category),
+                detail=f"{test.detail}; {apart}",
+                testable=perfect < test.alpha,
+            )
+        )
+    return tests
+
+
+def _is_ranking_set(planted: PlantedSet) -> bool:
+    return bool(planted.items) and all(
+        {"query", "document"} <= set(item.inputs) and any(e.field == "level" for e in item.expect)
+        for item in planted.items
+    )
+
+
+def _ranking(main: Sequence[JudgementRow], planted: PlantedSet) -> list[ChanceTest]:
+    queries = queries_from_rows(main, planted)
+    if not queries:
+        return []
+    values = [metrics["ndcg@10"] for metrics in per_query(queries)]
+    draws = [
+        draw_metrics(list(q.labels), q.labels, n_draws=N_DRAWS, seed=q.seed)["ndcg@10"]
+        for q in queries
+    ]
+    random_value = float(np.mean([random_expectation(q.labels)["ndcg@10"] for q in queries]))
+    return [
+        ranking_above_random(
+            values, np.mean(draws, axis=0), random_value, name="ranking: planted queries"
+        )
+    ]
+
+
+def _reading_list(rows: Sequence[JudgementRow], planted: PlantedSet) -> list[ChanceTest]:
+    """Hard-negative AUC: the expert's cited candidates above the excluded ones.
+
+    With every candidate ranked (a failed judgement last), a random ordering is a random
+    split of the scores into cited and excluded: the Mann-Whitney test is its exact test.
+    """
+    assert planted.config.reading_list is not None  # a reading-list item needs one
+    labels = load_reading_list(planted.path / planted.config.reading_list).labels
+    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
+    scores = judge_scores([row for row in rows if row.run == READING_LIST_RUN], candidate_of)
+    judged = [s for s in scores.values() if s is not None and s == s]
+    last = min(judged, default=0.0) - 1.0  # a failed judgement ranks below every score
+    value = {cid: last if s is None or s != s else float(s) for cid, s in scores.items()}
+    cited = [value[cid] for cid, label in sorted(labels.items()) if label >= 1]
+    excluded = [value[cid] for cid, label in sorted(labels.items()) if label == 0]
+    test = scores_lower_on_defects(excluded, cited, name="ranking: reading list")
+    detail = f"1 query, {len(cited)} cited vs {len(excluded)} excluded"
+    return [dataclasses.replace(test, statistic="hard-negative AUC", detail=detail)]
+
+
+def _fields(dimensions: Sequence[str], flag: str | None) -> list[tuple[str, bool]]:
+    """(field, numeric): every dimension, and the flag as a nominal field."""
+    return [(dim, True) for dim in dimensions] + ([(flag, False)] if flag else [])
+
+
+def _read(row: JudgementRow, field: str, numeric: bool) -> float | str | None:
+    if row.status != "ok":
+        return None
+    if numeric:
+        return number_of(row.verdict, field)
+    value = flag_of(row.verdict, field)
+    return None if value is None else str(value)
+
+
+def _uninformative(test: ChanceTest, why: str) -> ChanceTest:
+    return dataclasses.replace(test, testable=False, detail=f"n={test.n}; {why}")
+
+
+def _retest(
+    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
+) -> list[ChanceTest]:
+    main = {row.item_id: row for row in rows if row.run == "main"}
+    again = {row.item_id: row for row in rows if row.run == "retest"}
+    tests = []
+    for field, numeric in _fields(dimensions, flag):
+        pairs = [
+            (a, b)
+            for item in sorted(main.keys() & again.keys())
+            if (a := _read(main[item], field, numeric)) is not None
+            and (b := _read(again[item], field, numeric)) is not None
+        ]
+        first, second = [a for a, _ in pairs], [b for _, b in pairs]
+        test = agreement_above_chance(
+            first, second, name=f"test-retest: {field}",
+            weights="quadratic" if numeric else "nominal",
+        )  # fmt: skip
+        if len(set(first) | set(second)) == 1:
+            test = _uninformative(test, "one value in both runs: stable, but says nothing")
+        tests.append(test)
+    return tests
+
+
+def _noise(
+    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
+) -> list[ChanceTest]:
+    by_item: dict[str, list[JudgementRow]] = {}
+    for row in rows:
+        if row.run == "noise":
+            by_item.setdefault(row.item_id, []).append(row)
+    tests = []
+    for field, numeric in _fields(dimensions, flag):
+        units = [
+            [
+                v
+                for row in sorted(repeats, key=lambda r: r.repeat)
+                if (v := _read(row, field, numeric)) is not None
+            ]
+            for _, repeats in sorted(by_item.items())
+        ]
+        test = repeats_agree_above_chance(
+            units, name=f"noise: {field}", weights="quadratic" if numeric else "nominal"
+        )
+        if len({v for unit in units for v in unit}) == 1:
+            test = _uninformative(test, "one value in every repeat: stable, but says nothing")
+        tests.append(test)
+    return tests
+
+
+def judge_fitness(
+    rows: Sequence[JudgementRow],
+    planted: PlantedSet,
+    version: str,
+    *,
+    dimensions: Sequence[str],
+    flag: str | None = None,
+    sme_labels: Sequence[SmeLabel] | None = None,
+) -> Fitness:
+    """Every chance test that applies to one judge, prompt version and model (its rows)."""
+    main = [row for row in rows if row.run == "main"]
+    runs = {row.run for row in rows}
+    tests = [*_detection(main), *_scores(main, dimensions)]
+    if is_pairwise(main):
+        tests += _pairwise(main)
+    if sme_labels and version in planted.config.sme_versions and main:
+        tests += _sme(main, sme_labels, dimensions)
+    if _is_ranking_set(planted) and main:
+        tests += _ranking(main, planted)
+    if READING_LIST_RUN in runs and planted.reading_list:
+        tests += _reading_list(rows, planted)
+    if "retest" in runs and main:
+        tests += _retest(rows, dimensions, flag)
+    if "noise" in runs:
+        tests += _noise(rows, dimensions, flag)
+    return collect(tests)
+
+
+def accepted_not_fit(fitness: Fitness | None, gates: Gates | None) -> str:
+    """Why gates.toml keeps this judge though NOT FIT, or "" when it does not.
+
+    Its table's accept_not_fit; for a pairwise judge that is NOT FIT, also pairwise_accepted
+    when it names every set the judge is at chance on.
+    """
+    if gates is None:
+        return ""
+    if gates.accept_not_fit:
+        return gates.accept_not_fit
+    at_chance = [t.name for t in fitness.failing] if fitness is not None else []
+    accepted = {pairwise_test_name(c): why for c, why in gates.pairwise_accepted.items()}
+    if not at_chance or any(name not in accepted for name in at_chance):
+        return ""
+    return "; ".join(f"{name}: {accepted[name]}" for name in at_chance)

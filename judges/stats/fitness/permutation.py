@@ -1,0 +1,295 @@
+"""Permutation tests against chance: agreement, rank correlation and ranking.
+
+A judge at chance is the same judge with its answers re-paired to the items at random (its
+marginals kept) or, for a ranking, a random ordering of the same documents. Each draw is
+seeded, so a rerun gives the same p-value; the observed pairing counts as one draw, so p is
+never 0 (Phipson and Smyth, 2010). Results are `judges.stats.fitness.chance.ChanceTest`s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import scipy.stats
+
+from judges.stats.estimates.intervals import bootstrap_mean
+from judges.stats.estimates.resample import (
+    NAN,
+    as_1d,
+    as_pair,
+    bootstrap_over_counts,
+    check_confidence,
+    percentile_interval,
+)
+from judges.stats.fitness.chance import ALPHA, N_RESAMPLES, ChanceTest
+
+__all__ = [
+    "agreement_above_chance",
+    "ranking_above_random",
+    "repeats_agree_above_chance",
+    "spearman_above_chance",
+]
+
+N_PERMUTATIONS = 2000
+
+Weights = Literal["quadratic", "nominal"]
+
+
+def _permutation_p(observed: float, draws: np.ndarray) -> tuple[float, float]:
+    """One-sided p-values of observed against permutation draws: (at least, at most).
+
+    The observed pairing counts as one draw, so p is never 0 (Phipson and Smyth, 2010).
+    """
+    tol = 1e-12  # equal values computed in a different order must count as equal
+    at_least = int(np.count_nonzero(draws >= observed - tol))
+    at_most = int(np.count_nonzero(draws <= observed + tol))
+    total = draws.size + 1
+    return (1 + at_least) / total, (1 + at_most) / total
+
+
+def _shuffled(n: int, n_permutations: int, seed: int) -> np.ndarray:
+    return np.argsort(np.random.default_rng(seed).random((n_permutations, n)), axis=1)
+
+
+def _weights(values: np.ndarray, weights: Weights) -> np.ndarray:
+    if weights == "quadratic":
+        return (values[:, None] - values[None, :]) ** 2
+    if weights == "nominal":
+        return 1.0 - np.eye(values.size)
+    raise ValueError(f"weights must be 'quadratic' or 'nominal', got {weights!r}")
+
+
+def _kappa_of_confusions(confusions: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted kappa 1 - observed/expected disagreement of a stack of confusion matrices."""
+    total = confusions.sum(axis=(1, 2))
+    rows = confusions.sum(axis=2) / total[:, None]
+    cols = confusions.sum(axis=1) / total[:, None]
+    observed = np.einsum("rij,ij->r", confusions, w) / total
+    expected = np.einsum("ri,ij,rj->r", rows, w, cols)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = 1.0 - observed / expected
+    kappa[expected <= 1e-15] = np.nan  # one shared category: no disagreement expected
+    return kappa
+
+
+def agreement_above_chance(
+    a: Sequence[Any],
+    b: Sequence[Any],
+    *,
+    name: str = "agreement",
+    weights: Weights = "quadratic",
+    alpha: float = ALPHA,
+    n_permutations: int = N_PERMUTATIONS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ChanceTest:
+    """Cohen's kappa (quadratic on numeric values, or nominal) above 0, paired over items.
+
+    The p-value re-pairs b with a at random n_permutations times: the marginals stay fixed,
+    so each draw is a judge that uses the same labels as often but at random. The interval is
+    a percentile bootstrap over pairs. A rater that uses one value throughout has no
+    agreement beyond chance: kappa nan, p = 1, NOT FIT.
+    """
+    check_confidence(confidence)
+    if len(a) != len(b):
+        raise ValueError(f"paired inputs differ in length: {len(a)} != {len(b)}")
+    n = len(a)
+    statistic = "kappa" if weights == "nominal" else "quadratic kappa"
+    if weights == "quadratic":
+        xa, xb = as_pair(a, b)
+        cats = np.unique(np.concatenate([xa, xb]))
+    else:
+        xa, xb = np.asarray([str(v) for v in a]), np.asarray([str(v) for v in b])
+        cats = np.unique(np.concatenate([xa, xb]))
+    detail = f"{n} pairs"
+    if n < 2 or np.unique(xa).size < 2 or np.unique(xb).size < 2:
+        constant = "one side uses a single value" if n >= 2 else "fewer than 2 pairs"
+        return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
+                          f"{detail}; {constant}: no agreement beyond chance",
+                          alpha, testable=n >= 2)  # fmt: skip
+    w = _weights(cats.astype(float) if weights == "quadratic" else cats, weights)
+    k = cats.size
+    ia, ib = np.searchsorted(cats, xa), np.searchsorted(cats, xb)
+    one_hot = np.zeros((n, k * k))
+    one_hot[np.arange(n), ia * k + ib] = 1.0
+
+    def kappa(counts: np.ndarray) -> np.ndarray:
+        return _kappa_of_confusions((counts @ one_hot).reshape(-1, k, k), w)
+
+    value = float(kappa(np.ones((1, n)))[0])
+    # Re-pairing keeps both marginals, hence the expected disagreement: only the observed
+    # disagreement changes from draw to draw.
+    pa, pb = np.bincount(ia, minlength=k) / n, np.bincount(ib, minlength=k) / n
+    expected = float(pa @ w @ pb)
+    observed = w[ia[None, :], ib[_shuffled(n, n_permutations, seed)]].mean(axis=1)
+    better, worse = _permutation_p(value, 1.0 - observed / expected)
+    low, high = bootstrap_over_counts(
+        kappa, n, n_resamples=n_resamples, seed=seed, confidence=confidence
+    )
+    return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
+                      alpha)  # fmt: skip
+
+
+def spearman_above_chance(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    name: str = "Spearman",
+    alpha: float = ALPHA,
+    n_permutations: int = N_PERMUTATIONS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ChanceTest:
+    """Spearman's rho above 0: permutation test on the ranks, bootstrap interval over pairs.
+
+    A constant rater has no rank correlation: rho nan, p = 1, NOT FIT.
+    """
+    check_confidence(confidence)
+    xa, ya = as_pair(x, y)
+    n = int(xa.size)
+    if n < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
+        why = "fewer than 3 pairs" if n < 3 else "one side is constant"
+        return ChanceTest(name, "Spearman", NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
+                          f"{n} pairs; {why}: no correlation beyond chance", alpha,
+                          testable=n >= 3)  # fmt: skip
+    rx = scipy.stats.rankdata(xa) - (n + 1) / 2
+    ry = scipy.stats.rankdata(ya) - (n + 1) / 2
+    scale = math.sqrt(float(rx @ rx) * float(ry @ ry))
+    value = float(rx @ ry) / scale
+    draws = ry[_shuffled(n, n_permutations, seed)] @ rx / scale
+    better, worse = _permutation_p(value, draws)
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    bx, by = scipy.stats.rankdata(xa[idx], axis=1), scipy.stats.rankdata(ya[idx], axis=1)
+    bx -= bx.mean(axis=1, keepdims=True)
+    by -= by.mean(axis=1, keepdims=True)
+    den = np.sqrt((bx * bx).sum(axis=1) * (by * by).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        samples = np.where(den > 1e-12, (bx * by).sum(axis=1) / den, np.nan)
+    low, high = percentile_interval(samples, confidence)
+    return ChanceTest(name, "Spearman", value, low, high, 0.0, better, worse, n, None,
+                      f"{n} pairs", alpha)  # fmt: skip
+
+
+def ranking_above_random(
+    judge_values: Sequence[float],
+    random_means: Sequence[float] | np.ndarray,
+    random_value: float,
+    *,
+    name: str = "ranking",
+    statistic: str = "nDCG@10",
+    alpha: float = ALPHA,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ChanceTest:
+    """A ranking metric's mean over queries against random rankings of the same documents.
+
+    judge_values: the metric per query; random_means: the mean over queries of each seeded
+    draw of random rankings (judges.stats.ranking.random_draws.draw_metrics, averaged per draw);
+    random_value: its exact expectation. p = share of draws at least (at most) as good.
+    """
+    values = as_1d(judge_values, "judge_values")
+    draws = as_1d(random_means, "random_means")
+    if values.size == 0 or draws.size == 0:
+        return ChanceTest(name, statistic, NAN, NAN, NAN, random_value, 1.0, 1.0, 0, None,
+                          "no query ranked", alpha, testable=False)  # fmt: skip
+    judge = bootstrap_mean(values, seed=seed, confidence=confidence)
+    better, worse = _permutation_p(judge.value, draws)
+    # The best random mean stands in for a perfect judge's: when random rankings reach it
+    # this often (one tiny query), no judge could beat them significantly.
+    best = (1 + int(np.count_nonzero(draws >= draws.max() - 1e-12))) / (draws.size + 1)
+    return ChanceTest(
+        name=name,
+        statistic=statistic,
+        value=judge.value,
+        low=judge.low,
+        high=judge.high,
+        chance=round(float(random_value), 4),
+        p_value=better,
+        p_worse=worse,
+        n=int(values.size),
+        detail=f"{values.size} queries, {draws.size} random rankings",
+        alpha=alpha,
+        testable=best < alpha,
+    )
+
+
+def repeats_agree_above_chance(
+    units: Sequence[Sequence[Any]],
+    *,
+    name: str = "repeats",
+    weights: Weights = "quadratic",
+    alpha: float = ALPHA,
+    n_permutations: int = N_PERMUTATIONS,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> ChanceTest:
+    """Repeated answers on the same item agree beyond chance: Krippendorff's alpha above 0.
+
+    units: the values of each item's repeats (interval metric on numbers with "quadratic",
+    nominal otherwise). The p-value shuffles every value across items and repeats, keeping
+    the pool: a judge that answers at random from its usual answers. The interval resamples
+    items. Items with fewer than two values are left out.
+    """
+    check_confidence(confidence)
+    kept = [list(u) for u in units if len(u) >= 2]
+    n = len(kept)
+    statistic = "alpha (interval)" if weights == "quadratic" else "alpha (nominal)"
+    pool = [v for unit in kept for v in unit]
+    detail = f"{n} items, {len(pool)} answers"
+    if n < 2 or len({str(v) for v in pool}) < 2:
+        why = "fewer than 2 items" if n < 2 else "one value throughout"
+        return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
+                          f"{detail}; {why}", alpha, testable=n >= 2)  # fmt: skip
+    numeric = weights == "quadratic"
+    values = as_1d(pool, "units") if numeric else np.asarray([str(v) for v in pool])
+    cats = np.unique(values)
+    w = _weights(cats.astype(float) if weights == "quadratic" else cats, weights)
+    index = np.searchsorted(cats, values)
+    sizes = np.array([len(unit) for unit in kept])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    # Every ordered pair of answers within an item, weighted 1 / (m_u - 1) as alpha's D_o.
+    left, right, share = [], [], []
+    for start, size in zip(starts, sizes, strict=True):
+        for i in range(size):
+            for j in range(size):
+                if i != j:
+                    left.append(start + i)
+                    right.append(start + j)
+                    share.append(1.0 / (size - 1))
+    li, ri, sh = np.array(left), np.array(right), np.array(share)
+    total = float(values.size)
+    counts = np.bincount(index, minlength=cats.size).astype(float)
+    expected = float(counts @ w @ counts) / (total * (total - 1))
+
+    def observed(perm_index: np.ndarray) -> np.ndarray:
+        return (w[perm_index[:, li], perm_index[:, ri]] @ sh) / total
+
+    value = float(1.0 - observed(index[None, :])[0] / expected)
+    shuffled = index[_shuffled(index.size, n_permutations, seed)]
+    better, worse = _permutation_p(value, 1.0 - observed(shuffled) / expected)
+    # Bootstrap over items: per item, its disagreement sum and its value counts.
+    unit_observed = np.zeros(n)
+    unit_counts = np.zeros((n, cats.size))
+    np.add.at(
+        unit_observed, np.repeat(np.arange(n), sizes * (sizes - 1)), w[index[li], index[ri]] * sh
+    )
+    np.add.at(unit_counts, (np.repeat(np.arange(n), sizes), index), 1.0)
+
+    def alpha_of(counts_r: np.ndarray) -> np.ndarray:
+        answers = counts_r @ unit_counts
+        size = answers.sum(axis=1)
+        d_o = (counts_r @ unit_observed) / size
+        d_e = np.einsum("ri,ij,rj->r", answers, w, answers) / (size * (size - 1))
+        return np.where(d_e > 1e-15, 1.0 - d_o / d_e, np.nan)
+
+    low, high = bootstrap_over_counts(
+        alpha_of, n, n_resamples=n_resamples, seed=seed, confidence=confidence
+    )
+    return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
+                      alpha)  # fmt: skip

@@ -1,0 +1,405 @@
+"""Paired comparison of two prompt versions of one judge on the same planted items.
+
+Main-run rows are paired per (model, item). An item one version catches and the other misses
+is a flip; McNemar's exact test says whether the flips lean one way more than chance allows,
+and a paired bootstrap gives each verdict dimension's mean change with its interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from judges.calls.fingerprint import describe as describe_fingerprint
+from judges.core.results import JudgementRow
+from judges.stats.estimates.floors import detected
+from judges.stats.estimates.intervals import (
+    Estimate,
+    McNemar,
+    Rate,
+    bootstrap_mean_difference,
+    mcnemar_exact,
+    wilson,
+)
+from judges.stats.estimates.paired_tests import binomial_midp
+
+__all__ = [
+    "Comparison",
+    "DimensionChange",
+    "Flip",
+    "compare_versions",
+    "comparison_markdown",
+    "higher_is_better",
+    "numeric",
+    "outcome",
+]
+
+
+def higher_is_better(control: bool) -> bool:
+    """The good direction of a score: a control keeps its marks (higher is better), a planted
+    defect is marked down (lower is better). The score regression gates and the report's
+    mean-change plot share it."""
+    return control
+
+
+def numeric(verdict: Mapping[str, Any] | None, field: str) -> float | None:
+    """A verdict's numeric field; a flag (bool) or a missing value is not a score."""
+    value = (verdict or {}).get(field)
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        return None
+    return float(value)
+
+
+def outcome(row: JudgementRow) -> str:
+    """What a main-run row says about its item, in words a reader of the report uses."""
+    if row.status != "ok":
+        return f"error ({row.status})"
+    if row.control:
+        return "held" if row.met else "false positive"
+    return "caught" if row.met else "missed"
+
+
+@dataclass(frozen=True)
+class Flip:
+    """One item whose detection changed between the two versions."""
+
+    item_id: str
+    category: str
+    control: bool
+    before: str
+    after: str
+    now_detected: bool  # True: missed -> caught (or false positive -> held)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "category": self.category,
+            "control": self.control,
+            "before": self.before,
+            "after": self.after,
+            "direction": "missed->caught" if self.now_detected else "caught->missed",
+        }
+
+
+@dataclass(frozen=True)
+class DimensionChange:
+    dimension: str
+    mean_before: float
+    mean_after: float
+    change: Estimate  # after - before, resampled in pairs
+    control: bool  # the side: controls, or planted defects
+    # False when the side's expectations on the dimensions ask for exact values or point the
+    # other way (a relevance label `level == 3`): no direction of the mean is good as such.
+    directed: bool = True
+
+    @property
+    def side(self) -> str:
+        return "controls" if self.control else "planted defects"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return higher_is_better(self.control)
+
+    @property
+    def good(self) -> bool | None:
+        """Whether the mean moved the good way for the side's purpose; None: no change."""
+        value = self.change.value
+        if not self.directed or math.isnan(value) or value == 0:
+            return None
+        return (value > 0) == self.higher_is_better
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dimension": self.dimension,
+            "side": self.side,
+            "higher_is_better": self.higher_is_better if self.directed else None,
+            "mean_before": _round(self.mean_before),
+            "mean_after": _round(self.mean_after),
+            "change": self.change.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Prompt version `before` against `after` for one judge model."""
+
+    judge: str
+    model: str
+    before: str
+    after: str
+    n_pairs: int  # items with a main-run row under both versions
+    only_before: int
+    only_after: int
+    detection_before: Rate  # planted defects of the paired items
+    detection_after: Rate
+    mcnemar: McNemar  # on planted defects; controls are reported as flips only
+    flips: tuple[Flip, ...]
+    dimensions: tuple[DimensionChange, ...]
+    fingerprints_before: tuple[str, ...] = ()  # judges that answered, described
+    fingerprints_after: tuple[str, ...] = ()
+
+    @property
+    def mixed_fingerprints(self) -> bool:
+        """The two sides were not judged by one and the same recorded judge."""
+        return self.fingerprints_before != self.fingerprints_after
+
+    @property
+    def caught_to_missed(self) -> list[Flip]:
+        return [flip for flip in self.flips if not flip.now_detected]
+
+    @property
+    def missed_to_caught(self) -> list[Flip]:
+        return [flip for flip in self.flips if flip.now_detected]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "model": self.model,
+            "before": self.before,
+            "after": self.after,
+            "n_pairs": self.n_pairs,
+            "only_before": self.only_before,
+            "only_after": self.only_after,
+            "detection_before": self.detection_before.as_dict(),
+            "detection_after": self.detection_after.as_dict(),
+            "mcnemar": self.mcnemar.as_dict(),
+            "caught_to_missed": len(self.caught_to_missed),
+            "missed_to_caught": len(self.missed_to_caught),
+            "flips": [flip.as_dict() for flip in self.flips],
+            "dimensions": [change.as_dict() for change in self.dimensions],
+            "fingerprints_before": list(self.fingerprints_before),
+            "fingerprints_after": list(self.fingerprints_after),
+            "mixed_fingerprints": self.mixed_fingerprints,
+        }
+
+
+def _round(value: float) -> float | None:
+    return None if math.isnan(value) else round(float(value), 4)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def _main_by_item(rows: Iterable[JudgementRow], model: str) -> dict[str, JudgementRow]:
+    return {
+        row.item_id: row
+        for row in sorted(rows, key=lambda r: r.key)
+        if row.run == "main" and row.model == model and row.repeat == 0
+    }
+
+
+def _compare_model(
+    judge: str,
+    model: str,
+    before: tuple[str, Sequence[JudgementRow]],
+    after: tuple[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+) -> Comparison:
+    old, new = _main_by_item(before[1], model), _main_by_item(after[1], model)
+    paired = sorted(set(old) & set(new))
+    defects = [item for item in paired if not new[item].control]
+    was = [detected(old[item]) for item in defects]
+    now = [detected(new[item]) for item in defects]
+    flips = tuple(
+        Flip(
+            item,
+            new[item].category,
+            new[item].control,
+            outcome(old[item]),
+            outcome(new[item]),
+            detected(new[item]),
+        )
+        for item in paired
+        if detected(old[item]) != detected(new[item])
+    )
+    changes = [
+        change
+        for control in (True, False)
+        for dimension in dimensions
+        if (change := _change(old, new, paired, dimension, control)) is not None
+    ]
+    undirected = {c.control for c in changes if not _directed(new, paired, c.control, dimensions)}
+    changes = [replace(c, directed=c.control not in undirected) for c in changes]
+    return Comparison(
+        judge=judge,
+        model=model,
+        before=before[0],
+        after=after[0],
+        n_pairs=len(paired),
+        only_before=len(set(old) - set(new)),
+        only_after=len(set(new) - set(old)),
+        detection_before=wilson(sum(was), len(was)),
+        detection_after=wilson(sum(now), len(now)),
+        mcnemar=mcnemar_exact(was, now),
+        flips=flips,
+        dimensions=tuple(changes),
+        fingerprints_before=_described(old[item] for item in paired),
+        fingerprints_after=_described(new[item] for item in paired),
+    )
+
+
+def _change(
+    old: Mapping[str, JudgementRow],
+    new: Mapping[str, JudgementRow],
+    paired: Sequence[str],
+    dimension: str,
+    control: bool,
+) -> DimensionChange | None:
+    """The paired mean change of one dimension on one side; None when the side has no item.
+
+    Controls and planted defects are apart: their scores should move in opposite directions.
+    """
+    items = [item for item in paired if new[item].control == control]
+    if not items:
+        return None
+    xs: list[float] = []
+    ys: list[float] = []
+    for item in items:
+        x, y = numeric(old[item].verdict, dimension), numeric(new[item].verdict, dimension)
+        if old[item].status == new[item].status == "ok" and x is not None and y is not None:
+            xs.append(x)
+            ys.append(y)
+    change = bootstrap_mean_difference(ys, xs, paired=True)
+    return DimensionChange(dimension, _mean(xs), _mean(ys), change, control)
+
+
+def _directed(
+    rows: Mapping[str, JudgementRow], paired: Sequence[str], control: bool, fields: Sequence[str]
+) -> bool:
+    """Whether every expectation on a score of the side points the good way: at least on
+    controls (higher is better), at most on planted defects (lower is better)."""
+    good_ops = {">=", ">"} if higher_is_better(control) else {"<=", "<"}
+    return all(
+        expectation.op in good_ops
+        for item in paired
+        if rows[item].control == control
+        for expectation in rows[item].expect
+        if expectation.field in fields
+    )
+
+
+def _described(rows: Iterable[JudgementRow]) -> tuple[str, ...]:
+    return tuple(sorted({describe_fingerprint(row.fingerprint) for row in rows}))
+
+
+def compare_versions(
+    judge: str,
+    before: tuple[str, Sequence[JudgementRow]],
+    after: tuple[str, Sequence[JudgementRow]],
+    dimensions: Sequence[str],
+) -> list[Comparison]:
+    """One comparison per judge model of the `after` rows: (version, rows) on each side."""
+    models = sorted({row.model for row in after[1] if row.run == "main"})
+    return [_compare_model(judge, model, before, after, dimensions) for model in models]
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _fraction(rate: Rate) -> str:
+    return f"{rate.successes}/{rate.n} = {rate}" if rate.n else "no items"
+
+
+def _p_value(test: McNemar) -> str:
+    return "< 0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}"
+
+
+def _number(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.2f}"
+
+
+def _fingerprint_lines(c: Comparison) -> list[str]:
+    """Mixed judges first: flips between two judges are not the prompt's doing."""
+    if not c.mixed_fingerprints:
+        return [f"- Judge fingerprint (both versions): {'; '.join(c.fingerprints_after)}"]
+    command = (
+        f'pytest regression_tests --record=all --judge-model {c.model} -k "{c.judge}-{c.before}-"'
+    )
+    return [
+        f"**Mixed judge fingerprints:** {c.before} was judged by "
+        f"{'; '.join(c.fingerprints_before)}, {c.after} by {'; '.join(c.fingerprints_after)}. "
+        "The differences below may come from the judge, not the prompt. Re-record the older "
+        f"version in this environment so one judge answers both: `{command}`",
+        "",
+    ]
+
+
+def _as_regression_gate(c: Comparison) -> str:
+    """What the regression gate would say with `before` as the accepted baseline."""
+    p = binomial_midp(c.mcnemar.b, c.mcnemar.b + c.mcnemar.c)
+    shown = "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+    verdict = "fails" if p < 0.05 else "passes"
+    return (
+        f"- As a regression gate with {c.before} as the accepted baseline: one-sided "
+        f"McNemar mid-p = {shown}; {c.after} {verdict} at alpha 0.05"
+    )
+
+
+def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
+    """The comparison as a markdown section headed at `level`."""
+    c = comparison
+    lines = [
+        f"{'#' * level} {c.judge} on {c.model}: prompt {c.before} -> {c.after}",
+        "",
+        *_fingerprint_lines(c),
+        f"- Paired items (main run): {c.n_pairs}"
+        + (
+            f" ({c.only_before} only under {c.before}, {c.only_after} only under {c.after})"
+            if c.only_before or c.only_after
+            else ""
+        ),
+        f"- Detection of planted defects: {c.before} {_fraction(c.detection_before)}; "
+        f"{c.after} {_fraction(c.detection_after)}",
+        f"- Flips on defects: {c.mcnemar.b} caught -> missed, {c.mcnemar.c} missed -> caught; "
+        f"McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
+        _as_regression_gate(c),
+    ]
+    controls = [flip for flip in c.flips if flip.control]
+    if controls:
+        worse = sum(not flip.now_detected for flip in controls)
+        lines.append(
+            f"- Controls flipped: {len(controls)} ({worse} now a false positive or error, "
+            f"{len(controls) - worse} now held)"
+        )
+    lines.append("")
+    if c.flips:
+        lines += [
+            f"| Item | Category | {c.before} | {c.after} | Change |",
+            "|---|---|---|---|---|",
+        ]
+        for flip in c.flips:
+            kind = flip.category
+            if flip.control and flip.category != "control":
+                kind += " (control)"
+            better = "now held" if flip.control else "now detected"
+            change = better if flip.now_detected else "**lost**"
+            lines.append(f"| {flip.item_id} | {kind} | {flip.before} | {flip.after} | {change} |")
+    else:
+        lines.append("No item flipped.")
+    lines.append("")
+    if c.dimensions:
+        lines += [
+            f"Mean change per dimension ({c.after} - {c.before}, items answered under both; "
+            "95% paired bootstrap), controls and planted defects apart. Good: higher on "
+            "controls (a harmless answer keeps its marks), lower on planted defects (the judge "
+            "marks the defect down), as the score regression gates judge it:",
+            "",
+            f"| Dimension | Items | Mean {c.before} | Mean {c.after} | Change [95%] | n pairs "
+            "| Direction |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for d in c.dimensions:
+            e = d.change
+            interval = f"{_number(e.value)} [{_number(e.low)}, {_number(e.high)}]"
+            way = {True: "good", False: "**bad**", None: "no change"}[d.good]
+            if not d.directed:
+                way = "no good direction (exact expected values)"
+            lines.append(
+                f"| {d.dimension} | {d.side} | {_number(d.mean_before)} | "
+                f"{_number(d.mean_after)} | {interval} | {e.n} | {way} |"
+            )
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,356 @@
+"""Bias-probe statistics: flip rates against the noise floor, and majority-vote repeats.
+
+A probe item's verdict is compared with the main-run verdict on its unperturbed item
+(same seed: common random numbers, so a flip is the edit's doing or sampling noise the
+edit exposed). The noise floor is an independent redraw of the unperturbed item set
+against the same main verdict, paired per item: McNemar's exact test says whether the
+probe flips more than a redraw does.
+
+What each probe counts as biased (the gated rate):
+- padding, injection, authority: a judge-pleasing flip (the score rises, or a planted
+  defect the clean item was caught for is no longer caught);
+- order, fact_order: any change of a criterion's label (or of any verdict field);
+- dummy: a non-answer not scored lowest on every dimension.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.sets.probes import NOISE_RUN, ORDER_PROBES, PROBES
+from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
+
+ALPHA = 0.05
+STABLE = 0.95  # a majority vote is "stable" when it returns the modal verdict this often
+
+
+def signature(verdict: dict[str, Any] | None, fields: Sequence[str]) -> tuple[Any, ...] | None:
+    """What must not change: the judge's dimensions and flag, and each criterion's label."""
+    if verdict is None:
+        return None
+    labels = tuple(
+        sorted((j.get("criterion"), j.get("relevance")) for j in verdict.get("judgements", ()))
+    )
+    return tuple(verdict.get(f) for f in fields) + labels
+
+
+def _score(row: JudgementRow, score: str) -> float | None:
+    value = (row.verdict or {}).get(score)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One probe item against its unperturbed item (and an independent redraw of it)."""
+
+    probe: str
+    item_id: str
+    flipped: bool
+    pleasing: bool
+    biased: bool
+    noise_flipped: bool | None = None
+    noise_pleasing: bool | None = None
+    error: str | None = None  # a probe or clean judgement that failed: counted, not dropped
+
+
+def _pleasing(probe_row: JudgementRow, clean: JudgementRow, score: str) -> bool:
+    before, after = _score(clean, score), _score(probe_row, score)
+    rises = before is not None and after is not None and after > before
+    uncaught = not clean.control and bool(clean.met) and not probe_row.met
+    return rises or uncaught
+
+
+def outcome(
+    probe: str,
+    probe_row: JudgementRow,
+    clean: JudgementRow,
+    fields: Sequence[str],
+    score: str,
+    noise: JudgementRow | None = None,
+    floor: float | None = None,
+) -> Outcome:
+    """Compare a probe's verdict with the clean one; an error row counts as biased.
+
+    `floor`: the worst control's score in the main run. A dummy answer scored above it is
+    judge-pleasing (a non-answer beat a correct answer); without it, above the clean item.
+    """
+    bad = [r for r in (probe_row, clean) if r.status != "ok"]
+    if bad:
+        error = f"{bad[0].run} {bad[0].status}: {(bad[0].error or '')[:120]}"
+        return Outcome(probe, probe_row.item_id, True, True, True, error=error)
+    flipped = signature(probe_row.verdict, fields) != signature(clean.verdict, fields)
+    pleasing = _pleasing(probe_row, clean, score)
+    if probe == "dummy":
+        value = _score(probe_row, score)
+        if floor is not None and value is not None:
+            pleasing = value > floor
+        biased = not probe_row.met
+    elif probe in ORDER_PROBES:
+        biased = flipped
+    else:
+        biased = pleasing
+    noise_flipped = noise_pleasing = None
+    if noise is not None and noise.status == "ok":
+        noise_flipped = signature(noise.verdict, fields) != signature(clean.verdict, fields)
+        noise_pleasing = _pleasing(noise, clean, score)
+    return Outcome(probe, probe_row.item_id, flipped, pleasing, biased, noise_flipped,
+                   noise_pleasing)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ProbeEffect:
+    """One probe of one judge version: rates with Wilson intervals, against the noise floor."""
+
+    probe: str
+    flips: Rate
+    pleasing: Rate
+    biased: Rate
+    noise: Rate | None  # the noise floor of the gated quantity (None: not comparable)
+    test: McNemar | None  # probe (b) against the redraw (c), paired per item
+    errors: int
+    noise_flips: Rate | None = None  # any verdict change on the redraw
+    flip_test: McNemar | None = None  # any change: probe (b) against the redraw (c)
+
+    @property
+    def beyond_noise(self) -> bool | None:
+        if self.test is None:
+            return None
+        return self.test.p_value < ALPHA and self.test.b > self.test.c
+
+    def verdict(self) -> str:
+        if self.probe == "dummy":
+            return "absolute check (a non-answer must score lowest)"
+        if self.test is None:
+            return "no noise floor to compare (no redraw rows)"
+        p = f"McNemar exact p = {self.test.p_value:.3g}"
+        if self.test.p_value < ALPHA and self.test.b < self.test.c:
+            return f"below noise: a redraw moves the verdict more than the probe ({p})"
+        if not self.beyond_noise:
+            return f"no effect beyond noise ({p})"
+        size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
+        return f"bias beyond noise: +{size:.2f} (McNemar exact p = {self.test.p_value:.3g})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "probe": self.probe,
+            "flips": self.flips.as_dict(),
+            "pleasing": self.pleasing.as_dict(),
+            "biased": self.biased.as_dict(),
+            "noise": self.noise.as_dict() if self.noise else None,
+            "mcnemar": None if self.test is None else self.test.as_dict(),
+            "noise_flips": self.noise_flips.as_dict() if self.noise_flips else None,
+            "flips_mcnemar": None if self.flip_test is None else self.flip_test.as_dict(),
+            "beyond_noise": self.beyond_noise,
+            "errors": self.errors,
+            "verdict": self.verdict(),
+        }
+
+
+def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
+    n = len(outcomes)
+    flips = wilson(sum(o.flipped for o in outcomes), n)
+    pleasing = wilson(sum(o.pleasing for o in outcomes), n)
+    biased = wilson(sum(o.biased for o in outcomes), n)
+    noise = test = noise_flips = flip_test = None
+    # The redraw's counterparts, on items that have both; without redraws, no noise floor.
+    paired = [o for o in outcomes if o.noise_flipped is not None and o.error is None]
+    if paired:
+        redrawn = [bool(o.noise_flipped) for o in paired]
+        noise_flips = wilson(sum(redrawn), len(redrawn))
+        flip_test = mcnemar_exact([o.flipped for o in paired], redrawn)
+    if paired and probe != "dummy":
+        redraw = [
+            bool(o.noise_flipped if probe in ORDER_PROBES else o.noise_pleasing) for o in paired
+        ]
+        noise = wilson(sum(redraw), len(redraw))
+        test = mcnemar_exact([o.biased for o in paired], redraw)
+    errors = sum(o.error is not None for o in outcomes)
+    return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors, noise_flips, flip_test)
+
+
+def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
+    """`max_flip.<probe>` on each probe's biased rate; a gate without data never passes."""
+    gates = []
+    for effect in effects:
+        noise = f"; noise floor {effect.noise}" if effect.noise else ""
+        name = f"max_flip.{effect.probe} ({_WHAT[effect.probe]}{noise}; {effect.verdict()})"
+        gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
+    missing = sorted(set(thresholds) - {e.probe for e in effects})
+    for probe in missing:
+        gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
+                          at_least=False))  # fmt: skip
+    return gates
+
+
+_WHAT = {
+    "padding": "judge-pleasing flip rate",
+    "injection": "judge-pleasing flip rate",
+    "authority": "judge-pleasing flip rate",
+    "order": "label flip rate",
+    "fact_order": "label flip rate",
+    "dummy": "share of non-answers not scored lowest",
+}
+
+
+# -- from the noise-floor runs: how many repeats a majority vote needs -----------------
+
+
+def flip_probability(verdicts: Sequence[Hashable]) -> float:
+    """The chance two distinct draws of one item differ (unbiased, from r >= 2 repeats)."""
+    r = len(verdicts)
+    if r < 2:
+        return math.nan
+    same = sum(k * (k - 1) for k in Counter(verdicts).values())
+    return 1.0 - same / (r * (r - 1))
+
+
+def off_mode(verdicts: Sequence[Hashable]) -> float:
+    """The share of draws that differ from the item's most common verdict."""
+    if not verdicts:
+        return math.nan
+    return 1.0 - max(Counter(verdicts).values()) / len(verdicts)
+
+
+def majority_stability(q: float, n: int) -> float:
+    """P(a majority of n independent draws returns the mode), each off it with chance q."""
+    p = 1.0 - q
+    return sum(math.comb(n, k) * p**k * q ** (n - k) for k in range(n // 2 + 1, n + 1))
+
+
+def majority_repeats(q: float, target: float = STABLE, limit: int = 999) -> int | None:
+    """The smallest odd number of repeats whose majority vote is `target`-stable.
+
+    Counts "the modal verdict" against "anything else" (a conservative reduction of a
+    plurality vote). None when q >= 0.5 or no n up to `limit` suffices.
+    """
+    if math.isnan(q) or q >= 0.5:
+        return None
+    for n in range(1, limit + 1, 2):
+        if majority_stability(q, n) >= target:
+            return n
+    return None
+
+
+def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> None:
+    """A probe item's test: fail (AssertionError, so a strict xfail can accept it)."""
+    __tracebackhide__ = True
+    if result.biased:
+        raise AssertionError(describe_outcome(result, row, clean))
+
+
+def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) -> str:
+    """The assertion message of a probe item: what was probed, both verdicts, the rule."""
+    where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
+    head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
+    if result.error:
+        return f"{head}: {result.error}"
+    rule = {
+        "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
+        "order": "every criterion's label must stay the same",
+        "fact_order": "the same facts in another order: every label must stay the same",
+    }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
+    before, after = shown_verdict(clean), shown_verdict(row)
+    return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
+
+
+def shown_verdict(row: JudgementRow) -> str:
+    from judges.core.checks import describe_verdict
+
+    labels = [
+        f"{j.get('criterion')}={j.get('relevance')}"
+        for j in (row.verdict or {}).get("judgements", ())
+    ]
+    return describe_verdict(row) + (f"; labels: {', '.join(labels)}" if labels else "")
+
+
+# -- from result rows (reports and baselines) ----------------------------------------------
+
+
+def effects_from_rows(
+    rows: Sequence[JudgementRow], fields: Sequence[str], score: str
+) -> list[ProbeEffect]:
+    """Every probe's effect in one model's rows of a version: probe, main and redraw runs."""
+    outcomes = outcomes_from_rows(rows, fields, score)
+    return [probe_effect(p, outcomes[p]) for p in PROBES if p in outcomes]
+
+
+def outcomes_from_rows(
+    rows: Sequence[JudgementRow], fields: Sequence[str], score: str
+) -> dict[str, list[Outcome]]:
+    """Each probe item's outcome, by probe, from one model's rows of one prompt version."""
+    main = {r.item_id: r for r in rows if r.run == "main" and r.repeat == 0}
+    noise = {r.item_id: r for r in rows if r.run == NOISE_RUN}
+    floor = control_floor(list(main.values()), score)
+    outcomes: dict[str, list[Outcome]] = {}
+    for row in sorted(rows, key=lambda r: (r.run, r.item_id)):
+        probe = row.run.removeprefix("probe-")
+        if row.run == NOISE_RUN or probe == row.run:
+            continue
+        clean = main.get(row.item_id)
+        if clean is None:  # counted as biased, never dropped
+            found = Outcome(probe, row.item_id, True, True, True, error="no main-run row")
+        else:
+            found = outcome(probe, row, clean, fields, score, noise.get(row.item_id), floor)
+        outcomes.setdefault(probe, []).append(found)
+    return outcomes
+
+
+def control_floor(main: Sequence[JudgementRow], score: str) -> float | None:
+    """The lowest score any control got in the main run (None: no scored control)."""
+    values = [v for r in main if r.control and (v := _score(r, score)) is not None]
+    return min(values) if values else None
+
+
+@dataclass(frozen=True)
+class NoiseRepeats:
+    """From the noise-floor runs: how often a redraw flips, and the repeats a vote needs."""
+
+    per_item: dict[str, float]  # item -> chance two draws differ
+    off_mode: float  # mean share of draws off the item's modal verdict
+    flip: float  # mean per-item flip probability
+    repeats: int | None  # odd repeats for a 95%-stable majority at the mean off-mode share
+    worst_repeats: int | None  # the same for the least stable item
+    n_items: int
+    draws: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "per_item_flip_probability": {k: round(v, 4) for k, v in self.per_item.items()},
+            "mean_flip_probability": round(self.flip, 4),
+            "mean_off_mode": round(self.off_mode, 4),
+            "majority_repeats_95": self.repeats,
+            "worst_item_majority_repeats_95": self.worst_repeats,
+            "n_items": self.n_items,
+            "draws_per_item": self.draws,
+        }
+
+
+def noise_repeats(rows: Sequence[JudgementRow], fields: Sequence[str]) -> NoiseRepeats | None:
+    """Per-item flip probability and majority-vote repeats from the `noise` run's rows."""
+    by_item: dict[str, list[Hashable]] = {}
+    for row in rows:
+        if row.run == "noise":
+            # An error is a draw too: a judge that fails half the time is not stable.
+            sig = signature(row.verdict, fields) if row.status == "ok" else ("error", row.status)
+            by_item.setdefault(row.item_id, []).append(sig)
+    usable = {item: draws for item, draws in sorted(by_item.items()) if len(draws) >= 2}
+    if not usable:
+        return None
+    per_item = {item: flip_probability(draws) for item, draws in usable.items()}
+    offs = [off_mode(draws) for draws in usable.values()]
+    mean_off = sum(offs) / len(offs)
+    return NoiseRepeats(
+        per_item=per_item,
+        off_mode=mean_off,
+        flip=sum(per_item.values()) / len(per_item),
+        repeats=majority_repeats(mean_off),
+        worst_repeats=majority_repeats(max(offs)),
+        n_items=len(usable),
+        draws=min(len(d) for d in usable.values()),
+    )
