@@ -10,6 +10,8 @@ functions too. Each rule is shown to fail on a small planted package in tmp_path
 from __future__ import annotations
 
 import ast
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +41,7 @@ LAYERS = (
 # never reaches a higher one.
 SUBLAYERS: Mapping[str, tuple[str, ...]] = {
     "judges.stats": ("estimates", "reliability", "ranking", "regression", "planning", "fitness"),
-    "judges.reports": ("sections", "build", "render", "write", "terminal"),
+    "judges.reports": ("sections", "model", "render", "write", "terminal"),
 }
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500
@@ -439,3 +441,16 @@ def test_the_documented_public_imports_resolve() -> None:
     assert all(getattr(reliability, name) is getattr(gates, name) for name in gates.__all__)
     assert all(getattr(ranking, name) is getattr(metrics, name) for name in metrics.__all__)
     assert reliability.noise_floor and reliability.evaluate_reliability and ranking.ndcg_at_k
+
+
+def test_no_module_of_the_package_is_git_ignored() -> None:
+    # A subpackage named like an ignored folder (`build/`) would import from a working tree
+    # as a namespace package yet be missing from every clone and every wheel.
+    repository = ROOT.parent
+    if shutil.which("git") is None or not (repository / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(
+        ["git", "ls-files", "--others", "--ignored", "--exclude-standard", "--", "judges"],
+        cwd=repository, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert not [name for name in ignored if name.endswith(".py")], ignored

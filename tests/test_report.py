@@ -22,7 +22,7 @@ from judges.cli.main import main
 from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
 from judges.core.spec import load_judge, prompt_hash
 from judges.reports import terminal
-from judges.reports.build.metadata import RUN_FILE
+from judges.reports.model.metadata import RUN_FILE
 from judges.reports.write import ReportSet, rebuild_reports, session_reports
 from judges.stats.estimates.intervals import wilson
 from judges.stats.regression.comparison import compare_versions
@@ -510,6 +510,6 @@ def test_the_renderers_read_the_model_and_not_each_other() -> None:
     renderers = REPORTS / "render"
     markdown = _module_imports(renderers / "markdown.py")
     html = _module_imports(renderers / "html.py") | _module_imports(renderers / "charts.py")
-    assert "judges.reports.build.model" in markdown and "judges.reports.build.model" in html
+    assert "judges.reports.model.data" in markdown and "judges.reports.model.data" in html
     assert not markdown & {"judges.reports.render.html", "judges.reports.render.charts"}
     assert "judges.reports.render.markdown" not in html

@@ -16,8 +16,8 @@ import pytest
 from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
-from judges.reports.build.model import FolderReport
-from judges.reports.build.report import build_report
+from judges.reports.model.build import build_report
+from judges.reports.model.data import FolderReport
 from judges.reports.render.files import render_files
 from judges.reports.sections.sources import Sources
 

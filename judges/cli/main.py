@@ -35,7 +35,7 @@ def _derive(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from judges.reports.build.folders import load_comparison
+    from judges.reports.model.folders import load_comparison
     from judges.stats.regression.comparison import comparison_markdown
 
     before, after = args.compare
@@ -48,7 +48,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from judges.reports.build.folders import ResultsMissing
+    from judges.reports.model.folders import ResultsMissing
     from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
     from judges.reports.write import disk_reports
 
@@ -77,7 +77,7 @@ def _baseline(args: argparse.Namespace) -> int:
         write_baseline,
         write_probe_expectations,
     )
-    from judges.reports.build.folders import ResultsMissing
+    from judges.reports.model.folders import ResultsMissing
     from judges.reports.sections.sources import load_sources
     from judges.sets.planted import load_gate_tables
 
@@ -143,7 +143,7 @@ def _recorded_versions(
     no results file."""
     from judges.cli.baseline import label_stability_gates, reading_list_gates, reliability_floors
     from judges.core.results import read_jsonl
-    from judges.reports.build.folders import Results, build_folder
+    from judges.reports.model.folders import Results, build_folder
 
     rows_by_version = {}
     reliability = {}

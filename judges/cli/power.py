@@ -22,7 +22,7 @@ def _version_rows(
     command: str, args: argparse.Namespace, spec: JudgeSpec
 ) -> tuple[str, str, list[JudgementRow]] | str:
     """(version, model, rows) of the chosen prompt version, or an error message."""
-    from judges.reports.build.folders import Results, ResultsMissing
+    from judges.reports.model.folders import Results, ResultsMissing
 
     version = args.version or spec.versions[-1]
     if version not in spec.versions:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from judges.core.checks import assert_accounted, assert_expected
-from judges.reports.build.snapshots import verdict_table
+from judges.reports.model.snapshots import verdict_table
 from judges.stats.estimates.floors import evaluate
 from judges.stats.reliability import gates as reliability
 from judges.stats.reliability import label_stability

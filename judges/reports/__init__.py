@@ -5,8 +5,8 @@ before it (tests/test_layout.py holds it so). Data flows one way:
 
 - `sections`: what the report needs besides rows (`sources`) and each section's figures
   and text from its own data (probes, pairwise, reading list, regressions, estimate ...);
-- `build`: rows -> the report model (`report.build_report`, `model`: data, no rendering),
-  the results files of a folder (`folders`), run metadata, the snapshot table;
+- `model`: rows -> the report model (`build.build_report`; `data`: the model, no
+  rendering), the results files of a folder (`folders`), run metadata, the snapshot table;
 - `render`: the model -> files: `markdown`, `html` (+ `charts`, `failures_html`, `fitness`),
   `github`, and `files` (every file of a folder by name);
 - `write`: build once, then write changed bytes or check them (`--check-reports`);

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
-from judges.reports.build.metadata import RUN_FILE
-from judges.reports.build.model import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.model.metadata import RUN_FILE
 from judges.reports.render.markdown import fraction
 from judges.reports.write import ReportSet
 

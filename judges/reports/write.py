@@ -22,9 +22,9 @@ from judges.calls.credentials import scrub
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec, load_catalog
-from judges.reports.build.folders import Results, ResultsMissing, build_folder
-from judges.reports.build.metadata import RUN_FILE, RunMetadata
-from judges.reports.build.model import COMPARISON_MD, RESULTS_FILE, FolderReport
+from judges.reports.model.data import COMPARISON_MD, RESULTS_FILE, FolderReport
+from judges.reports.model.folders import Results, ResultsMissing, build_folder
+from judges.reports.model.metadata import RUN_FILE, RunMetadata
 from judges.reports.render.files import render_files
 from judges.reports.sections.sources import Sources, load_sources
 from judges.stats.estimates.memo import Memo

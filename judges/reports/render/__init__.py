@@ -1,4 +1,4 @@
-"""The report model -> text; imports `reports.build` and `reports.sections`. The markdown and
+"""The report model -> text; imports `reports.model` and `reports.sections`. The markdown and
 HTML renderers never import each other.
 
 - `files`: entry point: every file of a report folder, by name

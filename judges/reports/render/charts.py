@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from html import escape
 
-from judges.reports.build.model import ModelReport
+from judges.reports.model.data import ModelReport
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.regression.comparison import Comparison, DimensionChange
 

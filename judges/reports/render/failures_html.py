@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from judges.core.checks import describe_verdict
-from judges.reports.build.model import FAILURES_MD, Failure, ModelReport, key_fields
+from judges.reports.model.data import FAILURES_MD, Failure, ModelReport, key_fields
 from judges.reports.render.charts import esc
 from judges.stats.regression.comparison import outcome
 

@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from judges.reports.build.model import (
+from judges.reports.model.data import (
     COMPARISON_MD,
     FAILURES_MD,
     INDEX_HTML,

@@ -4,7 +4,7 @@ interval and p-value, in report.md and index.html. Its figures come from
 
 from __future__ import annotations
 
-from judges.reports.build.model import ModelReport
+from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
 from judges.stats.fitness.chance import ChanceTest
 

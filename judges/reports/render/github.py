@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.reports.build.model import FolderReport, ModelReport
+from judges.reports.model.data import FolderReport, ModelReport
 from judges.stats.estimates.floors import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judges.reports.build.model import FolderReport, ModelReport
+from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.render.charts import (
     change_legend,
     change_svg,

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.core.checks import describe_verdict
-from judges.reports.build.model import (
+from judges.reports.model.data import (
     FAILURES_MD,
     RESULTS_FILE,
     Failure,

@@ -9,10 +9,10 @@ from typing import Any
 
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
+from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
 from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fitness import model_fitness
-from judges.reports.build.model import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.pairwise import PairwiseReport, pairwise_report
 from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sections.regressions import fingerprints, regressions
@@ -20,27 +20,27 @@ from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import NOISE_RUN
 from judges.sets.reading_list import RUN
-from judges.stats.reliability.calibration import sme_dimension
-from judges.stats.regression.comparison import Comparison, compare_versions, numeric
-from judges.stats.estimates.intervals import wilson
 from judges.stats.estimates.floors import Gate, detected, evaluate
-from judges.stats.fitness.judge import accepted_not_fit
-from judges.stats.reliability.label_stability import (
-    LabelStability,
-    evaluate_stability,
-    noise_stability,
-    retest_stability,
-)
+from judges.stats.estimates.intervals import wilson
 from judges.stats.estimates.memo import Memo
+from judges.stats.fitness.judge import accepted_not_fit
 from judges.stats.fitness.pairwise import is_pairwise
 from judges.stats.ranking.ranker import queries_from_rows, summarise
 from judges.stats.ranking.reading_list import ReadingListResult, evaluate_run, gate_failures
+from judges.stats.regression.comparison import Comparison, compare_versions, numeric
+from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.gates import (
     evaluate_reliability,
     noise_floor,
     panel_agreement,
     sme_calibration,
     test_retest,
+)
+from judges.stats.reliability.label_stability import (
+    LabelStability,
+    evaluate_stability,
+    noise_stability,
+    retest_stability,
 )
 
 

@@ -21,8 +21,8 @@ from judges.core.results import (
     read_results,
 )
 from judges.core.spec import JudgeSpec, load_catalog, version_key
-from judges.reports.build.report import build_report, dimensions_of
-from judges.reports.build.model import RESULTS_FILE, FolderReport
+from judges.reports.model.build import build_report, dimensions_of
+from judges.reports.model.data import RESULTS_FILE, FolderReport
 from judges.reports.sections.sources import Sources
 from judges.stats.regression.comparison import Comparison, compare_versions
 

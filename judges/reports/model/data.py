@@ -16,16 +16,16 @@ from judges.core.results import JudgementRow, Usage
 from judges.reports.sections.estimate import PassRateEstimate
 from judges.reports.sections.pairwise import PairwiseReport
 from judges.reports.sections.probes import ProbeReport
-from judges.stats.regression.comparison import Comparison, outcome
+from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import Fitness
-from judges.stats.estimates.floors import Gate, not_evaluated
-from judges.stats.reliability.label_stability import LabelStability
+from judges.stats.planning.categories import CategoryPower
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.ranking.reading_list import ReadingListResult
+from judges.stats.regression.comparison import Comparison, outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
-from judges.stats.planning.categories import CategoryPower
+from judges.stats.reliability.label_stability import LabelStability
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
