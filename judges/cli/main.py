@@ -13,7 +13,7 @@ from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
 from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import recording_gaps, refusal, survey
+from judges.cli.recorded import asked_items, recording_gaps, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -97,11 +97,11 @@ def _baseline(args: argparse.Namespace) -> int:
     except ResultsMissing as error:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
-    item_ids = [item.id for item in sources.planted.items]
     accepted_rows = rows_by_version[accept]
-    gaps = recording_gaps(accepted_rows, item_ids, sorted({r.model for r in accepted_rows}))
+    asked = asked_items(sources.planted, accept, sorted({r.model for r in accepted_rows}))
+    gaps = recording_gaps(accepted_rows, asked)
     if gaps:
-        for line in refusal(args.judge, accept, gaps, len(item_ids)):
+        for line in refusal(args.judge, accept, gaps, asked):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
     for version, found in models.items():

@@ -152,12 +152,11 @@ class JudgesSession:
             return [ModelRef.parse(model) for model in named.models]
         return [ModelRef.parse(spec.config.baseline_model)]
 
-    def main_items(self, planted: PlantedSet, version: str) -> tuple[PlantedItem, ...]:
-        """The items a version's main run judges: all, or the subset set.toml names."""
-        named = planted.config.versions.get(version)
-        if named is None or not named.items:
-            return tuple(planted.items)
-        return tuple(planted.item(item_id) for item_id in named.items)
+    def main_items(
+        self, planted: PlantedSet, version: str, model: str | None = None
+    ) -> tuple[PlantedItem, ...]:
+        """The items a version's main run (of `model`) judges: all, or what set.toml names."""
+        return planted.main_items(version, model)
 
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
@@ -412,7 +411,7 @@ class JudgesSession:
                 continue
             wanted = {(g.baseline, m) for (m, _), g in planted.gates.items() if g.baseline}
             for version, model in sorted(wanted):
-                ids = [item.id for item in self.main_items(planted, version)]
+                ids = [item.id for item in self.main_items(planted, version, model)]
                 # Judged in this session: under xdist the controller would replay it again.
                 rows = main_run(self.rows, (name, version, model), ids)
                 rows = rows or self._replay_main(planted, version, ModelRef.parse(model))
@@ -425,7 +424,7 @@ class JudgesSession:
     ) -> list[JudgementRow] | None:
         """A version's main run from its cassettes; None when any is missing."""
         rows: list[JudgementRow] = []
-        for item in self.main_items(planted, version):
+        for item in self.main_items(planted, version, str(model)):
             case = Case(planted.judge, version, model, item.id, item.slug)
             try:
                 rows += self.judge_case(case, rerecord="", replay_only=True)

@@ -148,16 +148,22 @@ def _gates(
 
 
 def _missing_items(
-    planted: PlantedSet | None, main: Sequence[JudgementRow], notes: list[str]
+    planted: PlantedSet | None,
+    version: str,
+    model: str,
+    main: Sequence[JudgementRow],
+    notes: list[str],
 ) -> tuple[str, ...]:
-    """Planted items without a main-run row (a `-k` run), named in a note."""
+    """Items set.toml asks this version's main run of `model` to judge (every planted item
+    unless it names fewer) without a row (a `-k` run), named in a note."""
     if planted is None:
         return ()
-    missing = tuple(sorted({item.id for item in planted.items} - {row.item_id for row in main}))
+    asked = {item.id for item in planted.main_items(version, model)}
+    missing = tuple(sorted(asked - {row.item_id for row in main}))
     if missing:
         shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
         notes.append(
-            f"{len(missing)} of {len(planted.items)} planted items have no main-run row "
+            f"{len(missing)} of the {len(asked)} items set.toml asks for have no main-run row "
             f"({shown}): statistics cover the rows there are; run the full suite to complete"
         )
     return missing
@@ -209,7 +215,7 @@ def _model_report(
     planted = sources.planted
     main = [row for row in rows if row.run == "main"]
     by_item = {row.item_id: row for row in main}
-    missing = _missing_items(planted, main, notes)
+    missing = _missing_items(planted, version, model, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
     fields = (*dimensions, *([flag] if flag else []))
@@ -234,7 +240,7 @@ def _model_report(
         accept_not_fit=accepted_not_fit(fitness, table),
         model=model,
         n_main=len(main),
-        planted_items=len(planted.items) if planted else None,
+        planted_items=len(planted.main_items(version, model)) if planted else None,
         missing_items=missing,
         **_rates(main),
         status_by_run=_status_by_run(rows),

@@ -60,6 +60,9 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
 
 # The four verdicts, one word each.
 PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
+# INCOMPLETE's one reason, everywhere: the recording lacks items set.toml asks for.
+MISSING_ONE = "item set.toml asks for not judged"
+MISSING_MANY = "items set.toml asks for not judged"
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,7 @@ class ModelReport:
             (unevaluated, "gate not evaluated", "gates not evaluated"),
             (len(self.new_failures), "new failure", "new failures"),
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
-            (len(self.missing_items), "planted item not judged", "planted items not judged"),
+            (len(self.missing_items), MISSING_ONE, MISSING_MANY),
         ]
         return [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
 
@@ -360,7 +363,7 @@ class FolderReport:
             return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
         if word == INCOMPLETE:
             missing = sum(len(m.missing_items) for m in self.models)
-            return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
+            return f"{INCOMPLETE}: {missing} {MISSING_ONE if missing == 1 else MISSING_MANY}"
         return f"{FAIL}: " + ", ".join(self.problems())
 
     def _pairwise_accepted_not_fit(self) -> list[str]:
