@@ -97,6 +97,12 @@ def session_lines(
     counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
     lines = [f"{len(rows)} judgements: {counts}"]
     for model, usage in usage_by_model.items():
+        if model.startswith("imported:"):  # a release gives replies, not their tokens or price
+            lines.append(
+                f"{model}: {usage.calls} replayed replies; tokens and cost unknown (imported "
+                "from a release, which did not publish them)"
+            )
+            continue
         lines.append(
             f"{model}: {usage.calls} calls, {usage.input_tokens} input + "
             f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}"
