@@ -11,6 +11,7 @@ from typing import Any
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
+from judges.cli.leaderboard import add_leaderboard_command
 from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
 from judges.cli.recorded import asked_items, recording_gaps, refusal, survey
@@ -205,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
         "  python -m judges init support_reply          a new judge: prompts, set, tests, CI\n"
         "  python -m judges baseline product_identity --accept 0.3.1   accept a baseline\n"
+        "  python -m judges leaderboard pairwise --version 0.1   rank the judge models per set\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
         "  python -m judges estimate product_identity --version 0.3.1 --outputs out.jsonl",
@@ -216,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline(commands)
     add_finale_command(commands)
     add_import_command(commands)
+    add_leaderboard_command(commands, PLANTED_SETS_HELP, REPORTS_HELP)
     add_init_command(commands)
     add_power_commands(commands, str)
     return parser
@@ -306,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in ("derive", "report", "baseline", "plan", "estimate"):
+        if args.command in ("derive", "report", "baseline", "plan", "estimate", "leaderboard"):
             _project_defaults(parser, args)
         return int(args.run(args))
     except USER_ERRORS as error:

@@ -13,7 +13,7 @@ from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, 
 from judges.reports.sections.coercions import coercion_line
 from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fitness import model_fitness
-from judges.reports.sections.pairwise import PairwiseReport, pairwise_report
+from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
 from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sections.regressions import fingerprints, regressions
 from judges.reports.sections.sources import Sources
@@ -485,7 +485,7 @@ def _pairwise(
         model: planted.gates.get((model, version)) if planted is not None else None
         for model in {row.model for row in rows}
     }
-    return pairwise_report(rows, gates)
+    return pairwise_report(rows, gates, outputs_of(planted.items if planted else ()))
 
 
 def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:

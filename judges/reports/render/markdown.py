@@ -18,6 +18,7 @@ from judges.reports.model.data import (
 )
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.label_stability import label_stability_md
+from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
@@ -407,6 +408,7 @@ def render_report_md(report: FolderReport) -> str:
     """report.md: the header, a section per model, cost, and the comparison."""
     lines = _header_md(report)
     if report.pairwise is not None:
+        lines += leaderboard_markdown(report.pairwise.leaderboards)
         lines += pairwise_markdown(report.pairwise)
     for m in report.models:
         lines += _model_md(m, report.sme_labels)

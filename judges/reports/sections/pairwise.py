@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import Rate
+from judges.stats.fitness.evaluator import Outputs
+from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
 from judges.stats.fitness.pairwise import (
     PASS,
     ModelPair,
@@ -56,6 +59,7 @@ class ModelSet:
 class PairwiseReport:
     sets: dict[str, tuple[ModelSet, ...]]  # category -> one entry per model
     pairs: tuple[ModelPair, ...]  # McNemar between models, per category
+    leaderboards: tuple[SetLeaderboard, ...] = ()  # per category, models ranked
 
     def problems(self) -> list[str]:
         """Sets a model is NOT FIT on, or FAILs, that gates.toml does not accept."""
@@ -70,13 +74,23 @@ class PairwiseReport:
         return {
             "sets": {c: [m.as_dict() for m in models] for c, models in self.sets.items()},
             "mcnemar_between_models": [p.as_dict() for p in self.pairs],
+            "leaderboard": [board.as_dict() for board in self.leaderboards],
         }
 
 
+def outputs_of(items: Sequence[PlantedItem]) -> dict[str, tuple[str, str]]:
+    """Item id -> its two outputs (output_1, output_2), as the leaderboard reads them."""
+    return {
+        item.id: (str(item.inputs.get("output_1", "")), str(item.inputs.get("output_2", "")))
+        for item in items
+    }
+
+
 def pairwise_report(
-    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None]
+    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None], outputs: Outputs
 ) -> PairwiseReport | None:
-    """`gates`: model -> its table for this version (None: no floors, nothing accepted)."""
+    """`gates`: model -> its table for this version (None: no floors, nothing accepted);
+    `outputs`: item id -> its two outputs, for the leaderboard's length and list figures."""
     by_model = {
         model: judged(r for r in rows if r.model == model)
         for model in sorted({row.model for row in rows if row.run == "main"})
@@ -99,7 +113,9 @@ def pairwise_report(
             entry = ModelSet(model, outcome, llmbar_statistics(grouped[category]))
             sets.setdefault(category, []).append(entry)
     return PairwiseReport(
-        {c: tuple(entries) for c, entries in sorted(sets.items())}, tuple(model_pairs(by_model))
+        {c: tuple(entries) for c, entries in sorted(sets.items())},
+        tuple(model_pairs(by_model)),
+        tuple(leaderboards(rows, outputs)),
     )
 
 
