@@ -29,6 +29,7 @@ from judges.stats.fitness.pairwise import (
     llmbar_statistics,
     model_pairs,
     outcomes,
+    sided_p,
 )
 
 EXPLAINED = (
@@ -37,7 +38,8 @@ EXPLAINED = (
     "average (k of 2n judgements, two per item, not independent). Agreement: the same winner "
     "named in both orders. Chance: exact sign test, right in both orders against wrong in "
     "both (a coin or a position-follower is as likely to be wrong twice as right twice: "
-    "50%). A set is NOT FIT unless significantly better than chance, FAIL if a floor of "
+    "50%), each one-sided p-value named by its side. A set is NOT FIT unless significantly "
+    "better than chance, FAIL if a floor of "
     "gates.toml fails, else PASS. LLMBar columns are computed as the paper's code does: "
     "`equal` counts two replies without a winner as the same winner, and its kappas encode "
     "a winner '1' as 1 and anything else as 0 against gold labels 1 or 2 (so they are not "
@@ -150,7 +152,7 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
             lines.append(
                 f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
                 f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
-                f"(p = {min(f.chance.p_value, f.chance.p_worse):.2g}) | {f.no_winner} |"
+                f"({sided_p(f.chance)}) | {f.no_winner} |"
             )
         lines += [
             "",
