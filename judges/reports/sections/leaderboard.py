@@ -97,13 +97,22 @@ def _preference(pref: Preference | None) -> str:
 
 
 def _money(f: EvaluatorFigures) -> str:
-    s = f.spend
-    return f"${s.usd_per_1000:.4f}" if s.usd_per_1000 is not None else s.cost_unknown
+    s = f.spend  # the cell says "unknown" or "not recorded"; why is said under the table
+    return f"${s.usd_per_1000:.4f}" if s.usd_per_1000 is not None else s.cost_unknown.split(":")[0]
 
 
 def _time(f: EvaluatorFigures) -> str:
     s = f.spend
-    return f"{s.seconds_per_1000:.1f} s" if s.seconds_per_1000 is not None else s.time_unknown
+    if s.seconds_per_1000 is not None:
+        return f"{s.seconds_per_1000:.1f} s"
+    return s.time_unknown.split(":")[0]
+
+
+def unknown_lines(board: SetLeaderboard) -> list[str]:
+    """Why a price or time is unknown, once per reason."""
+    costs = sorted({f.spend.cost_unknown for f in board.entries if f.spend.cost_unknown})
+    times = sorted({f.spend.time_unknown for f in board.entries if f.spend.time_unknown})
+    return [*(f"USD: {why}" for why in costs), *(f"time: {why}" for why in times)]
 
 
 def cells(board: SetLeaderboard) -> list[list[str]]:
@@ -151,6 +160,8 @@ def leaderboard_markdown(boards: Sequence[SetLeaderboard]) -> list[str]:
             "|" + "---|" * len(HEAD),
             *("| " + " | ".join(row) + " |" for row in cells(board)),
             "",
+            *(f"- {line}" for line in unknown_lines(board)),
+            *([""] if unknown_lines(board) else []),
         ]
     return lines
 
@@ -166,6 +177,7 @@ def leaderboard_html(boards: Sequence[SetLeaderboard]) -> str:
             for row in cells(board)
         )
         + "</table>"
+        + "".join(f'<p class="caption">{escape(line)}</p>' for line in unknown_lines(board))
         for board in boards
     )
     return (
@@ -219,10 +231,8 @@ def short_cells(board: SetLeaderboard) -> list[list[str]]:
                 *_short_pref(f.length),
                 *_short_pref(f.lists),
                 "-" if f.parsed.n == 0 else f"{100 * f.parsed.rate:.1f}%",
-                "unknown" if f.spend.usd_per_1000 is None else f"${f.spend.usd_per_1000:.4f}",
-                "unknown"
-                if f.spend.seconds_per_1000 is None
-                else f"{f.spend.seconds_per_1000:.0f} s",
+                _money(f),
+                _time(f),
                 "-" if after is None else _short_p(after.test),
             ]
         )
@@ -235,8 +245,6 @@ def leaderboard_text(board: SetLeaderboard, judge: str, version: str) -> list[st
     widths = [max(len(row[i]) for row in rows) for i in range(len(SHORT_HEAD))]
     table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
              for row in rows]  # fmt: skip
-    unknown = sorted({f.spend.cost_unknown for f in board.entries if f.spend.cost_unknown})
-    times = sorted({f.spend.time_unknown for f in board.entries if f.spend.time_unknown})
     return [
         f"{judge} prompt {version}, {_title(board)}, ranked by agreement:",
         *table,
@@ -245,6 +253,5 @@ def leaderboard_text(board: SetLeaderboard, judge: str, version: str) -> list[st
         "  P(first) against 0.5 (first shown won twice vs second shown twice); P(longer) and "
         "P(list) judge against gold (sign test on items); vs next: McNemar against the model "
         "ranked below",
-        *(f"  USD: {why}" for why in unknown),
-        *(f"  time: {why}" for why in times),
+        *(f"  {line}" for line in unknown_lines(board)),
     ]
