@@ -19,6 +19,8 @@ import yaml
 
 from judges.__main__ import main
 from judges.core.results import JudgementRow, Usage, read_jsonl
+from judges.reports import terminal
+from judges.reports.render.github import summary_markdown
 from judges.reports.write import rebuild_reports
 from judges.stats.fitness.evaluator import spend
 from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
@@ -289,3 +291,20 @@ def test_the_built_in_pairwise_reports_carry_the_leaderboard_and_read_right(tmp_
     assert "nan" not in text.replace("nano", "")
     assert "sees only a drop" not in text and "detects 0/13: there is no detection" in text
     assert "adversarial_gptinst | 12 |" not in text  # 13 items everywhere
+
+
+def test_incomplete_gives_one_reason_in_every_format(tmp_path: Path) -> None:
+    """A recording missing one item set.toml asks for: the same words everywhere."""
+    target = tmp_path / "reports/pairwise/1.0"
+    target.mkdir(parents=True)
+    lines = (ROOT / "reports/pairwise/1.0/results.jsonl").read_text().splitlines()
+    (target / "results.jsonl").write_text("\n".join(lines[1:]) + "\n")
+    built = rebuild_reports(tmp_path / "reports", ROOT / "planted_sets", "pairwise")
+    reason = "1 item set.toml asks for not judged"
+    assert json.loads((target / "report.json").read_text())["verdict"] == f"INCOMPLETE: {reason}"
+    assert f"INCOMPLETE: {reason}" in (target / "report.md").read_text()
+    assert f"INCOMPLETE<span>{reason}." in (target / "index.html").read_text()  # the banner
+    (folder,) = built.folders
+    (model,) = folder.models
+    assert terminal.model_line(model, "pairwise", "1.0").endswith(f"INCOMPLETE: {reason}")
+    assert f"INCOMPLETE: {reason} :x:" in summary_markdown([folder])

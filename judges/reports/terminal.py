@@ -33,7 +33,9 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
     verdict = m.verdict_word()
-    if not m.fit:
+    if m.missing_items:  # INCOMPLETE: the same reason as report.md's
+        verdict += f": {m.incomplete_reason()}"
+    elif not m.fit:
         failing = m.fitness.failing if m.fitness is not None else []
         why = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
         accepted = ", accepted in gates.toml" if m.accept_not_fit else ""

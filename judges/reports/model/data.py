@@ -60,9 +60,11 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
 
 # The four verdicts, one word each.
 PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
+
+
 # INCOMPLETE's one reason, everywhere: the recording lacks items set.toml asks for.
-MISSING_ONE = "item set.toml asks for not judged"
-MISSING_MANY = "items set.toml asks for not judged"
+def missing_reason(missing: int) -> str:
+    return f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged"
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,11 @@ class ModelReport:
             return ["no planted set to test it against chance"]
         return self.fitness.reasons()
 
+    def incomplete_reason(self) -> str:
+        """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
+        judged"; empty when nothing set.toml asks for is missing."""
+        return missing_reason(len(self.missing_items)) if self.missing_items else ""
+
     def verdict_word(self) -> str:
         """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
 
@@ -204,9 +211,9 @@ class ModelReport:
             (unevaluated, "gate not evaluated", "gates not evaluated"),
             (len(self.new_failures), "new failure", "new failures"),
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
-            (len(self.missing_items), MISSING_ONE, MISSING_MANY),
         ]
-        return [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+        reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+        return reasons + ([self.incomplete_reason()] if self.missing_items else [])
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -362,8 +369,9 @@ class FolderReport:
             ]
             return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
         if word == INCOMPLETE:
-            missing = sum(len(m.missing_items) for m in self.models)
-            return f"{INCOMPLETE}: {missing} {MISSING_ONE if missing == 1 else MISSING_MANY}"
+            return f"{INCOMPLETE}: " + missing_reason(
+                sum(len(m.missing_items) for m in self.models)
+            )
         return f"{FAIL}: " + ", ".join(self.problems())
 
     def _pairwise_accepted_not_fit(self) -> list[str]:

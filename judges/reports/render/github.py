@@ -88,6 +88,8 @@ def _verdict_cell(m: ModelReport) -> str:
     word = m.verdict_word()
     if word == "NOT FIT" and m.accept_not_fit:
         return "NOT FIT (accepted)"
+    if m.missing_items:  # INCOMPLETE: the same reason as report.md's
+        word += f": {m.incomplete_reason()}"
     return word + ("" if word == "PASS" else " :x:")
 
 
