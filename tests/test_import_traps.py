@@ -22,6 +22,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
 from judges.core.runner import Call, judge
 from judges.core.spec import load_catalog
+from judges.pytest_plugin.invocation import missing_fix
 from judges.reports import terminal
 from judges.sets.imports import ImportError_, prefix_for
 from judges.sets.items import PlantedSetError
@@ -195,3 +196,13 @@ def test_imported_cost_is_unknown_not_zero() -> None:
     )
     assert "$0.0000" not in lines[1]
     assert lines[2] == "local:smollm2-135m: 2 calls, 599 input + 56 output tokens, $0.0000"
+
+
+def test_a_missing_imported_judgement_is_not_sent_to_record() -> None:
+    # Before: every miss said "Re-record it with: pytest --record=all ...", which an
+    # imported model cannot do (it is never called).
+    imported = missing_fix(ModelRef.parse("imported:GPT-4"), "pytest --record=all x")
+    assert "--record" not in imported and "python -m judges import llmbar" in imported
+    assert 'model_items = { "imported:GPT-4" = ["<set>"] }' in imported
+    local = missing_fix(ModelRef.parse("local:smollm2-135m"), "pytest --record=all x")
+    assert local == "Re-record it with:  pytest --record=all x"

@@ -25,7 +25,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
-from judges.pytest_plugin.invocation import rerecord_command
+from judges.pytest_plugin.invocation import missing_fix, rerecord_command
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
 from judges.sets.planted import PlantedSet, load_planted_sets
@@ -309,7 +309,7 @@ class JudgesSession:
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
-                f"Re-record it with:  {rerecord}"
+                + missing_fix(case.model, rerecord)
             ) from None
         for row in rows:
             row.fingerprint = fingerprint
