@@ -138,6 +138,8 @@ def test_two_strategies_are_two_prompt_versions_and_neither_overwrites(tmp_path:
     done = import_llmbar(src, project, strategy="Metrics_Reference", version="1.0")
     assert done.version == "1.0" and done.cassettes == 12
     assert _tree(project / "cassettes/pairwise/0.1") == vanilla
+    with pytest.raises(ImportError_, match=r"Vanilla outputs are prompt 0.1; import them there"):
+        import_llmbar(src, project, strategy="Vanilla", version="1.0")
     # Again without --prompt-version: the version it was imported under; nothing changes.
     assert import_llmbar(src, project, strategy="Metrics_Reference").changed == 0
     for version in ("0.1", "1.0"):

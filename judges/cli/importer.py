@@ -250,7 +250,13 @@ def _version_for(
 ) -> str:
     """The prompt version a strategy's outputs go under, never one holding another's."""
     imported = dict(_content(folder).get("strategies", {}))
-    version = requested or imported.get(strategy)
+    before = imported.get(strategy)
+    if requested and before and requested != before:
+        raise ImportError_(
+            f"{release}'s {strategy} outputs are prompt {before}; import them there (leave out "
+            f"--prompt-version), so one strategy is never two versions"
+        )
+    version = requested or before
     if version is None and imported:
         raise ImportError_(
             f"strategy {strategy!r} of {release} has no prompt version yet ("
