@@ -204,7 +204,10 @@ SHORT_HEAD = (
 
 
 def _short_p(test: McNemar) -> str:
-    return "-" if test.n == 0 else ("<0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}")
+    """The p-value, or "no test" when no item differs (the last rank's "vs next" is "-")."""
+    if test.n == 0:
+        return "no test"
+    return "<0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}"
 
 
 def _short_pref(pref: Preference | None) -> tuple[str, str]:
