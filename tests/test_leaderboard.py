@@ -21,6 +21,7 @@ from judges.__main__ import main
 from judges.core.results import JudgementRow, Usage, read_jsonl
 from judges.reports import terminal
 from judges.reports.render.github import summary_markdown
+from judges.reports.sections.leaderboard import leaderboard_text
 from judges.reports.write import rebuild_reports
 from judges.stats.fitness.evaluator import spend
 from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
@@ -308,3 +309,14 @@ def test_incomplete_gives_one_reason_in_every_format(tmp_path: Path) -> None:
     (model,) = folder.models
     assert terminal.model_line(model, "pairwise", "1.0").endswith(f"INCOMPLETE: {reason}")
     assert f"INCOMPLETE: {reason} :x:" in summary_markdown([folder])
+
+
+def test_the_terminal_table_tells_no_test_from_the_last_rank() -> None:
+    same, outputs = _judged(lambda gold, order: gold)
+    (board,) = leaderboards(_rows(same, "x:one") + _rows(same, "x:two"), outputs)
+    lines = leaderboard_text(board, "pairwise", "1.0")
+    assert lines[0] == "pairwise prompt 1.0, set (40 items, 2 models), ranked by agreement:"
+    first, second = lines[2], lines[3]
+    assert first.startswith("1  x:one") and first.endswith("no test")  # alike on every item
+    assert second.startswith("2  x:two") and second.endswith("  -")
+    assert "nan" not in "\n".join(lines)
