@@ -325,6 +325,33 @@ def test_unknown_clean_item(tmp_path: Path) -> None:
     assert "PE-99" in message
 
 
+def test_a_control_without_the_control_flag_is_refused(tmp_path: Path) -> None:
+    # It would count as a defect "detected" whenever the judge rightly leaves it alone.
+    lines = [item("product_identity", 1), item("product_identity", 2, control=False)]
+    message = refused(tmp_path, lines)
+    assert "items.jsonl:2:" in message and "category 'control' holds controls" in message
+    assert '"control": true' in message
+    alone = [item("product_identity", 1, category="controls", control=False)]
+    message = refused(tmp_path, alone)
+    assert "items.jsonl:1: item PE-01 is in category 'controls'" in message
+    assert 'lacks "control": true' in message
+
+
+def test_a_category_mixing_controls_and_defects_is_refused(tmp_path: Path) -> None:
+    lines = [
+        item("product_identity", 1, category="cousin", control=False),
+        item("product_identity", 2, category="cousin"),
+    ]
+    message = refused(tmp_path, lines)
+    assert "items.jsonl:1: category 'cousin' holds controls (e.g. PE-02, line 2)" in message
+
+
+def test_controls_in_a_category_of_their_own_name_load(tmp_path: Path) -> None:
+    # product_identity's `illustration` items are controls under another name: legal.
+    lines = [item("product_identity", 1, category="illustration"), item("product_identity", 2)]
+    assert [i.control for i in load(tmp_path, lines)] == [True, True]
+
+
 def test_wrong_judge(tmp_path: Path) -> None:
     foreign = {**item("product_identity", 1), "judge": "geval"}
     message = refused(tmp_path, [foreign])

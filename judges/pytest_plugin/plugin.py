@@ -52,6 +52,11 @@ from judges.pytest_plugin.session import (
 from judges.sets.items import PlantedSetError
 from judges.storage.files import remove_stale_temporaries
 
+# The generic suite's snapshot test needs pytest's assert rewriting for syrupy's diff. A
+# plugin's own files are rewritten only when pip lists them (not in an editable install), so
+# name the module; it is imported later, by a project's test module.
+pytest.register_assert_rewrite("judges.pytest_plugin.suite")
+
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
 OPTION_BASE_URL = "--judge-base-url"

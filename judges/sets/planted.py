@@ -198,6 +198,7 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
             f"{path}:1: the planted set has no items, so every gate would pass on nothing; "
             "add one JSON object per line, or remove the file"
         )
+    _check_categories(path, items, seen)
     for item in items:
         clean = item.provenance.clean_item
         if clean is not None and clean not in seen:
@@ -206,6 +207,33 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
                 f"item of this set (item {item.id})"
             )
     return items
+
+
+def _check_categories(path: Path, items: list[PlantedItem], lines: dict[str, int]) -> None:
+    """A category is all controls or all defects, and one named for controls holds controls.
+
+    A control without `"control": true` would count as a defect the judge "detected" when it
+    rightly left it alone, and a control category mixing in defects hides both figures.
+    """
+    for category in sorted({item.category for item in items}):
+        members = [item for item in items if item.category == category]
+        controls = [item for item in members if item.control]
+        defects = [item for item in members if not item.control]
+        if controls and defects:
+            control, defect = controls[0], defects[0]
+            raise PlantedSetError(
+                f"{path}:{lines[defect.id]}: category {category!r} holds controls (e.g. "
+                f"{control.id}, line {lines[control.id]}) and defects (e.g. {defect.id}): a "
+                'category is all controls or all defects; set "control": true on every '
+                "control, or move the defects to a category of their own"
+            )
+        if defects and "control" in category.lower():
+            raise PlantedSetError(
+                f"{path}:{lines[defects[0].id]}: item {defects[0].id} is in category "
+                f'{category!r} but lacks "control": true, so it would count as a defect; add '
+                '"control": true (a control is a harmless answer the judge must leave '
+                "alone), or name the category for the defect it plants"
+            )
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
