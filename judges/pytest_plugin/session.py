@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
-from judges.calls.cassette_files import miss_reason, open_cassette, recorded_interactions
+from judges.calls.cassette_files import (
+    miss_reason,
+    open_cassette,
+    recorded_base_url,
+    recorded_interactions,
+)
 from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.calls.limits import Limiter, load_ceilings
@@ -25,7 +30,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
-from judges.pytest_plugin.invocation import rerecord_command
+from judges.pytest_plugin.invocation import no_recordings_line, with_recording_options
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
 from judges.sets.planted import PlantedSet, load_planted_sets
@@ -302,11 +307,13 @@ class JudgesSession:
                 rows = [judge(spec, case.version, subject, call) for call in calls]
                 fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
+            rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
             raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
             state = miss_reason(path, case.model, repeats)
+            rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
@@ -443,23 +450,9 @@ class JudgesSession:
                     folder = self.settings.cassettes / planted.judge / version / model.slug
                     if folder.is_dir() and any(folder.glob("*.yaml")):
                         continue
-                    command = rerecord_command(
-                        keyword=f"{planted.judge}-{version}-",
-                        options=self.settings.rerecord_options,
-                    )
-                    others = sorted(
-                        p.name for p in folder.parent.glob("*/") if any(p.rglob("*.yaml"))
-                    )
-                    elsewhere = (  # recorded with --judge-model, replayed without it
-                        f" (recorded for {', '.join(others)}: replay with --judge-model, or "
-                        f"set baseline_model in {spec.root / 'judge.toml'})"
-                        if others
-                        else ""
-                    )
-                    lines.append(
-                        f"{planted.judge} prompt {version} on {model} has no recordings yet"
-                        f"{elsewhere}; record it with:  {command}"
-                    )
+                    toml, options = spec.root / "judge.toml", self.settings.rerecord_options
+                    line = no_recordings_line(planted.judge, version, model, folder, toml, options)
+                    lines.append(line)
         return lines
 
     def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:

@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from ._support import ITEMS, FakeJudge, JudgesProject, nodeid, rerecords, versions
+from ._support import (
+    ITEMS,
+    FakeJudge,
+    JudgesProject,
+    nodeid,
+    rerecord_lines,
+    rerecords,
+    versions,
+)
 
 STALE = ITEMS[1]
 
@@ -42,6 +50,13 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
             ]
         )
         assert rerecords(stale.stdout.str(), nodeid(version, STALE))
+    # Each printed command names the model and the server the cassette was recorded with:
+    # this replay was started without either.
+    commands = rerecord_lines(stale.stdout.str())
+    assert commands and all(
+        f"--judge-model local:smollm2-135m --judge-base-url {fake_judge.url} " in command
+        for command in commands
+    ), commands
     calls = len(fake_judge.calls)
 
     rerecord = project.run("-k", STALE["id"], record="all")
