@@ -17,12 +17,15 @@ from judges.calls import local_server
 from judges.calls.backends import ModelRef
 from judges.calls.cassette_files import miss_reason, recorded_base_url, recorded_interactions
 from judges.calls.local_server import die_with_parent
+from judges.core.naming import Case
 from judges.pytest_plugin.invocation import (
     partial_selection,
     rerecord_command,
     with_recording_options,
 )
+from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
+from judges.sets.pins import Pin
 
 
 def _cassette(path: Path, interactions: int) -> Path:
@@ -31,15 +34,47 @@ def _cassette(path: Path, interactions: int) -> Path:
     return path
 
 
+CASE = Case("product_identity", "0.2", ModelRef.parse("local:smollm2-135m"), "PE-01", "x")
+
+
+def _settings(tmp_path: Path, mode: RecordMode) -> Settings:
+    return Settings(rootdir=tmp_path, record=mode, planted_sets=tmp_path / "planted_sets")
+
+
 def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
-    session = JudgesSession(Settings(rootdir=tmp_path, record=RecordMode.MISSING))
+    session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     assert recorded_interactions(partial) == 2
-    assert session._should_record(partial, repeats=5)
-    assert not session._should_record(partial, repeats=2)
-    assert session._should_record(tmp_path / "absent.yaml", repeats=1)
-    everything = JudgesSession(Settings(rootdir=tmp_path, record=RecordMode.ALL))
-    assert everything._should_record(partial, repeats=1)
+    assert session._should_record(partial, 5, CASE)
+    assert not session._should_record(partial, 2, CASE)
+    assert session._should_record(tmp_path / "absent.yaml", 1, CASE)
+    everything = JudgesSession(_settings(tmp_path, RecordMode.ALL))
+    assert everything._should_record(partial, 1, CASE)
+
+
+def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path: Path) -> None:
+    pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    recorded = _cassette(folder / "PE-01.yaml", 1)
+    guard = BaselineGuard(allow=False)
+    assert guard.keeps(pins, CASE, recorded)  # replacing it
+    assert guard.keeps(pins, CASE, folder / "PE-02.yaml")  # filling a gap left by a deletion
+    assert not guard.keeps({}, CASE, recorded)  # not an accepted baseline
+    assert not guard.keeps(pins, CASE, tmp_path / "elsewhere" / "PE-01.yaml")  # replaces nothing
+    other = Case("product_identity", "0.3", CASE.model, "PE-01", "x")
+    assert not guard.keeps(pins, other, recorded)
+    assert guard.lines() == [
+        "kept 2 cassette(s) of the accepted baseline product_identity prompt 0.2 on "
+        "local:smollm2-135m: --record never replaces an accepted baseline (pinned in "
+        "accepted.toml); to re-record it on purpose add --rerecord-baseline, or record the "
+        "change as a new version"
+    ]
+    allowed = BaselineGuard(allow=True)
+    assert not allowed.keeps(pins, CASE, recorded)
+    assert allowed.lines() and allowed.lines()[0].startswith("re-recorded 1 cassette(s)")
+    assert "git checkout -- x.yaml" in missing_hint(pins, CASE, Path("x.yaml"))
+    assert missing_hint({}, CASE, Path("x.yaml")) == ""
 
 
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from judges.core.spec import (
     version_key,
 )
 from judges.sets.items import PlantedSetError
+from judges.sets.pins import edited_pins, load_pins, prompt_digests, write_pins
 from judges.sets.planted import category_counts, load_items, load_planted_sets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -541,3 +542,46 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
         'gates.toml ["local:m"."0.3"] (inherited: prompt 0.3.1 has no table of its own)'
     )
     assert planted_set.gates_source("local:m", "0.3").endswith('gates.toml ["local:m"."0.3"]')
+
+
+# --------------------------------------------------------------------------- pinned baselines
+
+
+def test_an_accepted_baselines_prompt_is_pinned_and_an_edit_is_refused(tmp_path: Path) -> None:
+    root = make_judge(tmp_path)
+    (root / "1.1.md").write_text("Rate {{summary}} once more against {{ transcript }}.")
+    spec = load_judge(root)
+    folder = tmp_path / "planted"
+    folder.mkdir()
+    written = write_pins(folder, spec, [("local:m", "1.0")], "2026-12-02")
+    write_pins(folder, spec, [("other:m", "1.1")], "2026-12-03")  # earlier pins are kept
+    pins = load_pins(folder)
+    assert sorted(pins) == [("local:m", "1.0"), ("other:m", "1.1")]
+    assert pins[("local:m", "1.0")].pinned == "2026-12-02"
+    assert pins[("local:m", "1.0")].prompts == prompt_digests(spec, "1.0")
+    edited_pins(spec, pins, folder)  # nothing changed: no error
+
+    (root / "1.0.md").write_text("Rate {{summary}} harder against {{ transcript }}.")
+    with pytest.raises(PlantedSetError) as caught:
+        edited_pins(load_judge(root), pins, folder)
+    message = str(caught.value)
+    assert message.startswith(f"{root / '1.0.md'}: prompt 1.0 of demo is the accepted baseline")
+    assert f"pinned in {written} on 2026-12-02" in message
+    assert "git checkout --" in message and "new version, e.g. 1.2" in message
+
+    (root / "1.0.md").unlink()
+    with pytest.raises(PlantedSetError, match=r"accepted.toml:\d+: prompt 1.0 of demo .* gone"):
+        edited_pins(load_judge(root), pins, folder)
+
+
+def test_a_hand_broken_pin_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "accepted.toml").write_text('["local:m"."1.0"]\nprompts = "abc"\n')
+    with pytest.raises(PlantedSetError, match=r'accepted.toml:1: \["local:m"."1.0"\] needs'):
+        load_pins(tmp_path)
+
+
+def test_the_committed_baselines_are_pinned_as_accepted() -> None:
+    catalog = load_catalog()
+    for name, planted in load_planted_sets(PLANTED_ROOT, catalog).items():
+        baselines = {(m, g.baseline) for (m, _), g in planted.gates.items() if g.baseline}
+        assert baselines <= set(planted.pins), f"{name}: pin {baselines - set(planted.pins)}"

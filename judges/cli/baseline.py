@@ -277,6 +277,7 @@ def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) ->
 
 _ORDER = (
     "accept_not_fit",
+    "accept_regression",
     "baseline",
     "alpha",
     "min_detection",
@@ -313,6 +314,7 @@ def write_baseline(
     existing: dict[tuple[str, str], dict[str, Any]],
     reset_floors: bool = False,
     not_fit: dict[tuple[str, str], str | None] | None = None,
+    regressed: dict[tuple[str, str], str] | None = None,
 ) -> tuple[Path, Path, list[str]]:
     """Accept prompt `accept`'s main run as the baseline of the regression gates.
 
@@ -322,6 +324,8 @@ def write_baseline(
     kept (all replaced with suggestions when `reset_floors`); other keys are left alone.
     `not_fit`: (model, version) -> the accept_not_fit reason to write, or None to remove it
     (a judge that is fit must not be accepted as unfit: its strict xfail would XPASS).
+    `regressed`: (model, version) -> why a version worse than the baseline before it is
+    accepted all the same (accept_regression); the accepted version's stale reason goes.
     """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
     gates: dict[tuple[str, str], dict[str, Any]] = {}
@@ -348,6 +352,10 @@ def write_baseline(
                 reason = (not_fit or {})[(model, version)]
                 table.pop("accept_not_fit", None)
                 table |= {"accept_not_fit": reason} if reason else {}
+            if version == accept:
+                table.pop("accept_regression", None)
+                if (model, version) in (regressed or {}):
+                    table["accept_regression"] = (regressed or {})[(model, version)]
             gates[(model, version)] = _ordered(table)
     expectations = folder / "expectations.toml"
     atomic_write_text(
@@ -386,6 +394,12 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
                 line += f" (accepted in gates.toml: {m.accept_not_fit})"
         lines.append(line)
     return lines
+
+
+def regression_lines(models: Iterable[Any]) -> dict[str, list[str]]:
+    """Per model, the regression gates the version fails against the current baseline."""
+    failing = {m.model: [r.describe() for r in m.regressions if r.passed is False] for m in models}
+    return {model: lines for model, lines in failing.items() if lines}
 
 
 def not_fit_acceptance(

@@ -125,6 +125,23 @@ def with_recording_options(command: str, model: object, base_url: str | None) ->
     return _RECORD_ALL + added + command.removeprefix(_RECORD_ALL)
 
 
+def unrecorded_lines(session: Any) -> list[str]:
+    """One line per prompt version without any recording, with the command that records it."""
+    lines = []
+    for planted in session.planted_sets.values():
+        spec = session.catalog[planted.judge]
+        for version in spec.versions:
+            for model in session.models_for(spec, version):
+                folder = session.settings.cassettes / planted.judge / version / model.slug
+                if folder.is_dir() and any(folder.glob("*.yaml")):
+                    continue
+                toml, options = spec.root / "judge.toml", session.settings.rerecord_options
+                lines.append(
+                    no_recordings_line(planted.judge, version, model, folder, toml, options)
+                )
+    return lines
+
+
 def no_recordings_line(
     judge: str,
     version: str,

@@ -30,9 +30,11 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
-from judges.pytest_plugin.invocation import no_recordings_line, with_recording_options
+from judges.pytest_plugin.invocation import with_recording_options
+from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
+from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
 from judges.stats.estimates.memo import Memo
@@ -90,6 +92,7 @@ class Settings:
         False  # live calls go through the providers' batch APIs (pytest_plugin.batch_phase)
     )
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    rerecord_baseline: bool = False  # --rerecord-baseline: replace an accepted baseline's cassettes
 
     @property
     def live(self) -> bool:
@@ -110,6 +113,7 @@ class JudgesSession:
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
+        self.baselines = BaselineGuard(settings.rerecord_baseline)
         self._backends: dict[tuple[str, bool], Any] = {}
         self._backends_lock = threading.Lock()
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
@@ -259,14 +263,20 @@ class JudgesSession:
         # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
         return self.limiter.wrap(backend) if live and not self.settings.batch else backend
 
-    def _should_record(self, path: Path, repeats: int, model: ModelRef | None = None) -> bool:
-        if model is not None and model.backend == "imported":
+    def _should_record(self, path: Path, repeats: int, case: Case) -> bool:
+        if case.model.backend == "imported":
             return False  # released by others: replayed, never called (re-import instead)
         mode = self.settings.record
+        if mode is not RecordMode.NONE and self.baselines.keeps(self._pins(case), case, path):
+            return False
         if mode is RecordMode.MISSING:
             # An interrupted recording leaves fewer interactions than the test needs.
             return not path.is_file() or recorded_interactions(path) < repeats
         return mode is RecordMode.ALL
+
+    def _pins(self, case: Case) -> dict[tuple[str, str], Pin]:
+        planted = self.planted_sets.get(case.judge)
+        return planted.pins if planted is not None else {}
 
     def judge_case(
         self,
@@ -289,7 +299,7 @@ class JudgesSession:
         path = case.cassette(self.settings.cassettes, run)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
-        record = not replay_only and self._should_record(path, repeats, case.model)
+        record = not replay_only and self._should_record(path, repeats, case)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
@@ -314,10 +324,11 @@ class JudgesSession:
                 raise
             state = miss_reason(path, case.model, repeats)
             rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
+            pinned = missing_hint(self._pins(case), case, _relative(path))
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
-                f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
-                f"Re-record it with:  {rerecord}"
+                f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
+                + (pinned or f"\nRe-record it with:  {rerecord}")
             ) from None
         for row in rows:
             row.fingerprint = fingerprint
@@ -439,21 +450,6 @@ class JudgesSession:
             except JudgementMissing:
                 return None
         return rows
-
-    def unrecorded_lines(self) -> list[str]:
-        """One line per prompt version without any recording, with the command that records it."""
-        lines = []
-        for planted in self.planted_sets.values():
-            spec = self.catalog[planted.judge]
-            for version in spec.versions:
-                for model in self.models_for(spec, version):
-                    folder = self.settings.cassettes / planted.judge / version / model.slug
-                    if folder.is_dir() and any(folder.glob("*.yaml")):
-                        continue
-                    toml, options = spec.root / "judge.toml", self.settings.rerecord_options
-                    line = no_recordings_line(planted.judge, version, model, folder, toml, options)
-                    lines.append(line)
-        return lines
 
     def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
