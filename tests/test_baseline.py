@@ -306,3 +306,25 @@ def test_a_version_worse_than_the_baseline_is_refused_unless_accepted_by_name(
     sources = load_sources("product_identity", load_catalog(), planted)
     folder = build_folder(Results(ROOT / "reports"), "product_identity", "0.3.1", sources)
     assert any(why in note and "significantly worse" in note for note in folder.models[0].notes)
+
+
+def test_accepting_touches_only_the_accepted_models_tables_from_that_version_on(
+    tmp_path: Path,
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    # An older version with a baseline of its own, and a model with no recording here (an
+    # imported judge's table, say): acceptance of another version leaves both alone.
+    text = gates.read_text().replace(
+        '["local:smollm2-135m"."0.3"]', '["local:smollm2-135m"."0.3"]\nbaseline = "0.3"', 1
+    )
+    gates.write_text(text + '\n["openai:gpt-4o"."0.2"]\nbaseline = "0.2"\nmax_error_rate = 0.1\n')
+    before = tomllib.loads(gates.read_text())
+
+    assert _run(planted, "--accept", "0.3.1") == 0
+
+    after = tomllib.loads(gates.read_text())
+    assert after["openai:gpt-4o"] == before["openai:gpt-4o"]
+    for version in ("0.2", "0.3"):
+        assert after[MODEL][version] == before[MODEL][version]
+    assert after[MODEL]["0.3.1"]["baseline"] == "0.3.1"

@@ -520,6 +520,7 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
     shutil.copytree(PLANTED_ROOT / "product_identity", tmp_path / "product_identity")
     (tmp_path / "product_identity" / "gates.toml").write_text(
         '["local:m"."0.3"]\nbaseline = "0.3"\nmin_detection = { cousin = 0.5 }\n'
+        'accept_regression = "why"\npairwise_accepted = { natural = "why" }\n'
         '["other:m"."0.2"]\nmax_error_rate = 0.1\n',
         encoding="utf-8",
     )
@@ -529,7 +530,11 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
     planted_set = planted["product_identity"]
     gates = planted_set.gates
     assert ("local:m", "0.2") not in gates  # nothing earlier to inherit from
-    assert gates[("local:m", "0.3.1")] == gates[("local:m", "0.3")]
+    # Floors and the baseline are inherited; an acceptance is never (it names one version).
+    assert gates[("local:m", "0.3.1")] == gates[("local:m", "0.3")].model_copy(
+        update={"accept_regression": "", "pairwise_accepted": {}}
+    )
+    assert gates[("local:m", "0.3")].pairwise_accepted == {"natural": "why"}
     assert gates[("local:m", "0.3.1")].baseline == "0.3"
     assert gates[("other:m", "0.3")].max_error_rate == 0.1
     assert gates[("other:m", "0.3.1")].max_error_rate == 0.1

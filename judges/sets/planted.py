@@ -362,7 +362,7 @@ def _inherit_gates(
                 source = version
             elif source is not None:
                 gates[(model, version)] = gates[(model, source)].model_copy(
-                    update={"accept_not_fit": "", "accept_regression": ""}
+                    update={"accept_not_fit": "", "accept_regression": "", "pairwise_accepted": {}}
                 )
                 inherited[(model, version)] = source
     return inherited
