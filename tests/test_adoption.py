@@ -240,3 +240,18 @@ def test_failure_messages_show_a_custom_verdicts_values() -> None:
     assert describe_verdict(row) == ""  # reports fall back to the verdict's key fields
     builtin = _row({"factual_accuracy": 2, "extra_field": 1}, expect)
     assert describe_returned(builtin) == "factual_accuracy=2"  # the built-in judges' as before
+
+
+def test_the_generic_suite_is_assert_rewritten_in_any_project(pytester: pytest.Pytester) -> None:
+    # An editable install is not rewritten as a plugin's listed files are: without this the
+    # verdict-table snapshot fails with a bare AssertionError and no syrupy diff.
+    pytester.makepyfile(
+        test_loader="""
+        import judges.pytest_plugin.suite as suite
+
+        def test_loader():
+            assert type(suite.__loader__).__name__ == "AssertionRewritingHook"
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:benchmark")
+    result.assert_outcomes(passed=1)

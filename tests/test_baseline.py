@@ -21,6 +21,9 @@ from judges.cli.baseline import (
 )
 from judges.cli.main import main
 from judges.core.results import JudgementRow, write_jsonl
+from judges.core.spec import load_catalog
+from judges.reports.model.folders import Results, build_folder
+from judges.reports.sections.sources import load_sources
 from judges.stats.estimates.intervals import Estimate, wilson
 from tests._pairwise_rows import pairwise_row
 
@@ -58,6 +61,10 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     assert tables["0.3"]["baseline"] == "0.3" and tables["0.3.1"]["baseline"] == "0.3"
     out = capsys.readouterr().out
     assert "accepted baseline: prompt 0.3" in out
+    # The accepted prompt is pinned beside the earlier pins, which stay.
+    pins = tomllib.loads((planted / "product_identity" / "accepted.toml").read_text())[MODEL]
+    assert set(pins) == {"0.3", "0.3.1"} and set(pins["0.3"]["prompts"]) == {"0.3.md"}
+    assert f"wrote {planted / 'product_identity' / 'accepted.toml'}" in out
     assert tables["0.3.1"]["min_detection"]["cousin"] == 0.65  # the team's edit survives
     # The floors at or below their ceiling were dropped, and said so.
     assert "dropped: at or below max_control_false_positive" in out
@@ -270,3 +277,54 @@ def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
     floors = {f"{s}.{k}": v for s in ("test_retest", "noise_floor") for k, v in table[s].items()}
     assert floors  # the exact-match and delta floors are suggested
     assert not [k for k in floors if k.split(".")[1] in ("min_kappa", "min_alpha")]
+
+
+def test_a_version_worse_than_the_baseline_is_refused_unless_accepted_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = _copy_sets(tmp_path)
+    assert _run(planted, "--accept", "0.3", "--accept-not-fit", "a smoke-test judge") == 0
+    gates = planted / "product_identity" / "gates.toml"
+    before = gates.read_text()
+    capsys.readouterr()
+
+    # 0.3.1 catches 22 fewer defects than 0.3 on the same items (McNemar mid-p 0.0002).
+    assert _run(planted, "--accept", "0.3.1") == 1
+    captured = capsys.readouterr()
+    assert "regression: product_identity 0.3.1 on local:smollm2-135m: regression.detection" in (
+        captured.out
+    )
+    assert "prompt 0.3.1 is significantly worse than the accepted baseline" in captured.err
+    assert "nothing written" in captured.err and gates.read_text() == before
+
+    why = "the new rubric trades detection for calibration"
+    assert _run(planted, "--accept", "0.3.1", "--accept-regression", why) == 0
+    tables = _gates(planted)
+    assert tables["0.3.1"]["baseline"] == "0.3.1" and tables["0.3.1"]["accept_regression"] == why
+    assert "accept_regression" not in tables["0.3"]
+    # Its report says so, as long as it is the baseline.
+    sources = load_sources("product_identity", load_catalog(), planted)
+    folder = build_folder(Results(ROOT / "reports"), "product_identity", "0.3.1", sources)
+    assert any(why in note and "significantly worse" in note for note in folder.models[0].notes)
+
+
+def test_accepting_touches_only_the_accepted_models_tables_from_that_version_on(
+    tmp_path: Path,
+) -> None:
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    # An older version with a baseline of its own, and a model with no recording here (an
+    # imported judge's table, say): acceptance of another version leaves both alone.
+    text = gates.read_text().replace(
+        '["local:smollm2-135m"."0.3"]', '["local:smollm2-135m"."0.3"]\nbaseline = "0.3"', 1
+    )
+    gates.write_text(text + '\n["openai:gpt-4o"."0.2"]\nbaseline = "0.2"\nmax_error_rate = 0.1\n')
+    before = tomllib.loads(gates.read_text())
+
+    assert _run(planted, "--accept", "0.3.1") == 0
+
+    after = tomllib.loads(gates.read_text())
+    assert after["openai:gpt-4o"] == before["openai:gpt-4o"]
+    for version in ("0.2", "0.3"):
+        assert after[MODEL][version] == before[MODEL][version]
+    assert after[MODEL]["0.3.1"]["baseline"] == "0.3.1"

@@ -13,11 +13,19 @@ from typing import Any
 import pytest
 import yaml
 
+from judges.calls import local_server
 from judges.calls.backends import ModelRef
-from judges.calls.cassette_files import miss_reason, recorded_interactions
+from judges.calls.cassette_files import miss_reason, recorded_base_url, recorded_interactions
 from judges.calls.local_server import die_with_parent
-from judges.pytest_plugin.invocation import partial_selection, rerecord_command
+from judges.core.naming import Case
+from judges.pytest_plugin.invocation import (
+    partial_selection,
+    rerecord_command,
+    with_recording_options,
+)
+from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
+from judges.sets.pins import Pin
 
 
 def _cassette(path: Path, interactions: int) -> Path:
@@ -26,15 +34,47 @@ def _cassette(path: Path, interactions: int) -> Path:
     return path
 
 
+CASE = Case("product_identity", "0.2", ModelRef.parse("local:smollm2-135m"), "PE-01", "x")
+
+
+def _settings(tmp_path: Path, mode: RecordMode) -> Settings:
+    return Settings(rootdir=tmp_path, record=mode, planted_sets=tmp_path / "planted_sets")
+
+
 def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
-    session = JudgesSession(Settings(rootdir=tmp_path, record=RecordMode.MISSING))
+    session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     assert recorded_interactions(partial) == 2
-    assert session._should_record(partial, repeats=5)
-    assert not session._should_record(partial, repeats=2)
-    assert session._should_record(tmp_path / "absent.yaml", repeats=1)
-    everything = JudgesSession(Settings(rootdir=tmp_path, record=RecordMode.ALL))
-    assert everything._should_record(partial, repeats=1)
+    assert session._should_record(partial, 5, CASE)
+    assert not session._should_record(partial, 2, CASE)
+    assert session._should_record(tmp_path / "absent.yaml", 1, CASE)
+    everything = JudgesSession(_settings(tmp_path, RecordMode.ALL))
+    assert everything._should_record(partial, 1, CASE)
+
+
+def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path: Path) -> None:
+    pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    recorded = _cassette(folder / "PE-01.yaml", 1)
+    guard = BaselineGuard(allow=False)
+    assert guard.keeps(pins, CASE, recorded)  # replacing it
+    assert guard.keeps(pins, CASE, folder / "PE-02.yaml")  # filling a gap left by a deletion
+    assert not guard.keeps({}, CASE, recorded)  # not an accepted baseline
+    assert not guard.keeps(pins, CASE, tmp_path / "elsewhere" / "PE-01.yaml")  # replaces nothing
+    other = Case("product_identity", "0.3", CASE.model, "PE-01", "x")
+    assert not guard.keeps(pins, other, recorded)
+    assert guard.lines() == [
+        "kept 2 cassette(s) of the accepted baseline product_identity prompt 0.2 on "
+        "local:smollm2-135m: --record never replaces an accepted baseline (pinned in "
+        "accepted.toml); to re-record it on purpose add --rerecord-baseline, or record the "
+        "change as a new version"
+    ]
+    allowed = BaselineGuard(allow=True)
+    assert not allowed.keeps(pins, CASE, recorded)
+    assert allowed.lines() and allowed.lines()[0].startswith("re-recorded 1 cassette(s)")
+    assert "git checkout -- x.yaml" in missing_hint(pins, CASE, Path("x.yaml"))
+    assert missing_hint({}, CASE, Path("x.yaml")) == ""
 
 
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:
@@ -73,6 +113,38 @@ class _Config:
         return self.options.get(name, default)
 
 
+def test_a_rerecord_command_gains_the_recordings_model_and_server() -> None:
+    model = ModelRef("local", "my-judge")
+    bare = rerecord_command(keyword="PE-01")
+    assert with_recording_options(bare, model, "http://10.0.0.7:8080/v1") == (
+        "pytest --record=all --judge-model local:my-judge --judge-base-url "
+        "http://10.0.0.7:8080/v1 -k PE-01"
+    )
+    named = rerecord_command(keyword="PE-01", options=("--judge-model", "local:other"))
+    assert with_recording_options(named, model, None) == named
+    assert with_recording_options("", model, None) == ""
+
+
+def _recorded(path: Path, uri: str, fingerprint: dict[str, str]) -> Path:
+    interaction = {"request": {"uri": uri, "body": "{}"}, "response": {}}
+    data = {"interactions": [interaction], "metadata": {"judge_fingerprint": fingerprint}}
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_the_server_of_a_recording_is_read_back_for_the_users_server_only(tmp_path: Path) -> None:
+    uri = "http://10.0.0.7:8080/v1/chat/completions"
+    served = _recorded(tmp_path / "a.yaml", uri, {"backend": "local", "model": "m"})
+    assert recorded_base_url(served) == "http://10.0.0.7:8080/v1"
+    # The embedded judge starts on a new port each time: no URL to repeat.
+    embedded = {"backend": "local", "model": "m", "model_sha256": "ab"}
+    assert recorded_base_url(_recorded(tmp_path / "b.yaml", uri, embedded)) is None
+    hosted = {"backend": "openai", "model": "gpt-4o"}
+    assert recorded_base_url(_recorded(tmp_path / "c.yaml", uri, hosted)) is None
+    (tmp_path / "d.yaml").write_text("<<<<<<< HEAD\n", encoding="utf-8")
+    assert recorded_base_url(tmp_path / "d.yaml") is None
+
+
 def test_partial_selection_names_how_the_run_was_narrowed() -> None:
     assert partial_selection(_Config(["regression_tests"])) is None  # type: ignore[arg-type]
     assert partial_selection(_Config([], keyword="PE-01")) == "-k 'PE-01'"  # type: ignore[arg-type]
@@ -84,6 +156,7 @@ def test_partial_selection_names_how_the_run_was_narrowed() -> None:
 PARENT = """
 import subprocess, sys, time
 from judges.calls.backends import ModelRef
+from judges.calls import local_server
 from judges.calls.local_server import die_with_parent
 child = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent(), start_new_session=True)
 print(child.pid, flush=True)
@@ -121,3 +194,32 @@ def test_the_server_process_dies_when_its_parent_is_killed() -> None:
 def test_die_with_parent_is_absent_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert die_with_parent() is None
+
+
+class _Installed:
+    def __init__(self, direct_url: str | None) -> None:
+        self.direct_url = direct_url
+
+    def read_text(self, name: str) -> str | None:
+        return self.direct_url if name == "direct_url.json" else None
+
+
+@pytest.mark.parametrize(
+    ("records", "command"),
+    [
+        # A source tree's egg-info (no record) comes first from its own folder.
+        ([None, '{"url": "file:///src/my%20harness", "dir_info": {"editable": true}}'],
+         "pip install -e '/src/my harness[local]'"),
+        (['{"url": "file:///wheels/x", "dir_info": {}}'], "pip install '/wheels/x[local]'"),
+        (['{"url": "https://example.org/h.git", "vcs_info": {"vcs": "git", "commit_id": "ab1"}}'],
+         "pip install 'pytest-judges[local] @ git+https://example.org/h.git@ab1'"),
+        ([None], "pip install 'pytest-judges[local]'"),
+        (["not json"], "pip install 'pytest-judges[local]'"),
+    ],
+)  # fmt: skip
+def test_the_local_extra_hint_installs_into_this_installation_from_anywhere(
+    monkeypatch: pytest.MonkeyPatch, records: list[str | None], command: str
+) -> None:
+    installed = [_Installed(record) for record in records]
+    monkeypatch.setattr(local_server.metadata, "distributions", lambda name: iter(installed))
+    assert local_server.local_extra_command() == command

@@ -20,6 +20,7 @@ from judges.core.spec import (
     version_key,
 )
 from judges.sets.items import PlantedSetError
+from judges.sets.pins import edited_pins, load_pins, prompt_digests, write_pins
 from judges.sets.planted import category_counts, load_items, load_planted_sets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,6 +326,33 @@ def test_unknown_clean_item(tmp_path: Path) -> None:
     assert "PE-99" in message
 
 
+def test_a_control_without_the_control_flag_is_refused(tmp_path: Path) -> None:
+    # It would count as a defect "detected" whenever the judge rightly leaves it alone.
+    lines = [item("product_identity", 1), item("product_identity", 2, control=False)]
+    message = refused(tmp_path, lines)
+    assert "items.jsonl:2:" in message and "category 'control' holds controls" in message
+    assert '"control": true' in message
+    alone = [item("product_identity", 1, category="controls", control=False)]
+    message = refused(tmp_path, alone)
+    assert "items.jsonl:1: item PE-01 is in category 'controls'" in message
+    assert 'lacks "control": true' in message
+
+
+def test_a_category_mixing_controls_and_defects_is_refused(tmp_path: Path) -> None:
+    lines = [
+        item("product_identity", 1, category="cousin", control=False),
+        item("product_identity", 2, category="cousin"),
+    ]
+    message = refused(tmp_path, lines)
+    assert "items.jsonl:1: category 'cousin' holds controls (e.g. PE-02, line 2)" in message
+
+
+def test_controls_in_a_category_of_their_own_name_load(tmp_path: Path) -> None:
+    # product_identity's `illustration` items are controls under another name: legal.
+    lines = [item("product_identity", 1, category="illustration"), item("product_identity", 2)]
+    assert [i.control for i in load(tmp_path, lines)] == [True, True]
+
+
 def test_wrong_judge(tmp_path: Path) -> None:
     foreign = {**item("product_identity", 1), "judge": "geval"}
     message = refused(tmp_path, [foreign])
@@ -492,6 +520,7 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
     shutil.copytree(PLANTED_ROOT / "product_identity", tmp_path / "product_identity")
     (tmp_path / "product_identity" / "gates.toml").write_text(
         '["local:m"."0.3"]\nbaseline = "0.3"\nmin_detection = { cousin = 0.5 }\n'
+        'accept_regression = "why"\npairwise_accepted = { natural = "why" }\n'
         '["other:m"."0.2"]\nmax_error_rate = 0.1\n',
         encoding="utf-8",
     )
@@ -501,7 +530,11 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
     planted_set = planted["product_identity"]
     gates = planted_set.gates
     assert ("local:m", "0.2") not in gates  # nothing earlier to inherit from
-    assert gates[("local:m", "0.3.1")] == gates[("local:m", "0.3")]
+    # Floors and the baseline are inherited; an acceptance is never (it names one version).
+    assert gates[("local:m", "0.3.1")] == gates[("local:m", "0.3")].model_copy(
+        update={"accept_regression": "", "pairwise_accepted": {}}
+    )
+    assert gates[("local:m", "0.3")].pairwise_accepted == {"natural": "why"}
     assert gates[("local:m", "0.3.1")].baseline == "0.3"
     assert gates[("other:m", "0.3")].max_error_rate == 0.1
     assert gates[("other:m", "0.3.1")].max_error_rate == 0.1
@@ -514,3 +547,46 @@ def test_a_version_without_a_gates_table_inherits_the_newest_earlier_one(tmp_pat
         'gates.toml ["local:m"."0.3"] (inherited: prompt 0.3.1 has no table of its own)'
     )
     assert planted_set.gates_source("local:m", "0.3").endswith('gates.toml ["local:m"."0.3"]')
+
+
+# --------------------------------------------------------------------------- pinned baselines
+
+
+def test_an_accepted_baselines_prompt_is_pinned_and_an_edit_is_refused(tmp_path: Path) -> None:
+    root = make_judge(tmp_path)
+    (root / "1.1.md").write_text("Rate {{summary}} once more against {{ transcript }}.")
+    spec = load_judge(root)
+    folder = tmp_path / "planted"
+    folder.mkdir()
+    written = write_pins(folder, spec, [("local:m", "1.0")], "2026-12-02")
+    write_pins(folder, spec, [("other:m", "1.1")], "2026-12-03")  # earlier pins are kept
+    pins = load_pins(folder)
+    assert sorted(pins) == [("local:m", "1.0"), ("other:m", "1.1")]
+    assert pins[("local:m", "1.0")].pinned == "2026-12-02"
+    assert pins[("local:m", "1.0")].prompts == prompt_digests(spec, "1.0")
+    edited_pins(spec, pins, folder)  # nothing changed: no error
+
+    (root / "1.0.md").write_text("Rate {{summary}} harder against {{ transcript }}.")
+    with pytest.raises(PlantedSetError) as caught:
+        edited_pins(load_judge(root), pins, folder)
+    message = str(caught.value)
+    assert message.startswith(f"{root / '1.0.md'}: prompt 1.0 of demo is the accepted baseline")
+    assert f"pinned in {written} on 2026-12-02" in message
+    assert "git checkout --" in message and "new version, e.g. 1.2" in message
+
+    (root / "1.0.md").unlink()
+    with pytest.raises(PlantedSetError, match=r"accepted.toml:\d+: prompt 1.0 of demo .* gone"):
+        edited_pins(load_judge(root), pins, folder)
+
+
+def test_a_hand_broken_pin_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "accepted.toml").write_text('["local:m"."1.0"]\nprompts = "abc"\n')
+    with pytest.raises(PlantedSetError, match=r'accepted.toml:1: \["local:m"."1.0"\] needs'):
+        load_pins(tmp_path)
+
+
+def test_the_committed_baselines_are_pinned_as_accepted() -> None:
+    catalog = load_catalog()
+    for name, planted in load_planted_sets(PLANTED_ROOT, catalog).items():
+        baselines = {(m, g.baseline) for (m, _), g in planted.gates.items() if g.baseline}
+        assert baselines <= set(planted.pins), f"{name}: pin {baselines - set(planted.pins)}"

@@ -62,6 +62,27 @@ def recorded_models(path: Path) -> set[str]:
         return set()
 
 
+_ENDPOINTS = ("/chat/completions", "/messages")
+
+
+def recorded_base_url(path: Path) -> str | None:
+    """The server a local judge's cassette was recorded against, for a re-record command
+    to repeat as `--judge-base-url`; None for the embedded judge (it starts on its own, on
+    a new port each time), hosted APIs and unreadable files."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fingerprint = data.get("metadata", {}).get("judge_fingerprint", {}) or {}
+        uri = str(data["interactions"][0]["request"]["uri"])
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, LookupError, TypeError):
+        return None
+    if fingerprint.get("backend") != "local" or "model_sha256" in fingerprint:
+        return None
+    for endpoint in _ENDPOINTS:
+        if uri.endswith(endpoint):
+            return uri.removesuffix(endpoint)
+    return None
+
+
 @contextmanager
 def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]:
     """Replay or record one cassette: imported judgements straight from the file

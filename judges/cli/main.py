@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,11 +76,13 @@ def _baseline(args: argparse.Namespace) -> int:
     from judges.cli.baseline import (
         fitness_lines,
         not_fit_acceptance,
+        regression_lines,
         write_baseline,
         write_probe_expectations,
     )
     from judges.reports.model.folders import ResultsMissing
     from judges.reports.sections.sources import load_sources
+    from judges.sets.pins import write_pins
     from judges.sets.planted import load_gate_tables
 
     catalog = args.catalog
@@ -115,6 +118,17 @@ def _baseline(args: argparse.Namespace) -> int:
               'nothing written. Improve the judge, or keep it knowingly with --accept-not-fit '
               '"<why>"', file=sys.stderr)  # fmt: skip
         return 1
+    worse = regression_lines(models[accept])
+    for model, lines in sorted(worse.items()):
+        for line in lines:
+            print(f"regression: {args.judge} {accept} on {model}: {line}")
+    if worse and not args.accept_regression:
+        print(f"python -m judges baseline: prompt {accept} is significantly worse than the "
+              f"accepted baseline on {', '.join(sorted(worse))} (the regression gates above): "
+              "not accepted, nothing written. Keep the current baseline, or accept it "
+              'knowingly with --accept-regression "<why>"', file=sys.stderr)  # fmt: skip
+        return 1
+    regressed = {(model, accept): args.accept_regression for model in worse}
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
@@ -125,9 +139,13 @@ def _baseline(args: argparse.Namespace) -> int:
         existing=existing,
         reset_floors=args.reset_floors,
         not_fit=not_fit,
+        regressed=regressed,
     )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+    accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
+    today = datetime.date.today().isoformat()
+    written.append(write_pins(args.planted_sets / args.judge, spec, accepted, today))
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
@@ -293,6 +311,12 @@ def _add_baseline(commands: Commands) -> None:
         metavar="REASON",
         help="accept a NOT FIT version (no better than chance) anyway; the reason is written "
         "to gates.toml as accept_not_fit, and its fitness test becomes a strict xfail",
+    )
+    baseline.add_argument(
+        "--accept-regression",
+        metavar="REASON",
+        help="accept a version significantly worse than the current baseline (a failing "
+        "regression gate) anyway; the reason is written to gates.toml as accept_regression",
     )
     baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

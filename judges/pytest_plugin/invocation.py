@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backends import ModelRef
+from judges.calls.cassette_files import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
 
@@ -103,6 +104,70 @@ def partially_selected(collected: list[str], selected: set[str]) -> list[str]:
     return sorted(m for m, chosen in modules.items() if any(chosen) and not all(chosen))
 
 
+_RECORD_ALL = "pytest --record=all"
+
+
+def with_recording_options(command: str, model: object, base_url: str | None) -> str:
+    """`command` naming the judge model (and user's server) of the recording it replaces.
+
+    Run as printed from a replay session started without `--judge-model`, it would
+    otherwise record the judge's default model, or call no server at all.
+    """
+    if not command.startswith(_RECORD_ALL):
+        return command
+    words = shlex.split(command)
+    extra: list[str] = []
+    if "--judge-model" not in words:
+        extra += ["--judge-model", str(model)]
+    if base_url and "--judge-base-url" not in words:
+        extra += ["--judge-base-url", base_url]
+    added = "".join(f" {shlex.quote(option)}" for option in extra)
+    return _RECORD_ALL + added + command.removeprefix(_RECORD_ALL)
+
+
+def unrecorded_lines(session: Any) -> list[str]:
+    """One line per prompt version without any recording, with the command that records it."""
+    lines = []
+    for planted in session.planted_sets.values():
+        spec = session.catalog[planted.judge]
+        for version in spec.versions:
+            for model in session.models_for(spec, version):
+                folder = session.settings.cassettes / planted.judge / version / model.slug
+                if folder.is_dir() and any(folder.glob("*.yaml")):
+                    continue
+                toml, options = spec.root / "judge.toml", session.settings.rerecord_options
+                lines.append(
+                    no_recordings_line(planted.judge, version, model, folder, toml, options)
+                )
+    return lines
+
+
+def no_recordings_line(
+    judge: str,
+    version: str,
+    model: ModelRef,
+    folder: Path,
+    judge_toml: Path,
+    options: tuple[str, ...],
+) -> str:
+    """A version of a judge with no recording in `folder`, and the command that records it
+    for the model, and on the server, its other versions were recorded with."""
+    others = sorted(p.name for p in folder.parent.glob("*/") if any(p.rglob("*.yaml")))
+    elsewhere = (  # recorded with --judge-model, replayed without it
+        f" (recorded for {', '.join(others)}: replay with --judge-model, or "
+        f"set baseline_model in {judge_toml})"
+        if others
+        else ""
+    )
+    earlier = sorted(folder.parent.parent.glob(f"*/{model.slug}/**/*.yaml"))
+    server = recorded_base_url(earlier[-1]) if earlier else None
+    command = rerecord_command(keyword=f"{judge}-{version}-", options=options)
+    return (
+        f"{judge} prompt {version} on {model} has no recordings yet{elsewhere}; record it "
+        f"with:  {with_recording_options(command, model, server)}"
+    )
+
+
 def rerecord_command(
     nodeid: str | None = None, keyword: str | None = None, options: tuple[str, ...] = ()
 ) -> str:
@@ -113,7 +178,7 @@ def rerecord_command(
     """
     target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
     extra = "".join(f" {shlex.quote(option)}" for option in options)
-    return f"pytest --record=all{extra} {target}"
+    return f"{_RECORD_ALL}{extra} {target}"
 
 
 def missing_fix(model: ModelRef, rerecord: str) -> str:

@@ -31,6 +31,7 @@ from judges.pytest_plugin.invocation import (
     now_met_message,
     partial_selection,
     partially_selected,
+    unrecorded_lines,
 )
 from judges.pytest_plugin.params import (
     CASE_FIXTURES,
@@ -44,6 +45,7 @@ from judges.pytest_plugin.params import (
     session_key,
     set_params,
 )
+from judges.pytest_plugin.pinned import OPTION as RERECORD_BASELINE
 from judges.pytest_plugin.session import (
     JudgesSession,
     RecordMode,
@@ -51,6 +53,11 @@ from judges.pytest_plugin.session import (
 )
 from judges.sets.items import PlantedSetError
 from judges.storage.files import remove_stale_temporaries
+
+# The generic suite's snapshot test needs pytest's assert rewriting for syrupy's diff. A
+# plugin's own files are rewritten only when pip lists them (not in an editable install), so
+# name the module; it is imported later, by a project's test module.
+pytest.register_assert_rewrite("judges.pytest_plugin.suite")
 
 OPTION_RECORD = "--record"
 OPTION_MODEL = "--judge-model"
@@ -113,6 +120,13 @@ def _add_judge_options(group: pytest.OptionGroup) -> None:
         choices=[RecordMode.ALL.value, RecordMode.MISSING.value],
         help="make live judge calls and write cassettes: all selected tests (default), or "
         "'missing' ones only. Without it every judge call replays offline.",
+    )
+    group.addoption(
+        RERECORD_BASELINE,
+        dest="judges_rerecord_baseline",
+        action="store_true",
+        help="with --record: also replace the cassettes of accepted baselines (pinned in "
+        "planted_sets/<judge>/accepted.toml), which --record otherwise keeps.",
     )
     group.addoption(
         OPTION_MODEL,
@@ -237,6 +251,7 @@ def _settings(config: pytest.Config, workerinput: dict[str, Any]) -> Settings:
         server_fingerprint=json.loads(workerinput.get("judges_server_fingerprint", "{}")),
         judge_timeout_s=config.getoption("judges_timeout"),
         batch=config.getoption("judges_batch", False),  # False: the record plugin is off
+        rerecord_baseline=config.getoption("judges_rerecord_baseline"),
         **({"session_id": workerinput["judges_session_id"]} if workerinput else {}),
     )
 
@@ -462,9 +477,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     judges_session = config.stash.get(session_key, None)
     if judges_session is None or hasattr(config, "workerinput"):
         return
-    skipped = gates_skipped_lines(judges_session.gates_skipped)
+    skipped = gates_skipped_lines(judges_session.gates_skipped) + judges_session.baselines.lines()
     if not judges_session.settings.live and judges_session.planted_sets:
-        skipped += judges_session.unrecorded_lines()
+        skipped += unrecorded_lines(judges_session)
     if not judges_session.rows and not skipped:
         return
     terminalreporter.section("judges")

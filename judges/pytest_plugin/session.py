@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
-from judges.calls.cassette_files import miss_reason, open_cassette, recorded_interactions
+from judges.calls.cassette_files import (
+    miss_reason,
+    open_cassette,
+    recorded_base_url,
+    recorded_interactions,
+)
 from judges.calls.credentials import credential_values, remember
 from judges.calls.ledger import Ledger
 from judges.calls.limits import Limiter, load_ceilings
@@ -25,9 +30,11 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
-from judges.pytest_plugin.invocation import missing_fix, rerecord_command
+from judges.pytest_plugin.invocation import missing_fix, with_recording_options
+from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
+from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
 from judges.stats.estimates.memo import Memo
@@ -85,6 +92,7 @@ class Settings:
         False  # live calls go through the providers' batch APIs (pytest_plugin.batch_phase)
     )
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    rerecord_baseline: bool = False  # --rerecord-baseline: replace an accepted baseline's cassettes
 
     @property
     def live(self) -> bool:
@@ -105,6 +113,7 @@ class JudgesSession:
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
+        self.baselines = BaselineGuard(settings.rerecord_baseline)
         self._backends: dict[tuple[str, bool], Any] = {}
         self._backends_lock = threading.Lock()
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
@@ -253,14 +262,20 @@ class JudgesSession:
         # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
         return self.limiter.wrap(backend) if live and not self.settings.batch else backend
 
-    def _should_record(self, path: Path, repeats: int, model: ModelRef | None = None) -> bool:
-        if model is not None and model.backend == "imported":
+    def _should_record(self, path: Path, repeats: int, case: Case) -> bool:
+        if case.model.backend == "imported":
             return False  # released by others: replayed, never called (re-import instead)
         mode = self.settings.record
+        if mode is not RecordMode.NONE and self.baselines.keeps(self._pins(case), case, path):
+            return False
         if mode is RecordMode.MISSING:
             # An interrupted recording leaves fewer interactions than the test needs.
             return not path.is_file() or recorded_interactions(path) < repeats
         return mode is RecordMode.ALL
+
+    def _pins(self, case: Case) -> dict[tuple[str, str], Pin]:
+        planted = self.planted_sets.get(case.judge)
+        return planted.pins if planted is not None else {}
 
     def judge_case(
         self,
@@ -283,7 +298,7 @@ class JudgesSession:
         path = case.cassette(self.settings.cassettes, run)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
-        record = not replay_only and self._should_record(path, repeats, case.model)
+        record = not replay_only and self._should_record(path, repeats, case)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
@@ -301,15 +316,18 @@ class JudgesSession:
                 rows = [judge(spec, case.version, subject, call) for call in calls]
                 fingerprint = self._fingerprint(recorded, case.model, record)
         except _vcr.UnreadableCassette as error:
+            rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
             raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
         except Exception as error:
             if not _vcr.is_replay_miss(error):
                 raise
             state = miss_reason(path, case.model, repeats)
+            rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
+            pinned = missing_hint(self._pins(case), case, _relative(path))
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
-                f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}.\n"
-                + missing_fix(case.model, rerecord)
+                f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
+                + (pinned or "\n" + missing_fix(case.model, rerecord))
             ) from None
         for row in rows:
             row.fingerprint = fingerprint
@@ -431,35 +449,6 @@ class JudgesSession:
             except JudgementMissing:
                 return None
         return rows
-
-    def unrecorded_lines(self) -> list[str]:
-        """One line per prompt version without any recording, with the command that records it."""
-        lines = []
-        for planted in self.planted_sets.values():
-            spec = self.catalog[planted.judge]
-            for version in spec.versions:
-                for model in self.models_for(spec, version):
-                    folder = self.settings.cassettes / planted.judge / version / model.slug
-                    if folder.is_dir() and any(folder.glob("*.yaml")):
-                        continue
-                    command = rerecord_command(
-                        keyword=f"{planted.judge}-{version}-",
-                        options=self.settings.rerecord_options,
-                    )
-                    others = sorted(
-                        p.name for p in folder.parent.glob("*/") if any(p.rglob("*.yaml"))
-                    )
-                    elsewhere = (  # recorded with --judge-model, replayed without it
-                        f" (recorded for {', '.join(others)}: replay with --judge-model, or "
-                        f"set baseline_model in {spec.root / 'judge.toml'})"
-                        if others
-                        else ""
-                    )
-                    lines.append(
-                        f"{planted.judge} prompt {version} on {model} has no recordings yet"
-                        f"{elsewhere}; record it with:  {command}"
-                    )
-        return lines
 
     def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""

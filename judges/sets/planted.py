@@ -8,7 +8,6 @@ planted_sets/<judge>/gates.toml         thresholds per judge model and prompt ve
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec
 from judges.sets.items import PlantedItem, PlantedSetError
+from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
 from judges.sets.reading_list import load_reading_list, reading_list_items
+from judges.sets.tables import load_toml, per_model_version
 from judges.storage.files import json_lines
 
 
@@ -59,6 +60,9 @@ class Gates(BaseModel):
     # The fitness test then shows as a strict xfail; a judge that becomes fit XPASSes and
     # this line must go. Never inherited: a new prompt version proves itself or is accepted.
     accept_not_fit: str = ""
+    # Accepted as the baseline although significantly worse than the baseline before it:
+    # why. Written by `judges baseline --accept-regression`; never inherited either.
+    accept_regression: str = ""
     note: str = ""
 
 
@@ -121,6 +125,8 @@ class PlantedSet:
     reading_list: list[PlantedItem] = field(default_factory=list)
     # (model, version) -> the earlier version whose gates it uses, having no table of its own
     inherited_gates: dict[tuple[str, str], str] = field(default_factory=dict)
+    # (model, version) -> the accepted baseline's pinned prompt files (judges.sets.pins)
+    pins: dict[tuple[str, str], Pin] = field(default_factory=dict)
 
     def gates_source(self, model: str, version: str) -> str:
         """Where the gates of (model, version) come from, for messages and reports."""
@@ -213,6 +219,7 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
             f"{path}:1: the planted set has no items, so every gate would pass on nothing; "
             "add one JSON object per line, or remove the file"
         )
+    _check_categories(path, items, seen)
     for item in items:
         clean = item.provenance.clean_item
         if clean is not None and clean not in seen:
@@ -223,34 +230,36 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
     return items
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as error:
-        raise PlantedSetError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise PlantedSetError(f"{path}: not valid TOML: {error}") from None
+def _check_categories(path: Path, items: list[PlantedItem], lines: dict[str, int]) -> None:
+    """A category is all controls or all defects, and one named for controls holds controls.
 
-
-def _per_model_version(path: Path, table: dict[str, Any]) -> dict[tuple[str, str], Any]:
-    """`["backend:model"."version"]` tables, keyed by (model, version)."""
-    out: dict[tuple[str, str], Any] = {}
-    for model, versions in table.items():
-        if not isinstance(versions, dict) or ":" not in model:
+    A control without `"control": true` would count as a defect the judge "detected" when it
+    rightly left it alone, and a control category mixing in defects hides both figures.
+    """
+    for category in sorted({item.category for item in items}):
+        members = [item for item in items if item.category == category]
+        controls = [item for item in members if item.control]
+        defects = [item for item in members if not item.control]
+        if controls and defects:
+            control, defect = controls[0], defects[0]
             raise PlantedSetError(
-                f'{path}: top-level keys are judge models such as "local:smollm2-135m" '
-                f"holding one table per prompt version; got {model!r}"
+                f"{path}:{lines[defect.id]}: category {category!r} holds controls (e.g. "
+                f"{control.id}, line {lines[control.id]}) and defects (e.g. {defect.id}): a "
+                'category is all controls or all defects; set "control": true on every '
+                "control, or move the defects to a category of their own"
             )
-        for version, value in versions.items():
-            out[(model, version)] = value
-    return out
+        if defects and "control" in category.lower():
+            raise PlantedSetError(
+                f"{path}:{lines[defects[0].id]}: item {defects[0].id} is in category "
+                f'{category!r} but lacks "control": true, so it would count as a defect; add '
+                '"control": true (a control is a harmless answer the judge must leave '
+                "alone), or name the category for the defect it plants"
+            )
 
 
 def load_gate_tables(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """The raw tables of a gates.toml, keyed by (model, version), for rewriting it."""
-    return _per_model_version(path, _load_toml(path))
+    return per_model_version(path, load_toml(path))
 
 
 def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
@@ -258,7 +267,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     items = load_items(folder / "items.jsonl", spec)
     ids = {item.id for item in items}
     misses_path = folder / "expectations.toml"
-    misses = _per_model_version(misses_path, _load_toml(misses_path))
+    misses = per_model_version(misses_path, load_toml(misses_path))
     for (model, version), table in misses.items():
         unknown = sorted(set(table) - ids)
         if unknown:
@@ -268,7 +277,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             )
     gates_path = folder / "gates.toml"
     gates: dict[tuple[str, str], Gates] = {}
-    for key, table in _per_model_version(gates_path, _load_toml(gates_path)).items():
+    for key, table in per_model_version(gates_path, load_toml(gates_path)).items():
         try:
             gates[key] = Gates.model_validate(table)
         except ValidationError as error:
@@ -282,7 +291,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             )
     config_path = folder / "set.toml"
     try:
-        config = SetConfig.model_validate(_load_toml(config_path))
+        config = SetConfig.model_validate(load_toml(config_path))
     except ValidationError as error:
         raise PlantedSetError(f"{config_path}: {error}") from None
     panel_items = config.panel.items if config.panel else ()
@@ -302,7 +311,9 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     if clash:
         raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
     inherited = _inherit_gates(gates, spec.versions)
-    return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited)
+    pins = load_pins(folder)
+    edited_pins(spec, pins, folder)
+    return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited, pins)
 
 
 def _check_model_items(path: Path, config: SetConfig, ids: set[str], sets: set[str]) -> None:
@@ -382,7 +393,7 @@ def _inherit_gates(
                 source = version
             elif source is not None:
                 gates[(model, version)] = gates[(model, source)].model_copy(
-                    update={"accept_not_fit": ""}
+                    update={"accept_not_fit": "", "accept_regression": "", "pairwise_accepted": {}}
                 )
                 inherited[(model, version)] = source
     return inherited

@@ -28,7 +28,8 @@ from judges.core.results import Expectation
 from judges.core.runner import Subject
 from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.perturb import PerturbationError, sentences, shuffle_sentences
-from judges.sets.planted import PlantedSet, _load_toml, _per_model_version
+from judges.sets.planted import PlantedSet
+from judges.sets.tables import load_tables
 from judges.storage.files import atomic_write_text, json_lines
 
 NOISE_RUN = "probe-noise"
@@ -387,7 +388,7 @@ def load_accepted(
 ) -> dict[tuple[str, str], dict[str, dict[str, str]]]:
     """`["model"."version".<probe>]` tables of item id = reason; unknown entries are errors."""
     known = {(item.probe, item.id) for item in items}
-    accepted = _per_model_version(path, _load_toml(path))
+    accepted = load_tables(path)
     for (model, version), probes in accepted.items():
         for probe, table in probes.items():
             unknown = sorted(i for i in table if (probe, i) not in known)

@@ -151,12 +151,15 @@ def test_a_version_without_recordings_gets_one_summary_line_and_command(
     lines = [
         line for line in result.stdout.lines if "has no recordings yet; record it with:" in line
     ]
+    # The command names the model and the server the other versions were recorded with,
+    # so it runs as printed.
     assert lines == [
         f"product_identity prompt {newest} on {MODEL} has no recordings yet; record it with:  "
-        f"pytest --record=all -k product_identity-{newest}-"
+        f"pytest --record=all --judge-model {MODEL} --judge-base-url {fake_judge.url} "
+        f"-k product_identity-{newest}-"
     ]
     command = lines[0].split("record it with:  ")[1]
-    recorded = project.run(*rerecord_argv(command), "--judge-base-url", fake_judge.url)
+    recorded = project.run(*rerecord_argv(command))
     assert recorded.ret == pytest.ExitCode.OK
     assert "has no recordings yet" not in project.run().stdout.str()
 

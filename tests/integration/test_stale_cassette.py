@@ -6,7 +6,20 @@ import re
 
 import pytest
 
-from ._support import ITEMS, FakeJudge, JudgesProject, nodeid, rerecords, versions
+from judges.core.spec import load_catalog
+from judges.sets.pins import write_pins
+
+from ._support import (
+    ITEMS,
+    JUDGE,
+    MODEL,
+    FakeJudge,
+    JudgesProject,
+    nodeid,
+    rerecord_lines,
+    rerecords,
+    versions,
+)
 
 STALE = ITEMS[1]
 
@@ -30,7 +43,7 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
     # The set-level gates replay every item, the stale one included.
     assert failed_nodeids(stale.stdout.str()) == planted_failures | gates
     stale.assert_outcomes(passed=len(versions()) * (len(ITEMS) - 1), failed=2 * len(versions()))
-    assert stale.ret == pytest.ExitCode.TESTS_FAILED
+    assert stale.ret == pytest.ExitCode.TESTS_FAILED, stale.stderr.str()
     for version in versions():
         stale.stdout.fnmatch_lines(
             [
@@ -42,6 +55,13 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
             ]
         )
         assert rerecords(stale.stdout.str(), nodeid(version, STALE))
+    # Each printed command names the model and the server the cassette was recorded with:
+    # this replay was started without either.
+    commands = rerecord_lines(stale.stdout.str())
+    assert commands and all(
+        f"--judge-model local:smollm2-135m --judge-base-url {fake_judge.url} " in command
+        for command in commands
+    ), commands
     calls = len(fake_judge.calls)
 
     rerecord = project.run("-k", STALE["id"], record="all")
@@ -69,3 +89,42 @@ def test_a_corrupt_cassette_names_its_file_and_the_rerecord_command(project: Jud
     result.assert_outcomes(passed=len(versions()) - 1, failed=1)
     result.stdout.fnmatch_lines([f"*{STALE['id']}-{STALE['slug']}.yaml*"])
     assert rerecords(result.stdout.str(), nodeid(version, STALE))
+
+
+def test_record_keeps_an_accepted_baselines_cassettes_unless_asked_by_name(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    accepted = versions()[-1]
+    write_pins(project.set_dir, load_catalog()[JUDGE], [(MODEL, accepted)], "2026-12-02")
+    cassette = project.cassette_dir(accepted) / f"{STALE['id']}-{STALE['slug']}.yaml"
+    before = cassette.read_bytes()
+    calls = len(fake_judge.calls)
+
+    again = project.run(record="all")
+
+    assert again.ret == pytest.ExitCode.OK
+    # Every other version is re-recorded; the accepted baseline is not touched.
+    assert len(fake_judge.calls) - calls == (len(versions()) - 1) * len(ITEMS)
+    assert cassette.read_bytes() == before
+    again.stdout.fnmatch_lines([
+        f"kept {len(ITEMS)} cassette(s) of the accepted baseline {JUDGE} prompt {accepted} on "
+        f"{MODEL}: --record never replaces an accepted baseline*--rerecord-baseline*",
+    ])  # fmt: skip
+
+    # A stale cassette of the baseline says to restore it, not to re-record it.
+    changed = dict(STALE, inputs={**STALE["inputs"], "answer": STALE["inputs"]["answer"] + " !"})
+    project.write_items([changed if item is STALE else item for item in ITEMS])
+    stale = project.run("-k", f"test_planted_item and {accepted}-{STALE['id']}")
+    assert stale.ret == pytest.ExitCode.TESTS_FAILED, stale.stderr.str()
+    stale.stdout.fnmatch_lines([f"*Prompt {accepted} is the accepted baseline on {MODEL}*"])
+    assert "Re-record it with" not in stale.stdout.str()
+    project.write_items(ITEMS)
+
+    calls = len(fake_judge.calls)
+    on_purpose = project.run("--rerecord-baseline", f"-k={JUDGE}-{accepted}-", record="all")
+
+    assert on_purpose.ret == pytest.ExitCode.OK, on_purpose.stderr.str()
+    assert len(fake_judge.calls) - calls == len(ITEMS)
+    replaced = f"re-recorded {len(ITEMS)} cassette(s) of the accepted baseline {JUDGE} prompt"
+    on_purpose.stdout.fnmatch_lines([f"{replaced} {accepted} on {MODEL} (--rerecord-baseline)*"])
