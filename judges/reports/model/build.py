@@ -148,18 +148,11 @@ def _gates(
 
 
 def _missing_items(
-    planted: PlantedSet | None,
-    version: str,
-    model: str,
-    main: Sequence[JudgementRow],
-    notes: list[str],
+    asked: Sequence[str], main: Sequence[JudgementRow], notes: list[str]
 ) -> tuple[str, ...]:
-    """Items set.toml asks this version's main run of `model` to judge (every planted item
-    unless it names fewer) without a row (a `-k` run), named in a note."""
-    if planted is None:
-        return ()
-    asked = {item.id for item in planted.main_items(version, model)}
-    missing = tuple(sorted(asked - {row.item_id for row in main}))
+    """Items set.toml asks the main run to judge (every planted item unless it names fewer)
+    without a row (a `-k` run), named in a note."""
+    missing = tuple(sorted(set(asked) - {row.item_id for row in main}))
     if missing:
         shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
         notes.append(
@@ -215,7 +208,8 @@ def _model_report(
     planted = sources.planted
     main = [row for row in rows if row.run == "main"]
     by_item = {row.item_id: row for row in main}
-    missing = _missing_items(planted, version, model, main, notes)
+    asked = [item.id for item in planted.main_items(version, model)] if planted else []
+    missing = _missing_items(asked, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     gates, where = _gates(model, version, main, reliability, sources, notes)
     fields = (*dimensions, *([flag] if flag else []))
@@ -245,7 +239,7 @@ def _model_report(
         accept_not_fit=accepted_not_fit(fitness, table),
         model=model,
         n_main=len(main),
-        planted_items=len(planted.main_items(version, model)) if planted else None,
+        planted_items=len(asked) if planted else None,
         missing_items=missing,
         **_rates(main),
         status_by_run=_status_by_run(rows),
