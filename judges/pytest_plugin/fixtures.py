@@ -102,6 +102,15 @@ class JudgeRunner(probing.ProbeJudging):
             )
         failed = [r for r in results if r.passed is False]
         unevaluated = [r for r in results if not_evaluated(r)]
+        if not failed and not unevaluated and not any(r.passed for r in results):
+            # No threshold to hold and no pair that could show a regression: a pass would
+            # say the judge was checked when nothing was.
+            shown = "; ".join(r.describe() for r in results) or "no gate computed"
+            self.skip_gates(
+                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: no "
+                f"{section} gate decided anything (no threshold in {where}, no regression "
+                f"against a baseline): {shown}"
+            )
         passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
         if failed:
