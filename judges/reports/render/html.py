@@ -115,10 +115,8 @@ def _facts(m: ModelReport) -> str:
         [
             [
                 esc(g.name),
-                esc(stat_text(g.value)),
-                "-"
-                if g.threshold is None
-                else f"{'&ge;' if g.at_least else '&le;'} {g.threshold:.2f}",
+                esc(g.value_text()),
+                esc(g.threshold_text()),
                 _gate_cell(g.passed, g.threshold),
             ]
             for g in m.gates

@@ -21,7 +21,7 @@ from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
-from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.planning.categories import category_power_lines
 from judges.stats.regression.comparison import comparison_markdown, outcome
@@ -75,12 +75,6 @@ def _gate_result(gate: Gate) -> str:
     return "pass" if gate.passed else "**FAIL**"
 
 
-def _gate_threshold(gate: Gate) -> str:
-    if gate.threshold is None:
-        return "-"
-    return f"{'>=' if gate.at_least else '<='} {gate.threshold:.2f}"
-
-
 def _detection_md(m: ModelReport) -> list[str]:
     lines = [
         "### Detection per category",
@@ -96,7 +90,7 @@ def _detection_md(m: ModelReport) -> list[str]:
             )
         else:
             cells = "0/0 | - | -"
-        gate = "-" if threshold is None else f">= {threshold:.2f}"
+        gate = "-" if threshold is None else f">= {threshold_text(threshold)}"
         lines.append(f"| {category} | {cells} | {rate.n} | {gate} |")
     lines += [
         "",
@@ -236,7 +230,7 @@ def _gates_md(m: ModelReport) -> list[str]:
     ]
     for gate in m.gates:
         lines.append(
-            f"| {gate.name} | {_stat(gate.value)} | {_gate_threshold(gate)} | "
+            f"| {gate.name} | {gate.value_text()} | {gate.threshold_text()} | "
             f"{_gate_result(gate)} |"
         )
     lines += [_regression_row(gate) for gate in m.regressions]
