@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
 from judges.stats.estimates.floors import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -86,9 +86,11 @@ def _gates_cell(m: ModelReport) -> str:
 
 def _verdict_cell(m: ModelReport) -> str:
     word = m.verdict_word()
-    if word == "NOT FIT" and m.accept_not_fit:
-        return "NOT FIT (accepted)"
-    return word + ("" if word == "PASS" else " :x:")
+    if word == NOT_FIT and m.accept_not_fit:
+        return f"{NOT_FIT} (accepted)"
+    if word == FAIL and not m.fit and m.accept_not_fit:  # the accepted NOT FIT stays visible
+        return f"{FAIL} :x:; {NOT_FIT} (accepted)"
+    return word + ("" if word == PASS else " :x:")
 
 
 def summary_markdown(folders: Iterable[FolderReport]) -> str:
