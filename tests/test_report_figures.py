@@ -72,3 +72,73 @@ def test_every_gate_of_a_built_in_report_reads_as_its_result(folder: Path) -> No
         sign, limit = threshold.split()
         holds = point >= float(limit) if sign == ">=" else point <= float(limit)
         assert holds == (result == "pass"), (folder, name, value, threshold, result)
+
+
+def _same(a: dict, b: dict, *keys: str) -> None:
+    for key in keys:
+        assert a[key] == b[key], (key, a, b)
+
+
+def _twins(report: dict) -> list[tuple[str, dict, dict]]:
+    """Pairs of places in report.json that hold one statistic: (what, one, the other)."""
+    found = []
+    for m in report["models"]:
+        tests = {t["name"]: t for t in m.get("fitness", {}).get("tests", [])}
+        sme = m.get("sme")
+        if sme is not None:
+            for field, name in (("spearman", "SME Spearman"), ("kappa", "SME kappa")):
+                test = tests.get(f"{name}: {sme['dimension']}")
+                if test is not None and sme.get(field) is not None:
+                    found.append((name, test, sme[field] | {"value": sme[field]["value"]}))
+        retest = m.get("test_retest") or {"dimensions": {}}
+        for dim, figures in retest["dimensions"].items():
+            test = tests.get(f"test-retest: {dim}")
+            if test is not None and figures["kappa"] is not None:
+                found.append((f"retest kappa {dim}", test, figures["kappa"]))
+        for category, rate in m["detection"].items():
+            test = tests.get(f"planted detection: {category}")
+            if test is not None:
+                counts = f"defects flagged {rate['successes']}/{rate['n']},"
+                assert test["detail"].startswith(counts), (test["detail"], counts)
+        for gate in m["gates"]["results"]:
+            if gate["name"].startswith("detection["):
+                rate = m["detection"][gate["name"][len("detection[") : -1]]
+                _same(gate, rate, "successes", "n", "rate", "low", "high")
+    return found
+
+
+def _interval(figure: dict) -> str:
+    return f"[{figure['low']:.2f}, {figure['high']:.2f}]"
+
+
+@pytest.mark.parametrize("folder", BUILT_IN, ids=lambda p: f"{p.parent.name}-{p.name}")
+def test_a_figure_shown_twice_shows_one_value(folder: Path) -> None:
+    """Every statistic that two sections show (the fitness table and the SME, retest,
+    detection and gates sections) has one value, one interval and one n, in report.json,
+    report.md and index.html; a comparison's 'before' is the earlier report's figure."""
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    report_md = (folder / "report.md").read_text(encoding="utf-8")
+    for what, test, figure in _twins(report):
+        assert (test["value"], test["low"], test["high"], test["n"]) == (
+            figure["value"],
+            figure["low"],
+            figure["high"],
+            figure["n"],
+        ), (folder, what)
+        if figure["value"] is None:  # undefined in both places, in words, never nan
+            assert f"undefined n={figure['n']}" in report_md, (folder, what)
+            assert f"| {test['name']} | AT CHANCE | " in report_md
+            continue
+        shown = f"{figure['value']:.2f} {_interval(figure)} n={figure['n']}"
+        assert shown in report_md, (folder, what, shown)
+        assert f"| {test['value']:.2f} | {_interval(test)} |" in report_md, (folder, what)
+    for m in report["models"]:
+        c = m.get("comparison")
+        earlier = folder.parent / (c or {}).get("before", "") / "report.json"
+        if c is None or not earlier.is_file():
+            continue
+        before = [x for x in json.loads(earlier.read_text())["models"] if x["model"] == m["model"]]
+        if before and c["n_pairs"] == before[0]["main_rows"] == m["main_rows"]:  # same items
+            before = before[0]
+            _same(c["detection_before"], before["all_defects"], "successes", "n", "low", "high")
+            _same(c["detection_after"], m["all_defects"], "successes", "n", "low", "high")

@@ -14,12 +14,9 @@ from judges.reports.model.data import (
     REPORT_MD,
     FolderReport,
 )
+from judges.reports.render.failures_md import render_failures_md
 from judges.reports.render.html import render_html
-from judges.reports.render.markdown import (
-    render_comparison_md,
-    render_failures_md,
-    render_report_md,
-)
+from judges.reports.render.markdown import render_comparison_md, render_report_md
 
 
 def _finite(value: Any) -> Any:

@@ -47,13 +47,16 @@ def _cells(test: ChanceTest) -> list[str]:
     def num(value: float) -> str:
         return "-" if value != value else f"{value:.2f}"
 
+    interval = "-" if test.low != test.low else f"[{num(test.low)}, {num(test.high)}]"
+    value = "undefined" if test.value != test.value else num(test.value)  # Counts says why
+
     reading = chance_reading(test)
     # Each p-value names its side: better (the test that decides) and, for a judge below
     # chance, worse.
     p = f"better: {test.p_value:.3g}" + (f", worse: {test.p_worse:.3g}" if reading == WORSE else "")
     return [
-        test.name, reading.upper(), test.statistic, num(test.value),
-        f"[{num(test.low)}, {num(test.high)}]", f"{test.chance:g}", p, str(test.n), test.detail,
+        test.name, reading.upper(), test.statistic, value, interval, f"{test.chance:g}", p,
+        str(test.n), test.detail,
     ]  # fmt: skip
 
 
