@@ -10,6 +10,7 @@ from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
 from judges.reports.model.data import FAILURES_MD, INDEX_HTML, NOT_FIT, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
+from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.fitness import not_fit_phrase
 from judges.reports.write import ReportSet
@@ -48,6 +49,13 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     )
 
 
+def why_line(screen: FirstScreen, reasons: int = 3) -> str:
+    """One line per report: the verdict word, the baseline warning, the first reasons."""
+    warning = f"WARNING {screen.warning}; " if screen.warning else ""
+    why = "; ".join(screen.shown_reasons(reasons))
+    return f"{screen.judge} {screen.version}: {screen.label}: {warning}{why}"
+
+
 def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
     """Ranking against random and lenient-parsing coercions, where they apply."""
     lines = []
@@ -69,6 +77,7 @@ def report_lines(built: ReportSet) -> list[str]:
     ]
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
+        lines.append(why_line(first_screen(folder)))
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
         lines += [f"damaged: {line}" for line in folder.damaged]
     lines += [f"run {label}: {value}" for label, value in built.meta.items()]

@@ -250,6 +250,7 @@ def _model_report(
         gates=tuple(gates),
         gates_table=where,
         gates_version=planted.inherited_gates.get((model, version)) if planted else None,
+        baseline_version=table.baseline if table is not None else None,
         failures=tuple(
             Failure(row, misses.get(row.item_id))
             for row in main

@@ -139,6 +139,8 @@ class ModelReport:
     # judge pairwise_accepted naming every set it is at chance on.
     accept_not_fit: str = ""
 
+    baseline_version: str | None = None  # the accepted baseline its gates name (gates.toml)
+
     # False for pairwise judges: their chance tests (per set) are shown in the folder's
     # pairwise section, not in the model's fitness table.
     chance_tests_apply: bool = True
@@ -349,10 +351,24 @@ class FolderReport:
             unaccepted, words = True, [*words, NOT_FIT]
         elif pairwise:
             words = [*words, FAIL]
-        if self._pairwise_accepted_not_fit():
+        if self.pairwise_accepted_not_fit():
             words = [*words, NOT_FIT]
         order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
         return next((word for word in order if word in words), PASS)
+
+    def label(self) -> str:
+        """The word as a one-line overview shows it: NOT FIT says when gates.toml accepts
+        it, and a FAIL names an accepted NOT FIT beside it."""
+        word = self.verdict_word()
+        unfit = [m for m in self.models if not m.fit and m.chance_tests_apply]
+        accepted = bool(self.pairwise_accepted_not_fit()) or any(m.accept_not_fit for m in unfit)
+        if word == NOT_FIT and accepted and all(m.accept_not_fit for m in unfit):
+            pairwise = self.pairwise.problems() if self.pairwise is not None else []
+            if not any(problem.endswith(NOT_FIT) for problem in pairwise):
+                return f"{NOT_FIT} (accepted)"
+        if word == FAIL and accepted:
+            return f"{FAIL}; {NOT_FIT} (accepted)"
+        return word
 
     def verdict(self) -> str:
         """One line naming everything that decides the word: what failed, what is at or
@@ -371,20 +387,20 @@ class FolderReport:
         if word == NOT_FIT:
             problems = [p for p in self.problems() if p not in pairwise]
             accepted = [
-                f"{entry} (accepted in gates.toml)" for entry in self._pairwise_accepted_not_fit()
+                f"{entry} (accepted in gates.toml)" for entry in self.pairwise_accepted_not_fit()
             ]
             parts = self._not_fit_parts(accepted=None) + pairwise + accepted
             also = f"; also {', '.join(problems)}" if problems else ""
             return f"{NOT_FIT}: " + "; ".join(parts) + also
         problems = [p for p in self.problems() if not p.endswith(NOT_FIT)]
-        kept = self._not_fit_parts(accepted=True) + self._pairwise_accepted_not_fit()
+        kept = self._not_fit_parts(accepted=True) + self.pairwise_accepted_not_fit()
         return (
             f"{FAIL}: "
             + ", ".join(problems)
             + "".join(f"; {NOT_FIT}, accepted: {part}" for part in kept)
         )
 
-    def _pairwise_accepted_not_fit(self) -> list[str]:
+    def pairwise_accepted_not_fit(self) -> list[str]:
         """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""
         if self.pairwise is None:
             return []

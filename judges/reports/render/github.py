@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
+from judges.reports.model.summary import first_screen
 from judges.stats.estimates.floors import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -116,6 +117,12 @@ def summary_markdown(folders: Iterable[FolderReport]) -> str:
                 for gate in m.gates
                 if gate.passed is False
             ]
+    lines += ["", "### Why", ""]
+    for folder in folders:
+        screen = first_screen(folder)
+        warning = f" **Warning: {screen.warning}.**" if screen.warning else ""
+        why = "; ".join(screen.shown_reasons(3))
+        lines.append(f"- {folder.judge} {folder.version}: {screen.label}.{warning} {why}")
     if failed:
         lines += ["", "### Failed gates", "", *failed]
     return "\n".join(lines) + "\n"

@@ -12,6 +12,8 @@ from judges.reports.model.data import (
     FolderReport,
     ModelReport,
 )
+from judges.reports.model.summary import first_screen
+from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.pairwise import pairwise_markdown
@@ -351,6 +353,9 @@ def _header_md(report: FolderReport) -> list[str]:
     lines = [
         f"# {report.judge}, prompt {report.version}: {report.verdict_word()}",
         "",
+        f"**Result: {report.verdict()}**",
+        "",
+        *first_screen_md(first_screen(report)),
         "| | |",
         "|---|---|",
         f"| Judge | {report.judge} |",
@@ -361,11 +366,9 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
         *(
-            f"| Judge fingerprint ({run}) | {table_cell('; '.join(found))} |"
-            for run, found in report.fingerprints.items()
+            f"| Judge fingerprint ({runs}) | {table_cell(judge)} |"
+            for runs, judge in fingerprint_rows(report.fingerprints)
         ),
-        "",
-        f"**Result: {report.verdict()}**",
         "",
         f"Computed from every row in {RESULTS_FILE}, whichever session wrote it. A detected item "
         "is one answered (status ok) that meets its expectation; a failed judgement counts as "
