@@ -303,6 +303,7 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
     rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
     one = session(demo, rows, "one").write()
     whole = snapshot(demo)
+    assert "index.html" in whole  # the overview of every version, from the same run
 
     # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
     for path in demo["reports"].rglob("*"):

@@ -226,8 +226,12 @@ class ModelReport:
 
     def as_dict(self) -> dict[str, Any]:
         passed, failed, unevaluated = self.gate_counts
+        word = self.verdict_word()
+        accepted = word == NOT_FIT and bool(self.accept_not_fit)
         return {
             "model": self.model,
+            "verdict_word": word,
+            "verdict_label": f"{word} (accepted)" if accepted else word,
             "main_rows": self.n_main,
             "planted_items": self.planted_items,
             "missing_items": list(self.missing_items),

@@ -45,11 +45,16 @@ class Figure:
     n: int
     against: str
     reads: str
+    note: str = ""  # e.g. "deciding: 5 of 6 not better than chance"
+
+    def title(self) -> str:
+        return f"{self.what} ({self.note})" if self.note else self.what
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
             "what": self.what,
+            "note": self.note,
             "value": self.value,
             "n": self.n,
             "against": self.against,
@@ -77,6 +82,7 @@ class FirstScreen:
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "label": self.label,
             "warning": self.warning,
             "reasons": list(self.reasons),
             "figures": [figure.as_dict() for figure in self.figures],
@@ -135,9 +141,7 @@ def _weakest(tests: Sequence[ChanceTest]) -> ChanceTest:
 def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
     test = _weakest(family)
     failing = sum(t.testable and not t.fit for t in family)
-    what = test.name
-    if len(family) > 1:
-        what += f" (deciding: {failing} of {len(family)} not better than chance)"
+    note = f"deciding: {failing} of {len(family)} not better than chance" if len(family) > 1 else ""
     if math.isnan(test.value):
         value = f"undefined ({test.detail})" if test.detail else "undefined"
     else:
@@ -146,8 +150,8 @@ def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
     p = f"p(better) = {test.p_value:.3g}"
     if reading == WORSE:
         p += f", p(worse) = {test.p_worse:.3g}"
-    return Figure(model, what, f"{test.statistic} {value}", test.n, f"chance {test.chance:g}",
-                  f"{reading} ({p})")  # fmt: skip
+    return Figure(model, test.name, f"{test.statistic} {value}", test.n,
+                  f"chance {test.chance:g}", f"{reading} ({p})", note)  # fmt: skip
 
 
 def _figures(m: ModelReport) -> list[Figure]:

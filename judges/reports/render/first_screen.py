@@ -20,7 +20,7 @@ def _cell(text: str) -> str:
 def _rows(screen: FirstScreen) -> list[list[str]]:
     several = len({f.model for f in screen.figures}) > 1
     return [
-        [f"{f.model}: {f.what}" if several else f.what, f.value, str(f.n), f.against, f.reads]
+        [f"{f.model}: {f.title()}" if several else f.title(), f.value, str(f.n), f.against, f.reads]
         for f in screen.figures
     ]
 

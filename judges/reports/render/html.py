@@ -61,6 +61,7 @@ border:2px solid}
 .banner.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
 .banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
 .banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
+.first{border-left:4px solid #0969da}
 .first ul{margin:0 0 10px;padding-left:20px}.first td{font-size:13px}
 """
 
