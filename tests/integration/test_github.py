@@ -65,8 +65,8 @@ def test_a_failed_gate_and_item_are_summarised_and_annotated(
         assert "McNemar p=1 |" in row  # the same misses under both versions
     assert "### Failed gates" in text
     assert (
-        f"- {JUDGE} {latest} on {MODEL}: detection[cousin]: 0/1 = 0.00 [0.00, 0.79] n=1 (gate >= 0.90)"
-        in text
+        f"- {JUDGE} {latest} on {MODEL}: detection[cousin]: 0/1 = 0.00 [0.00, 0.79] n=1 "
+        "(gate >= 0.90)" in text
     )
 
     out = result.stdout.lines
