@@ -70,7 +70,7 @@ def _comparison(m: ModelReport) -> str:
     return (
         f"vs {c.before}: {c.detection_before.rate:.2f} -> {c.detection_after.rate:.2f} on "
         f"{c.n_pairs} paired items, {len(c.caught_to_missed)} caught->missed, "
-        f"{len(c.missed_to_caught)} missed->caught, McNemar p={_p(c.mcnemar.p_value)}"
+        f"{len(c.missed_to_caught)} missed->caught, two-sided McNemar p={_p(c.mcnemar.p_value)}"
     )
 
 

@@ -177,7 +177,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
         f"<p>{c.n_pairs} items paired. Detection of planted defects: {esc(c.before)} "
         f"{esc(rate_text(c.detection_before))} &rarr; {esc(c.after)} "
         f"{esc(rate_text(c.detection_after))}. Flips: <b>{c.mcnemar.b}</b> caught &rarr; missed, "
-        f"<b>{c.mcnemar.c}</b> missed &rarr; caught; McNemar exact p = {p} "
+        f"<b>{c.mcnemar.c}</b> missed &rarr; caught; two-sided McNemar exact p = {p} "
         f"(n = {c.mcnemar.n}).</p>"
     ]
     if c.flips:

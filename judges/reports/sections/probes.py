@@ -134,7 +134,7 @@ def changes_markdown(report: ProbeReport) -> list[str]:
         f"Bias probes against prompt {report.previous} (biased rate, paired per item; "
         "McNemar b = biased before only, c = biased now only):",
         "",
-        "| probe | before | now | b | c | McNemar exact p |",
+        "| probe | before | now | b | c | two-sided McNemar exact p |",
         "|---|---|---|---|---|---|",
     ]
     for c in report.changes:
@@ -161,7 +161,7 @@ def _flips(effect: ProbeEffect) -> str:
     """The redraw's flip rate, with McNemar's p for the probe's flips against it."""
     if effect.noise_flips is None or effect.flip_test is None:
         return "-"
-    return f"{_rate(effect.noise_flips)} (p = {effect.flip_test.p_value:.3g})"
+    return f"{_rate(effect.noise_flips)} (two-sided p = {effect.flip_test.p_value:.3g})"
 
 
 def _gate(report: ProbeReport, probe: str) -> str:
