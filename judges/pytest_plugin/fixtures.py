@@ -17,6 +17,7 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
+from judges.reports.sections.fitness import reason_text
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import not_evaluated
@@ -171,7 +172,8 @@ class JudgeRunner(probing.ProbeJudging):
             [
                 f"{title} is NOT FIT: no better than chance at what its set measures "
                 "(threshold: chance itself, so no floor in gates.toml can move it)",
-                *(f"  NOT FIT {line}" for line in fitness.reasons()),
+                *(f"  {reason_text(t)}" for t in fitness.failing),
+                *([f"  {line}" for line in fitness.reasons()] if not fitness.decisive else []),
                 *fit,
                 *untested,
                 "A judge that is known to be unfit and kept anyway needs accept_not_fit = "

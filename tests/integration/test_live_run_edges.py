@@ -184,7 +184,7 @@ def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
     assert f"product_identity prompt {latest} on {MODEL}: 1 detection gate(s) failed" in output
     table = f'gates.toml ["{MODEL}"."{first}"] (inherited: prompt {latest} has no table of its own)'
     assert table in output
-    assert "FAILED detection[cousin]: 0.00" in output
+    assert "FAILED detection[cousin]: 0/1 = 0.00" in output
 
 
 def test_regression_gates_in_reports_read_the_recorded_baseline_whatever_the_report_dir(

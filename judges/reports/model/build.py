@@ -12,7 +12,7 @@ from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
 from judges.reports.sections.estimate import configured_estimate
-from judges.reports.sections.fitness import model_fitness
+from judges.reports.sections.fitness import model_fitness, retest_from_fitness, sme_from_fitness
 from judges.reports.sections.pairwise import PairwiseReport, pairwise_report
 from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sections.regressions import fingerprints, regressions
@@ -211,6 +211,12 @@ def _model_report(
     by_item = {row.item_id: row for row in main}
     missing = _missing_items(planted, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
+    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
+    # One statistic, one value: the sections show the chance tests' figures.
+    if "sme" in reliability:
+        reliability["sme"] = sme_from_fitness(reliability["sme"], fitness)
+    if "test_retest" in reliability:
+        reliability["test_retest"] = retest_from_fitness(reliability["test_retest"], fitness)
     gates, where = _gates(model, version, main, reliability, sources, notes)
     fields = (*dimensions, *([flag] if flag else []))
     probes = _probes(model, version, rows, sources, fields, previous)
@@ -232,7 +238,6 @@ def _model_report(
     )
     judge = sources.spec.name if sources.spec else ""
     pass_rate = configured_estimate(judge, version, model, main, planted, notes)
-    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     return ModelReport(
         fitness=fitness,
         chance_tests_apply=not is_pairwise(rows),
@@ -250,6 +255,7 @@ def _model_report(
         gates=tuple(gates),
         gates_table=where,
         gates_version=planted.inherited_gates.get((model, version)) if planted else None,
+        baseline_version=table.baseline if table is not None else None,
         failures=tuple(
             Failure(row, misses.get(row.item_id))
             for row in main
