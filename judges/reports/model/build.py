@@ -226,11 +226,6 @@ def _model_report(
     table = planted.gates.get((model, version)) if planted else None
     if table is not None:
         gates += _extra_gates(table, stability, reading, notes)
-        if table.accept_regression and table.baseline == version:
-            notes.append(
-                "accepted as the baseline although significantly worse than the baseline "
-                f"before it (gates.toml accept_regression): {table.accept_regression}"
-            )
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     # Before the report is built: the regression gates add notes of their own.
     regression_gates = regressions(
