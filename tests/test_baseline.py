@@ -252,7 +252,7 @@ def test_baseline_refuses_a_pairwise_judge_at_chance_unless_accepted(
     said = capsys.readouterr()
     assert "fitness: pairwise 0.1 on local:smollm2-135m: FIT" in said.out
     assert "fitness: pairwise 1.0 on local:smollm2-135m: NOT FIT" in said.out
-    assert "pairwise chance: natural: NOT FIT" in said.out
+    assert "pairwise chance: natural: AT CHANCE" in said.out
     assert "prompt 1.0 is NOT FIT" in said.err and not gates.exists()
 
     assert run("--accept", "0.1") == 0  # the fit one is accepted

@@ -690,6 +690,6 @@ def test_metric_gate_undefined_and_empty() -> None:
     assert "no data" in empty.describe()
     no_threshold = Gate("z", Rate(1, 2, 0.5, 0.1, 0.9), None, True)
     assert no_threshold.passed is None
-    assert no_threshold.describe() == "z: 0.50 [0.10, 0.90] n=2 (no threshold)"
+    assert no_threshold.describe() == "z: 1/2 = 0.50 [0.10, 0.90] n=2 (no threshold)"
     json_ready(undefined.as_dict())
     assert Gate("r", wilson(3, 4), 0.75, True).passed is True

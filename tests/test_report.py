@@ -271,7 +271,8 @@ def test_comparison_md_is_written_in_the_newer_folder(demo: dict[str, Any]) -> N
     rebuild(demo)
     text = (folder(demo, "1.1") / "comparison.md").read_text()
     assert "prompt 1.0 -> 1.1" in text
-    assert "1 caught -> missed, 4 missed -> caught; McNemar exact p = 0.3750 (n = 7)" in text
+    flips = "1 caught -> missed, 4 missed -> caught"
+    assert f"{flips}; two-sided McNemar exact p = 0.3750 (n = 7)" in text
     assert "| PE-01 | cousin | caught | missed | **lost** |" in text
     assert "| factual_accuracy | planted defects | 2.33 | 1.33 | -1.00 [" in text
 
@@ -303,6 +304,7 @@ def test_sessions_in_any_order_and_partial_runs_give_the_same_reports(
     rows = version_rows("1.0", BEFORE) + version_rows("1.1", AFTER)
     one = session(demo, rows, "one").write()
     whole = snapshot(demo)
+    assert "index.html" in whole  # the overview of every version, from the same run
 
     # Again from scratch: rows as xdist workers deliver them, then a `-k` re-run of one item.
     for path in demo["reports"].rglob("*"):
@@ -413,7 +415,7 @@ def test_cli_compare_prints_the_paired_comparison(
     assert main([*args, "--compare", "0.3", "0.3.1"]) == 0
     out = capsys.readouterr().out
     assert "prompt 0.3 -> 0.3.1" in out
-    assert "McNemar exact p = 0.3750 (n = 7)" in out
+    assert "two-sided McNemar exact p = 0.3750 (n = 7)" in out
     assert "| PE-01 | cousin | caught | missed | **lost** |" in out
     assert "| factual_accuracy | planted defects | 2.33 | 1.33 | -1.00 [" in out
     assert not (reports / "product_identity" / "0.3.1" / "report.md").exists()

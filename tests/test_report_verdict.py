@@ -12,6 +12,7 @@ from typing import Any
 from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
 from judges.reports.render.charts import change_svg
+from judges.reports.render.github import summary_markdown
 from judges.reports.write import rebuild_reports
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
@@ -68,11 +69,20 @@ def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[st
     html = (folder(demo, "1.1") / "index.html").read_text()
     assert html.index('class="banner fail"') < html.index("<h2>")  # at the top
     assert banner(html).startswith("fail: FAIL")
-    assert "1 gate failed, 1 new failure." in banner(html)
+    # The accepted NOT FIT stays beside the FAIL, in every format.
+    verdict = "FAIL: 1 gate failed, 1 new failure; NOT FIT, accepted: a demo"
+    assert "1 gate failed, 1 new failure; NOT FIT, accepted: a demo (" in banner(html)
     report_md = (folder(demo, "1.1") / "report.md").read_text()
-    assert "**Result: FAIL: 1 gate failed, 1 new failure**" in report_md
+    assert f"**Result: {verdict} (" in report_md
     (report,) = [f for f in built.folders if f.version == "1.1"]
-    assert report.verdict() == "FAIL: 1 gate failed, 1 new failure"
+    assert report.verdict().startswith(verdict)
+    report_json = json.loads((folder(demo, "1.1") / "report.json").read_text())
+    assert report_json["verdict"] == report.verdict()
+    (line,) = [x for x in terminal.report_lines(built) if x.startswith(f"demo 1.1 on {MODEL}:")]
+    assert line.endswith("; FAIL; NOT FIT, accepted (no chance test could decide: the set is "
+                         "too small to show anything)")  # fmt: skip
+    summary = summary_markdown(built.folders)
+    assert f"| demo | 1.1 | {MODEL} | FAIL :x:; NOT FIT (accepted) |" in summary
 
 
 def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
+from judges.reports.sections.fitness import reason_text
 from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import not_evaluated
@@ -106,6 +107,15 @@ class JudgeRunner(probing.ProbeJudging):
             )
         failed = [r for r in results if r.passed is False]
         unevaluated = [r for r in results if not_evaluated(r)]
+        if not failed and not unevaluated and not any(r.passed for r in results):
+            # No threshold to hold and no pair that could show a regression: a pass would
+            # say the judge was checked when nothing was.
+            shown = "; ".join(r.describe() for r in results) or "no gate computed"
+            self.skip_gates(
+                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: no "
+                f"{section} gate decided anything (no threshold in {where}, no regression "
+                f"against a baseline): {shown}"
+            )
         passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
         if failed:
@@ -166,7 +176,8 @@ class JudgeRunner(probing.ProbeJudging):
             [
                 f"{title} is NOT FIT: no better than chance at what its set measures "
                 "(threshold: chance itself, so no floor in gates.toml can move it)",
-                *(f"  NOT FIT {line}" for line in fitness.reasons()),
+                *(f"  {reason_text(t)}" for t in fitness.failing),
+                *([f"  {line}" for line in fitness.reasons()] if not fitness.decisive else []),
                 *fit,
                 *untested,
                 "A judge that is known to be unfit and kept anyway needs accept_not_fit = "

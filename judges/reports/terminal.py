@@ -8,9 +8,11 @@ from pathlib import Path
 
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
-from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
+from judges.reports.model.data import FAILURES_MD, INDEX_HTML, NOT_FIT, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
+from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
+from judges.reports.sections.fitness import not_fit_phrase
 from judges.reports.write import ReportSet
 
 CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"
@@ -35,15 +37,25 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     verdict = m.verdict_word()
     if m.missing_items:  # INCOMPLETE: the same reason as report.md's
         verdict += f": {m.incomplete_reason()}"
-    elif not m.fit:
+    elif not m.fit and m.chance_tests_apply:
         failing = m.fitness.failing if m.fitness is not None else []
-        why = ", ".join(t.name for t in failing) or m.fitness_reasons()[0]
-        accepted = ", accepted in gates.toml" if m.accept_not_fit else ""
-        verdict += f" (at chance on {why}{accepted})" if failing else f" ({why}{accepted})"
+        why = not_fit_phrase(failing) if failing else m.fitness_reasons()[0]
+        if verdict == NOT_FIT:
+            accepted = ", accepted in gates.toml" if m.accept_not_fit else ""
+            verdict += f" ({why}{accepted})"
+        elif m.accept_not_fit:  # FAIL keeps the accepted NOT FIT in view
+            verdict += f"; {NOT_FIT}, accepted ({why})"
     return (
         f"{judge} {version} on {m.model}: detection {fraction(m.all_defects)}; {gates}; "
         f"{m.failure_counts()}; {verdict}"
     )
+
+
+def why_line(screen: FirstScreen, reasons: int = 3) -> str:
+    """One line per report: the verdict word, the baseline warning, the first reasons."""
+    warning = f"WARNING {screen.warning}; " if screen.warning else ""
+    why = "; ".join(screen.shown_reasons(reasons))
+    return f"{screen.judge} {screen.version}: {screen.label}: {warning}{why}"
 
 
 def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
@@ -67,6 +79,7 @@ def report_lines(built: ReportSet) -> list[str]:
     ]
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
+        lines.append(why_line(first_screen(folder)))
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
         lines += [f"damaged: {line}" for line in folder.damaged]
     lines += [f"run {label}: {value}" for label, value in built.meta.items()]

@@ -12,6 +12,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,10 +23,17 @@ from judges.calls.credentials import scrub
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec, load_catalog
-from judges.reports.model.data import COMPARISON_MD, RESULTS_FILE, FolderReport
+from judges.reports.model.data import (
+    COMPARISON_MD,
+    INDEX_HTML,
+    REPORT_JSON,
+    RESULTS_FILE,
+    FolderReport,
+)
 from judges.reports.model.folders import Results, ResultsMissing, build_folder
 from judges.reports.model.metadata import RUN_FILE, RunMetadata
 from judges.reports.render.files import render_files
+from judges.reports.render.overview import render_overview, version_key
 from judges.reports.sections.sources import Sources, load_sources
 from judges.stats.estimates.memo import Memo
 from judges.storage.files import atomic_write_text
@@ -100,6 +108,22 @@ def _build_set(
     return tuple(folders), files, tuple(stale)
 
 
+def _overview(reports: Path, files: Mapping[Path, str]) -> dict[Path, str]:
+    """reports/index.html from every folder's report.json: this run's, else the disk's."""
+    found: dict[tuple[str, str], str] = {}
+    if reports.is_dir():
+        for path in reports.glob(f"*/*/{REPORT_JSON}"):
+            found[(path.parent.parent.name, path.parent.name)] = path.read_text(encoding="utf-8")
+    for path, text in files.items():
+        if path.name == REPORT_JSON:
+            found[(path.parent.parent.name, path.parent.name)] = text
+    if not found:
+        return {}
+    order = sorted(found, key=lambda key: (key[0], version_key(key[1])))
+    page = render_overview([json.loads(found[key]) for key in order])
+    return {reports / INDEX_HTML: scrub(page)}
+
+
 def session_reports(
     rows: Sequence[JudgementRow],
     reports: Path,
@@ -133,6 +157,7 @@ def session_reports(
         ):
             targets.append((judge, following))
     folders, files, stale = _build_set(results, sorted(targets), catalog, planted_root, memo)
+    files |= _overview(reports, files)
     merged = {results.path(j, v): results.merged[(j, v)] for j, v in sorted(by_folder)}
     meta = RunMetadata.collect(
         "pytest session",
@@ -161,6 +186,7 @@ def disk_reports(
     targets = [(p.parent.parent.name, p.parent.name) for p in found]
     catalog = load_catalog() if catalog is None else catalog
     folders, files, stale = _build_set(Results(reports), targets, catalog, planted_root)
+    files |= _overview(reports, files)
     meta = RunMetadata.collect(
         "python -m judges report", None, {"report build": time.perf_counter() - started}
     )

@@ -62,11 +62,11 @@ def test_a_failed_gate_and_item_are_summarised_and_annotated(
     assert "| 2 passed, 1 failed :x: |" in rows[-1]
     for version, row in zip(versions()[:-1], rows[1:], strict=True):
         assert f"vs {version}: 0.50 -> 0.50 on {len(ITEMS)} paired items" in row
-        assert "McNemar p=1 |" in row  # the same misses under both versions
+        assert "two-sided McNemar p=1 |" in row  # the same misses under both versions
     assert "### Failed gates" in text
     assert (
-        f"- {JUDGE} {latest} on {MODEL}: detection[cousin]: 0.00 [0.00, 0.79] n=1 (gate >= 0.90)"
-        in text
+        f"- {JUDGE} {latest} on {MODEL}: detection[cousin]: 0/1 = 0.00 [0.00, 0.79] n=1 "
+        "(gate >= 0.90)" in text
     )
 
     out = result.stdout.lines
@@ -74,7 +74,7 @@ def test_a_failed_gate_and_item_are_summarised_and_annotated(
     gate_errors = [line for line in out if line.startswith(f"::error file={gates},")]
     assert gate_errors == [
         f"::error file={gates},line=7,title=gate failed%3A {JUDGE} {latest}::{JUDGE} prompt "
-        f"{latest} on {MODEL}: detection[cousin]: 0.00 [0.00, 0.79] n=1 (gate >= 0.90)"
+        f"{latest} on {MODEL}: detection[cousin]: 0/1 = 0.00 [0.00, 0.79] n=1 (gate >= 0.90)"
     ]
     items = f"planted_sets/{JUDGE}/items.jsonl"
     item_errors = [line for line in out if line.startswith(f"::error file={items},")]

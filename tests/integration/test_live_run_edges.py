@@ -184,7 +184,7 @@ def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
     assert f"product_identity prompt {latest} on {MODEL}: 1 detection gate(s) failed" in output
     table = f'gates.toml ["{MODEL}"."{first}"] (inherited: prompt {latest} has no table of its own)'
     assert table in output
-    assert "FAILED detection[cousin]: 0.00" in output
+    assert "FAILED detection[cousin]: 0/1 = 0.00" in output
 
 
 def test_regression_gates_in_reports_read_the_recorded_baseline_whatever_the_report_dir(
@@ -206,3 +206,24 @@ def test_regression_gates_in_reports_read_the_recorded_baseline_whatever_the_rep
     (home,) = at_home["models"]
     assert model["regressions"], "the baseline's recorded run was not found"
     assert model["regressions"] == home["regressions"]
+
+
+def test_a_gate_test_with_nothing_to_decide_is_skipped_not_passed(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    """A table without a threshold and without a baseline checks nothing: a pass would say
+    the judge was gated when it was not."""
+    first = versions()[0]
+    project.write_set_file("gates.toml", f'["{MODEL}"."{first}"]\nnote = "thresholds to come"\n')
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+
+    result = project.run(GATES, "-k", first, "-rs")
+
+    result.assert_outcomes(skipped=1, deselected=len(versions()) - 1)
+    result.stdout.fnmatch_lines([
+        f"*product_identity prompt {first} on {MODEL}: no detection gate decided anything (no "
+        "threshold in *gates.toml*, no regression against a baseline): detection?cousin?: *",
+    ])  # fmt: skip
+    # A threshold makes it decide.
+    project.write_set_file("gates.toml", f'["{MODEL}"."{first}"]\nmax_error_rate = 0.5\n')
+    project.run(GATES, "-k", first).assert_outcomes(passed=1, deselected=len(versions()) - 1)

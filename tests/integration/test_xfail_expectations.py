@@ -82,8 +82,8 @@ def test_detection_gate_below_threshold_fails_with_rate_and_interval(
         [
             f"*product_identity prompt {latest} on {MODEL}: 1 detection gate(s) failed "
             f"(thresholds in *planted_sets/product_identity/gates.toml [[]*{latest}*[]])",
-            "*FAILED detection[[]cousin[]]: 0.00 [[]0.00, 0.*[]] n=1 (gate >= 0.90)",
-            "*passed detection[[]sign_flip[]]: 1.00 [[]0.*, 1.00[]] n=1 (gate >= 0.50)",
+            "*FAILED detection[[]cousin[]]: 0/1 = 0.00 [[]0.00, 0.*[]] n=1 (gate >= 0.90)",
+            "*passed detection[[]sign_flip[]]: 1/1 = 1.00 [[]0.*, 1.00[]] n=1 (gate >= 0.50)",
         ]
     )
 

@@ -12,7 +12,7 @@ from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
 from judges.reports.sections.estimate import configured_estimate
-from judges.reports.sections.fitness import model_fitness
+from judges.reports.sections.fitness import model_fitness, retest_from_fitness, sme_from_fitness
 from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
 from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sections.regressions import fingerprints, regressions
@@ -211,6 +211,12 @@ def _model_report(
     asked = [item.id for item in planted.main_items(version, model)] if planted else []
     missing = _missing_items(asked, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
+    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
+    # One statistic, one value: the sections show the chance tests' figures.
+    if "sme" in reliability:
+        reliability["sme"] = sme_from_fitness(reliability["sme"], fitness)
+    if "test_retest" in reliability:
+        reliability["test_retest"] = retest_from_fitness(reliability["test_retest"], fitness)
     gates, where = _gates(model, version, main, reliability, sources, notes)
     fields = (*dimensions, *([flag] if flag else []))
     probes = _probes(model, version, rows, sources, fields, previous)
@@ -220,11 +226,6 @@ def _model_report(
     table = planted.gates.get((model, version)) if planted else None
     if table is not None:
         gates += _extra_gates(table, stability, reading, notes)
-        if table.accept_regression and table.baseline == version:
-            notes.append(
-                "accepted as the baseline although significantly worse than the baseline "
-                f"before it (gates.toml accept_regression): {table.accept_regression}"
-            )
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     # Before the report is built: the regression gates add notes of their own.
     regression_gates = regressions(
@@ -232,7 +233,6 @@ def _model_report(
     )
     judge = sources.spec.name if sources.spec else ""
     pass_rate = configured_estimate(judge, version, model, main, planted, notes)
-    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     return ModelReport(
         fitness=fitness,
         chance_tests_apply=not is_pairwise(rows),
@@ -250,6 +250,7 @@ def _model_report(
         gates=tuple(gates),
         gates_table=where,
         gates_version=planted.inherited_gates.get((model, version)) if planted else None,
+        baseline_version=table.baseline if table is not None else None,
         failures=tuple(
             Failure(row, misses.get(row.item_id))
             for row in main

@@ -14,6 +14,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow, Usage
 from judges.reports.sections.estimate import PassRateEstimate
+from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
 from judges.reports.sections.pairwise import PairwiseReport
 from judges.reports.sections.probes import ProbeReport
 from judges.stats.estimates.floors import Gate, not_evaluated
@@ -143,6 +144,8 @@ class ModelReport:
     # judge pairwise_accepted naming every set it is at chance on.
     accept_not_fit: str = ""
 
+    baseline_version: str | None = None  # the accepted baseline its gates name (gates.toml)
+
     # False for pairwise judges: their chance tests (per set) are shown in the folder's
     # pairwise section, not in the model's fitness table.
     chance_tests_apply: bool = True
@@ -155,7 +158,9 @@ class ModelReport:
         """Why this judge is NOT FIT, one line each; empty when it is fit."""
         if self.fitness is None:
             return ["no planted set to test it against chance"]
-        return self.fitness.reasons()
+        if not self.fitness.decisive:
+            return self.fitness.reasons()
+        return [reason_text(test) for test in self.fitness.failing]
 
     def incomplete_reason(self) -> str:
         """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
@@ -231,8 +236,12 @@ class ModelReport:
 
     def as_dict(self) -> dict[str, Any]:
         passed, failed, unevaluated = self.gate_counts
+        word = self.verdict_word()
+        accepted = word == NOT_FIT and bool(self.accept_not_fit)
         return {
             "model": self.model,
+            "verdict_word": word,
+            "verdict_label": f"{word} (accepted)" if accepted else word,
             "main_rows": self.n_main,
             "planted_items": self.planted_items,
             "missing_items": list(self.missing_items),
@@ -286,7 +295,13 @@ class ModelReport:
         if self.pass_rate is not None:
             optional["pass_rate_estimate"] = self.pass_rate.as_dict()
         if self.fitness is not None and self.chance_tests_apply:
-            optional["fitness"] = self.fitness.as_dict() | {"accepted": self.accept_not_fit}
+            found = self.fitness.as_dict()
+            # The report's words for each test (at, better or worse than chance), not the
+            # statistics layer's: one vocabulary in every format.
+            for test, shown in zip(self.fitness.tests, found["tests"], strict=True):
+                shown["reading"] = chance_reading(test)
+            found["reasons"] = [reason_text(t) for t in self.fitness.failing]
+            optional["fitness"] = found | {"accepted": self.accept_not_fit}
         return optional
 
 
@@ -350,31 +365,57 @@ class FolderReport:
             unaccepted, words = True, [*words, NOT_FIT]
         elif pairwise:
             words = [*words, FAIL]
-        if self._pairwise_accepted_not_fit():
+        if self.pairwise_accepted_not_fit():
             words = [*words, NOT_FIT]
         order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
         return next((word for word in order if word in words), PASS)
 
+    def label(self) -> str:
+        """The word as a one-line overview shows it: NOT FIT says when gates.toml accepts
+        it, and a FAIL names an accepted NOT FIT beside it."""
+        word = self.verdict_word()
+        unfit = [m for m in self.models if not m.fit and m.chance_tests_apply]
+        accepted = bool(self.pairwise_accepted_not_fit()) or any(m.accept_not_fit for m in unfit)
+        if word == NOT_FIT and accepted and all(m.accept_not_fit for m in unfit):
+            pairwise = self.pairwise.problems() if self.pairwise is not None else []
+            if not any(problem.endswith(NOT_FIT) for problem in pairwise):
+                return f"{NOT_FIT} (accepted)"
+        if word == FAIL and accepted:
+            return f"{FAIL}; {NOT_FIT} (accepted)"
+        return word
+
     def verdict(self) -> str:
-        """One line: the word, then why (what failed, what is at chance, what is missing)."""
+        """One line naming everything that decides the word: what failed, what is at or
+        worse than chance (accepted or not), what is missing. A FAIL keeps an accepted NOT
+        FIT in view ("FAIL: 2 gates failed; NOT FIT, accepted: why"), and a NOT FIT keeps
+        the failures ("...; also 2 gates failed")."""
         word = self.verdict_word()
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
         if word == PASS:
             return PASS
-        if word == NOT_FIT:
-            pairwise = self.pairwise.problems() if self.pairwise is not None else []
-            accepted = [
-                f"{entry} (accepted in gates.toml)" for entry in self._pairwise_accepted_not_fit()
-            ]
-            return f"{NOT_FIT}: " + "; ".join(self._not_fit_parts() + pairwise + accepted)
         if word == INCOMPLETE:
             return f"{INCOMPLETE}: " + missing_reason(
                 sum(len(m.missing_items) for m in self.models)
             )
-        return f"{FAIL}: " + ", ".join(self.problems())
+        pairwise = self.pairwise.problems() if self.pairwise is not None else []
+        if word == NOT_FIT:
+            problems = [p for p in self.problems() if p not in pairwise]
+            accepted = [
+                f"{entry} (accepted in gates.toml)" for entry in self.pairwise_accepted_not_fit()
+            ]
+            parts = self._not_fit_parts(accepted=None) + pairwise + accepted
+            also = f"; also {', '.join(problems)}" if problems else ""
+            return f"{NOT_FIT}: " + "; ".join(parts) + also
+        problems = [p for p in self.problems() if not p.endswith(NOT_FIT)]
+        kept = self._not_fit_parts(accepted=True) + self.pairwise_accepted_not_fit()
+        return (
+            f"{FAIL}: "
+            + ", ".join(problems)
+            + "".join(f"; {NOT_FIT}, accepted: {part}" for part in kept)
+        )
 
-    def _pairwise_accepted_not_fit(self) -> list[str]:
+    def pairwise_accepted_not_fit(self) -> list[str]:
         """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""
         if self.pairwise is None:
             return []
@@ -385,16 +426,25 @@ class FolderReport:
             if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
         ]
 
-    def _not_fit_parts(self) -> list[str]:
+    def _not_fit_parts(self, accepted: bool | None) -> list[str]:
+        """Per model that is not fit (accepted only, or all when `accepted` is None): what it
+        is at or worse than chance on, at most five names, then why it is accepted."""
         parts = []
         for m in self.models:
             if m.fit or not m.chance_tests_apply:  # a pairwise judge's sets: `pairwise`
                 continue
+            if accepted is not None and bool(m.accept_not_fit) != accepted:
+                continue
             failing = m.fitness.failing if m.fitness is not None else []
-            why = f"at chance on {', '.join(t.name for t in failing)}" if failing else ""
+            why = not_fit_phrase(failing) if failing else m.fitness_reasons()[0]
+            if failing and m.fitness is not None:
+                why = f"{len(failing)} of {len(m.fitness.decisive)} deciding tests: {why}"
             who = f"{m.model}: " if len(self.models) > 1 else ""
-            accepted = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
-            parts.append(f"{who}{why or m.fitness_reasons()[0]}{accepted}")
+            if accepted:  # "NOT FIT, accepted: why" reads the reason first
+                parts.append(f"{who}{m.accept_not_fit} ({why})")
+                continue
+            kept = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
+            parts.append(f"{who}{why}{kept}")
         return parts
 
     @property

@@ -43,7 +43,9 @@ def stat_text(stat: Rate | Estimate | None) -> str:
     if stat.n == 0:
         return "no data (n=0)"
     if math.isnan(stat.low) or math.isnan(stat.high):
-        return "-" if math.isnan(stat.value) else f"{stat.value:.2f} (no interval) n={stat.n}"
+        if math.isnan(stat.value):
+            return f"undefined (one value throughout: no agreement beyond chance) n={stat.n}"
+        return f"{stat.value:.2f} (no interval) n={stat.n}"
     return str(stat)
 
 

@@ -14,12 +14,10 @@ from judges.reports.model.data import (
     REPORT_MD,
     FolderReport,
 )
+from judges.reports.model.summary import first_screen
+from judges.reports.render.failures_md import render_failures_md
 from judges.reports.render.html import render_html
-from judges.reports.render.markdown import (
-    render_comparison_md,
-    render_failures_md,
-    render_report_md,
-)
+from judges.reports.render.markdown import render_comparison_md, render_report_md
 
 
 def _finite(value: Any) -> Any:
@@ -34,7 +32,8 @@ def _finite(value: Any) -> Any:
 
 
 def render_report_json(report: FolderReport) -> str:
-    content = _finite(report.as_dict())
+    # The first screen's reasons and deciding figures, as report.md and index.html show them.
+    content = _finite(report.as_dict() | {"first_screen": first_screen(report).as_dict()})
     return json.dumps(content, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

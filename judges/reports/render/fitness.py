@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
+from judges.reports.sections.fitness import AT_CHANCE, WORSE, chance_reading
 from judges.stats.fitness.chance import ChanceTest
 
 __all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
@@ -17,7 +18,9 @@ FITNESS_INTRO = (
     "interval of the difference), defect scores below control scores on the targeted "
     "dimension (Mann-Whitney; AUC), agreement with SME labels, test-retest and noise beyond "
     "chance (permutation tests of kappa, Spearman and alpha), ranking against random "
-    "rankings. A test whose n is too small for even a perfect judge to pass decides nothing."
+    "rankings. A test whose n is too small for even a perfect judge to pass decides nothing. "
+    "A test reads worse than chance when its one-sided test (p worse < 0.05) or its 95% "
+    "interval, wholly below chance, says so; either way it is not better than chance."
 )
 
 
@@ -26,8 +29,13 @@ def _headline(m: ModelReport) -> str:
         return "**NOT FIT**: no planted set to test the judge against chance."
     if m.fit:
         return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests."
-    failing = len(m.fitness.failing)
-    head = f"**NOT FIT**: at chance on {failing} of {len(m.fitness.decisive)} deciding tests."
+    failing = m.fitness.failing
+    worse = sum(chance_reading(t) == WORSE for t in failing)
+    split = f" ({worse} {WORSE}, {len(failing) - worse} {AT_CHANCE})" if worse else ""
+    head = (
+        f"**NOT FIT**: not better than chance on {len(failing)} of "
+        f"{len(m.fitness.decisive)} deciding tests{split}."
+    )
     if not m.fitness.decisive:
         head = "**NOT FIT**: no test could decide (the set is too small to show anything)."
     if m.accept_not_fit:
@@ -39,14 +47,30 @@ def _cells(test: ChanceTest) -> list[str]:
     def num(value: float) -> str:
         return "-" if value != value else f"{value:.2f}"
 
-    p = f"{test.p_value:.3g}" + (f" (worse: {test.p_worse:.3g})" if test.worse_than_chance else "")
+    interval = "-" if test.low != test.low else f"[{num(test.low)}, {num(test.high)}]"
+    value = "undefined" if test.value != test.value else num(test.value)  # Counts says why
+
+    reading = chance_reading(test)
+    # Each p-value names its side: better (the test that decides) and, for a judge below
+    # chance, worse.
+    p = f"better: {test.p_value:.3g}" + (f", worse: {test.p_worse:.3g}" if reading == WORSE else "")
     return [
-        test.name, test.verdict.upper(), test.statistic, num(test.value),
-        f"[{num(test.low)}, {num(test.high)}]", f"{test.chance:g}", p, str(test.n), test.detail,
+        test.name, reading.upper(), test.statistic, value, interval, f"{test.chance:g}", p,
+        str(test.n), test.detail,
     ]  # fmt: skip
 
 
-HEAD = ["Test", "Verdict", "Statistic", "Value", "95% interval", "Chance", "p", "n", "Counts"]
+HEAD = [
+    "Test",
+    "Reads",
+    "Statistic",
+    "Value",
+    "95% interval",
+    "Chance",
+    "one-sided p",
+    "n",
+    "Counts",
+]
 
 
 def fitness_md(m: ModelReport) -> list[str]:

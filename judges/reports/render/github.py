@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
+from judges.reports.model.summary import first_screen
 from judges.stats.estimates.floors import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -69,7 +70,7 @@ def _comparison(m: ModelReport) -> str:
     return (
         f"vs {c.before}: {c.detection_before.rate:.2f} -> {c.detection_after.rate:.2f} on "
         f"{c.n_pairs} paired items, {len(c.caught_to_missed)} caught->missed, "
-        f"{len(c.missed_to_caught)} missed->caught, McNemar p={_p(c.mcnemar.p_value)}"
+        f"{len(c.missed_to_caught)} missed->caught, two-sided McNemar p={_p(c.mcnemar.p_value)}"
     )
 
 
@@ -86,11 +87,13 @@ def _gates_cell(m: ModelReport) -> str:
 
 def _verdict_cell(m: ModelReport) -> str:
     word = m.verdict_word()
-    if word == "NOT FIT" and m.accept_not_fit:
-        return "NOT FIT (accepted)"
+    if word == NOT_FIT and m.accept_not_fit:
+        return f"{NOT_FIT} (accepted)"
     if m.missing_items:  # INCOMPLETE: the same reason as report.md's
         word += f": {m.incomplete_reason()}"
-    return word + ("" if word == "PASS" else " :x:")
+    if word == FAIL and not m.fit and m.accept_not_fit:  # the accepted NOT FIT stays visible
+        return f"{FAIL} :x:; {NOT_FIT} (accepted)"
+    return word + ("" if word == PASS else " :x:")
 
 
 def summary_markdown(folders: Iterable[FolderReport]) -> str:
@@ -116,6 +119,12 @@ def summary_markdown(folders: Iterable[FolderReport]) -> str:
                 for gate in m.gates
                 if gate.passed is False
             ]
+    lines += ["", "### Why", ""]
+    for folder in folders:
+        screen = first_screen(folder)
+        warning = f" **Warning: {screen.warning}.**" if screen.warning else ""
+        why = "; ".join(screen.shown_reasons(3))
+        lines.append(f"- {folder.judge} {folder.version}: {screen.label}.{warning} {why}")
     if failed:
         lines += ["", "### Failed gates", "", *failed]
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.model.summary import baseline_warning, first_screen
 from judges.reports.render.charts import (
     change_legend,
     change_svg,
@@ -19,6 +20,7 @@ from judges.reports.render.charts import (
     stat_text,
 )
 from judges.reports.render.failures_html import FAILURES_CSS, failures_html
+from judges.reports.render.first_screen import fingerprint_rows, first_screen_html
 from judges.reports.render.fitness import fitness_html
 from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
@@ -60,6 +62,8 @@ border:2px solid}
 .banner.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
 .banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
 .banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
+.first{border-left:4px solid #0969da}
+.first ul{margin:0 0 10px;padding-left:20px}.first td{font-size:13px}
 """
 
 
@@ -116,10 +120,8 @@ def _facts(m: ModelReport) -> str:
         [
             [
                 esc(g.name),
-                esc(stat_text(g.value)),
-                "-"
-                if g.threshold is None
-                else f"{'&ge;' if g.at_least else '&le;'} {g.threshold:.2f}",
+                esc(g.value_text()),
+                esc(g.threshold_text()),
                 _gate_cell(g.passed, g.threshold),
             ]
             for g in m.gates
@@ -176,7 +178,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
         f"<p>{c.n_pairs} items paired. Detection of planted defects: {esc(c.before)} "
         f"{esc(rate_text(c.detection_before))} &rarr; {esc(c.after)} "
         f"{esc(rate_text(c.detection_after))}. Flips: <b>{c.mcnemar.b}</b> caught &rarr; missed, "
-        f"<b>{c.mcnemar.c}</b> missed &rarr; caught; McNemar exact p = {p} "
+        f"<b>{c.mcnemar.c}</b> missed &rarr; caught; two-sided McNemar exact p = {p} "
         f"(n = {c.mcnemar.n}).</p>"
     ]
     if c.flips:
@@ -249,6 +251,9 @@ def _banner(report: FolderReport) -> str:
         else _sentence(verdict.removeprefix(f"{word}: ")) + ". See fitness, gates and failures."
     )
     kind = {"PASS": "pass", "FAIL": "fail", "NOT FIT": "notfit"}.get(word, "incomplete")
+    warning = baseline_warning(report)
+    if warning:  # an accepted baseline worse than the prompt before it says so up here
+        detail += f" Warning: {_sentence(warning)}."
     return f'<div class="banner {kind}" role="status">{esc(word)}<span>{esc(detail)}</span></div>'
 
 
@@ -260,6 +265,10 @@ def render_html(report: FolderReport) -> str:
         ("Prompt hash", report.prompt_line()),
         ("Models", ", ".join(m.model for m in report.models) or "-"),
         ("Rows by run", ", ".join(f"{r} {n}" for r, n in report.rows_by_run.items()) or "-"),
+        *(
+            (f"Judge fingerprint ({runs})", judge)
+            for runs, judge in fingerprint_rows(report.fingerprints)
+        ),
     ]
     header = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
     warnings = list(report.notes)
@@ -287,6 +296,7 @@ def render_html(report: FolderReport) -> str:
             f"<title>{esc(title)}</title><style>{_CSS}{FAILURES_CSS}</style></head><body><main>",
             f"<h1>{esc(title)}</h1>",
             _banner(report),
+            first_screen_html(first_screen(report)),
             f'<div class="card"><table>{header}</table>',
             '<p class="caption">Computed from every row of results.jsonl. Full tables: '
             '<a href="report.md">report.md</a>, <a href="report.json">report.json</a>.</p>',

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
-from judges.core.checks import describe_verdict
 from judges.reports.model.data import (
     FAILURES_MD,
     RESULTS_FILE,
-    Failure,
     FolderReport,
     ModelReport,
-    key_fields,
 )
+from judges.reports.model.summary import first_screen
+from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
-from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.planning.categories import category_power_lines
 from judges.stats.regression.comparison import comparison_markdown, outcome
@@ -46,9 +44,23 @@ def _stat(stat: Rate | Estimate | None) -> str:
         return fraction(stat)
     if stat.n == 0:
         return "no data (n=0)"
+    if math.isnan(stat.value):
+        return f"undefined n={stat.n}"  # the section says why, once (UNDEFINED)
     if math.isnan(stat.low) or math.isnan(stat.high):
         return f"{_num(stat.value)} (no interval) n={stat.n}"
     return str(stat)
+
+
+UNDEFINED = (
+    "Undefined: a kappa or correlation needs more than one value on each side; a judge that "
+    "gives one value throughout has none, which is no agreement beyond chance."
+)
+
+
+def _undefined(*stats: Rate | Estimate | None) -> list[str]:
+    """The sentence that says why a figure is undefined, when a table shows one."""
+    hit = any(isinstance(s, Estimate) and s.n and math.isnan(s.value) for s in stats)
+    return ["", UNDEFINED] if hit else []
 
 
 def _left_out(excluded: Mapping[str, int]) -> str:
@@ -76,12 +88,6 @@ def _gate_result(gate: Gate) -> str:
     return "pass" if gate.passed else "**FAIL**"
 
 
-def _gate_threshold(gate: Gate) -> str:
-    if gate.threshold is None:
-        return "-"
-    return f"{'>=' if gate.at_least else '<='} {gate.threshold:.2f}"
-
-
 def _detection_md(m: ModelReport) -> list[str]:
     lines = [
         "### Detection per category",
@@ -97,7 +103,7 @@ def _detection_md(m: ModelReport) -> list[str]:
             )
         else:
             cells = "0/0 | - | -"
-        gate = "-" if threshold is None else f">= {threshold:.2f}"
+        gate = "-" if threshold is None else f">= {threshold_text(threshold)}"
         lines.append(f"| {category} | {cells} | {rate.n} | {gate} |")
     lines += [
         "",
@@ -160,6 +166,9 @@ def _retest_md(result: TestRetest) -> list[str]:
             f"| {name} | {_stat(d.exact_match)} | {_stat(d.mean_abs_delta)} | {_stat(d.kappa)} | "
             f"{_stat(d.spearman)} | {d.n_missing} |"
         )
+    lines += _undefined(
+        *(s for d in result.dimensions.values() for s in (d.kappa, d.spearman, d.mean_abs_delta))
+    )
     if result.flag is not None:
         lines += [
             "",
@@ -213,6 +222,7 @@ def _sme_md(result: SmeCalibration, labels_file: str) -> list[str]:
     ]
     if result.flag is not None:
         lines.append(f"| Flag `{result.flag}` agreement | {_stat(result.flag_agreement)} |")
+    lines += _undefined(result.spearman, result.kappa, result.alpha)
     if result.disagreements:
         lines += [
             "",
@@ -237,7 +247,7 @@ def _gates_md(m: ModelReport) -> list[str]:
     ]
     for gate in m.gates:
         lines.append(
-            f"| {gate.name} | {_stat(gate.value)} | {_gate_threshold(gate)} | "
+            f"| {gate.name} | {gate.value_text()} | {gate.threshold_text()} | "
             f"{_gate_result(gate)} |"
         )
     lines += [_regression_row(gate) for gate in m.regressions]
@@ -344,6 +354,9 @@ def _header_md(report: FolderReport) -> list[str]:
     lines = [
         f"# {report.judge}, prompt {report.version}: {report.verdict_word()}",
         "",
+        f"**Result: {report.verdict()}**",
+        "",
+        *first_screen_md(first_screen(report)),
         "| | |",
         "|---|---|",
         f"| Judge | {report.judge} |",
@@ -354,11 +367,9 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
         *(
-            f"| Judge fingerprint ({run}) | {table_cell('; '.join(found))} |"
-            for run, found in report.fingerprints.items()
+            f"| Judge fingerprint ({runs}) | {table_cell(judge)} |"
+            for runs, judge in fingerprint_rows(report.fingerprints)
         ),
-        "",
-        f"**Result: {report.verdict()}**",
         "",
         f"Computed from every row in {RESULTS_FILE}, whichever session wrote it. A detected item "
         "is one answered (status ok) that meets its expectation; a failed judgement counts as "
@@ -414,83 +425,6 @@ def render_report_md(report: FolderReport) -> str:
         lines += _model_md(m, report.sme_labels)
     lines += _usage_md(report)
     lines += [f"## {_comparison_heading(report)}", "", *_comparison_body(report)]
-    return "\n".join(lines)
-
-
-def _fence(text: str, language: str = "") -> list[str]:
-    """A fenced block longer than any backtick run inside, so the text cannot close it."""
-    longest = max((len(run) for run in text.split("\n") for run in _backtick_runs(run)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [f"{fence}{language}", text, fence]
-
-
-def _backtick_runs(line: str) -> list[str]:
-    runs, current = [], ""
-    for char in line:
-        if char == "`":
-            current += char
-        elif current:
-            runs.append(current)
-            current = ""
-    return [*runs, current] if current else runs
-
-
-def _failure_md(f: Failure) -> list[str]:
-    row = f.row
-    kind = f"{row.category}, control" if row.control and row.category != "control" else row.category
-    label = "new failure" if f.accepted_miss is None else "accepted miss"
-    lines = [f"### {row.item_id} ({kind}): {outcome(row)}, {label}", ""]
-    if f.accepted_miss is not None:
-        lines += [f"**Accepted miss** (expectations.toml): {f.accepted_miss}", ""]
-    lines.append(f"- Expected: {' and '.join(str(e) for e in row.expect) or '-'}")
-    if row.status == "ok":
-        returned = describe_verdict(row) or json.dumps(key_fields(row.verdict), ensure_ascii=False)
-        lines.append(f"- Returned: {returned}")
-    else:
-        lines.append(f"- Status: {row.status}: {row.error}")
-    rationale = f.rationale
-    if isinstance(rationale, dict):
-        for facet, text in sorted(rationale.items()):
-            lines.append(f"- Rationale ({facet}): {json.dumps(text, ensure_ascii=False)}")
-    elif rationale:
-        lines.append(f"- Rationale: {json.dumps(rationale, ensure_ascii=False)}")
-    raw = f.raw
-    if isinstance(raw, dict):
-        for facet, text in sorted(raw.items()):
-            lines += ["", f"Raw reply ({facet}):", "", *_fence(text, "json")]
-    elif raw is not None:
-        lines += ["", "Raw reply:", "", *_fence(raw, "json")]
-    for attempt in row.attempts:
-        if attempt.error:
-            facet = f" {attempt.facet}" if attempt.facet else ""
-            lines += [
-                "",
-                f"Attempt {attempt.attempt + 1}{facet}: {attempt.error_kind}: {attempt.error}",
-                "",
-                *_fence(attempt.text or "(empty reply)", "json"),
-            ]
-    return [*lines, ""]
-
-
-def render_failures_md(report: FolderReport) -> str:
-    """failures.md: every main-run item that failed its expectation or errored."""
-    new = sum(len(m.new_failures) for m in report.models)
-    accepted = sum(len(m.accepted_misses) for m in report.models)
-    lines = [
-        f"# Failures: {report.judge}, prompt {report.version}",
-        "",
-        f"{new} new failure(s) and {accepted} accepted miss(es): main-run judgements that "
-        "failed their expectation or errored. A new failure fails the run; an accepted miss is "
-        "listed in the planted set's expectations.toml and runs as a strict xfail. New "
-        "failures come first.",
-        "",
-    ]
-    for m in report.models:
-        lines += [f"## Model {m.model}", "", f"{m.failure_counts()}.", ""]
-        if not m.failures:
-            lines += ["No failures.", ""]
-        for failure in (*m.new_failures, *m.accepted_misses):
-            lines += _failure_md(failure)
     return "\n".join(lines)
 
 

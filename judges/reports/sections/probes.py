@@ -134,7 +134,7 @@ def changes_markdown(report: ProbeReport) -> list[str]:
         f"Bias probes against prompt {report.previous} (biased rate, paired per item; "
         "McNemar b = biased before only, c = biased now only):",
         "",
-        "| probe | before | now | b | c | McNemar exact p |",
+        "| probe | before | now | b | c | two-sided McNemar exact p |",
         "|---|---|---|---|---|---|",
     ]
     for c in report.changes:
@@ -161,7 +161,7 @@ def _flips(effect: ProbeEffect) -> str:
     """The redraw's flip rate, with McNemar's p for the probe's flips against it."""
     if effect.noise_flips is None or effect.flip_test is None:
         return "-"
-    return f"{_rate(effect.noise_flips)} (p = {effect.flip_test.p_value:.3g})"
+    return f"{_rate(effect.noise_flips)} (two-sided p = {effect.flip_test.p_value:.3g})"
 
 
 def _gate(report: ProbeReport, probe: str) -> str:
@@ -194,15 +194,21 @@ def probes_markdown(report: ProbeReport) -> list[str]:
     r = report.repeats
     if r is not None:
         per_item = ", ".join(f"{k} {v:.2f}" for k, v in r.per_item.items())
-        needed = _repeats(r.repeats)
-        worst = _repeats(r.worst_repeats)
+        if r.repeats is None:  # then no budget suffices for the least stable item either
+            vote = (
+                "so no number of repeats makes a majority vote return the modal verdict 95% "
+                "of the time (a draw is off the mode half the time or more)"
+            )
+        else:
+            vote = (
+                f"so a majority vote needs {_repeats(r.repeats)} to return the modal verdict "
+                f"95% of the time (least stable item: {_repeats(r.worst_repeats)})"
+            )
         lines += [
             "",
             f"Noise-floor runs ({r.n_items} items x {r.draws} draws): the chance that two "
             f"draws of one item differ is {r.flip:.2f} on average ({per_item}); a draw is off "
-            f"its item's modal verdict {r.off_mode:.2f} of the time, so a majority vote needs "
-            f"{needed} to return the modal verdict 95% of the time (least stable item: "
-            f"{worst}).",
+            f"its item's modal verdict {r.off_mode:.2f} of the time, {vote}.",
         ]
     changes = changes_markdown(report)
     return [*lines, *(["", *changes] if changes else [])]

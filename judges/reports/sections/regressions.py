@@ -40,6 +40,11 @@ def regressions(
         found.get("retest_regressions", ()), "retest against main"
     ) or discordance_of(found.get("regressions", ()), "this run against the baseline")
     alpha = table.alpha if (table := _table(model, version, sources)) else 0.05
+    if table is not None and table.accept_regression and table.baseline == version:
+        notes.append(
+            "accepted as the baseline although significantly worse than the baseline before "
+            f"it (gates.toml accept_regression): {table.accept_regression}"
+        )
     power = tuple(category_power(main, discordance, alpha))
     notes += [warning for p in power if (warning := p.warning()) is not None]
     return found | {"category_power": power}

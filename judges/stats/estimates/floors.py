@@ -39,12 +39,34 @@ class Gate:
             return self.point >= self.threshold
         return self.point <= self.threshold
 
+    def threshold_text(self) -> str:
+        """`>= 0.25`, `<= 0.02`: the threshold as gates.toml sets it, or `-`."""
+        if self.threshold is None:
+            return "-"
+        return f"{'>=' if self.at_least else '<='} {threshold_text(self.threshold)}"
+
+    def value_text(self) -> str:
+        """The value with k/n for a rate, and with enough digits to differ from the threshold
+        it is compared with: 11/526 = 0.0209 against <= 0.02, never 0.02 against 0.02."""
+        value = self.value
+        if value.n == 0:
+            return "no data (n=0)"
+        if math.isnan(self.point):
+            return f"undefined n={value.n}"
+        digits = distinct_digits(self.point, self.threshold)
+        counts = f"{value.successes}/{value.n} = " if isinstance(value, Rate) else ""
+        interval = (
+            f" [{value.low:.2f}, {value.high:.2f}]"
+            if not (math.isnan(value.low) or math.isnan(value.high))
+            else " (no interval)"
+        )
+        return f"{counts}{self.point:.{digits}f}{interval} n={value.n}"
+
     def describe(self) -> str:
-        sign = ">=" if self.at_least else "<="
-        limit = "no threshold" if self.threshold is None else f"gate {sign} {self.threshold:.2f}"
+        limit = "no threshold" if self.threshold is None else f"gate {self.threshold_text()}"
         if self.threshold is not None and self.passed is None:
             limit += ", not evaluated: no data" if self.value.n == 0 else ", undefined"
-        return f"{self.name}: {self.value} ({limit})"
+        return f"{self.name}: {self.value_text()} ({limit})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +76,27 @@ class Gate:
             "direction": ">=" if self.at_least else "<=",
             "passed": self.passed,
         }
+
+
+def threshold_text(threshold: float) -> str:
+    """A threshold as written: two decimals, more only where gates.toml gives more."""
+    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:g}"
+
+
+def distinct_digits(value: float, threshold: float | None, digits: int = 2) -> int:
+    """The fewest decimals (at least `digits`, at most 6) at which `value` and `threshold`
+    read differently, so a value that fails its threshold never prints as equal to it."""
+    if threshold is None or math.isnan(value):
+        return digits
+    shown = threshold_text(threshold)
+    # Never fewer decimals than the threshold shows: 0.005 against <= 0.005, not 0.01.
+    digits = max(digits, len(shown.partition(".")[2]))
+    if value == threshold:
+        return digits
+    for places in range(digits, 7):
+        if f"{value:.{places}f}" != f"{threshold:.{places}f}" and f"{value:.{places}f}" != shown:
+            return places
+    return 6
 
 
 def not_evaluated(gate: Any) -> bool:

@@ -53,6 +53,12 @@ class Power:
     def describe(self) -> str:
         if math.isnan(self.drop):
             return f"at n = {self.n} no drop is detected with {self.power:.0%} power ({self.basis})"
+        if self.drop < 0.005:
+            # Zero spread (no pair changed, or no discordant pair) gives a "drop of 0.00":
+            # that is no power figure at all, so none is stated.
+            return (
+                f"no power statement at n = {self.n}: the paired values did not vary ({self.basis})"
+            )
         return (
             f"detects a drop of {self.drop:.2f} ({self.unit}) with {self.power:.0%} power at "
             f"n = {self.n} ({self.basis})"

@@ -52,8 +52,14 @@ class Need:
     needed: int | None  # None: more than the search limit
     unit: str  # "items", "labelled items", "repeats"
     basis: str
+    no_spread: bool = False  # the values it rests on do not vary: no count can be stated
 
     def line(self) -> str:
+        if self.no_spread:
+            return (
+                f"- {self.part}: {self.now} {self.unit}; no count stated: the paired values "
+                f"did not vary, so no power statement rests on them ({self.basis})"
+            )
         if self.needed is None:
             return f"- {self.part}: {self.now} {self.unit}; over 5000 needed ({self.basis})"
         more = f", add {self.needed - self.now}" if self.needed > self.now else " (enough)"
@@ -66,7 +72,7 @@ class Need:
             "needed": self.needed,
             "unit": self.unit,
             "basis": self.basis,
-        }
+        } | ({"no_spread": True} if self.no_spread else {})
 
 
 @dataclass(frozen=True)
@@ -170,9 +176,13 @@ def _score_needs(
             if span == 0:
                 continue  # every score alike: no drop of a share of the range to name
             points = drop * span
-            needed = items_for_mean(sd, points, alpha, power) if sd > 0 else 2
             basis += f"; drop {points:.2f} points = {drop:g} of the range {span:g}"
-            needs.append(Need(f"score {dim} ({side})", len(values), needed, "items", basis))
+            part = f"score {dim} ({side})"
+            if sd == 0:  # no spread: no power statement, so no item count follows from it
+                needs.append(Need(part, len(values), None, "items", basis, no_spread=True))
+                continue
+            needed = items_for_mean(sd, points, alpha, power)
+            needs.append(Need(part, len(values), needed, "items", basis))
     return needs
 
 

@@ -354,7 +354,7 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
         f"- Detection of planted defects: {c.before} {_fraction(c.detection_before)}; "
         f"{c.after} {_fraction(c.detection_after)}",
         f"- Flips on defects: {c.mcnemar.b} caught -> missed, {c.mcnemar.c} missed -> caught; "
-        f"McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
+        f"two-sided McNemar exact p = {_p_value(c.mcnemar)} (n = {c.mcnemar.n})",
         _as_regression_gate(c),
     ]
     controls = [flip for flip in c.flips if flip.control]

@@ -128,13 +128,13 @@ class ProbeEffect:
             return "absolute check (a non-answer must score lowest)"
         if self.test is None:
             return "no noise floor to compare (no redraw rows)"
-        p = f"McNemar exact p = {self.test.p_value:.3g}"
+        p = f"two-sided McNemar exact p = {self.test.p_value:.3g}"
         if self.test.p_value < ALPHA and self.test.b < self.test.c:
             return f"below noise: a redraw moves the verdict more than the probe ({p})"
         if not self.beyond_noise:
             return f"no effect beyond noise ({p})"
         size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
-        return f"bias beyond noise: +{size:.2f} (McNemar exact p = {self.test.p_value:.3g})"
+        return f"bias beyond noise: +{size:.2f} ({p})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
