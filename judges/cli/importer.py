@@ -16,14 +16,17 @@ A second import of the same release changes no byte. Tests read the project's co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 import tomllib
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls import _vcr
@@ -36,6 +39,7 @@ from judges.sets.imports import (
     ImportError_,
     Release,
     Released,
+    content_hashes,
     read_jsonl,
     read_llmbar,
     release_folder,
@@ -55,6 +59,9 @@ class Written:
     cassettes: int
     changed: int
     models: tuple[str, ...]
+    version: str = "0.1"
+    # model -> the sets (categories) it has outputs for; empty: every item imported
+    sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -147,17 +154,24 @@ def import_llmbar(
     src: Path,
     root: Path,
     *,
-    version: str = "0.1",
+    version: str | None = None,
     strategy: str = "Vanilla",
     release: str | None = None,
 ) -> Written:
-    """Import an LLMBar-style folder into the project at `root` (planted_sets/, cassettes/)."""
+    """Import an LLMBar-style folder into the project at `root` (planted_sets/, cassettes/).
+
+    The release is known by its content (each set's dataset.json hash): a folder without
+    the README, or under another name, is the release imported before. Each strategy is
+    its own prompt version; `version` None takes the one the strategy was imported under.
+    """
+    planted_sets = root / "planted_sets"
+    release = release or _release_name(src, planted_sets)
+    folder = release_folder(planted_sets, release)
+    version = _version_for(strategy, version, release, folder, root / "cassettes")
     spec = _spec(version)
-    release = release or _release_name(src)
-    folder = release_folder(root / "planted_sets", release)
     read = read_llmbar(src, strategy, release, known_prefixes(folder))
-    changed = _write_release(read, folder)
-    changed += _merge_items(root / "planted_sets" / JUDGE / "items.jsonl", read.items, spec)
+    changed = _write_release(read, folder, version)
+    changed += _merge_items(planted_sets / JUDGE / "items.jsonl", read.items, spec)
     fingerprint = {
         "backend": "imported",
         "origin": IMPORTED_ORIGIN,
@@ -169,7 +183,11 @@ def import_llmbar(
         spec, version, items, read.replies, root / "cassettes", fingerprint
     )
     models = tuple(sorted({reply.model for reply in read.replies}))
-    return Written(len(read.items), count, changed + written, models)
+    covered = {
+        model: tuple(sorted({items[r.item_id].category for r in read.replies if r.model == model}))
+        for model in models
+    }
+    return Written(len(read.items), count, changed + written, models, version, covered)
 
 
 def import_jsonl(
@@ -199,22 +217,100 @@ def _spec(version: str) -> JudgeSpec:
     return spec
 
 
-def _release_name(src: Path) -> str:
-    """`princeton-nlp/LLMBar@<commit>` when the folder's README names them, else the folder."""
+def _release_name(src: Path, planted_sets: Path) -> str:
+    """`princeton-nlp/LLMBar@<commit>` when the folder's README names them; else the name of
+    the release imported before with the same content; else the folder's name and hash."""
     readme = src / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
     repository = re.search(r"\b([\w.-]+/LLMBar)\b", text)
     commit = re.search(r"commit ([0-9a-f]{7,40})", text)
-    name = repository.group(1) if repository else src.name
-    return f"{name}@{commit.group(1)}" if commit else name
+    if repository or commit:
+        name = repository.group(1) if repository else src.name
+        return f"{name}@{commit.group(1)}" if commit else name
+    hashes = content_hashes(src)
+    for known in sorted((planted_sets / JUDGE / "releases").glob(f"*/{CONTENT}")):
+        table = tomllib.loads(known.read_text(encoding="utf-8"))
+        sets = table.get("sets", {})
+        if any(sets.get(name) == digest for name, digest in hashes.items()):
+            return str(table["name"])
+    digest = hashlib.sha256("".join(sorted(hashes.values())).encode()).hexdigest()
+    return f"{src.name}@sha256:{digest[:12]}"
 
 
-def _write_release(read: Release, folder: Path) -> int:
+CONTENT = "content.toml"  # the release's name, each set's dataset hash, strategy -> version
+
+
+def _content(folder: Path) -> dict[str, Any]:
+    path = folder / CONTENT
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _version_for(
+    strategy: str, requested: str | None, release: str, folder: Path, cassettes: Path
+) -> str:
+    """The prompt version a strategy's outputs go under, never one holding another's."""
+    imported = dict(_content(folder).get("strategies", {}))
+    before = imported.get(strategy)
+    if requested and before and requested != before:
+        raise ImportError_(
+            f"{release}'s {strategy} outputs are prompt {before}; import them there (leave out "
+            f"--prompt-version), so one strategy is never two versions"
+        )
+    version = requested or before
+    if version is None and imported:
+        raise ImportError_(
+            f"strategy {strategy!r} of {release} has no prompt version yet ("
+            + ", ".join(f"{s} is prompt {v}" for s, v in sorted(imported.items()))
+            + f"): add judges/prompts/pairwise/<V>/ naming {release}'s {strategy} prompt by "
+            "reference, then pass --prompt-version V"
+        )
+    version = version or "0.1"  # the first strategy of a release: LLMBar's Vanilla prompt
+    others = sorted(s for s, v in imported.items() if v == version and s != strategy)
+    others += [
+        s
+        for s in _strategies_under(version, release, cassettes)
+        if s != strategy and s not in others
+    ]
+    if others:
+        raise ImportError_(
+            f"prompt {version} already holds {release}'s {', '.join(others)} outputs; each "
+            f"strategy is its own prompt version: import {strategy!r} with --prompt-version "
+            f"naming another version (add judges/prompts/pairwise/<V>/ by reference)"
+        )
+    return version
+
+
+def _strategies_under(version: str, release: str, cassettes: Path) -> list[str]:
+    """Strategies of `release` already imported under `version` (one cassette per model)."""
+    found = set()
+    for folder in sorted((cassettes / JUDGE / version).glob("imported-*")):
+        first = next(iter(sorted(folder.glob("*.yaml"))), None)
+        if first is None:
+            continue
+        metadata = (yaml.safe_load(first.read_text(encoding="utf-8")) or {}).get("metadata", {})
+        fingerprint = metadata.get(_vcr.FINGERPRINT_KEY) or {}
+        if fingerprint.get("source") == release and fingerprint.get("strategy"):
+            found.add(str(fingerprint["strategy"]))
+    return sorted(found)
+
+
+def _write_release(read: Release, folder: Path, version: str) -> int:
     changed = _write_if_changed(folder / "LICENSE", read.license_text)
     if read.notes_text:
         changed += _write_if_changed(folder / "README.md", read.notes_text)
     prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())
     changed += _write_if_changed(folder / "prefixes.toml", prefixes)
+    content = _content(folder)
+    sets = dict(content.get("sets", {})) | read.contents
+    strategies = dict(content.get("strategies", {})) | {read.strategy: version}
+    text = (
+        f"# {read.name}: known by its content, whatever its folder or README\n"
+        f"name = {json.dumps(read.name)}\n\n[sets]\n"
+        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(sets.items()))
+        + "\n[strategies]  # strategy -> the prompt version its outputs are under\n"
+        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(strategies.items()))
+    )
+    changed += _write_if_changed(folder / CONTENT, text)
     for (category, model), stats in sorted(read.published.items()):
         text = json.dumps(stats, indent=2, ensure_ascii=False) + "\n"
         changed += _write_if_changed(
@@ -240,7 +336,7 @@ def _run(args: Any) -> int:
                 args.src,
                 args.root,
                 model=args.model,
-                version=args.prompt_version,
+                version=args.prompt_version or "0.1",
                 source=args.source,
                 strategy=args.strategy,
             )
@@ -251,21 +347,31 @@ def _run(args: Any) -> int:
         f"{done.items} items, {done.cassettes} cassettes ({done.changed} files changed) "
         f"for {', '.join(f'imported:{m}' for m in done.models)}"
     )
-    _check_set_toml(args.root, args.prompt_version, done.models)
+    _check_set_toml(args.root, done)
     return 0
 
 
-def _check_set_toml(root: Path, version: str, models: tuple[str, ...]) -> None:
-    """Name the models set.toml must list for the offline gate to replay them."""
+def _check_set_toml(root: Path, done: Written) -> None:
+    """Name the models set.toml must list for the offline gate to replay them, and the sets
+    of a model with outputs for only some (else its version reads INCOMPLETE)."""
     path = root / "planted_sets" / JUDGE / "set.toml"
     table = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    listed = set(table.get("versions", {}).get(version, {}).get("models", []))
-    absent = [f"imported:{m}" for m in models if f"imported:{m}" not in listed]
+    run = table.get("versions", {}).get(done.version, {})
+    listed = set(run.get("models", []))
+    absent = [f"imported:{m}" for m in done.models if f"imported:{m}" not in listed]
     if absent:
         print(
-            f'add {", ".join(absent)} to [versions."{version}"] models in {path} so that '
+            f'add {", ".join(absent)} to [versions."{done.version}"] models in {path} so that '
             "the offline gate replays them"
         )
+    every = set().union(*done.sets.values()) if done.sets else set()
+    given = run.get("model_items", {})
+    for model, sets in sorted(done.sets.items()):
+        if set(sets) != every and f"imported:{model}" not in given:
+            print(
+                f'imported:{model} has outputs for {", ".join(sets)} only: add "imported:{model}" '
+                f'= {json.dumps(list(sets))} to [versions."{done.version}".model_items] in {path}'
+            )
 
 
 def add_import_command(commands: Any) -> None:
@@ -282,14 +388,18 @@ def add_import_command(commands: Any) -> None:
     parser.add_argument("src", type=Path, help="LLMBar-style folder, or a JSONL file")
     parser.add_argument(
         "--prompt-version",
-        default="0.1",
-        help="the pairwise prompt version the judgements are filed under (default 0.1: "
-        "LLMBar's Vanilla prompt, by reference)",
+        help="the pairwise prompt version the judgements are filed under (llmbar default: the "
+        "version the strategy was imported under before, else 0.1, LLMBar's Vanilla prompt by "
+        "reference; jsonl default 0.1). Each strategy is its own version",
     )
     parser.add_argument(
         "--strategy", default="Vanilla", help="llmbar: the evaluators/<model>/<strategy> to read"
     )
-    parser.add_argument("--release", help="release name (default: from the folder's README)")
+    parser.add_argument(
+        "--release",
+        help="release name (default: from the folder's README, else the release imported "
+        "before with the same dataset files, else the folder's name and content hash)",
+    )
     parser.add_argument("--model", help="jsonl: the judge model's name (imported:<name>)")
     parser.add_argument("--source", help="jsonl: where the decisions come from")
     parser.add_argument("--root", type=Path, default=Path("."), help="project root")

@@ -12,9 +12,10 @@ from typing import Any
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
+from judges.cli.leaderboard import add_leaderboard_command
 from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import recording_gaps, refusal, survey
+from judges.cli.recorded import asked_items, recording_gaps, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -100,11 +101,11 @@ def _baseline(args: argparse.Namespace) -> int:
     except ResultsMissing as error:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
-    item_ids = [item.id for item in sources.planted.items]
     accepted_rows = rows_by_version[accept]
-    gaps = recording_gaps(accepted_rows, item_ids, sorted({r.model for r in accepted_rows}))
+    asked = asked_items(sources.planted, accept, sorted({r.model for r in accepted_rows}))
+    gaps = recording_gaps(accepted_rows, asked)
     if gaps:
-        for line in refusal(args.judge, accept, gaps, len(item_ids)):
+        for line in refusal(args.judge, accept, gaps, asked):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
     for version, found in models.items():
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges report --judge product_identity --compare 0.3 0.3.1\n"
         "  python -m judges init support_reply          a new judge: prompts, set, tests, CI\n"
         "  python -m judges baseline product_identity --accept 0.3.1   accept a baseline\n"
+        "  python -m judges leaderboard pairwise --version 0.1   rank the judge models per set\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
         "  python -m judges estimate product_identity --version 0.3.1 --outputs out.jsonl",
@@ -234,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline(commands)
     add_finale_command(commands)
     add_import_command(commands)
+    add_leaderboard_command(commands, PLANTED_SETS_HELP, REPORTS_HELP)
     add_init_command(commands)
     add_power_commands(commands, str)
     return parser
@@ -330,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in ("derive", "report", "baseline", "plan", "estimate"):
+        if args.command in ("derive", "report", "baseline", "plan", "estimate", "leaderboard"):
             _project_defaults(parser, args)
         return int(args.run(args))
     except USER_ERRORS as error:

@@ -14,18 +14,23 @@ from pathlib import Path
 
 from judges.core.results import JudgementRow, read_jsonl
 from judges.core.spec import JudgeSpec
-from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.sets.planted import PlantedSet, load_gate_tables, load_planted_set
+
+
+def asked_items(planted: PlantedSet, version: str, models: list[str]) -> dict[str, list[str]]:
+    """Per judge model: the items set.toml asks the version's main run to judge."""
+    return {model: [i.id for i in planted.main_items(version, model)] for model in models}
 
 
 def recording_gaps(
-    rows: list[JudgementRow], item_ids: list[str], models: list[str]
+    rows: list[JudgementRow], asked: Mapping[str, list[str]]
 ) -> dict[str, list[str]]:
-    """Per judge model: the planted items its main run has no row for."""
-    recorded: dict[str, set[str]] = {model: set() for model in models}
+    """Per judge model: the items set.toml asks for that its main run has no row for."""
+    recorded: dict[str, set[str]] = {model: set() for model in asked}
     for row in rows:
         if row.run == "main" and row.repeat == 0:
             recorded.setdefault(row.model, set()).add(row.item_id)
-    gaps = {model: [i for i in item_ids if i not in seen] for model, seen in recorded.items()}
+    gaps = {model: [i for i in asked[model] if i not in recorded[model]] for model in asked}
     return {model: missing for model, missing in gaps.items() if missing}
 
 
@@ -33,13 +38,16 @@ def record_command(judge: str, version: str) -> str:
     return f"python -m pytest --record=missing -k {shlex.quote(f'{judge}-{version}')}"
 
 
-def refusal(judge: str, version: str, gaps: Mapping[str, list[str]], total: int) -> list[str]:
+def refusal(
+    judge: str, version: str, gaps: Mapping[str, list[str]], asked: Mapping[str, list[str]]
+) -> list[str]:
     """The lines `baseline --accept` prints when the version is not fully recorded."""
     lines = [
         f"--accept {version}: refused, the recording of {judge} prompt {version} is partial; "
-        "a baseline is accepted only from every planted item"
+        "a baseline is accepted only from every item set.toml asks for"
     ]
     for model, missing in sorted(gaps.items()):
+        total = len(asked[model])
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         lines.append(f"  {model}: {total - len(missing)}/{total} items recorded; missing {shown}")
     lines.append(f"  record the rest: {record_command(judge, version)}")
@@ -53,7 +61,6 @@ def survey(
     """Print what each version's recording holds and the accepted baseline; write nothing."""
     spec = catalog[judge]
     planted = load_planted_set(planted_root, spec)
-    item_ids = [item.id for item in planted.items]
     tables = load_gate_tables(planted.path / "gates.toml")
     accepted = sorted({str(g["baseline"]) for g in tables.values() if g.get("baseline")})
     print(f"{judge}: accepted baseline {', '.join(accepted) or 'none yet'} (gates.toml)")
@@ -64,8 +71,10 @@ def survey(
             continue
         rows = read_jsonl(path)
         models = sorted({row.model for row in rows})
-        gaps = recording_gaps(rows, item_ids, models)
+        asked = asked_items(planted, version, models)
+        gaps = recording_gaps(rows, asked)
         for model in models:
+            item_ids = asked[model]
             main = {r.item_id: r for r in rows if r.model == model and r.run == "main"}
             missed = sum(1 for r in main.values() if not (r.status == "ok" and r.met))
             held = len(item_ids) - len(gaps.get(model, []))

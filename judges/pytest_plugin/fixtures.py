@@ -64,7 +64,11 @@ class JudgeRunner(probing.ProbeJudging):
             )
         planted = self.session.planted_sets[set_case.judge]
         plan = self.session.run_plan(planted, run)
-        items = self.session.main_items(planted, set_case.version) if run == "main" else plan.items
+        items = (
+            self.session.main_items(planted, set_case.version, str(set_case.model))
+            if run == "main"
+            else plan.items
+        )
         rows: list[JudgementRow] = []
         for item in items:
             model = plan.model or set_case.model

@@ -179,3 +179,15 @@ def rerecord_command(
     target = shlex.quote(nodeid) if nodeid else f"-k {shlex.quote(keyword or '')}"
     extra = "".join(f" {shlex.quote(option)}" for option in options)
     return f"{_RECORD_ALL}{extra} {target}"
+
+
+def missing_fix(model: ModelRef, rerecord: str) -> str:
+    """How to supply a missing judgement: record it, or, for an imported model (which is
+    never called), import it or ask set.toml for only the items it has outputs for."""
+    if model.backend == "imported":
+        return (
+            f"{model} is imported, never recorded: import its outputs (python -m judges import "
+            "llmbar SRC --strategy S --prompt-version V), or list only the sets it has outputs "
+            f'for in set.toml: [versions."V"] model_items = {{ "{model}" = ["<set>"] }}'
+        )
+    return f"Re-record it with:  {rerecord}"

@@ -78,8 +78,12 @@ def item_params(session: JudgesSession, run: str) -> list[Any]:
         plan = session.run_plan(planted, run)
         spec = session.catalog[planted.judge]
         for version in plan.versions:
-            items = session.main_items(planted, version) if run == "main" else plan.items
             for model in session.models_for(spec, version):
+                items = (
+                    session.main_items(planted, version, str(model))
+                    if run == "main"
+                    else plan.items
+                )
                 for item in items:
                     case = Case(spec.name, version, plan.model or model, item.id, item.slug)
                     reason = planted.accepted_miss(str(model), version, item.id)

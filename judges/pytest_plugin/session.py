@@ -30,7 +30,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage, main_run
 from judges.core.runner import DEFAULT_TIMEOUT_S, Call, Subject, judge
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_catalog
-from judges.pytest_plugin.invocation import with_recording_options
+from judges.pytest_plugin.invocation import missing_fix, with_recording_options
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.sets import preflight
 from judges.sets.items import PlantedItem
@@ -161,12 +161,11 @@ class JudgesSession:
             return [ModelRef.parse(model) for model in named.models]
         return [ModelRef.parse(spec.config.baseline_model)]
 
-    def main_items(self, planted: PlantedSet, version: str) -> tuple[PlantedItem, ...]:
-        """The items a version's main run judges: all, or the subset set.toml names."""
-        named = planted.config.versions.get(version)
-        if named is None or not named.items:
-            return tuple(planted.items)
-        return tuple(planted.item(item_id) for item_id in named.items)
+    def main_items(
+        self, planted: PlantedSet, version: str, model: str | None = None
+    ) -> tuple[PlantedItem, ...]:
+        """The items a version's main run (of `model`) judges: all, or what set.toml names."""
+        return planted.main_items(version, model)
 
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
@@ -328,7 +327,7 @@ class JudgesSession:
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
-                + (pinned or f"\nRe-record it with:  {rerecord}")
+                + (pinned or "\n" + missing_fix(case.model, rerecord))
             ) from None
         for row in rows:
             row.fingerprint = fingerprint
@@ -430,7 +429,7 @@ class JudgesSession:
                 continue
             wanted = {(g.baseline, m) for (m, _), g in planted.gates.items() if g.baseline}
             for version, model in sorted(wanted):
-                ids = [item.id for item in self.main_items(planted, version)]
+                ids = [item.id for item in self.main_items(planted, version, model)]
                 # Judged in this session: under xdist the controller would replay it again.
                 rows = main_run(self.rows, (name, version, model), ids)
                 rows = rows or self._replay_main(planted, version, ModelRef.parse(model))
@@ -443,7 +442,7 @@ class JudgesSession:
     ) -> list[JudgementRow] | None:
         """A version's main run from its cassettes; None when any is missing."""
         rows: list[JudgementRow] = []
-        for item in self.main_items(planted, version):
+        for item in self.main_items(planted, version, str(model)):
             case = Case(planted.judge, version, model, item.id, item.slug)
             try:
                 rows += self.judge_case(case, rerecord="", replay_only=True)

@@ -35,7 +35,9 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
     verdict = m.verdict_word()
-    if not m.fit and m.chance_tests_apply:
+    if m.missing_items:  # INCOMPLETE: the same reason as report.md's
+        verdict += f": {m.incomplete_reason()}"
+    elif not m.fit and m.chance_tests_apply:
         failing = m.fitness.failing if m.fitness is not None else []
         why = not_fit_phrase(failing) if failing else m.fitness_reasons()[0]
         if verdict == NOT_FIT:
@@ -110,6 +112,12 @@ def session_lines(
     counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
     lines = [f"{len(rows)} judgements: {counts}"]
     for model, usage in usage_by_model.items():
+        if model.startswith("imported:"):  # a release gives replies, not their tokens or price
+            lines.append(
+                f"{model}: {usage.calls} replayed replies; tokens and cost unknown (imported "
+                "from a release, which did not publish them)"
+            )
+            continue
         lines.append(
             f"{model}: {usage.calls} calls, {usage.input_tokens} input + "
             f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}"

@@ -15,6 +15,7 @@ Two forms are read, both pure (no file is written here; `judges.cli.importer` wr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -58,6 +59,21 @@ class Release:
     license_text: str = ""
     notes_text: str = ""
     prefixes: dict[str, str] = field(default_factory=dict)  # set name -> item id prefix
+    # set name -> sha256 of its dataset.json: what identifies the release, README or not
+    contents: dict[str, str] = field(default_factory=dict)
+
+
+def content_hashes(src: Path) -> dict[str, str]:
+    """Each set of an LLMBar-style folder -> the sha256 of its dataset.json bytes."""
+    return {
+        dataset.parent.relative_to(src).as_posix(): hashlib.sha256(dataset.read_bytes()).hexdigest()
+        for dataset in sorted(src.rglob("dataset.json"))
+    }
+
+
+def strategies_found(src: Path) -> list[str]:
+    """Every `evaluators/<model>/<strategy>/result.json` strategy below `src`."""
+    return sorted({result.parent.name for result in src.rglob("evaluators/*/*/result.json")})
 
 
 def release_folder(planted_sets: Path, release: str) -> Path:
@@ -97,8 +113,8 @@ def slug_of(text: str) -> str:
 
 def prefix_for(set_name: str, taken: set[str]) -> str:
     """A new id prefix (2-4 capitals) for a set, distinct from those already taken."""
-    letters = "".join(_WORD.findall(set_name.upper().replace("_", " ")))
-    letters = re.sub(r"[^A-Z]", "", letters) or "SET"
+    # Capitals only: ids are 2-4 capital letters (a lowercase pattern here found none).
+    letters = re.sub(r"[^A-Z]", "", set_name.upper()) or "SET"
     parts = [p for p in re.split(r"[/\\]", set_name.upper()) if p]
     initials = "".join(re.sub(r"[^A-Z]", "", p)[:1] for p in parts[:-1])
     last = re.sub(r"[^A-Z]", "", parts[-1]) if parts else letters
@@ -189,7 +205,15 @@ def read_llmbar(
             stats = result.parent / "statistics.json"
             if stats.is_file():
                 out.published[(category_of(set_name), model)] = _load_json(stats)
+    if not out.replies:
+        found = strategies_found(src)
+        raise ImportError_(
+            f"{src}: no judge outputs for strategy {strategy!r} (no "
+            f"<set>/evaluators/<model>/{strategy}/result.json); strategies found: "
+            f"{', '.join(found) or 'none'}" + (f"; pass --strategy {found[0]}" if found else "")
+        )
     out.prefixes = {name: known[name] for name in sorted(known)}
+    out.contents = content_hashes(src)
     if (src / "README.md").is_file():
         out.notes_text = (src / "README.md").read_text(encoding="utf-8")
     return out

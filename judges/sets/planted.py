@@ -85,6 +85,9 @@ class VersionRun(BaseModel):
 
     models: tuple[str, ...] = ()  # default: the judge's baseline model
     items: tuple[str, ...] = ()  # default: every item of the set
+    # model -> the items it judges, by id or by set (category), within `items`: a model
+    # with outputs for some sets only (a partial release) judges those, and is complete.
+    model_items: dict[str, tuple[str, ...]] = {}
 
 
 class SetConfig(BaseModel):
@@ -138,6 +141,18 @@ class PlantedSet:
             if item.id == item_id:
                 return item
         raise KeyError(item_id)
+
+    def main_items(self, version: str, model: str | None = None) -> tuple[PlantedItem, ...]:
+        """The items set.toml asks a version's main run (of `model`) to judge: every item, or
+        `[versions."<v>"] items`, narrowed by `model_items` for that model."""
+        named = self.config.versions.get(version)
+        if named is None:
+            return tuple(self.items)
+        items = tuple(self.item(i) for i in named.items) if named.items else tuple(self.items)
+        wanted = named.model_items.get(model) if model is not None else None
+        if wanted is None:
+            return items
+        return tuple(item for item in items if item.id in wanted or item.category in wanted)
 
     def categories(self) -> list[str]:
         return sorted({item.category for item in self.items})
@@ -290,6 +305,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     unknown = sorted((set(config.noise_items) | set(panel_items) | version_items) - ids)
     if unknown:
         raise PlantedSetError(f"{config_path}: items {unknown} are not items of the set")
+    _check_model_items(config_path, config, ids, {item.category for item in items})
     reading = _reading_list_items(folder, config, spec) if config.reading_list else []
     clash = sorted(ids & {item.id for item in reading})
     if clash:
@@ -298,6 +314,21 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     pins = load_pins(folder)
     edited_pins(spec, pins, folder)
     return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited, pins)
+
+
+def _check_model_items(path: Path, config: SetConfig, ids: set[str], sets: set[str]) -> None:
+    """Each `model_items` entry names a listed model and items or sets of the set."""
+    for version, run in config.versions.items():
+        for model, wanted in run.model_items.items():
+            where = f'{path}: [versions."{version}".model_items] "{model}"'
+            if run.models and model not in run.models:
+                raise PlantedSetError(f"{where} is not one of the version's models {run.models}")
+            strange = sorted(set(wanted) - ids - sets)
+            if strange:
+                raise PlantedSetError(
+                    f"{where} names {strange}, neither item ids nor sets "
+                    f"({', '.join(sorted(sets))})"
+                )
 
 
 def _line_of(path: Path, key: tuple[str, str], name: str) -> int:

@@ -13,7 +13,7 @@ from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, 
 from judges.reports.sections.coercions import coercion_line
 from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fitness import model_fitness, retest_from_fitness, sme_from_fitness
-from judges.reports.sections.pairwise import PairwiseReport, pairwise_report
+from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
 from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
 from judges.reports.sections.regressions import fingerprints, regressions
 from judges.reports.sections.sources import Sources
@@ -148,16 +148,15 @@ def _gates(
 
 
 def _missing_items(
-    planted: PlantedSet | None, main: Sequence[JudgementRow], notes: list[str]
+    asked: Sequence[str], main: Sequence[JudgementRow], notes: list[str]
 ) -> tuple[str, ...]:
-    """Planted items without a main-run row (a `-k` run), named in a note."""
-    if planted is None:
-        return ()
-    missing = tuple(sorted({item.id for item in planted.items} - {row.item_id for row in main}))
+    """Items set.toml asks the main run to judge (every planted item unless it names fewer)
+    without a row (a `-k` run), named in a note."""
+    missing = tuple(sorted(set(asked) - {row.item_id for row in main}))
     if missing:
         shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
         notes.append(
-            f"{len(missing)} of {len(planted.items)} planted items have no main-run row "
+            f"{len(missing)} of the {len(asked)} items set.toml asks for have no main-run row "
             f"({shown}): statistics cover the rows there are; run the full suite to complete"
         )
     return missing
@@ -209,7 +208,8 @@ def _model_report(
     planted = sources.planted
     main = [row for row in rows if row.run == "main"]
     by_item = {row.item_id: row for row in main}
-    missing = _missing_items(planted, main, notes)
+    asked = [item.id for item in planted.main_items(version, model)] if planted else []
+    missing = _missing_items(asked, main, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     # One statistic, one value: the sections show the chance tests' figures.
@@ -239,7 +239,7 @@ def _model_report(
         accept_not_fit=accepted_not_fit(fitness, table),
         model=model,
         n_main=len(main),
-        planted_items=len(planted.items) if planted else None,
+        planted_items=len(asked) if planted else None,
         missing_items=missing,
         **_rates(main),
         status_by_run=_status_by_run(rows),
@@ -485,7 +485,7 @@ def _pairwise(
         model: planted.gates.get((model, version)) if planted is not None else None
         for model in {row.model for row in rows}
     }
-    return pairwise_report(rows, gates)
+    return pairwise_report(rows, gates, outputs_of(planted.items if planted else ()))
 
 
 def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:

@@ -63,6 +63,11 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
 PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
 
 
+# INCOMPLETE's one reason, everywhere: the recording lacks items set.toml asks for.
+def missing_reason(missing: int) -> str:
+    return f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged"
+
+
 @dataclass(frozen=True)
 class Failure:
     """A main-run item that failed its expectation or errored."""
@@ -157,6 +162,11 @@ class ModelReport:
             return self.fitness.reasons()
         return [reason_text(test) for test in self.fitness.failing]
 
+    def incomplete_reason(self) -> str:
+        """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
+        judged"; empty when nothing set.toml asks for is missing."""
+        return missing_reason(len(self.missing_items)) if self.missing_items else ""
+
     def verdict_word(self) -> str:
         """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
 
@@ -206,9 +216,9 @@ class ModelReport:
             (unevaluated, "gate not evaluated", "gates not evaluated"),
             (len(self.new_failures), "new failure", "new failures"),
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
-            (len(self.missing_items), "planted item not judged", "planted items not judged"),
         ]
-        return [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+        reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
+        return reasons + ([self.incomplete_reason()] if self.missing_items else [])
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -385,8 +395,9 @@ class FolderReport:
         if word == PASS:
             return PASS
         if word == INCOMPLETE:
-            missing = sum(len(m.missing_items) for m in self.models)
-            return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
+            return f"{INCOMPLETE}: " + missing_reason(
+                sum(len(m.missing_items) for m in self.models)
+            )
         pairwise = self.pairwise.problems() if self.pairwise is not None else []
         if word == NOT_FIT:
             problems = [p for p in self.problems() if p not in pairwise]

@@ -22,6 +22,7 @@ from judges.reports.render.charts import (
 from judges.reports.render.failures_html import FAILURES_CSS, failures_html
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_html
 from judges.reports.render.fitness import fitness_html
+from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
 
 __all__ = ["render_html"]
@@ -301,6 +302,7 @@ def render_html(report: FolderReport) -> str:
             '<a href="report.md">report.md</a>, <a href="report.json">report.json</a>.</p>',
             f"<ul>{notes}</ul>" if notes else "",
             "</div>",
+            leaderboard_html(report.pairwise.leaderboards) if report.pairwise else "",
             *(_model_section(report, m) for m in report.models),
             f'<h2>Cost and tokens</h2><div class="card">{usage}</div>',
             "</main>\n</body></html>\n",

@@ -16,6 +16,7 @@ from judges.reports.model.summary import first_screen
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.label_stability import label_stability_md
+from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
@@ -418,6 +419,7 @@ def render_report_md(report: FolderReport) -> str:
     """report.md: the header, a section per model, cost, and the comparison."""
     lines = _header_md(report)
     if report.pairwise is not None:
+        lines += leaderboard_markdown(report.pairwise.leaderboards)
         lines += pairwise_markdown(report.pairwise)
     for m in report.models:
         lines += _model_md(m, report.sme_labels)

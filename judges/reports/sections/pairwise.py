@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import Rate
+from judges.stats.fitness.evaluator import Outputs
+from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
 from judges.stats.fitness.pairwise import (
     PASS,
     ModelPair,
@@ -26,6 +29,7 @@ from judges.stats.fitness.pairwise import (
     llmbar_statistics,
     model_pairs,
     outcomes,
+    sided_p,
 )
 
 EXPLAINED = (
@@ -34,7 +38,8 @@ EXPLAINED = (
     "average (k of 2n judgements, two per item, not independent). Agreement: the same winner "
     "named in both orders. Chance: exact sign test, right in both orders against wrong in "
     "both (a coin or a position-follower is as likely to be wrong twice as right twice: "
-    "50%). A set is NOT FIT unless significantly better than chance, FAIL if a floor of "
+    "50%), each one-sided p-value named by its side. A set is NOT FIT unless significantly "
+    "better than chance, FAIL if a floor of "
     "gates.toml fails, else PASS. LLMBar columns are computed as the paper's code does: "
     "`equal` counts two replies without a winner as the same winner, and its kappas encode "
     "a winner '1' as 1 and anything else as 0 against gold labels 1 or 2 (so they are not "
@@ -56,6 +61,7 @@ class ModelSet:
 class PairwiseReport:
     sets: dict[str, tuple[ModelSet, ...]]  # category -> one entry per model
     pairs: tuple[ModelPair, ...]  # McNemar between models, per category
+    leaderboards: tuple[SetLeaderboard, ...] = ()  # per category, models ranked
 
     def problems(self) -> list[str]:
         """Sets a model is NOT FIT on, or FAILs, that gates.toml does not accept."""
@@ -70,13 +76,23 @@ class PairwiseReport:
         return {
             "sets": {c: [m.as_dict() for m in models] for c, models in self.sets.items()},
             "mcnemar_between_models": [p.as_dict() for p in self.pairs],
+            "leaderboard": [board.as_dict() for board in self.leaderboards],
         }
 
 
+def outputs_of(items: Sequence[PlantedItem]) -> dict[str, tuple[str, str]]:
+    """Item id -> its two outputs (output_1, output_2), as the leaderboard reads them."""
+    return {
+        item.id: (str(item.inputs.get("output_1", "")), str(item.inputs.get("output_2", "")))
+        for item in items
+    }
+
+
 def pairwise_report(
-    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None]
+    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None], outputs: Outputs
 ) -> PairwiseReport | None:
-    """`gates`: model -> its table for this version (None: no floors, nothing accepted)."""
+    """`gates`: model -> its table for this version (None: no floors, nothing accepted);
+    `outputs`: item id -> its two outputs, for the leaderboard's length and list figures."""
     by_model = {
         model: judged(r for r in rows if r.model == model)
         for model in sorted({row.model for row in rows if row.run == "main"})
@@ -99,7 +115,9 @@ def pairwise_report(
             entry = ModelSet(model, outcome, llmbar_statistics(grouped[category]))
             sets.setdefault(category, []).append(entry)
     return PairwiseReport(
-        {c: tuple(entries) for c, entries in sorted(sets.items())}, tuple(model_pairs(by_model))
+        {c: tuple(entries) for c, entries in sorted(sets.items())},
+        tuple(model_pairs(by_model)),
+        tuple(leaderboards(rows, outputs)),
     )
 
 
@@ -134,7 +152,7 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
             lines.append(
                 f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
                 f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
-                f"(p = {min(f.chance.p_value, f.chance.p_worse):.2g}) | {f.no_winner} |"
+                f"({sided_p(f.chance)}) | {f.no_winner} |"
             )
         lines += [
             "",

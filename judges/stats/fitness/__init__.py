@@ -8,4 +8,8 @@ may import every other `stats` package, and none imports it.
 - `permutation`: permutation tests of agreement, rank correlation, ranking and repeats
 - `pairwise`: pairwise judges' figures (accuracy per order, positional agreement) and their
   chance test
+- `published`: a release's published figures beside those recomputed from its rows
+- `evaluator`: a judge model's evaluator-leaderboard figures on a set (agreement, position,
+  length and list bias with their tests, parsed replies, price and time)
+- `leaderboard`: every model per set ranked by agreement, exact McNemar between neighbours
 """

@@ -116,6 +116,31 @@ def chance_test(right_both: int, wrong_both: int, alpha: float = ALPHA) -> Chanc
     )
 
 
+def sided_p(test: ChanceTest) -> str:
+    """Both one-sided p-values, each naming its side; no figure when nothing was decided."""
+    if test.n == 0:
+        return "no item decided alike in both orders: nothing to test"
+    return (
+        f"one-sided p(better than chance) = {_p(test.p_value)}, "
+        f"p(worse than chance) = {_p(test.p_worse)}"
+    )
+
+
+def chance_sentence(test: ChanceTest) -> str:
+    """The finding with its figure, interval, counts and sided p-values; never a nan."""
+    if test.n == 0:
+        return f"{finding(test)} ({sided_p(test)}; {test.detail})"
+    share = (
+        f"{test.statistic} {test.k}/{test.n} = {test.value:.2f} "
+        f"[{test.low:.2f}, {test.high:.2f}], chance 0.5"
+    )
+    return f"{finding(test)} ({share}; {sided_p(test)}; {test.detail})"
+
+
+def _p(value: float) -> str:
+    return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
+
+
 def finding(test: ChanceTest) -> str:
     if test.fit:
         return BETTER
@@ -296,8 +321,7 @@ class SetOutcome:
     def reasons(self) -> list[str]:
         reasons = []
         if not self.figures.chance.fit:
-            chance = self.figures.chance
-            reasons.append(f"{finding(chance)} ({chance.figure()}; {chance.detail})")
+            reasons.append(chance_sentence(self.figures.chance))
         if self.agreement_passed is False:
             reasons.append(
                 f"positional agreement {self.figures.agreement.successes}/{self.figures.n} = "

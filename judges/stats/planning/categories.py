@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.stats.estimates.floors import detected
 from judges.stats.estimates.power import POWER, WORTH_DETECTING, assumed_discordance, mcnemar_drop
 from judges.stats.regression.gates import PairedCounts, Regression
 
@@ -49,8 +50,13 @@ class CategoryPower:
     category: str
     n: int  # planted defects of the category judged in the main run
     discordance: float
-    drop: float  # nan: no drop is detectable at this n
+    drop: float  # nan: no drop is detectable at this n, or there is nothing to drop
     basis: str
+    detected: int | None = None  # set when nothing was detected: no drop to power for
+
+    @property
+    def nothing_to_drop(self) -> bool:
+        return self.detected == 0
 
     @property
     def sees_worth_detecting(self) -> bool:
@@ -71,6 +77,11 @@ class CategoryPower:
         """A sentence for the report when the category cannot see a 15-point drop."""
         if self.sees_worth_detecting:
             return None
+        if self.nothing_to_drop:
+            return (
+                f"category {self.category} ({self.n} items) detects 0/{self.n}: there is no "
+                "detection to drop, so no power statement applies"
+            )
         seen = (
             "no drop at all" if math.isnan(self.drop) else f"only a drop of {self.drop:.2f} or more"
         )
@@ -98,14 +109,19 @@ def category_power(
     """Per defect category of the main run, the smallest drop its paired gate sees."""
     by_category: dict[str, list[JudgementRow]] = {}
     for row in main:
-        if not row.control and row.status == "ok":
+        # Every judged defect, an error row too (not detected), as detection counts them.
+        if not row.control:
             by_category.setdefault(row.category, []).append(row)
     found = []
     for category, rows in sorted(by_category.items()):
         if discordance is not None:
             share, basis = discordance.share, f"discordance {discordance.describe()}"
+        elif not any(map(detected, rows)):
+            basis = f"nothing detected (0/{len(rows)}): no drop to detect"
+            found.append(CategoryPower(category, len(rows), 0.0, math.nan, basis, detected=0))
+            continue
         else:
-            rate = sum(bool(r.met) for r in rows) / len(rows)
+            rate = sum(map(detected, rows)) / len(rows)
             share = assumed_discordance(rate)
             basis = (
                 f"no paired run: discordance assumed 2 r (1 - r) = {share:.2f} at r = {rate:.2f}"
@@ -119,9 +135,11 @@ def category_power_lines(powers: Sequence[CategoryPower]) -> list[str]:
     """The report's markdown table: what a paired gate can see per category."""
     if not powers:
         return []
-    bases = {p.basis for p in powers}
+    bases = {p.basis for p in powers if not p.nothing_to_drop}
     basis = (
-        bases.pop()
+        "nothing detected in any category: no drop to detect"
+        if not bases
+        else bases.pop()
         if len(bases) == 1
         else "no paired run: discordance assumed 2 r (1 - r) at each category's detection rate r"
     )
@@ -134,6 +152,7 @@ def category_power_lines(powers: Sequence[CategoryPower]) -> list[str]:
     ]
     for p in powers:
         drop = "none at this n" if math.isnan(p.drop) else f"{p.drop:.2f}"
+        drop = "none: nothing detected" if p.nothing_to_drop else drop
         sees = "yes" if p.sees_worth_detecting else "**no**"
         lines.append(f"| {p.category} | {p.n} | {p.discordance:.2f} | {drop} | {sees} |")
     return [*lines, ""]

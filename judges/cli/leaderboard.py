@@ -1,0 +1,74 @@
+"""`python -m judges leaderboard <judge> [--version V]`: the evaluator leaderboard of a
+pairwise judge, per set, from a prompt version's results.jsonl (no judging): every model
+ranked by agreement, with its biases, their tests, price and time."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from judges.core.results import read_jsonl
+from judges.reports.sections.leaderboard import leaderboard_text
+from judges.reports.sections.pairwise import outputs_of
+from judges.sets.planted import load_planted_set
+from judges.stats.fitness.leaderboard import leaderboards
+from judges.stats.fitness.pairwise import is_pairwise
+
+
+def _run(args: Any) -> int:
+    spec = args.catalog[args.judge]
+    versions = [args.version] if args.version else list(spec.versions)
+    if args.version and args.version not in spec.versions:
+        print(
+            f"python -m judges leaderboard: {args.judge} has no prompt version {args.version} "
+            f"({', '.join(spec.versions)})",
+            file=sys.stderr,
+        )
+        return 2
+    planted = load_planted_set(args.planted_sets, spec)
+    outputs = outputs_of(planted.items)
+    shown = 0
+    for version in versions:
+        path = args.reports / args.judge / version / "results.jsonl"
+        if not path.is_file():
+            if args.version:
+                print(f"python -m judges leaderboard: {path}: not recorded", file=sys.stderr)
+                return 2
+            continue
+        rows = read_jsonl(path)
+        if not is_pairwise(rows):
+            print(
+                f"python -m judges leaderboard: {path}: {args.judge} is not a pairwise judge "
+                "(its items expect no winner per order); the leaderboard ranks pairwise judges",
+                file=sys.stderr,
+            )
+            return 2
+        for board in leaderboards(rows, outputs):
+            print("\n".join(leaderboard_text(board, args.judge, version)) + "\n")
+            shown += 1
+    if not shown:
+        print(f"python -m judges leaderboard: no results.jsonl of {args.judge}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_leaderboard_command(
+    commands: argparse._SubParsersAction, planted_help: str, reports_help: str
+) -> None:
+    parser = commands.add_parser(
+        "leaderboard",
+        help="rank a pairwise judge's models per set: agreement, position and length bias, "
+        "parsed replies, price and time, with their tests",
+        description="From reports/<judge>/<version>/results.jsonl (no judging): per set, every "
+        "judge model ranked by agreement with the gold label, P(prefer the output shown "
+        "first) tested against 0.5, P(prefer the longer output) and P(prefer a list) beside "
+        "the gold label's own, the share of parsed replies, price and time per 1,000 "
+        "judgements, and the exact McNemar p against the model ranked next.",
+    )
+    parser.add_argument("judge", help="a pairwise judge, e.g. pairwise")
+    parser.add_argument("--version", help="one prompt version (default: every recorded one)")
+    parser.add_argument("--reports", type=Path, help=reports_help)
+    parser.add_argument("--planted-sets", type=Path, help=planted_help)
+    parser.set_defaults(run=_run)

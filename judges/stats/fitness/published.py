@@ -1,0 +1,67 @@
+"""A release's published figures beside the ones recomputed from its replayed rows.
+
+Each set (category) of an imported model is checked against the figures of the release and
+strategy its rows carry in their fingerprint. Rows of one set from two releases or two
+strategies are an error, not a reason to skip: the check never goes quiet because a
+release was imported from a folder without its README, or a second strategy was imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judges.core.results import JudgementRow
+from judges.sets.imports import published_statistics
+from judges.stats.fitness.pairwise import by_category, judged, llmbar_statistics
+
+
+@dataclass(frozen=True)
+class PublishedCheck:
+    """One set of one imported model: its recomputed figures and the published ones."""
+
+    category: str
+    source: str
+    strategy: str
+    recomputed: dict[str, Any]
+    published: dict[str, Any] | None  # None: the release published none for this set
+
+    @property
+    def equal(self) -> bool:
+        return self.published is not None and self.recomputed == self.published
+
+
+def imported_rows(rows: Sequence[JudgementRow]) -> list[JudgementRow]:
+    return [
+        r for r in rows if r.run == "main" and (r.fingerprint or {}).get("backend") == "imported"
+    ]
+
+
+def published_checks(
+    rows: Sequence[JudgementRow], model: str, planted_sets: Path
+) -> list[PublishedCheck]:
+    """Every set of `model`'s imported main-run rows, with what its release published.
+
+    Raises ValueError naming the set when its rows come from more than one release or
+    strategy (a partial re-import under another name, or two strategies in one version).
+    """
+    mine = imported_rows(rows)
+    fingerprints = {r.item_id: r.fingerprint or {} for r in mine}
+    checks = []
+    for category, items in by_category(judged(mine)).items():
+        prints = [fingerprints[j.item_id] for j in items]
+        origins = sorted({(p.get("source", ""), p.get("strategy", "")) for p in prints})
+        if len(origins) != 1:
+            raise ValueError(
+                f"{model} on {category}: rows from {len(origins)} releases or strategies "
+                f"({'; '.join(f'{s} ({t})' for s, t in origins)}); import the set again from "
+                "one release, each strategy under its own prompt version"
+            )
+        source, strategy = origins[0]
+        published = published_statistics(planted_sets, source, strategy, category, model)
+        checks.append(
+            PublishedCheck(category, source, strategy, llmbar_statistics(items), published)
+        )
+    return checks
