@@ -1,22 +1,23 @@
 """Pairwise judges, per judge model and set: fit against chance, positional agreement, and
 a release's published figures reproduced exactly from the replayed rows.
 
-A NOT FIT or FAIL that gates.toml accepts (`pairwise_accepted`, set -> reason) is an xfail
-with that reason; an accepted set that now passes fails the run until the line is removed.
+A NOT FIT or FAIL that gates.toml accepts (`pairwise_accepted`, set -> reason; or the
+version's `accept_not_fit`, for every set at chance) is an xfail with that reason; a set
+accepted by name that now passes fails the run until the line is removed.
 """
 
 import pytest
 
-from judges.stats.fitness.pairwise import PASS, judged, outcomes
+from judges.stats.fitness.pairwise import PASS, gated_outcomes, judged
 from judges.stats.fitness.published import imported_rows, published_checks
 
 
 def test_pairwise_fitness(pairwise_set, judge_runner):
     rows = judge_runner.replay_set(pairwise_set)
     gates = judge_runner.gates(pairwise_set)
-    floors = gates.pairwise if gates else {}
     accepted = gates.pairwise_accepted if gates else {}
-    found = outcomes(judged(rows), floors, accepted)
+    # The report's reading of gates.toml: pairwise_accepted per set, accept_not_fit for all.
+    found = gated_outcomes(judged(rows), gates)
     assert found, f"no pairwise rows for {pairwise_set.test_id} on {pairwise_set.model}"
     strange = sorted(set(accepted) - {o.figures.category for o in found})
     assert not strange, f"pairwise_accepted names sets {strange} that were not judged"

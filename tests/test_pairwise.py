@@ -14,6 +14,7 @@ import scipy.stats
 from sklearn.metrics import cohen_kappa_score
 
 from judges.builtin.pairwise import to_label, to_position
+from judges.sets.planted import Gates
 from judges.stats.fitness.pairwise import (
     AT_CHANCE,
     BETTER,
@@ -26,6 +27,7 @@ from judges.stats.fitness.pairwise import (
     cohen_kappa,
     figures,
     finding,
+    gated_outcomes,
     llmbar_statistics,
     model_pairs,
     outcomes,
@@ -190,3 +192,17 @@ def test_positions_map_back_to_labels() -> None:
         for label in ("1", "2"):
             assert to_label(order, to_position(order, label)) == label  # type: ignore[arg-type]
     assert to_label("swapped", "a") == "2" and to_label("original", None) is None
+
+
+def test_the_test_and_the_report_read_accept_not_fit_alike() -> None:
+    """A version's accept_not_fit accepts each of its sets at chance, as the docs say, in the
+    test as in the report; pairwise_accepted names sets one by one."""
+    # Right in one order, wrong in the other: a position-follower, at chance.
+    coin = [Judged(f"NATU-{i:03d}", "natural", "1", "1", "2") for i in range(20)]
+    assert not gated_outcomes(coin, None)[0].figures.chance.fit
+    assert gated_outcomes(coin, None)[0].accepted == ""
+    assert gated_outcomes(coin, Gates(accept_not_fit="a smoke judge"))[0].accepted == (
+        "a smoke judge"
+    )
+    named = Gates(pairwise_accepted={"natural": "known"}, accept_not_fit="all")
+    assert gated_outcomes(coin, named)[0].accepted == "known"

@@ -25,10 +25,10 @@ from judges.stats.fitness.pairwise import (
     SetOutcome,
     by_category,
     finding,
+    gated_outcomes,
     judged,
     llmbar_statistics,
     model_pairs,
-    outcomes,
     sided_p,
 )
 
@@ -102,13 +102,7 @@ def pairwise_report(
         return None
     sets: dict[str, list[ModelSet]] = {}
     for model, items in by_model.items():
-        table = gates.get(model)
-        found = outcomes(
-            items,
-            table.pairwise if table else {},
-            table.pairwise_accepted if table else {},
-            table.accept_not_fit if table else "",
-        )
+        found = gated_outcomes(items, gates.get(model))
         grouped = by_category(items)
         for outcome in found:
             category = outcome.figures.category

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from judges.core.results import JudgementRow
+from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.fitness.chance import ALPHA, ChanceTest, accuracy_vs_chance
 
@@ -354,3 +355,11 @@ def outcomes(
         why = accepted.get(category) or ("" if set_figures.chance.fit else accept_not_fit)
         found.append(SetOutcome(set_figures, floors.get("min_agreement"), why))
     return found
+
+
+def gated_outcomes(items: Sequence[Judged], table: Gates | None) -> list[SetOutcome]:
+    """Every set's outcome under one model and version's gates.toml table: what the report
+    shows and the test asserts, one reading of pairwise_accepted and accept_not_fit."""
+    if table is None:
+        return outcomes(items, {}, {})
+    return outcomes(items, table.pairwise, table.pairwise_accepted, table.accept_not_fit)
