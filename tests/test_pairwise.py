@@ -206,3 +206,11 @@ def test_the_test_and_the_report_read_accept_not_fit_alike() -> None:
     )
     named = Gates(pairwise_accepted={"natural": "known"}, accept_not_fit="all")
     assert gated_outcomes(coin, named)[0].accepted == "known"
+
+
+def test_a_failing_positional_agreement_never_reads_as_its_floor() -> None:
+    # 28 of 47 items named the same winner both ways: 0.596, below a floor of 0.60.
+    same = [Judged(f"NATU-{i:03d}", "natural", "1", "1", "1") for i in range(28)]
+    flipped = [Judged(f"NATU-{i:03d}", "natural", "1", "1", "2") for i in range(28, 47)]
+    (found,) = outcomes(same + flipped, {"min_agreement": 0.6}, {})
+    assert "positional agreement 28/47 = 0.596 below min_agreement 0.60" in found.reasons()

@@ -27,9 +27,6 @@ from tests.test_estimate_plan import _row
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 BUILT_IN = sorted(p.parent for p in REPORTS.glob("*/*/report.json"))
-# Left to the pairwise section's own rework: its per-set lines still print nan for an
-# empty set (judges/reports/sections/pairwise.py).
-PAIRWISE = {"pairwise"}
 
 
 def _test(value: float, low: float, high: float, p: float, p_worse: float) -> ChanceTest:
@@ -88,8 +85,7 @@ def test_built_in_reports_speak_one_vocabulary(folder: Path) -> None:
     texts = _texts(folder)
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     for name, text in texts.items():
-        if folder.parent.name not in PAIRWISE:
-            assert not re.search(r"\bnan\b", text), (folder, name)
+        assert not re.search(r"\bnan\b", text), (folder, name)
         assert "drop of 0.00" not in text, (folder, name)
         for sentence in re.split(r"(?<=\.) ", text):
             assert sentence.count("more repeats than any budget") <= 1, (folder, name)

@@ -34,6 +34,7 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
+from judges.stats.estimates.floors import distinct_digits, threshold_text
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.fitness.chance import ALPHA, ChanceTest, accuracy_vs_chance
 
@@ -323,10 +324,12 @@ class SetOutcome:
         reasons = []
         if not self.figures.chance.fit:
             reasons.append(chance_sentence(self.figures.chance))
-        if self.agreement_passed is False:
+        if self.agreement_passed is False and self.min_agreement is not None:
+            agreement, floor = self.figures.agreement, self.min_agreement
+            places = distinct_digits(agreement.rate, floor)  # 28/47 = 0.596, never 0.60
             reasons.append(
-                f"positional agreement {self.figures.agreement.successes}/{self.figures.n} = "
-                f"{self.figures.agreement.rate:.2f} below min_agreement {self.min_agreement:.2f}"
+                f"positional agreement {agreement.successes}/{self.figures.n} = "
+                f"{agreement.rate:.{places}f} below min_agreement {threshold_text(floor)}"
             )
         return reasons
 
