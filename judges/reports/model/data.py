@@ -351,6 +351,10 @@ class FolderReport:
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
         if word == PASS:
+            undecided = [m for m in self.models if m.fitness is not None and m.fitness.undecided]
+            if undecided:
+                # Nothing failed, but nothing could show the judge better than chance either.
+                return f"{PASS} (fitness undecided: {self._cannot_show(undecided)})"
             return PASS
         if word == NOT_FIT:
             pairwise = self.pairwise.problems() if self.pairwise is not None else []
@@ -362,6 +366,13 @@ class FolderReport:
             missing = sum(len(m.missing_items) for m in self.models)
             return f"{INCOMPLETE}: {missing} planted item{'s' * (missing != 1)} not judged"
         return f"{FAIL}: " + ", ".join(self.problems())
+
+    def _cannot_show(self, models: list[ModelReport]) -> str:
+        """What the set cannot yet show, per model where there are several."""
+        lines = [(m.model, m.fitness.cannot_show()[0]) for m in models if m.fitness is not None]
+        if len(self.models) == 1:
+            return lines[0][1]
+        return "; ".join(f"{model}: {line}" for model, line in lines)
 
     def _pairwise_accepted_not_fit(self) -> list[str]:
         """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""

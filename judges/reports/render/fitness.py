@@ -17,19 +17,24 @@ FITNESS_INTRO = (
     "interval of the difference), defect scores below control scores on the targeted "
     "dimension (Mann-Whitney; AUC), agreement with SME labels, test-retest and noise beyond "
     "chance (permutation tests of kappa, Spearman and alpha), ranking against random "
-    "rankings. A test whose n is too small for even a perfect judge to pass decides nothing."
+    "rankings. A test that even a perfect judge could not pass at its n cannot decide; a "
+    "per-category, per-dimension, noise, retest or SME test decides only where a judge right "
+    "90% of the time passes it with 95% probability (its power), else it is a diagnostic."
 )
 
 
 def _headline(m: ModelReport) -> str:
     if m.fitness is None:
         return "**NOT FIT**: no planted set to test the judge against chance."
+    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in m.fitness.weak_spots())
+    if m.fit and m.fitness.undecided:
+        return f"**FIT, undecided**: {m.fitness.cannot_show()[0]}."
     if m.fit:
-        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests."
+        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests.{weak}"
     failing = len(m.fitness.failing)
     head = f"**NOT FIT**: at chance on {failing} of {len(m.fitness.decisive)} deciding tests."
-    if not m.fitness.decisive:
-        head = "**NOT FIT**: no test could decide (the set is too small to show anything)."
+    if not m.fitness.tests:
+        head = "**NOT FIT**: no chance test applies to this set."
     if m.accept_not_fit:
         head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
     return head
@@ -42,11 +47,16 @@ def _cells(test: ChanceTest) -> list[str]:
     p = f"{test.p_value:.3g}" + (f" (worse: {test.p_worse:.3g})" if test.worse_than_chance else "")
     return [
         test.name, test.verdict.upper(), test.statistic, num(test.value),
-        f"[{num(test.low)}, {num(test.high)}]", f"{test.chance:g}", p, str(test.n), test.detail,
+        f"[{num(test.low)}, {num(test.high)}]", f"{test.chance:g}", p, str(test.n),
+        "-" if test.power is None else f"{test.power:.2f}", test.detail,
     ]  # fmt: skip
 
 
-HEAD = ["Test", "Verdict", "Statistic", "Value", "95% interval", "Chance", "p", "n", "Counts"]
+# Power: the probability that a judge right 90% of the time passes the test at its n.
+HEAD = [
+    "Test", "Verdict", "Statistic", "Value", "95% interval", "Chance", "p", "n",
+    "Power (90% judge)", "Counts",
+]  # fmt: skip
 
 
 def fitness_md(m: ModelReport) -> list[str]:
@@ -67,7 +77,7 @@ def fitness_html(m: ModelReport) -> str:
     rows = ""
     if m.fitness is not None:
         for test in m.fitness.tests:
-            kind = "pass" if test.fit else ("na" if not test.testable else "fail")
+            kind = "pass" if test.fit_ignoring_power else ("na" if not test.testable else "fail")
             cells = [esc(cell) for cell in _cells(test)]
             cells[1] = f'<span class="{kind}">{cells[1]}</span>'
             rows += "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
