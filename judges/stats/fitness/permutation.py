@@ -313,7 +313,7 @@ def repeats_agree_above_chance(
                       alpha, testable=testable)  # fmt: skip
 
 
-def _within_pairs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def within_pairs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every ordered pair of answers within an item, weighted 1 / (m_u - 1) as alpha's D_o."""
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     left, right, share = [], [], []
@@ -332,7 +332,7 @@ def repeats_p(
 ) -> tuple[float, float, float]:
     """Krippendorff's alpha of answers (category indices, items of `sizes` back to back) and
     its permutation p-values (above, below chance): every answer shuffled across items."""
-    li, ri, sh = _within_pairs(sizes)
+    li, ri, sh = within_pairs(sizes)
     total = float(index.size)
     counts = np.bincount(index, minlength=w.shape[0]).astype(float)
     expected = float(counts @ w @ counts) / (total * (total - 1))
@@ -373,7 +373,7 @@ def _alpha_interval(
 ) -> tuple[float, float]:  # fmt: skip
     """Bootstrap over items: per item, its disagreement sum and its value counts."""
     n = sizes.size
-    li, ri, sh = _within_pairs(sizes)
+    li, ri, sh = within_pairs(sizes)
     unit_observed = np.zeros(n)
     unit_counts = np.zeros((n, w.shape[0]))
     np.add.at(

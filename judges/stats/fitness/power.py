@@ -23,7 +23,7 @@ import numpy as np
 import scipy.stats
 
 from judges.stats.fitness.chance import ALPHA, ChanceTest
-from judges.stats.fitness.permutation import pairing_p, repeats_p, spearman_p
+from judges.stats.fitness.permutation import spearman_p, within_pairs
 
 __all__ = [
     "GOOD",
@@ -77,6 +77,37 @@ def _weights(k: int, quadratic: bool) -> np.ndarray:
     return (values[:, None] - values[None, :]) ** 2 if quadratic else 1.0 - np.eye(k)
 
 
+@lru_cache(maxsize=64)
+def _shuffles(n: int, seed: int) -> np.ndarray:
+    """One set of seeded permutations, shared by every simulated set of a power figure."""
+    shuffles = np.argsort(np.random.default_rng(seed).random((N_PERMUTATIONS, n)), axis=1)
+    shuffles.setflags(write=False)  # shared through the cache
+    return shuffles
+
+
+def _p_at_most(observed: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per simulated set, the share of permutation draws with a disagreement at most the
+    observed one (the observed counted as a draw): the test's p-value of agreement."""
+    tol = 1e-12
+    return (1 + (draws <= observed[:, None] + tol).sum(axis=1)) / (draws.shape[1] + 1)
+
+
+def _repaired_disagreement(a: np.ndarray, b: np.ndarray, quadratic: bool, seed: int) -> np.ndarray:
+    """(simulations, permutations): each simulated set's mean disagreement with b re-paired.
+
+    Quadratic: mean (a_i - b_j)^2 expands into sums and one product, so each re-pairing costs
+    a dot product; nominal: the share of re-paired answers that differ.
+    """
+    shuffles = _shuffles(a.shape[1], seed)
+    n = a.shape[1]
+    if quadratic:
+        af, bf = a.astype(float), b.astype(float)
+        cross = np.einsum("spn,sn->sp", bf[:, shuffles], af)
+        squares = (af**2).sum(axis=1) + (bf**2).sum(axis=1)
+        return (squares[:, None] - 2 * cross) / n
+    return np.stack([(b[s][shuffles] != a[s]).mean(axis=1) for s in range(a.shape[0])])
+
+
 @lru_cache(maxsize=1024)
 def agreement_power(
     truth: tuple[int, ...],
@@ -92,22 +123,25 @@ def agreement_power(
     (category indices 0..k-1, in order for quadratic weights).
 
     both_drawn: test-retest (both runs are the judge's draws); else the other side is the
-    truth itself (agreement with SME labels).
+    truth itself (agreement with SME labels). The permutation test is the one of
+    `agreement_above_chance` (re-pairing keeps both marginals, so only the observed
+    disagreement moves), run on every simulated set at once.
     """
     if k < 2 or len(set(truth)) < 2:
         return 0.0
     rng = np.random.default_rng(seed)
     w = _weights(k, quadratic)
-    base = np.asarray(truth)
-    passed = 0
-    for s in range(N_SIMULATIONS):
-        a = _wrong(base, k, rng, good)
-        b = _wrong(base, k, rng, good) if both_drawn else base
-        if np.unique(a).size < 2 or np.unique(b).size < 2:
-            continue  # no agreement beyond chance to show: a fail
-        better, _ = pairing_p(a, b, w, N_PERMUTATIONS, seed + s)
-        passed += bool(better < alpha)  # p < alpha only when kappa is above 0
-    return passed / N_SIMULATIONS
+    base = np.tile(np.asarray(truth), (N_SIMULATIONS, 1))
+    a = _wrong(base, k, rng, good)
+    b = _wrong(base, k, rng, good) if both_drawn else base
+    pa = np.stack([np.bincount(r, minlength=k) for r in a]) / a.shape[1]
+    pb = np.stack([np.bincount(r, minlength=k) for r in b]) / b.shape[1]
+    expected = np.einsum("si,ij,sj->s", pa, w, pb)
+    observed = w[a, b].mean(axis=1)
+    draws = _repaired_disagreement(a, b, quadratic, seed)
+    p = _p_at_most(observed, draws)
+    passed = (expected > 1e-15) & (observed < expected) & (p < alpha)
+    return float(passed.mean())
 
 
 @lru_cache(maxsize=1024)
@@ -122,20 +156,29 @@ def repeats_power(
     seed: int = 0,
 ) -> float:
     """P(Krippendorff's alpha above chance at p < alpha) for a good judge repeating each item:
-    every repeat its usual answer (`usual`, one per item) with probability `good`."""
+    every repeat its usual answer (`usual`, one per item) with probability `good`. The test
+    is `repeats_agree_above_chance`'s (every answer shuffled across items)."""
     if k < 2 or len(set(usual)) < 2:
         return 0.0
     rng = np.random.default_rng(seed)
     w = _weights(k, quadratic)
     size = np.asarray(sizes)
     truth = np.repeat(np.asarray(usual), size)
+    answers = _wrong(np.tile(truth, (N_SIMULATIONS, 1)), k, rng, good)
+    left, right, share = within_pairs(size)
+    total = float(truth.size)
+    shuffles = _shuffles(truth.size, seed)
     passed = 0
-    for s in range(N_SIMULATIONS):
-        answers = _wrong(truth, k, rng, good)
-        if np.unique(answers).size < 2:
-            continue
-        value, better, _ = repeats_p(answers, size, w, N_PERMUTATIONS, seed + s)
-        passed += bool(better < alpha and value > 0)
+    for one in answers:
+        counts = np.bincount(one, minlength=k).astype(float)
+        expected = float(counts @ w @ counts) / (total * (total - 1))
+        if expected <= 1e-15:
+            continue  # one answer throughout: no agreement beyond chance to show
+        observed = float(w[one[left], one[right]] @ share) / total
+        shuffled = one[shuffles]
+        draws = (w[shuffled[:, left], shuffled[:, right]] @ share) / total
+        p = _p_at_most(np.array([observed]), draws[None, :])[0]
+        passed += bool(observed < expected and p < alpha)
     return passed / N_SIMULATIONS
 
 
