@@ -172,11 +172,9 @@ def test_no_floor_is_suggested_that_no_run_could_fail() -> None:
     assert _bound(wilson(1, 7), at_least=True) is None
     assert _bound(wilson(7, 7), at_least=False) is None  # a ceiling of 1.0 on a rate
     assert _bound(wilson(15, 16), at_least=True) == 0.5  # 8 of 16 (see above)
-    # An estimate: sqrt(2) standard errors (from its 95% interval) at the 0.25% quantile.
-    se = 0.4 / (2 * scipy.stats.norm.ppf(0.975))
-    reach = math.sqrt(2) * se * scipy.stats.norm.ppf(0.9975)
-    assert _bound(Estimate(0.5, 0.3, 0.7, 20), at_least=True) == floor_step(0.5 - reach)
-    # A run with no spread (a perfect kappa, an sd of 0) bounds nothing: no floor at 1.0 or 0.
+    # An estimate (sd, kappa): one run does not bound the next; a perfect run's kappa of 1.0
+    # or sd of 0.0 (the init scaffold's) is never suggested.
+    assert _bound(Estimate(0.5, 0.3, 0.7, 20), at_least=True) is None
     assert _bound(Estimate(1.0, 1.0, 1.0, 6), at_least=True) is None
     assert _bound(Estimate(0.0, 0.0, 0.0, 6), at_least=False) is None
 

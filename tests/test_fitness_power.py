@@ -4,6 +4,8 @@ nothing, and a subgroup test decides only where a judge right 90% of the time pa
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -20,6 +22,7 @@ from judges.stats.fitness.power import (
     detection_power,
     repeats_power,
     spearman_power,
+    within_budget,
 )
 
 # --------------------------------------------------------------- a perfect judge's test
@@ -129,3 +132,26 @@ def test_a_weak_subgroup_test_is_a_diagnostic_and_decides_nothing() -> None:
     # The same subgroup at a size a good judge passes 95% of the time decides.
     decided = decide_by_power(detection_vs_controls(3, 16, 1, 15), detection_power(16, 15))
     assert decided.testable and not collect([pooled, decided]).fit
+
+
+def test_subgroup_tests_decide_only_within_a_five_percent_false_alarm_budget() -> None:
+    # product_identity's shape: 46 defects in five categories against 15 controls.
+    pooled = detection_vs_controls(46, 46, 0, 15, name="planted detection")
+    pooled = dataclasses.replace(pooled, power=detection_power(46, 15))
+    sizes = {"cousin": 16, "sign_flip": 10, "fabrication": 7, "dropped_edge_case": 7}
+    sizes["self_contradiction"] = 6
+    subgroups = [
+        decide_by_power(
+            detection_vs_controls(n, n, 0, 15, name=f"planted detection: {c}"),
+            detection_power(n, 15),
+        )
+        for c, n in sizes.items()
+    ]
+    assert all(t.testable for t in subgroups)  # each alone passes the 95% bar
+    kept = within_budget([pooled, *subgroups])
+    deciding = [t for t in kept if t.testable]
+    assert sum(1 - t.power for t in deciding) <= 0.05
+    assert pooled in kept and kept[0].testable  # the pooled test always decides
+    weakest = next(t for t in kept if t.name.endswith("self_contradiction"))
+    assert not weakest.testable and weakest.diagnostic  # 0.965: over the budget
+    assert collect(kept).fit

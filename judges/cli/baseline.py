@@ -69,7 +69,9 @@ FLOOR_MISS = 0.05 / FLOOR_FAMILY
 FLOORS_MET = (
     "each suggested floor is one a judge as good as the accepted run meets with probability "
     f"{1 - FLOOR_MISS:.4f} or more ({FLOOR_FAMILY} such floors all together: 95%), a bound "
-    "for the next run, never this run's value"
+    "for the next run, never this run's value; rates only (detection, false positives, "
+    "exact matches, flag and label stability): one run cannot bound the next one's sd, "
+    "kappa or alpha"
 )
 
 
@@ -77,35 +79,28 @@ def predicted_bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
     """The worst value the next run of an equally good judge reaches with FLOOR_MISS chance.
 
     A rate k/n: the Jeffreys beta-binomial predictive of the next run's k (the judge's own
-    rate unknown, as one run shows it), its FLOOR_MISS quantile. An estimate with a bootstrap
-    interval: the next run differs from this one by both runs' errors, sqrt(2) standard
-    errors (read from the 95% interval), at the normal FLOOR_MISS quantile. None where this
-    run shows no spread at all (an interval of one point): nothing bounds the next run then,
-    and a floor at a perfect run's value fails the next equally good one.
+    rate unknown, as one run shows it), its FLOOR_MISS quantile. An estimate (a standard
+    deviation, a mean change, a kappa, an alpha): None. One run's bootstrap interval
+    understates the next run's spread at these sizes (a quiet noise run of nine items says
+    little of the next one's rare wrong draws), so no floor is suggested that an equally good
+    judge could not be relied on to meet; the chance tests and regression gates guard these.
     """
-    if not statistic.n:
+    if not statistic.n or not isinstance(statistic, Rate):
         return None
-    if isinstance(statistic, Rate):
-        k, n = statistic.successes, statistic.n
-        predictive = scipy.stats.betabinom(n, k + 0.5, n - k + 0.5)
-        tail = FLOOR_MISS if at_least else 1 - FLOOR_MISS
-        # The smallest count whose cdf reaches the tail: the next run falls below it (a floor)
-        # or above it (a ceiling) with probability FLOOR_MISS at most.
-        count = float(predictive.ppf(tail))
-        return float(max(0.0, min(float(n), count)) / n)
-    value, low, high = statistic.value, statistic.low, statistic.high
-    if any(math.isnan(v) for v in (value, low, high)) or high - low <= 1e-12:
-        return None
-    se = (high - low) / (2 * float(scipy.stats.norm.ppf(0.975)))
-    reach = math.sqrt(2) * se * float(scipy.stats.norm.ppf(1 - FLOOR_MISS))
-    return value - reach if at_least else value + reach
+    k, n = statistic.successes, statistic.n
+    predictive = scipy.stats.betabinom(n, k + 0.5, n - k + 0.5)
+    # The smallest count whose cdf reaches the tail: the next run falls below it (a floor) or
+    # above it (a ceiling) with probability FLOOR_MISS at most.
+    count = float(predictive.ppf(FLOOR_MISS if at_least else 1 - FLOOR_MISS))
+    return max(0.0, min(float(n), count)) / n
 
 
 def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
     """The suggested floor: the predicted bound rounded down (a ceiling: rounded up).
 
-    None where there is nothing to suggest: no data, no spread, or a rate whose floor would be
-    0.0 (or ceiling 1.0), which no run can fail; a gate that cannot fail is no gate.
+    None where there is nothing to suggest: no data, an estimate (see predicted_bound), or a
+    rate whose floor would be 0.0 (or ceiling 1.0), which no run can fail; a gate that cannot
+    fail is no gate.
     """
     predicted = predicted_bound(statistic, at_least)
     if predicted is None or math.isnan(predicted):

@@ -217,8 +217,12 @@ class JudgeRunner(probing.ProbeJudging):
         label = f"prompt {baseline_case.version} main run"
         dimensions = self.session.catalog[set_case.judge].config.dimensions
         noise_sd = self._noise_sd(baseline_case)
+        planted = self.session.planted_sets[set_case.judge]
+        retest: list[JudgementRow] = []
+        if baseline_case.version in self.session.run_plan(planted, "retest").versions:
+            retest = self.replay_set(baseline_case, run="retest")  # its second draw
         return version_regressions(
-            baseline, rows, label, dimensions, noise_sd, gates.alpha, sme=sme
+            baseline, rows, label, dimensions, noise_sd, gates.alpha, sme=sme, retest=retest
         )
 
     def _baseline(self, set_case: SetCase, run: str) -> tuple[SetCase, list[JudgementRow]] | None:

@@ -83,7 +83,12 @@ def _gates(
     sme = None
     if sources.sme_labels and version in sources.planted.config.sme_versions:
         sme = (list(sources.sme_labels), sme_dimension(dimensions))
-    gates = version_regressions(baseline, main, label, dimensions, noise_sd, table.alpha, sme)
+    retest = [
+        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"
+    ]
+    gates = version_regressions(
+        baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest
+    )
     found["regressions"] = tuple(gates)
     return found
 

@@ -83,6 +83,7 @@ class ChanceTest:
     # (judges.stats.fitness.power); None where not computed. A subgroup test decides only
     # where it is high enough, else it is a diagnostic.
     power: float | None = None
+    subgroup: bool = False  # decides by its power (a category, dimension or field's test)
 
     @property
     def fit_ignoring_power(self) -> bool:

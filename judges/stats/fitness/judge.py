@@ -21,7 +21,9 @@ Which tests decide: the pooled ones (planted detection overall, ranking, reading
 pairwise sets) wherever a perfect judge could pass them. A subgroup test (per category,
 per dimension, and each field's noise, retest and SME test) decides only where a judge right
 on 90% of its judgements passes it with 95% probability at the set's size
-(judges.stats.fitness.power); elsewhere it is a diagnostic ("weak on fabrication").
+(judges.stats.fitness.power), and only while the chances that such a judge fails any
+deciding test add up to 5% at most (most powerful first); elsewhere it is a diagnostic
+("weak on fabrication").
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from judges.stats.fitness.power import (
     detection_power,
     repeats_power,
     spearman_power,
+    within_budget,
 )
 from judges.stats.ranking.metrics import random_expectation
 from judges.stats.ranking.random_draws import draw_metrics
@@ -328,7 +331,7 @@ def judge_fitness(
         tests += _retest(rows, dimensions, flag)
     if "noise" in runs:
         tests += _noise(rows, dimensions, flag)
-    return collect(tests)
+    return collect(within_budget(tests))
 
 
 def accepted_not_fit(fitness: Fitness | None, gates: Gates | None) -> str:

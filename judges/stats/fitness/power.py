@@ -17,6 +17,7 @@ p-values.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -33,10 +34,12 @@ __all__ = [
     "detection_power",
     "repeats_power",
     "spearman_power",
+    "within_budget",
 ]
 
 GOOD = 0.9  # the share of judgements a good judge gets right
 MIN_POWER = 0.95  # a subgroup test decides only where a good judge passes it this often
+FALSE_ALARM_BUDGET = 0.05  # the chance a good judge fails any deciding test, at most
 N_SIMULATIONS = 200
 N_PERMUTATIONS = 400  # per simulated set: p-values to 1/401, enough to place p against alpha
 
@@ -46,7 +49,30 @@ def decide_by_power(test: ChanceTest, power: float) -> ChanceTest:
     diagnostic. A test no judge could pass stays "cannot decide" (no power shown)."""
     if not test.testable:
         return test
-    return dataclasses.replace(test, power=power, testable=power >= MIN_POWER)
+    return dataclasses.replace(test, power=power, testable=power >= MIN_POWER, subgroup=True)
+
+
+def within_budget(tests: Sequence[ChanceTest]) -> list[ChanceTest]:
+    """Deciding tests whose chances of failing a good judge add up to FALSE_ALARM_BUDGET at
+    most (a union bound: then such a judge is NOT FIT at most that often on these tests).
+
+    Pooled tests (deciding whatever their power) count first; subgroup tests (those that
+    decide by power) are kept most powerful first while the sum allows, the rest become
+    diagnostics. Tests without a power figure (ranking, pairwise sets) are not counted.
+    """
+    spent = sum(1 - t.power for t in tests if t.testable and t.power is not None and not t.subgroup)
+    ranked = sorted(
+        (i for i, t in enumerate(tests) if t.testable and t.subgroup),
+        key=lambda i: (-(tests[i].power or 0.0), tests[i].name),
+    )
+    kept = list(tests)
+    for i in ranked:
+        miss = 1 - (tests[i].power or 0.0)
+        if spent + miss <= FALSE_ALARM_BUDGET + 1e-12:
+            spent += miss
+        else:
+            kept[i] = dataclasses.replace(tests[i], testable=False)
+    return kept
 
 
 @lru_cache(maxsize=4096)

@@ -35,6 +35,7 @@ from judges.stats.estimates.intervals import Estimate, bootstrap_mean_difference
 from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower
 from judges.stats.estimates.power import Power, mcnemar_drop, mean_drop
 from judges.stats.regression.comparison import higher_is_better, numeric
+from judges.stats.regression.reference import against_both_draws
 from judges.stats.reliability.agreement import quadratic_kappa_change
 from judges.stats.reliability.calibration import judge_and_human
 
@@ -444,12 +445,52 @@ def version_regressions(
     noise_sd: Mapping[str, float],
     alpha: float = ALPHA,
     sme: tuple[Sequence[SmeLabel], str] | None = None,
+    retest: Sequence[JudgementRow] = (),
 ) -> list[Regression]:
     """Every regression gate of a version against its baseline (detection, control false
     positives, scores, and SME agreement when `sme` gives the labels and dimension), as one
-    family under Holm's correction: the suite's tests and the report decide alike."""
+    family under Holm's correction: the suite's tests and the report decide alike.
+
+    `retest`: the accepted version's retest run, when it has one: detection, control and
+    score gates then compare the run with both baseline draws, so a lucky baseline draw does
+    not fail honest re-records (judges.stats.regression.reference)."""
     gates = baseline_regressions(baseline, rows, label, alpha)
     gates += score_regressions(baseline, rows, label, dimensions, noise_sd, alpha)
+    if retest:
+        gates = [_against_both_draws(gate, baseline, retest, rows, alpha) for gate in gates]
     if sme is not None:
         gates.append(sme_regression(baseline, rows, sme[0], sme[1], label, alpha))
     return holm(gates, alpha)
+
+
+def _against_both_draws(
+    gate: Regression,
+    baseline: Sequence[JudgementRow],
+    retest: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    alpha: float,
+) -> Regression:
+    """A detection, control or score gate decided against the baseline's main and retest
+    draws (judges.stats.regression.reference); unchanged where the retest lacks items."""
+    if gate.passed is None:
+        return gate
+    if gate.name in ("regression.detection", "regression.control_false_positive"):
+        pairs, _ = paired_rows(baseline, rows, control=gate.name.endswith("positive"))
+        test = against_both_draws(pairs, retest, lambda r: float(bool(r.met)), True)
+    elif gate.name.startswith("regression.score["):  # named by score_regressions
+        dim, side = gate.name.removeprefix("regression.score[").removesuffix("]").split(", ")
+        control = side == "controls"
+        pairs, _ = paired_rows(baseline, rows, control=control)
+        pairs = [(a, b) for a, b in pairs if control or dim in {e.field for e in b.expect}]
+
+        def value(row: JudgementRow) -> float | None:
+            found = numeric(row.verdict, dim)
+            return None if found is None else bounded_score(found, row, dim)
+
+        test = against_both_draws(pairs, retest, value, higher_is_better(control))
+    else:
+        return gate
+    if test is None:
+        return gate
+    why = f"{gate.why}; decided {test.words()} (fails below {alpha:g})"
+    return replace(gate, passed=test.midp >= alpha, p_value=test.midp, why=why)
