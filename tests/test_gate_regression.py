@@ -7,6 +7,7 @@ results.jsonl): 0.3 -> 0.3.1 must fail the detection regression gate; the retest
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import warnings
@@ -23,6 +24,7 @@ from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.floors import Gate, evaluate, not_evaluated
 from judges.stats.estimates.intervals import Estimate, wilson
+from judges.stats.estimates.paired_tests import three_draw_lower
 from judges.stats.estimates.resample import resample_indices
 from judges.stats.regression.gates import (
     Regression,
@@ -35,6 +37,7 @@ from judges.stats.regression.gates import (
     score_regression,
     score_regressions,
     sme_regression,
+    version_regressions,
 )
 from judges.stats.reliability.agreement import quadratic_kappa_change
 
@@ -547,3 +550,40 @@ def test_holm_leaves_unevaluated_gates_alone_and_fails_a_real_regression() -> No
     assert out[0] is unevaluated
     # strong: 0.0002 < 0.05/3 fails; weak: 0.03 >= 0.05/2 passes once corrected.
     assert [g.passed for g in out[1:]] == [False, True, True]
+
+
+# --------------------------------------------------------------------------- both baseline draws
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_three_draw_test_matches_full_enumeration(seed: int) -> None:
+    """Every assignment of which of an item's three draws is the new one, all 3^n alike."""
+    rng = np.random.default_rng(1200 + seed)
+    n = int(rng.integers(2, 7))
+    values = rng.integers(0, 3 if seed % 2 else 2, (n, 3)).astype(float)
+    test = three_draw_lower(values[:, 0], values[:, 1], values[:, 2])
+    t = values[:, 2].sum()
+    sums = [
+        sum(values[i, pick] for i, pick in enumerate(picks))
+        for picks in itertools.product(range(3), repeat=n)
+    ]
+    below = sum(s < t - 1e-9 for s in sums) / len(sums)
+    equal = sum(abs(s - t) <= 1e-9 for s in sums) / len(sums)
+    assert test.midp == pytest.approx(below + equal / 2, abs=1e-12)
+
+
+def test_a_lucky_baseline_does_not_fail_an_honest_rerecord_given_its_retest() -> None:
+    """The baseline caught all 46 defects (lucky), its retest 41; an honest re-record catches
+    41, missing other items: against the main run alone McNemar fails it (5 vs 0), against
+    both draws it passes; a re-record that misses 15 still fails."""
+    lucky = _run([True] * 46)
+    retest = [r.model_copy(update={"run": "retest"}) for r in _run([i >= 5 for i in range(46)])]
+    honest = _run([not 10 <= i < 15 for i in range(46)])
+    alone = version_regressions(lucky, honest, "b", [], {})
+    assert next(g for g in alone if g.name == "regression.detection").passed is False
+    both = version_regressions(lucky, honest, "b", [], {}, retest=retest)
+    detection = next(g for g in both if g.name == "regression.detection")
+    assert detection.passed is True and "both baseline draws" in detection.why
+    worse = _run([not 10 <= i < 25 for i in range(46)])
+    gates = version_regressions(lucky, worse, "b", [], {}, retest=retest)
+    assert next(g for g in gates if g.name == "regression.detection").passed is False
