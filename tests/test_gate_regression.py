@@ -26,10 +26,10 @@ from judges.stats.estimates.floors import Gate, evaluate, not_evaluated
 from judges.stats.estimates.intervals import Estimate, wilson
 from judges.stats.estimates.paired_tests import three_draw_lower
 from judges.stats.estimates.resample import resample_indices
+from judges.stats.regression.comparison import bounded_score
 from judges.stats.regression.gates import (
     Regression,
     baseline_regressions,
-    bounded_score,
     control_regression,
     detection_regression,
     holm,
@@ -396,6 +396,11 @@ def test_a_defect_that_meets_its_bound_is_no_worse_than_a_lower_baseline_score()
     strict = [Expectation(field="fluency", op="<", value=2)]
     assert bounded_score(1.0, _bounded("D", False, 1, strict), "fluency") == 1.0
     assert bounded_score(1.0, _bounded("D", False, 1, bound), "fluency") == 2.0
+    # An exact target (a relevance level) counts by its distance, either way off alike.
+    exact = [Expectation(field="fluency", op="==", value=2)]
+    assert bounded_score(3.0, _bounded("D", False, 3, exact), "fluency") == 1.0
+    assert bounded_score(1.0, _bounded("D", False, 1, exact), "fluency") == 1.0
+    assert bounded_score(1.0, _bounded("C", True, 1, exact), "fluency") == -1.0
 
 
 def _bounded(item: str, control: bool, value: int, expect: list[Expectation]) -> JudgementRow:

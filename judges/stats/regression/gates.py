@@ -34,7 +34,7 @@ from judges.sets.sme import SmeLabel
 from judges.stats.estimates.intervals import Estimate, bootstrap_mean_difference
 from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower
 from judges.stats.estimates.power import Power, mcnemar_drop, mean_drop
-from judges.stats.regression.comparison import higher_is_better, numeric
+from judges.stats.regression.comparison import bounded_score, higher_is_better, numeric
 from judges.stats.regression.reference import against_both_draws
 from judges.stats.reliability.agreement import quadratic_kappa_change
 from judges.stats.reliability.calibration import judge_and_human
@@ -326,24 +326,6 @@ def score_regressions(
                 )
             )
     return gates
-
-
-def bounded_score(value: float, row: JudgementRow, dim: str) -> float:
-    """A score that meets its item's bound on `dim` counts as the bound itself: a defect
-    scored 2 meets `<= 2` as fully as one scored 1, and a control scored 4 meets `>= 3` as one
-    scored 5 does, so neither is worse than a baseline that scored lower (higher)."""
-    for expectation in row.expect:
-        bound = expectation.value
-        if expectation.field != dim or isinstance(bound, bool):
-            continue
-        if not isinstance(bound, int | float):
-            continue
-        # Inclusive bounds only: under `< 2` a 2 fails, so a 1 must not become 2.
-        below = expectation.op == "<=" and value <= bound
-        above = expectation.op == ">=" and value >= bound
-        if below or above:
-            value = float(bound)
-    return value
 
 
 def sme_regression(
