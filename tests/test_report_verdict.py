@@ -121,7 +121,12 @@ def test_a_fit_judge_with_nothing_failed_reads_pass(demo: dict[str, Any]) -> Non
     assert report.verdict() == "PASS" and report.models[0].fit, report.notes
     html = (folder(demo, "1.1") / "index.html").read_text()
     assert banner(html).startswith("pass: PASS")
-    assert (folder(demo, "1.1") / "report.md").read_text().startswith("# demo, prompt 1.1: PASS")
+    report_md = (folder(demo, "1.1") / "report.md").read_text()
+    assert report_md.startswith("# demo, prompt 1.1: PASS")
+    # The set's own false-alarm bound for fitness, from each deciding test's power.
+    bound = report.models[0].fitness.false_alarm_bound()
+    assert 0 < bound < 0.1  # 8 defects vs 8 controls: the pooled test alone, power 0.94
+    assert f"fails one of these deciding tests at most {bound:.1%} of the time" in report_md
     data = json.loads((folder(demo, "1.1") / "report.json").read_text())
     assert data["verdict_word"] == "PASS"
     assert data["models"][0]["fitness"]["verdict"] == "FIT"

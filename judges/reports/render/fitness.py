@@ -40,6 +40,18 @@ def _headline(m: ModelReport) -> str:
     return head
 
 
+def false_alarm_sentence(m: ModelReport) -> str:
+    """The set's own false-alarm figure for fitness: a judge right 90% of the time."""
+    if m.fitness is None or not m.fitness.decisive:
+        return ""
+    return (
+        "A judge right on 90% of its judgements, re-recorded unchanged, fails one of these "
+        f"deciding tests at most {m.fitness.false_alarm_bound():.1%} of the time (each test's "
+        "power summed, a union bound); the whole verdict's simulated false-alarm rate is in "
+        "docs/gates-and-verdicts.md."
+    )
+
+
 def _cells(test: ChanceTest) -> list[str]:
     def num(value: float) -> str:
         return "-" if value != value else f"{value:.2f}"
@@ -63,6 +75,8 @@ def fitness_md(m: ModelReport) -> list[str]:
     if not m.chance_tests_apply:
         return []  # a pairwise judge's chance tests are per set, in their own section
     lines = ["### Fitness: better than chance?", "", _headline(m), "", FITNESS_INTRO, ""]
+    if sentence := false_alarm_sentence(m):
+        lines += [sentence, ""]
     if m.fitness is None or not m.fitness.tests:
         return lines
     lines += ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
@@ -87,7 +101,10 @@ def fitness_html(m: ModelReport) -> str:
         if rows
         else ""
     )
+    sentence = false_alarm_sentence(m)
+    extra = f"<p>{esc(sentence)}</p>" if sentence else ""
     return (
-        f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>{table}'
+        f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>'
+        f"{extra}{table}"
         f'<p class="caption">{esc(FITNESS_INTRO)}</p></div>'
     )

@@ -213,6 +213,11 @@ class Fitness:
             if not t.fit_ignoring_power
         ]
 
+    def false_alarm_bound(self) -> float:
+        """At most how often a judge right on 90% of its judgements fails a deciding test
+        here: each deciding test's chance to fail it (1 - power), summed (a union bound)."""
+        return sum(1 - t.power for t in self.decisive if t.power is not None)
+
     def cannot_show(self) -> list[str]:
         """What the set cannot yet show: every test that cannot decide at its size."""
         if not self.undecided:
