@@ -8,6 +8,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 import scipy.stats
 
@@ -51,8 +52,8 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
 ) -> None:
     planted = _copy_sets(tmp_path)
     gates = planted / "product_identity" / "gates.toml"
-    # The team raises 0.3.1's cousin floor above its control false-positive ceiling (0.6).
-    gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.65", 1))
+    # The team raises 0.3.1's cousin floor above its control false-positive ceiling (0.8).
+    gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.85", 1))
 
     assert _run(planted, "--accept", "0.3") == 0
 
@@ -65,7 +66,8 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     pins = tomllib.loads((planted / "product_identity" / "accepted.toml").read_text())[MODEL]
     assert set(pins) == {"0.3", "0.3.1"} and set(pins["0.3"]["prompts"]) == {"0.3.md"}
     assert f"wrote {planted / 'product_identity' / 'accepted.toml'}" in out
-    assert tables["0.3.1"]["min_detection"]["cousin"] == 0.65  # the team's edit survives
+    assert tables["0.3.1"]["min_detection"]["cousin"] == 0.85  # the team's edit survives
+    assert "a judge as good as the accepted run meets with probability 0.9975" in out
     # The floors at or below their ceiling were dropped, and said so.
     assert "dropped: at or below max_control_false_positive" in out
     # 0.3 is NOT FIT but its own table accepts it: the acceptance is kept, and said.
@@ -96,30 +98,53 @@ def test_baseline_refuses_a_judge_at_chance_unless_accepted_by_name(
             assert all(v > 0 for k, v in table.get(section, {}).items() if "kappa" in k)
 
 
-def test_reset_floors_suggests_the_lower_wilson_bound_rounded_down(tmp_path: Path) -> None:
+def test_reset_floors_suggests_the_predictive_bound_rounded(tmp_path: Path) -> None:
     planted = _copy_sets(tmp_path)
     assert _run(planted, "--accept", "0.3.1", "--reset-floors") == 0
     tables = _gates(planted)
-    # 0.3.1 flagged 5 of 15 controls: the ceiling is the upper Wilson bound rounded up.
-    assert tables["0.3.1"]["max_control_false_positive"] == 0.6
-    # It caught 8 of 16 cousins: the lower Wilson bound (0.28 -> 0.25) is below that
-    # ceiling, a floor a judge flagging at random passes: not suggested.
+    # 0.3.1 flagged 5 of 15 controls: the next run flags at most 12 (0.80) with 0.9975.
+    predictive = scipy.stats.betabinom(15, 5.5, 10.5)
+    assert predictive.ppf(0.9975) == 12
+    assert tables["0.3.1"]["max_control_false_positive"] == 0.8
+    # It caught 8 of 16 cousins: its floor is far below that ceiling, a floor a judge
+    # flagging at random passes: not suggested.
     assert "min_detection" not in tables["0.3.1"]  # nor the ones the team had: dropped
     assert tables["0.3.1"]["max_error_rate"] == 0.0
 
 
-def test_a_detection_floor_is_the_lower_wilson_bound_rounded_down() -> None:
-    rows = [_row(f"D-{i}", i < 8) for i in range(16)]
-    rows += [_row(f"C-{i}", True, control=True) for i in range(30)]  # no false positive
-    # 8 of 16 cousins: the Wilson interval's lower end (textbook formula, z for 95%).
-    z, n, p = 1.959963984540054, 16, 0.5
-    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (
-        1 + z * z / n
-    )
+def test_a_detection_floor_is_the_predictive_bound_rounded_down() -> None:
+    rows = [_row(f"D-{i}", i < 15) for i in range(16)]
+    rows += [_row(f"C-{i}", False, control=True) for i in range(2)]
+    rows += [_row(f"C-{i + 2}", True, control=True) for i in range(38)]
+    # 15 of 16 cousins: the next run's count under the Jeffreys beta-binomial predictive,
+    # its 0.25% quantile (scipy's distribution, counted by hand here).
+    predictive = scipy.stats.betabinom(16, 15.5, 1.5)
+    counts = [c for c in range(17) if predictive.cdf(c - 1) <= 0.0025]
     floors = detection_floors(rows)
-    assert floors["min_detection"]["cousin"] == math.floor(low / 0.05) * 0.05
-    assert floors["min_detection"]["cousin"] < 8 / 16  # never the point value
+    assert floors["min_detection"]["cousin"] == math.floor(max(counts) / 16 / 0.05) * 0.05
+    assert floors["min_detection"]["cousin"] < 15 / 16  # never the point value
     assert floors["min_detection"]["cousin"] > floors["max_control_false_positive"]
+
+
+def test_an_equally_good_judge_meets_every_suggested_floor_95_percent_of_the_time() -> None:
+    """Runs of a judge right on 90% of 16 defects and 30 controls: the floors one run
+    suggests, and how often the next run of the same judge misses any of them."""
+    rng = np.random.default_rng(33)
+    misses = 0
+    trials = 400
+    for _ in range(trials):
+        k, fp = rng.binomial(16, 0.9), rng.binomial(30, 0.1)
+        rows = [_row(f"D-{i}", i < k) for i in range(16)]
+        rows += [_row(f"C-{i}", i >= fp, control=True) for i in range(30)]
+        floors = detection_floors(rows)
+        k2, fp2 = rng.binomial(16, 0.9), rng.binomial(30, 0.1)
+        low = floors.get("min_detection", {}).get("cousin", 0.0)
+        high = floors.get("max_control_false_positive", 1.0)
+        misses += k2 / 16 < low or fp2 / 30 > high
+    assert misses / trials <= 0.05
+    # A perfect run suggests no floor at its own value: 16/16 is not a floor of 1.0.
+    perfect = [_row(f"D-{i}", True) for i in range(16)] + [_row("C-0", True, control=True)]
+    assert detection_floors(perfect).get("min_detection", {}).get("cousin", 0.0) < 0.9
 
 
 def test_an_unknown_accepted_version_is_refused(
@@ -139,7 +164,7 @@ def _row(item: str, met: bool, control: bool = False) -> JudgementRow:
 
 def test_suggested_floors_pass_the_run_they_come_from_and_a_constant_judge_fails() -> None:
     rows = [_row(f"D-{i}", i < 12) for i in range(16)]
-    rows += [_row(f"C-{i}", True, control=True) for i in range(10)]
+    rows += [_row(f"C-{i}", True, control=True) for i in range(40)]
     floors = detection_floors(rows)
     assert floors["min_detection"]["cousin"] <= 12 / 16
     assert floors["min_detection"]["cousin"] > 0  # a judge that finds nothing fails it
@@ -147,14 +172,18 @@ def test_suggested_floors_pass_the_run_they_come_from_and_a_constant_judge_fails
 
 
 def test_no_floor_is_suggested_that_no_run_could_fail() -> None:
-    # 1 of 7 caught: the lower Wilson bound (0.026) rounds down to 0.0, which every run meets.
+    # 1 of 7 caught: the predicted bound rounds down to 0.0, which every run meets.
     rows = [_row(f"D-{i}", i < 1) for i in range(7)] + [_row("C-1", True, control=True)]
     assert scipy.stats.binomtest(1, 7).proportion_ci(method="wilson").low < 0.05
     assert "cousin" not in detection_floors(rows).get("min_detection", {})
     assert _bound(wilson(1, 7), at_least=True) is None
     assert _bound(wilson(7, 7), at_least=False) is None  # a ceiling of 1.0 on a rate
-    assert _bound(wilson(3, 7), at_least=True) == 0.15
-    assert _bound(Estimate(-0.2, -0.6, 0.2, 7), at_least=True) == -0.6  # kappa can go lower
+    assert _bound(wilson(15, 16), at_least=True) == 0.5  # 8 of 16 (see above)
+    # An estimate (sd, kappa): one run does not bound the next; a perfect run's kappa of 1.0
+    # or sd of 0.0 (the init scaffold's) is never suggested.
+    assert _bound(Estimate(0.5, 0.3, 0.7, 20), at_least=True) is None
+    assert _bound(Estimate(1.0, 1.0, 1.0, 6), at_least=True) is None
+    assert _bound(Estimate(0.0, 0.0, 0.0, 6), at_least=False) is None
 
 
 def test_merge_floors_keeps_unknown_sections() -> None:
@@ -175,9 +204,7 @@ def _probe_row(item: str, run: str, total: int, met: bool = True) -> JudgementRo
     )  # fmt: skip
 
 
-def test_max_flip_suggestions_are_upper_wilson_bounds_and_never_a_ceiling_that_cannot_fail() -> (
-    None
-):
+def test_max_flip_suggestions_are_predictive_bounds_and_never_a_ceiling_that_cannot_fail() -> None:
     items = [f"PE-{i:02d}" for i in range(10)]
     rows = [_probe_row(item, "main", 3) for item in items]
     # Padding raises the score of 2 items of 10; no dummy (a non-answer) is scored lowest.
@@ -186,8 +213,9 @@ def test_max_flip_suggestions_are_upper_wilson_bounds_and_never_a_ceiling_that_c
 
     gates, accepted = probe_baseline(rows, ["factual_accuracy", "core_total"], "core_total")
 
-    high = scipy.stats.binomtest(2, 10).proportion_ci(method="wilson").high  # 0.510
-    assert gates == {"padding": ceil_step(high)} == {"padding": 0.55}  # not the point 0.2
+    # 2 of 10 biased: the next run is biased on at most 8 with probability 0.9975.
+    assert scipy.stats.betabinom(10, 2.5, 8.5).ppf(0.9975) == 8
+    assert gates == {"padding": ceil_step(0.8)} == {"padding": 0.8}  # not the point 0.2
     assert "dummy" not in gates  # 10/10 biased: a ceiling of 1.0 could never fail
     assert sorted(accepted["padding"]) == items[:2]
     assert sorted(accepted["dummy"]) == items  # each a strict xfail instead

@@ -95,7 +95,7 @@ def test_detection_at_chance_is_not_fit_and_perfect_is_fit() -> None:
     assert reversed_judge.worse_than_chance and reversed_judge.verdict == "worse than chance"
     # Two defects and one control: even a perfect judge has p = 1/3, so it decides nothing.
     tiny = detection_vs_controls(2, 2, 0, 1)
-    assert not tiny.testable and tiny.verdict == "too few to test"
+    assert not tiny.testable and tiny.verdict == "cannot decide"
     assert not detection_vs_controls(3, 3, 0, 0).testable
 
 
@@ -122,9 +122,9 @@ def test_accuracy_verdicts_for_a_pairwise_judge() -> None:
     assert accuracy_vs_chance(70, 100).verdict == "fit"
     assert accuracy_vs_chance(50, 100).verdict == "not fit"
     assert accuracy_vs_chance(30, 100).verdict == "worse than chance"
-    assert accuracy_vs_chance(4, 4).verdict == "too few to test"  # 0.5**4 = 0.0625
+    assert accuracy_vs_chance(4, 4).verdict == "cannot decide"  # 0.5**4 = 0.0625
     assert accuracy_vs_chance(5, 5).verdict == "fit"  # 0.5**5 = 0.03125
-    assert accuracy_vs_chance(0, 0).verdict == "too few to test"
+    assert accuracy_vs_chance(0, 0).verdict == "cannot decide"
     with pytest.raises(ValueError, match="chance"):
         accuracy_vs_chance(1, 2, chance=1.0)
 
@@ -321,14 +321,18 @@ def test_fitness_needs_one_decisive_test_and_every_decisive_test_fit() -> None:
     fit = detection_vs_controls(10, 10, 0, 10, name="detection")
     unfit = detection_vs_controls(5, 10, 5, 10, name="detection: cousin")
     tiny = detection_vs_controls(1, 1, 0, 1, name="detection: sign_flip")
-    assert collect([fit, tiny]).fit
-    assert collect([tiny]).verdict == "NOT FIT"
-    assert "too small" in collect([tiny]).reasons()[0]
+    assert collect([fit, tiny]).fit and not collect([fit, tiny]).undecided
+    # Nothing could decide: nothing failed, and the set says what it cannot yet show.
+    undecided = collect([tiny])
+    assert undecided.verdict == "FIT" and undecided.undecided and not undecided.reasons()
+    assert "cannot yet show" in undecided.cannot_show()[0]
+    assert "detection: sign_flip" in undecided.cannot_show()[0]
     both = collect([unfit, fit])
     assert both.verdict == "NOT FIT" and both.failing == [unfit]
     assert both.reasons() == [unfit.sentence()]
     assert [t.name for t in both.tests] == ["detection", "detection: cousin"]
-    assert Fitness(()).verdict == "NOT FIT"
+    assert Fitness(()).verdict == "NOT FIT"  # no test at all is no evidence
+    assert "no chance test applies" in Fitness(()).reasons()[0]
 
 
 def test_sentence_and_json_carry_n_interval_and_p() -> None:

@@ -7,6 +7,7 @@ results.jsonl): 0.3 -> 0.3.1 must fail the detection regression gate; the retest
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import warnings
@@ -23,15 +24,20 @@ from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.floors import Gate, evaluate, not_evaluated
 from judges.stats.estimates.intervals import Estimate, wilson
+from judges.stats.estimates.paired_tests import three_draw_lower
 from judges.stats.estimates.resample import resample_indices
+from judges.stats.regression.comparison import bounded_score
 from judges.stats.regression.gates import (
+    Regression,
     baseline_regressions,
     control_regression,
     detection_regression,
+    holm,
     mcnemar_one_sided,
     score_regression,
     score_regressions,
     sme_regression,
+    version_regressions,
 )
 from judges.stats.reliability.agreement import quadratic_kappa_change
 
@@ -355,14 +361,55 @@ def test_acceptance_0_3_to_0_3_1_defect_scores_rise_on_the_dimension_they_target
     sd = {d: n.pooled_sd for d, n in floor.dimensions.items()}
     gates = {g.name: g for g in score_regressions(_main("0.3"), _main("0.3.1"), "0.3", dims, sd)}
     accuracy = gates["regression.score[factual_accuracy, defects]"]
-    assert accuracy.result.value == pytest.approx(1.15, abs=0.01)  # defects marked down less
+    # Defects marked down less: +0.82 once each score that meets `<= 1` counts as 1 (a 0 is
+    # no better than the 1 the expectation asks for); +1.15 on the raw scores.
+    assert accuracy.result.value == pytest.approx(0.82, abs=0.01)
     assert accuracy.result.low > 0 and accuracy.p_value < 0.05
     assert accuracy.passed is False
     assert accuracy.power is not None and accuracy.power.n == 39  # defects bounding it
-    assert accuracy.power.drop < 1.15
+    assert accuracy.power.drop < 0.82
     assert "regression.score[core_total, defects]" not in gates
     assert "regression.score[causal_reasoning, defects]" not in gates
     assert "regression.score[core_total, controls]" in gates  # controls: every dimension
+
+
+def test_a_defect_that_meets_its_bound_is_no_worse_than_a_lower_baseline_score() -> None:
+    """geval: a baseline that scored every planted defect 1, a run that scores some 2. Each
+    meets `<= 2`, so none is worse; a 3 (over the bound) still is."""
+    bound = [Expectation(field="fluency", op="<=", value=2)]
+    control = [Expectation(field="fluency", op=">=", value=3)]
+
+    def run(scores: list[int], controls: list[int]) -> list[JudgementRow]:
+        rows = [_bounded(f"D{i}", False, v, bound) for i, v in enumerate(scores)]
+        return rows + [_bounded(f"C{i}", True, v, control) for i, v in enumerate(controls)]
+
+    baseline = run([1] * 10, [5] * 6)
+    within = run([2, 1, 2, 2, 1, 2, 2, 2, 1, 2], [4, 3, 5, 4, 4, 3])
+    gates = {g.name: g for g in score_regressions(baseline, within, "b", ["fluency"], {})}
+    assert gates["regression.score[fluency, defects]"].passed is True
+    assert gates["regression.score[fluency, defects]"].result.value == 0.0
+    assert gates["regression.score[fluency, controls]"].result.value == 0.0
+    over = run([3, 3, 4, 3, 3, 2, 3, 3, 4, 3], [5] * 6)
+    worse = {g.name: g for g in score_regressions(baseline, over, "b", ["fluency"], {})}
+    assert worse["regression.score[fluency, defects]"].passed is False
+    # Strict bounds keep their scores: under `< 2`, a 1 must not read as the failing 2.
+    strict = [Expectation(field="fluency", op="<", value=2)]
+    assert bounded_score(1.0, _bounded("D", False, 1, strict), "fluency") == 1.0
+    assert bounded_score(1.0, _bounded("D", False, 1, bound), "fluency") == 2.0
+    # An exact target (a relevance level) counts by its distance, either way off alike.
+    exact = [Expectation(field="fluency", op="==", value=2)]
+    assert bounded_score(3.0, _bounded("D", False, 3, exact), "fluency") == 1.0
+    assert bounded_score(1.0, _bounded("D", False, 1, exact), "fluency") == 1.0
+    assert bounded_score(1.0, _bounded("C", True, 1, exact), "fluency") == -1.0
+
+
+def _bounded(item: str, control: bool, value: int, expect: list[Expectation]) -> JudgementRow:
+    return JudgementRow(
+        judge="j", prompt_version="1", prompt_hash="h", model="local:m", item_id=item,
+        category="control" if control else "fluency", control=control, status="ok",
+        verdict={"fluency": value}, expect=expect,
+        met=all(e.holds({"fluency": value}) for e in expect),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- agreement (SME)
@@ -470,3 +517,78 @@ def test_reports_gate_sme_agreement_against_the_accepted_baseline(tmp_path: Path
     assert sme["baseline"] == "prompt 0.3 main run" and sme["result"]["n"] == 17
     assert sme["passed"] in (True, False)  # evaluated: 17 labelled items judged under both
     assert found["regression.detection"]["passed"] is False  # 22 caught->missed vs 4
+
+
+# --------------------------------------------------------------------------- Holm
+
+
+def _holm_adjusted(p: list[float]) -> list[float]:
+    """Holm's adjusted p-values, the textbook way: max over j <= k of (m - j + 1) p_(j)."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    adjusted, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_holm_matches_the_adjusted_p_values(seed: int) -> None:
+    rng = np.random.default_rng(900 + seed)
+    m = int(rng.integers(1, 14))
+    p = [float(v) for v in rng.uniform(0, 0.08, m) ** rng.uniform(0.5, 2.0)]
+    gates = [
+        Regression(f"g{i}", "b", None, value >= 0.05, "why", {}, p_value=value)
+        for i, value in enumerate(p)
+    ]
+    adjusted = holm(gates, 0.05)
+    assert [g.passed for g in adjusted] == [a >= 0.05 for a in _holm_adjusted(p)]
+    assert all("Holm over the version's" in g.why for g in adjusted)
+
+
+def test_holm_leaves_unevaluated_gates_alone_and_fails_a_real_regression() -> None:
+    unevaluated = Regression("none", "b", None, None, "no pairs", {})
+    strong = Regression("strong", "b", None, False, "why", {}, p_value=0.0002)
+    weak = Regression("weak", "b", None, False, "why", {}, p_value=0.03)
+    calm = Regression("calm", "b", None, True, "why", {}, p_value=0.4)
+    out = holm([unevaluated, strong, weak, calm], 0.05)
+    assert out[0] is unevaluated
+    # strong: 0.0002 < 0.05/3 fails; weak: 0.03 >= 0.05/2 passes once corrected.
+    assert [g.passed for g in out[1:]] == [False, True, True]
+
+
+# --------------------------------------------------------------------------- both baseline draws
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_three_draw_test_matches_full_enumeration(seed: int) -> None:
+    """Every assignment of which of an item's three draws is the new one, all 3^n alike."""
+    rng = np.random.default_rng(1200 + seed)
+    n = int(rng.integers(2, 7))
+    values = rng.integers(0, 3 if seed % 2 else 2, (n, 3)).astype(float)
+    test = three_draw_lower(values[:, 0], values[:, 1], values[:, 2])
+    t = values[:, 2].sum()
+    sums = [
+        sum(values[i, pick] for i, pick in enumerate(picks))
+        for picks in itertools.product(range(3), repeat=n)
+    ]
+    below = sum(s < t - 1e-9 for s in sums) / len(sums)
+    equal = sum(abs(s - t) <= 1e-9 for s in sums) / len(sums)
+    assert test.midp == pytest.approx(below + equal / 2, abs=1e-12)
+
+
+def test_a_lucky_baseline_does_not_fail_an_honest_rerecord_given_its_retest() -> None:
+    """The baseline caught all 46 defects (lucky), its retest 41; an honest re-record catches
+    41, missing other items: against the main run alone McNemar fails it (5 vs 0), against
+    both draws it passes; a re-record that misses 15 still fails."""
+    lucky = _run([True] * 46)
+    retest = [r.model_copy(update={"run": "retest"}) for r in _run([i >= 5 for i in range(46)])]
+    honest = _run([not 10 <= i < 15 for i in range(46)])
+    alone = version_regressions(lucky, honest, "b", [], {})
+    assert next(g for g in alone if g.name == "regression.detection").passed is False
+    both = version_regressions(lucky, honest, "b", [], {}, retest=retest)
+    detection = next(g for g in both if g.name == "regression.detection")
+    assert detection.passed is True and "both baseline draws" in detection.why
+    worse = _run([not 10 <= i < 25 for i in range(46)])
+    gates = version_regressions(lucky, worse, "b", [], {}, retest=retest)
+    assert next(g for g in gates if g.name == "regression.detection").passed is False

@@ -86,25 +86,24 @@ def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[st
 
 
 def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str, Any]) -> None:
-    accept_not_fit(demo)
     write(demo, ALL_MET)
     built = rebuild(demo)
     html = (folder(demo, "1.1") / "index.html").read_text()
-    # Nothing failed; the judge is NOT FIT (too few items to show it beats chance), accepted.
-    assert banner(html).startswith("notfit: NOT FIT")
-    assert "accepted in gates.toml: a demo" in banner(html)
+    # Nothing failed. The set is too small for any chance test to decide: PASS, and the
+    # verdict says what the set cannot yet show.
+    assert banner(html).startswith("pass: PASS No chance test can decide at this set&#x27;s size")
     assert "0 new failures, 1 accepted miss" in html
     report_md = (folder(demo, "1.1") / "report.md").read_text()
-    assert report_md.startswith("# demo, prompt 1.1: NOT FIT\n")
-    assert "**Result: NOT FIT: at chance on no test that could decide" not in report_md
+    assert report_md.startswith("# demo, prompt 1.1: PASS\n")
+    assert "**Result: PASS (fitness undecided: no chance test can decide" in report_md
+    assert "cannot yet show that the judge is better than chance" in report_md
     assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
     assert "| PE-01 | cousin | missed | accepted miss |" in report_md
     lines = terminal.report_lines(built)
     assert any(
-        line.startswith(f"demo 1.1 on {MODEL}:")
-        and "0 new failures, 1 accepted miss; NOT FIT" in line
+        line.startswith(f"demo 1.1 on {MODEL}:") and "0 new failures, 1 accepted miss" in line
         for line in lines
-    )
+    ), lines
 
 
 def test_a_fit_judge_with_nothing_failed_reads_pass(demo: dict[str, Any]) -> None:
@@ -132,7 +131,12 @@ def test_a_fit_judge_with_nothing_failed_reads_pass(demo: dict[str, Any]) -> Non
     assert report.verdict() == "PASS" and report.models[0].fit, report.notes
     html = (folder(demo, "1.1") / "index.html").read_text()
     assert banner(html).startswith("pass: PASS")
-    assert (folder(demo, "1.1") / "report.md").read_text().startswith("# demo, prompt 1.1: PASS")
+    report_md = (folder(demo, "1.1") / "report.md").read_text()
+    assert report_md.startswith("# demo, prompt 1.1: PASS")
+    # The set's own false-alarm bound for fitness, from each deciding test's power.
+    bound = report.models[0].fitness.false_alarm_bound()
+    assert 0 < bound < 0.1  # 8 defects vs 8 controls: the pooled test alone, power 0.94
+    assert f"fails one of these deciding tests at most {bound:.1%} of the time" in report_md
     data = json.loads((folder(demo, "1.1") / "report.json").read_text())
     assert data["verdict_word"] == "PASS"
     assert data["models"][0]["fitness"]["verdict"] == "FIT"

@@ -7,8 +7,9 @@
   with the reason (what was expected, what it returned). These become strict xfails.
 - `gates.toml`: which prompt version's main run is the accepted baseline of the regression
   gates, and the absolute floors. Floors are the team's: existing ones are kept; a missing
-  one is suggested from the interval's bound (never the achieved point value, which one
-  re-recording of the same prompt misses by chance half the time).
+  one is suggested where the next run of an equally good judge reaches it with probability
+  1 - 0.05/20 (never the achieved point value, which one re-recording of the same prompt
+  misses by chance half the time, nor a perfect run's value).
 
 Both are meant to be read in review and edited by hand.
 """
@@ -20,6 +21,8 @@ import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import scipy.stats
 
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
@@ -59,16 +62,50 @@ def accepted_misses(rows: Iterable[JudgementRow]) -> dict[str, str]:
     }
 
 
-def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
-    """The suggested floor: the interval's lower end rounded down (upper end rounded up).
+# Each suggested floor is missed by a judge as good as the accepted run at most this often,
+# so a table of up to FLOOR_FAMILY floors is met in full at least 95% of the time.
+FLOOR_FAMILY = 20
+FLOOR_MISS = 0.05 / FLOOR_FAMILY
+FLOORS_MET = (
+    "each suggested floor is one a judge as good as the accepted run meets with probability "
+    f"{1 - FLOOR_MISS:.4f} or more ({FLOOR_FAMILY} such floors all together: 95%), a bound "
+    "for the next run, never this run's value; rates only (detection, false positives, "
+    "exact matches, flag and label stability): one run cannot bound the next one's sd, "
+    "kappa or alpha"
+)
 
-    None where there is nothing to suggest: no data, or a rate whose floor would be 0.0 (or
-    ceiling 1.0), which no run can fail; a gate that cannot fail is no gate.
+
+def predicted_bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
+    """The worst value the next run of an equally good judge reaches with FLOOR_MISS chance.
+
+    A rate k/n: the Jeffreys beta-binomial predictive of the next run's k (the judge's own
+    rate unknown, as one run shows it), its FLOOR_MISS quantile. An estimate (a standard
+    deviation, a mean change, a kappa, an alpha): None. One run's bootstrap interval
+    understates the next run's spread at these sizes (a quiet noise run of nine items says
+    little of the next one's rare wrong draws), so no floor is suggested that an equally good
+    judge could not be relied on to meet; the chance tests and regression gates guard these.
     """
-    value = statistic.low if at_least else statistic.high
-    if not statistic.n or math.isnan(value):
+    if not statistic.n or not isinstance(statistic, Rate):
         return None
-    bound = floor_step(value) if at_least else ceil_step(value)
+    k, n = statistic.successes, statistic.n
+    predictive = scipy.stats.betabinom(n, k + 0.5, n - k + 0.5)
+    # The smallest count whose cdf reaches the tail: the next run falls below it (a floor) or
+    # above it (a ceiling) with probability FLOOR_MISS at most.
+    count = float(predictive.ppf(FLOOR_MISS if at_least else 1 - FLOOR_MISS))
+    return max(0.0, min(float(n), count)) / n
+
+
+def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
+    """The suggested floor: the predicted bound rounded down (a ceiling: rounded up).
+
+    None where there is nothing to suggest: no data, an estimate (see predicted_bound), or a
+    rate whose floor would be 0.0 (or ceiling 1.0), which no run can fail; a gate that cannot
+    fail is no gate.
+    """
+    predicted = predicted_bound(statistic, at_least)
+    if predicted is None or math.isnan(predicted):
+        return None
+    bound = floor_step(predicted) if at_least else ceil_step(predicted)
     if isinstance(statistic, Rate) and (bound <= 0.0 if at_least else bound >= 1.0):
         return None
     return bound
@@ -380,8 +417,9 @@ baseline: the prompt version whose recorded main run is the accepted baseline. A
   its regression gates only when it is significantly worse than that run: the paired exact
   McNemar test, one-sided at alpha (default 0.05), on detection and control false positives.
 min_* / max_*: absolute floors the team owns. `python -m judges baseline` suggests one
-  where none is set (the lower Wilson or bootstrap bound, rounded down to 0.05; upper bound
-  rounded up for max_*) and keeps the ones already here; never one below chance.
+  where none is set (a bound the next run of a judge as good as the accepted one reaches
+  with probability 0.9975, so twenty such floors all hold 95% of the time; rounded down to
+  0.05, up for max_*) and keeps the ones already here; never one below chance.
 accept_not_fit: why a judge that is NOT FIT (no better than chance at what the set
   measures) is kept; its fitness test is then a strict xfail. Never inherited."""
 

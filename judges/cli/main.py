@@ -74,6 +74,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _baseline(args: argparse.Namespace) -> int:
     from judges.cli.baseline import (
+        FLOORS_MET,
         fitness_lines,
         not_fit_acceptance,
         regression_lines,
@@ -149,6 +150,7 @@ def _baseline(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    print(f"suggested floors (where none was set): {FLOORS_MET}")
     for line in notes:
         print(f"floor {line}")
     return 0

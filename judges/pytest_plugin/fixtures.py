@@ -23,12 +23,8 @@ from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
-from judges.stats.regression.gates import (
-    Regression,
-    baseline_regressions,
-    score_regressions,
-    sme_regression,
-)
+from judges.stats.regression.gates import SME_GATE, Regression, version_regressions
+from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 
 
@@ -199,25 +195,50 @@ class JudgeRunner(probing.ProbeJudging):
         gates, found = self.gates(set_case), self._baseline(set_case, run)
         if gates is None or found is None:
             return []
-        baseline_case, baseline = found
-        label = f"prompt {baseline_case.version} main run"
-        dimensions = self.session.catalog[set_case.judge].config.dimensions
-        scores = score_regressions(
-            baseline, rows, label, dimensions, self._noise_sd(baseline_case), gates.alpha
-        )
-        return baseline_regressions(baseline, rows, label, gates.alpha) + scores
+        family = self._family(set_case, rows, run, sme=self._sme(set_case, run))
+        return [gate for gate in family if not gate.name.startswith(SME_GATE)]
 
     def sme_regression_gates(
         self, set_case: SetCase, rows: list[JudgementRow], labels: list[SmeLabel], dimension: str
     ) -> list[Regression]:
         """Agreement with the SME labels against the accepted baseline's (quadratic kappa)."""
         __tracebackhide__ = True
-        gates, found = self.gates(set_case), self._baseline(set_case, "main")
+        family = self._family(set_case, rows, "main", sme=(labels, dimension))
+        return [gate for gate in family if gate.name.startswith(SME_GATE)]
+
+    def _sme(self, set_case: SetCase, run: str) -> tuple[list[SmeLabel], str] | None:
+        """The SME labels and dimension when this version is calibrated (its main run)."""
+        planted = self.session.planted_sets[set_case.judge]
+        if run != "main" or not planted.config.sme_labels:
+            return None
+        if set_case.version not in planted.config.sme_versions:
+            return None
+        path = self.session.settings.planted_sets / "sme" / planted.config.sme_labels
+        dimensions = self.session.catalog[set_case.judge].config.dimensions
+        return load_sme_labels(path), sme_dimension(dimensions)
+
+    def _family(
+        self,
+        set_case: SetCase,
+        rows: list[JudgementRow],
+        run: str,
+        sme: tuple[list[SmeLabel], str] | None,
+    ) -> list[Regression]:
+        """Every regression gate of the version, under one Holm correction, as the report."""
+        gates, found = self.gates(set_case), self._baseline(set_case, run)
         if gates is None or found is None:
             return []
         baseline_case, baseline = found
         label = f"prompt {baseline_case.version} main run"
-        return [sme_regression(baseline, rows, labels, dimension, label, gates.alpha)]
+        dimensions = self.session.catalog[set_case.judge].config.dimensions
+        noise_sd = self._noise_sd(baseline_case)
+        planted = self.session.planted_sets[set_case.judge]
+        retest: list[JudgementRow] = []
+        if baseline_case.version in self.session.run_plan(planted, "retest").versions:
+            retest = self.replay_set(baseline_case, run="retest")  # its second draw
+        return version_regressions(
+            baseline, rows, label, dimensions, noise_sd, gates.alpha, sme=sme, retest=retest
+        )
 
     def _baseline(self, set_case: SetCase, run: str) -> tuple[SetCase, list[JudgementRow]] | None:
         """The accepted baseline's main run (gates.toml `baseline`); None for the baseline's own

@@ -393,6 +393,10 @@ class FolderReport:
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
         if word == PASS:
+            undecided = [m for m in self.models if m.fitness is not None and m.fitness.undecided]
+            if undecided:
+                # Nothing failed, but nothing could show the judge better than chance either.
+                return f"{PASS} (fitness undecided: {self._cannot_show(undecided)})"
             return PASS
         if word == INCOMPLETE:
             return f"{INCOMPLETE}: " + missing_reason(
@@ -414,6 +418,13 @@ class FolderReport:
             + ", ".join(problems)
             + "".join(f"; {NOT_FIT}, accepted: {part}" for part in kept)
         )
+
+    def _cannot_show(self, models: list[ModelReport]) -> str:
+        """What the set cannot yet show, per model where there are several."""
+        lines = [(m.model, m.fitness.cannot_show()[0]) for m in models if m.fitness is not None]
+        if len(self.models) == 1:
+            return lines[0][1]
+        return "; ".join(f"{model}: {line}" for model, line in lines)
 
     def pairwise_accepted_not_fit(self) -> list[str]:
         """Pairwise sets a model is NOT FIT on that gates.toml accepts: "model set"."""

@@ -18,7 +18,9 @@ FITNESS_INTRO = (
     "interval of the difference), defect scores below control scores on the targeted "
     "dimension (Mann-Whitney; AUC), agreement with SME labels, test-retest and noise beyond "
     "chance (permutation tests of kappa, Spearman and alpha), ranking against random "
-    "rankings. A test whose n is too small for even a perfect judge to pass decides nothing. "
+    "rankings. A test that even a perfect judge could not pass at its n cannot decide; a "
+    "per-category, per-dimension, noise, retest or SME test decides only where a judge right "
+    "90% of the time passes it with 95% probability (its power), else it is a diagnostic. "
     "A test reads worse than chance when its one-sided test (p worse < 0.05) or its 95% "
     "interval, wholly below chance, says so; either way it is not better than chance."
 )
@@ -27,8 +29,11 @@ FITNESS_INTRO = (
 def _headline(m: ModelReport) -> str:
     if m.fitness is None:
         return "**NOT FIT**: no planted set to test the judge against chance."
+    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in m.fitness.weak_spots())
+    if m.fit and m.fitness.undecided:
+        return f"**FIT, undecided**: {m.fitness.cannot_show()[0]}."
     if m.fit:
-        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests."
+        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests.{weak}"
     failing = m.fitness.failing
     worse = sum(chance_reading(t) == WORSE for t in failing)
     split = f" ({worse} {WORSE}, {len(failing) - worse} {AT_CHANCE})" if worse else ""
@@ -36,11 +41,23 @@ def _headline(m: ModelReport) -> str:
         f"**NOT FIT**: not better than chance on {len(failing)} of "
         f"{len(m.fitness.decisive)} deciding tests{split}."
     )
-    if not m.fitness.decisive:
-        head = "**NOT FIT**: no test could decide (the set is too small to show anything)."
+    if not m.fitness.tests:
+        head = "**NOT FIT**: no chance test applies to this set."
     if m.accept_not_fit:
         head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
     return head
+
+
+def false_alarm_sentence(m: ModelReport) -> str:
+    """The set's own false-alarm figure for fitness: a judge right 90% of the time."""
+    if m.fitness is None or not m.fitness.decisive:
+        return ""
+    return (
+        "A judge right on 90% of its judgements, re-recorded unchanged, fails one of these "
+        f"deciding tests at most {m.fitness.false_alarm_bound():.1%} of the time (each test's "
+        "power summed, a union bound); the whole verdict's simulated false-alarm rate is in "
+        "docs/gates-and-verdicts.md."
+    )
 
 
 def _cells(test: ChanceTest) -> list[str]:
@@ -56,27 +73,23 @@ def _cells(test: ChanceTest) -> list[str]:
     p = f"better: {test.p_value:.3g}" + (f", worse: {test.p_worse:.3g}" if reading == WORSE else "")
     return [
         test.name, reading.upper(), test.statistic, value, interval, f"{test.chance:g}", p,
-        str(test.n), test.detail,
+        str(test.n), "-" if test.power is None else f"{test.power:.2f}", test.detail,
     ]  # fmt: skip
 
 
+# Power: the probability that a judge right 90% of the time passes the test at its n.
 HEAD = [
-    "Test",
-    "Reads",
-    "Statistic",
-    "Value",
-    "95% interval",
-    "Chance",
-    "one-sided p",
-    "n",
-    "Counts",
-]
+    "Test", "Reads", "Statistic", "Value", "95% interval", "Chance", "one-sided p", "n",
+    "Power (90% judge)", "Counts",
+]  # fmt: skip
 
 
 def fitness_md(m: ModelReport) -> list[str]:
     if not m.chance_tests_apply:
         return []  # a pairwise judge's chance tests are per set, in their own section
     lines = ["### Fitness: better than chance?", "", _headline(m), "", FITNESS_INTRO, ""]
+    if sentence := false_alarm_sentence(m):
+        lines += [sentence, ""]
     if m.fitness is None or not m.fitness.tests:
         return lines
     lines += ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
@@ -91,7 +104,7 @@ def fitness_html(m: ModelReport) -> str:
     rows = ""
     if m.fitness is not None:
         for test in m.fitness.tests:
-            kind = "pass" if test.fit else ("na" if not test.testable else "fail")
+            kind = "pass" if test.fit_ignoring_power else ("na" if not test.testable else "fail")
             cells = [esc(cell) for cell in _cells(test)]
             cells[1] = f'<span class="{kind}">{cells[1]}</span>'
             rows += "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
@@ -101,7 +114,10 @@ def fitness_html(m: ModelReport) -> str:
         if rows
         else ""
     )
+    sentence = false_alarm_sentence(m)
+    extra = f"<p>{esc(sentence)}</p>" if sentence else ""
     return (
-        f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>{table}'
+        f'<div class="card"><h3>Fitness: better than chance?</h3><p>{headline}</p>'
+        f"{extra}{table}"
         f'<p class="caption">{esc(FITNESS_INTRO)}</p></div>'
     )

@@ -12,12 +12,7 @@ from judges.core.results import JudgementRow
 from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates
 from judges.stats.planning.categories import category_power, discordance_of
-from judges.stats.regression.gates import (
-    Regression,
-    baseline_regressions,
-    score_regressions,
-    sme_regression,
-)
+from judges.stats.regression.gates import Regression, baseline_regressions, version_regressions
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 
@@ -90,12 +85,15 @@ def _gates(
         noise_sd = {
             d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
         }
-    gates = baseline_regressions(baseline, main, label, table.alpha)
-    gates += score_regressions(baseline, main, label, dimensions, noise_sd, table.alpha)
+    sme = None
     if sources.sme_labels and version in sources.planted.config.sme_versions:
-        labels = list(sources.sme_labels)
-        dimension = sme_dimension(dimensions)
-        gates.append(sme_regression(baseline, main, labels, dimension, label, table.alpha))
+        sme = (list(sources.sme_labels), sme_dimension(dimensions))
+    retest = [
+        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"
+    ]
+    gates = version_regressions(
+        baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest
+    )
     found["regressions"] = tuple(gates)
     return found
 

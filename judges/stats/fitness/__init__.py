@@ -6,6 +6,7 @@ may import every other `stats` package, and none imports it.
 - `chance`: `ChanceTest`, `Fitness`; detection vs controls, accuracy vs chance, defect scores
   below control scores (exact and rank tests)
 - `permutation`: permutation tests of agreement, rank correlation, ranking and repeats
+- `power`: how often a judge right 90% of the time passes each test: which tests decide
 - `pairwise`: pairwise judges' figures (accuracy per order, positional agreement) and their
   chance test
 - `published`: a release's published figures beside those recomputed from its rows

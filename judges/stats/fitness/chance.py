@@ -78,17 +78,22 @@ class ChanceTest:
     k: int | None = None  # successes, when the statistic is a proportion
     detail: str = ""  # the counts in words: "defects flagged 12/20, controls 3/15"
     alpha: float = ALPHA
-    testable: bool = True  # False: even a perfect judge could not reach p < alpha at this n
+    testable: bool = True  # False: decides nothing (a perfect judge could not pass, or power)
+    # The probability that a judge right on 90% of its judgements passes this test at its n
+    # (judges.stats.fitness.power); None where not computed. A subgroup test decides only
+    # where it is high enough, else it is a diagnostic.
+    power: float | None = None
+    subgroup: bool = False  # decides by its power (a category, dimension or field's test)
+
+    @property
+    def fit_ignoring_power(self) -> bool:
+        """Above chance at p < alpha, whether or not the test decides."""
+        return not math.isnan(self.value) and self.value > self.chance and self.p_value < self.alpha
 
     @property
     def fit(self) -> bool:
         """Significantly better than chance (a defined value above chance, p < alpha)."""
-        return (
-            self.testable
-            and not math.isnan(self.value)
-            and self.value > self.chance
-            and self.p_value < self.alpha
-        )
+        return self.testable and self.fit_ignoring_power
 
     @property
     def worse_than_chance(self) -> bool:
@@ -101,9 +106,17 @@ class ChanceTest:
         )
 
     @property
+    def diagnostic(self) -> bool:
+        """Passable, but too weak to decide: a good judge would fail it too often (its
+        `power` below the bar), so it is shown and decides nothing."""
+        return not self.testable and self.power is not None
+
+    @property
     def verdict(self) -> str:
+        if self.diagnostic:
+            return "diagnostic: fit" if self.fit_ignoring_power else "diagnostic: weak"
         if not self.testable:
-            return "too few to test"
+            return "cannot decide"
         if self.fit:
             return "fit"
         return "worse than chance" if self.worse_than_chance else "not fit"
@@ -141,6 +154,7 @@ class ChanceTest:
             "detail": self.detail,
             "alpha": self.alpha,
             "testable": self.testable,
+            "power": None if self.power is None else round(self.power, 4),
             "verdict": self.verdict,
         }
 
@@ -160,26 +174,66 @@ class Fitness:
         return [t for t in self.decisive if not t.fit]
 
     @property
+    def undecided(self) -> bool:
+        """Tests apply, but none can decide at this set's size: it cannot yet show either way."""
+        return bool(self.tests) and not self.decisive
+
+    @property
     def fit(self) -> bool:
-        # Nothing that could show the judge above chance is no evidence that it is.
-        return bool(self.decisive) and not self.failing
+        # No test at all is no evidence. Tests that none could decide (a set too small, or
+        # items that all deserve one answer) fail nothing: the verdict is not held back by
+        # what no judge could pass, and `cannot_show` says what the set cannot yet show.
+        return bool(self.tests) and not self.failing
 
     @property
     def verdict(self) -> str:
         return "FIT" if self.fit else "NOT FIT"
 
+    @property
+    def diagnostics(self) -> list[ChanceTest]:
+        return [t for t in self.tests if t.diagnostic]
+
     def reasons(self) -> list[str]:
         """Why the judge is NOT FIT, one line each (empty when FIT)."""
         if self.fit:
             return []
-        if not self.decisive:
-            return ["no chance test could decide: the set is too small to show anything"]
+        if not self.tests:
+            return ["no chance test applies: nothing in the set tests the judge against chance"]
         return [t.sentence() for t in self.failing]
+
+    def weak_spots(self) -> list[str]:
+        """Diagnostics at chance, one line each: "weak on fabrication: 3/7" and its figures.
+
+        Too weak to decide (a good judge fails each now and then), they point where to look.
+        """
+        return [
+            f"weak on {t.name} ({t.figure()}; {t.detail}; a judge right 90% of the time "
+            f"passes it with probability {t.power:.2f}: shown, decides nothing)"
+            for t in self.diagnostics
+            if not t.fit_ignoring_power
+        ]
+
+    def false_alarm_bound(self) -> float:
+        """At most how often a judge right on 90% of its judgements fails a deciding test
+        here: each deciding test's chance to fail it (1 - power), summed (a union bound)."""
+        return sum(1 - t.power for t in self.decisive if t.power is not None)
+
+    def cannot_show(self) -> list[str]:
+        """What the set cannot yet show: every test that cannot decide at its size."""
+        if not self.undecided:
+            return []
+        names = ", ".join(t.name for t in self.tests)
+        return [
+            "no chance test can decide at this set's size, so it cannot yet show that the "
+            f"judge is better than chance ({names}); grow the set (`python -m judges plan`)"
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
             "reasons": self.reasons(),
+            "weak_spots": self.weak_spots(),
+            "cannot_show": self.cannot_show(),
             "tests": [t.as_dict() for t in self.tests],
         }
 

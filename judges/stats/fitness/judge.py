@@ -16,12 +16,21 @@ What a set measures decides which tests apply, each where its rows exist:
 A dimension the judge answers with one value in both runs (or every repeat) says nothing
 about repeatability: that test is shown but decides nothing (the other tests catch a constant
 judge). A judge that answers one value in one run and varies in the other is NOT FIT.
+
+Which tests decide: the pooled ones (planted detection overall, ranking, reading list,
+pairwise sets) wherever a perfect judge could pass them. A subgroup test (per category,
+per dimension, and each field's noise, retest and SME test) decides only where a judge right
+on 90% of its judgements passes it with 95% probability at the set's size
+(judges.stats.fitness.power), and only while the chances that such a judge fails any
+deciding test add up to 5% at most (most powerful first); elsewhere it is a diagnostic
+("weak on fabrication").
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +55,14 @@ from judges.stats.fitness.permutation import (
     repeats_agree_above_chance,
     spearman_above_chance,
 )
+from judges.stats.fitness.power import (
+    agreement_power,
+    decide_by_power,
+    detection_power,
+    repeats_power,
+    spearman_power,
+    within_budget,
+)
 from judges.stats.ranking.metrics import random_expectation
 from judges.stats.ranking.random_draws import draw_metrics
 from judges.stats.ranking.ranker import N_DRAWS, per_query, queries_from_rows
@@ -57,26 +74,33 @@ __all__ = ["accepted_not_fit", "judge_fitness", "pairwise_test_name"]
 LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
 
 
+def _categories(values: Sequence[float | str], numeric: bool) -> tuple[list[Any], int]:
+    """Category indices of values (ordered for numbers) and how many categories there are."""
+    cats = sorted(set(values), key=float if numeric else str)
+    where = {v: i for i, v in enumerate(cats)}
+    return [where[v] for v in values], len(cats)
+
+
 def _detection(main: Sequence[JudgementRow]) -> list[ChanceTest]:
     defects = [row for row in main if not row.control]
     controls = [row for row in main if row.control and row.status == "ok"]
     if not defects or not any(row.control for row in main):
         return []
     false_positives = sum(not row.met for row in controls)
-    tests = [
-        detection_vs_controls(
-            sum(map(detected, defects)), len(defects), false_positives, len(controls),
-            name="planted detection",
-        )
-    ]  # fmt: skip
+    pooled = detection_vs_controls(
+        sum(map(detected, defects)), len(defects), false_positives, len(controls),
+        name="planted detection",
+    )  # fmt: skip
+    # The pooled test decides wherever a perfect judge could pass; its power is shown.
+    power = detection_power(len(defects), len(controls)) if pooled.testable else None
+    tests = [dataclasses.replace(pooled, power=power)]
     for category in sorted({row.category for row in defects}):
         mine = [row for row in defects if row.category == category]
-        tests.append(
-            detection_vs_controls(
-                sum(map(detected, mine)), len(mine), false_positives, len(controls),
-                name=f"planted detection: {category}",
-            )
+        test = detection_vs_controls(
+            sum(map(detected, mine)), len(mine), false_positives, len(controls),
+            name=f"planted detection: {category}",
         )  # fmt: skip
+        tests.append(decide_by_power(test, detection_power(len(mine), len(controls))))
     return tests
 
 
@@ -95,9 +119,11 @@ def _scores(main: Sequence[JudgementRow], dimensions: Sequence[str]) -> list[Cha
     tests = []
     for dim, defects in sorted(targeted.items()):
         control_values = [v for row in controls if (v := number_of(row.verdict, dim)) is not None]
-        tests.append(
-            scores_lower_on_defects(defects, control_values, name=f"scores: {dim} lower on defects")
+        test = scores_lower_on_defects(
+            defects, control_values, name=f"scores: {dim} lower on defects"
         )
+        # Right or wrong per item, the rank test is Fisher's: the detection power applies.
+        tests.append(decide_by_power(test, detection_power(len(defects), len(control_values))))
     return tests
 
 
@@ -108,9 +134,13 @@ def _sme(
     pairs = judge_and_human(main, labels, dimension)
     judge = [j for j, _ in pairs.values()]
     human = [h for _, h in pairs.values()]
-    tests = [spearman_above_chance(judge, human, name=f"SME Spearman: {dimension}")]
+    spearman = spearman_above_chance(judge, human, name=f"SME Spearman: {dimension}")
+    tests = [decide_by_power(spearman, spearman_power(tuple(human)))]
     if all_integers(judge + human):
-        tests.append(agreement_above_chance(judge, human, name=f"SME kappa: {dimension}"))
+        kappa = agreement_above_chance(judge, human, name=f"SME kappa: {dimension}")
+        truth, k = _categories(human, numeric=True)
+        power = agreement_power(tuple(truth), k, quadratic=True, both_drawn=False)
+        tests.append(decide_by_power(kappa, power))
     return tests
 
 
@@ -224,6 +254,13 @@ def _retest(
         )  # fmt: skip
         if len(set(first) | set(second)) == 1:
             test = _uninformative(test, "one value in both runs: stable, but says nothing")
+        elif test.testable:
+            # A good judge's right answers: the main run's, or the retest's where main is
+            # constant (a side that varies while the other does not is what fails).
+            truth = first if len(set(first)) > 1 else second
+            index, k = _categories(truth, numeric)
+            power = agreement_power(tuple(index), k, quadratic=numeric, both_drawn=True)
+            test = decide_by_power(test, power)
         tests.append(test)
     return tests
 
@@ -250,8 +287,23 @@ def _noise(
         )
         if len({v for unit in units for v in unit}) == 1:
             test = _uninformative(test, "one value in every repeat: stable, but says nothing")
+        elif test.testable:
+            test = decide_by_power(test, _noise_power(units, numeric))
         tests.append(test)
     return tests
+
+
+def _noise_power(units: Sequence[Sequence[float | str]], numeric: bool) -> float:
+    """A good judge's chance to pass the noise test: each item's usual answer is right."""
+    kept = [list(unit) for unit in units if len(unit) >= 2]
+    index, k = _categories([v for unit in kept for v in unit], numeric)
+    usual, start = [], 0
+    for unit in kept:
+        mine = index[start : start + len(unit)]
+        usual.append(max(sorted(set(mine)), key=mine.count))
+        start += len(unit)
+    sizes = tuple(len(unit) for unit in kept)
+    return repeats_power(tuple(usual), sizes, k, quadratic=numeric)
 
 
 def judge_fitness(
@@ -279,7 +331,7 @@ def judge_fitness(
         tests += _retest(rows, dimensions, flag)
     if "noise" in runs:
         tests += _noise(rows, dimensions, flag)
-    return collect(tests)
+    return collect(within_budget(tests))
 
 
 def accepted_not_fit(fitness: Fitness | None, gates: Gates | None) -> str:

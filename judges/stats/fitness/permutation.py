@@ -106,14 +106,17 @@ def agreement_above_chance(
         xa, xb = np.asarray([str(v) for v in a]), np.asarray([str(v) for v in b])
         cats = np.unique(np.concatenate([xa, xb]))
     detail = f"{n} pairs"
-    if n < 2 or np.unique(xa).size < 2 or np.unique(xb).size < 2:
-        constant = "one side uses a single value" if n >= 2 else "fewer than 2 pairs"
-        return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
-                          f"{detail}; {constant}: no agreement beyond chance",
-                          alpha, testable=n >= 2)  # fmt: skip
     w = _weights(cats.astype(float) if weights == "quadratic" else cats, weights)
     k = cats.size
     ia, ib = np.searchsorted(cats, xa), np.searchsorted(cats, xb)
+    if n < 2 or np.unique(xa).size < 2 or np.unique(xb).size < 2:
+        # A side that varies while the other is constant is no repeatable judge: that decides
+        # (NOT FIT) where a perfect judge answering the varying side twice would pass.
+        constant = "one side uses a single value" if n >= 2 else "fewer than 2 pairs"
+        testable = n >= 2 and perfect_agreement_passes(ia, ib, w, alpha, n_permutations, seed)
+        return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
+                          f"{detail}; {constant}: no agreement beyond chance",
+                          alpha, testable=testable)  # fmt: skip
     one_hot = np.zeros((n, k * k))
     one_hot[np.arange(n), ia * k + ib] = 1.0
 
@@ -121,17 +124,42 @@ def agreement_above_chance(
         return _kappa_of_confusions((counts @ one_hot).reshape(-1, k, k), w)
 
     value = float(kappa(np.ones((1, n)))[0])
-    # Re-pairing keeps both marginals, hence the expected disagreement: only the observed
-    # disagreement changes from draw to draw.
-    pa, pb = np.bincount(ia, minlength=k) / n, np.bincount(ib, minlength=k) / n
-    expected = float(pa @ w @ pb)
-    observed = w[ia[None, :], ib[_shuffled(n, n_permutations, seed)]].mean(axis=1)
-    better, worse = _permutation_p(value, 1.0 - observed / expected)
+    better, worse = pairing_p(ia, ib, w, n_permutations, seed)
     low, high = bootstrap_over_counts(
         kappa, n, n_resamples=n_resamples, seed=seed, confidence=confidence
     )
+    testable = perfect_agreement_passes(ia, ib, w, alpha, n_permutations, seed)
+    if not testable:
+        detail += "; even a perfect judge could not pass at this n: decides nothing"
     return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
-                      alpha)  # fmt: skip
+                      alpha, testable=testable)  # fmt: skip
+
+
+def pairing_p(
+    ia: np.ndarray, ib: np.ndarray, w: np.ndarray, n_permutations: int, seed: int
+) -> tuple[float, float]:
+    """Permutation p-values (above, below chance) of the weighted kappa of category indices
+    ia and ib (each using at least two categories), b re-paired with a at random.
+
+    Re-pairing keeps both marginals, hence the expected disagreement: only the observed
+    disagreement changes from draw to draw.
+    """
+    n, k = ia.size, w.shape[0]
+    pa, pb = np.bincount(ia, minlength=k) / n, np.bincount(ib, minlength=k) / n
+    expected = float(pa @ w @ pb)
+    value = 1.0 - float(w[ia, ib].mean()) / expected
+    observed = w[ia[None, :], ib[_shuffled(n, n_permutations, seed)]].mean(axis=1)
+    return _permutation_p(value, 1.0 - observed / expected)
+
+
+def perfect_agreement_passes(
+    ia: np.ndarray, ib: np.ndarray, w: np.ndarray, alpha: float, n_permutations: int, seed: int
+) -> bool:
+    """Could a perfect judge pass this test? One whose second answers equal its first (or its
+    first its second) on every item: decided on either side's own values, so a side that
+    varies while the other is constant still decides (and fails)."""
+    sides = [side for side in (ia, ib) if np.unique(side).size >= 2]
+    return any(pairing_p(side, side, w, n_permutations, seed)[0] < alpha for side in sides)
 
 
 def spearman_above_chance(
@@ -152,17 +180,17 @@ def spearman_above_chance(
     check_confidence(confidence)
     xa, ya = as_pair(x, y)
     n = int(xa.size)
+    # A perfect judge ranks as the other side does: decided on either side's own ranks.
+    testable = n >= 3 and any(
+        np.ptp(side) > 0 and spearman_p(side, side, n_permutations, seed)[1] < alpha
+        for side in (xa, ya)
+    )
     if n < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0:
         why = "fewer than 3 pairs" if n < 3 else "one side is constant"
         return ChanceTest(name, "Spearman", NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
                           f"{n} pairs; {why}: no correlation beyond chance", alpha,
-                          testable=n >= 3)  # fmt: skip
-    rx = scipy.stats.rankdata(xa) - (n + 1) / 2
-    ry = scipy.stats.rankdata(ya) - (n + 1) / 2
-    scale = math.sqrt(float(rx @ rx) * float(ry @ ry))
-    value = float(rx @ ry) / scale
-    draws = ry[_shuffled(n, n_permutations, seed)] @ rx / scale
-    better, worse = _permutation_p(value, draws)
+                          testable=testable)  # fmt: skip
+    value, better, worse = spearman_p(xa, ya, n_permutations, seed)
     idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
     bx, by = scipy.stats.rankdata(xa[idx], axis=1), scipy.stats.rankdata(ya[idx], axis=1)
     bx -= bx.mean(axis=1, keepdims=True)
@@ -171,8 +199,23 @@ def spearman_above_chance(
     with np.errstate(divide="ignore", invalid="ignore"):
         samples = np.where(den > 1e-12, (bx * by).sum(axis=1) / den, np.nan)
     low, high = percentile_interval(samples, confidence)
+    detail = f"{n} pairs" + ("" if testable else "; even a perfect judge could not pass at this n")
     return ChanceTest(name, "Spearman", value, low, high, 0.0, better, worse, n, None,
-                      f"{n} pairs", alpha)  # fmt: skip
+                      detail, alpha, testable=testable)  # fmt: skip
+
+
+def spearman_p(
+    xa: np.ndarray, ya: np.ndarray, n_permutations: int, seed: int
+) -> tuple[float, float, float]:
+    """Spearman's rho of two non-constant samples and its permutation p-values."""
+    n = xa.size
+    rx = scipy.stats.rankdata(xa) - (n + 1) / 2
+    ry = scipy.stats.rankdata(ya) - (n + 1) / 2
+    scale = math.sqrt(float(rx @ rx) * float(ry @ ry))
+    value = float(rx @ ry) / scale
+    draws = ry[_shuffled(n, n_permutations, seed)] @ rx / scale
+    better, worse = _permutation_p(value, draws)
+    return value, better, worse
 
 
 def ranking_above_random(
@@ -235,6 +278,11 @@ def repeats_agree_above_chance(
     nominal otherwise). The p-value shuffles every value across items and repeats, keeping
     the pool: a judge that answers at random from its usual answers. The interval resamples
     items. Items with fewer than two values are left out.
+
+    The test decides only where a perfect judge could pass it: one that gives every repeat
+    of an item that item's most common answer. Items that all deserve the same answer (no
+    between-item variance), or too few of them, cannot show agreement beyond chance however
+    repeatable the judge is: such a test says "cannot decide", never NOT FIT.
     """
     check_confidence(confidence)
     kept = [list(u) for u in units if len(u) >= 2]
@@ -245,15 +293,29 @@ def repeats_agree_above_chance(
     if n < 2 or len({str(v) for v in pool}) < 2:
         why = "fewer than 2 items" if n < 2 else "one value throughout"
         return ChanceTest(name, statistic, NAN, NAN, NAN, 0.0, 1.0, 1.0, n, None,
-                          f"{detail}; {why}", alpha, testable=n >= 2)  # fmt: skip
+                          f"{detail}; {why}: cannot decide", alpha,
+                          testable=False)  # fmt: skip
     numeric = weights == "quadratic"
     values = as_1d(pool, "units") if numeric else np.asarray([str(v) for v in pool])
     cats = np.unique(values)
     w = _weights(cats.astype(float) if weights == "quadratic" else cats, weights)
     index = np.searchsorted(cats, values)
     sizes = np.array([len(unit) for unit in kept])
+    value, better, worse = repeats_p(index, sizes, w, n_permutations, seed)
+    testable = perfect_repeats_pass(index, sizes, w, alpha, n_permutations, seed)
+    if not testable:
+        detail += (
+            "; cannot decide: the items' usual answers differ too little (or too few items) "
+            "for even a perfect judge to pass"
+        )
+    low, high = _alpha_interval(index, sizes, w, n_resamples, seed, confidence)
+    return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
+                      alpha, testable=testable)  # fmt: skip
+
+
+def within_pairs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every ordered pair of answers within an item, weighted 1 / (m_u - 1) as alpha's D_o."""
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    # Every ordered pair of answers within an item, weighted 1 / (m_u - 1) as alpha's D_o.
     left, right, share = [], [], []
     for start, size in zip(starts, sizes, strict=True):
         for i in range(size):
@@ -262,9 +324,17 @@ def repeats_agree_above_chance(
                     left.append(start + i)
                     right.append(start + j)
                     share.append(1.0 / (size - 1))
-    li, ri, sh = np.array(left), np.array(right), np.array(share)
-    total = float(values.size)
-    counts = np.bincount(index, minlength=cats.size).astype(float)
+    return np.array(left), np.array(right), np.array(share)
+
+
+def repeats_p(
+    index: np.ndarray, sizes: np.ndarray, w: np.ndarray, n_permutations: int, seed: int
+) -> tuple[float, float, float]:
+    """Krippendorff's alpha of answers (category indices, items of `sizes` back to back) and
+    its permutation p-values (above, below chance): every answer shuffled across items."""
+    li, ri, sh = within_pairs(sizes)
+    total = float(index.size)
+    counts = np.bincount(index, minlength=w.shape[0]).astype(float)
     expected = float(counts @ w @ counts) / (total * (total - 1))
 
     def observed(perm_index: np.ndarray) -> np.ndarray:
@@ -273,9 +343,39 @@ def repeats_agree_above_chance(
     value = float(1.0 - observed(index[None, :])[0] / expected)
     shuffled = index[_shuffled(index.size, n_permutations, seed)]
     better, worse = _permutation_p(value, 1.0 - observed(shuffled) / expected)
-    # Bootstrap over items: per item, its disagreement sum and its value counts.
+    return value, better, worse
+
+
+def usual_answers(index: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Each item's answers replaced by its most common one (ties: the lowest category)."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    modes = [
+        int(np.argmax(np.bincount(index[start : start + size])))
+        for start, size in zip(starts, sizes, strict=True)
+    ]
+    return np.repeat(np.array(modes), sizes)
+
+
+def perfect_repeats_pass(
+    index: np.ndarray, sizes: np.ndarray, w: np.ndarray, alpha: float, n_permutations: int,
+    seed: int,
+) -> bool:  # fmt: skip
+    """Could a perfect judge, answering each item its usual answer every time, pass?"""
+    perfect = usual_answers(index, sizes)
+    if np.unique(perfect).size < 2:
+        return False  # every item deserves one answer: no agreement beyond chance to show
+    return repeats_p(perfect, sizes, w, n_permutations, seed)[1] < alpha
+
+
+def _alpha_interval(
+    index: np.ndarray, sizes: np.ndarray, w: np.ndarray, n_resamples: int, seed: int,
+    confidence: float,
+) -> tuple[float, float]:  # fmt: skip
+    """Bootstrap over items: per item, its disagreement sum and its value counts."""
+    n = sizes.size
+    li, ri, sh = within_pairs(sizes)
     unit_observed = np.zeros(n)
-    unit_counts = np.zeros((n, cats.size))
+    unit_counts = np.zeros((n, w.shape[0]))
     np.add.at(
         unit_observed, np.repeat(np.arange(n), sizes * (sizes - 1)), w[index[li], index[ri]] * sh
     )
@@ -288,8 +388,6 @@ def repeats_agree_above_chance(
         d_e = np.einsum("ri,ij,rj->r", answers, w, answers) / (size * (size - 1))
         return np.where(d_e > 1e-15, 1.0 - d_o / d_e, np.nan)
 
-    low, high = bootstrap_over_counts(
+    return bootstrap_over_counts(
         alpha_of, n, n_resamples=n_resamples, seed=seed, confidence=confidence
     )
-    return ChanceTest(name, statistic, value, low, high, 0.0, better, worse, n, None, detail,
-                      alpha)  # fmt: skip

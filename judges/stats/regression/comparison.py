@@ -29,6 +29,7 @@ __all__ = [
     "Comparison",
     "DimensionChange",
     "Flip",
+    "bounded_score",
     "compare_versions",
     "comparison_markdown",
     "higher_is_better",
@@ -50,6 +51,28 @@ def numeric(verdict: Mapping[str, Any] | None, field: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         return None
     return float(value)
+
+
+def bounded_score(value: float, row: JudgementRow, dim: str) -> float:
+    """A score that meets its item's bound on `dim` counts as the bound itself: a defect
+    scored 2 meets `<= 2` as fully as one scored 1, and a control scored 4 meets `>= 3` as one
+    scored 5 does, so neither is worse than a baseline that scored lower (higher). An exact
+    target (`level == 2`) has no good direction: its distance from the target counts, in the
+    side's direction (lower is better on defects, higher on controls)."""
+    for expectation in row.expect:
+        bound = expectation.value
+        if expectation.field != dim or isinstance(bound, bool):
+            continue
+        if not isinstance(bound, int | float):
+            continue
+        if expectation.op == "==":
+            return -abs(value - bound) if row.control else abs(value - bound)
+        # Inclusive bounds only: under `< 2` a 2 fails, so a 1 must not become 2.
+        below = expectation.op == "<=" and value <= bound
+        above = expectation.op == ">=" and value >= bound
+        if below or above:
+            value = float(bound)
+    return value
 
 
 def outcome(row: JudgementRow) -> str:

@@ -34,18 +34,21 @@ from judges.sets.sme import SmeLabel
 from judges.stats.estimates.intervals import Estimate, bootstrap_mean_difference
 from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower
 from judges.stats.estimates.power import Power, mcnemar_drop, mean_drop
-from judges.stats.regression.comparison import higher_is_better, numeric
+from judges.stats.regression.comparison import bounded_score, higher_is_better, numeric
+from judges.stats.regression.reference import against_both_draws
 from judges.stats.reliability.agreement import quadratic_kappa_change
 from judges.stats.reliability.calibration import judge_and_human
 
 __all__ = [
     "ALPHA",
+    "SME_GATE",
     "PairedCounts",
     "Regression",
     "baseline_regressions",
     "control_regression",
     "detection_regression",
     "higher_is_better",
+    "holm",
     "mcnemar_one_sided",
     "paired_power",
     "paired_rows",
@@ -53,9 +56,11 @@ __all__ = [
     "score_regression",
     "score_regressions",
     "sme_regression",
+    "version_regressions",
 ]
 
 ALPHA = 0.05
+SME_GATE = "regression.sme"  # the name every SME agreement gate starts with
 
 
 @dataclass(frozen=True)
@@ -162,8 +167,9 @@ def _paired_gate(
         f"one-sided McNemar mid-{shown} (fails below {alpha:g})"
     )
     return Regression(
-        name, label, test, test.p_value >= alpha, why, excluded, power=paired_power(test, alpha)
-    )
+        name, label, test, test.p_value >= alpha, why, excluded,
+        power=paired_power(test, alpha), p_value=test.p_value,
+    )  # fmt: skip
 
 
 def paired_power(test: PairedCounts, alpha: float = ALPHA) -> Power:
@@ -300,7 +306,7 @@ def score_regressions(
         pairs, _ = paired_rows(baseline, rows, control=control)
         for dim in dimensions:
             both = [
-                (x, y)
+                (bounded_score(x, b, dim), bounded_score(y, b, dim))
                 for a, b in pairs
                 if (control or dim in {e.field for e in b.expect})
                 and (x := numeric(a.verdict, dim)) is not None
@@ -335,7 +341,7 @@ def sme_regression(
     Paired over the labelled items both runs answered: each resample scores both runs on the
     same items. Agreement statistics have no noise floor here, so the interval alone decides.
     """
-    name = f"regression.sme[kappa {dimension}]"
+    name = f"{SME_GATE}[kappa {dimension}]"
     before = judge_and_human(baseline, labels, dimension)
     after = judge_and_human(rows, labels, dimension)
     both = sorted(set(before) & set(after))
@@ -374,4 +380,99 @@ def sme_regression(
         "kappa",
         f"bootstrap standard error of the change {se:.3f}",
     )
-    return Regression(name, label, change, not change.high < 0, why, excluded, power=power)
+    # One-sided p of the drop from the same standard error: below alpha exactly when the
+    # interval lies wholly below zero, so Holm's correction can rank it with the others.
+    p_value = float(scipy.stats.norm.cdf(change.value / se)) if se > 0 else float(change.value >= 0)
+    return Regression(
+        name, label, change, not change.high < 0, why, excluded, power=power, p_value=p_value
+    )
+
+
+def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
+    """Holm's step-down correction over a version's regression gates, in their order.
+
+    A version is compared with its baseline on a dozen gates at once; each at alpha alone
+    would fail an unchanged judge on one of them far more often than alpha. Sorted by
+    p-value, the k-th smallest fails only below alpha / (m - k + 1), and only while every
+    smaller one failed: the family fails an unchanged judge at most alpha of the time.
+    Gates not evaluated (no p-value) stay not evaluated and are not counted in m.
+    """
+    tested = sorted(
+        (i for i, gate in enumerate(gates) if gate.passed is not None and gate.p_value is not None),
+        key=lambda i: (gates[i].p_value, i),
+    )
+    m = len(tested)
+    failing: set[int] = set()
+    for rank, i in enumerate(tested):
+        if gates[i].p_value >= alpha / (m - rank):  # type: ignore[operator]
+            break
+        failing.add(i)
+    adjusted = []
+    for i, gate in enumerate(gates):
+        if i not in tested:
+            adjusted.append(gate)
+            continue
+        rank = tested.index(i)
+        level = alpha / (m - rank)
+        why = f"{gate.why}; Holm over the version's {m} regression gates: fails below {level:.4g}"
+        adjusted.append(replace(gate, passed=i not in failing, why=why))
+    return adjusted
+
+
+def version_regressions(
+    baseline: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    label: str,
+    dimensions: Sequence[str],
+    noise_sd: Mapping[str, float],
+    alpha: float = ALPHA,
+    sme: tuple[Sequence[SmeLabel], str] | None = None,
+    retest: Sequence[JudgementRow] = (),
+) -> list[Regression]:
+    """Every regression gate of a version against its baseline (detection, control false
+    positives, scores, and SME agreement when `sme` gives the labels and dimension), as one
+    family under Holm's correction: the suite's tests and the report decide alike.
+
+    `retest`: the accepted version's retest run, when it has one: detection, control and
+    score gates then compare the run with both baseline draws, so a lucky baseline draw does
+    not fail honest re-records (judges.stats.regression.reference)."""
+    gates = baseline_regressions(baseline, rows, label, alpha)
+    gates += score_regressions(baseline, rows, label, dimensions, noise_sd, alpha)
+    if retest:
+        gates = [_against_both_draws(gate, baseline, retest, rows, alpha) for gate in gates]
+    if sme is not None:
+        gates.append(sme_regression(baseline, rows, sme[0], sme[1], label, alpha))
+    return holm(gates, alpha)
+
+
+def _against_both_draws(
+    gate: Regression,
+    baseline: Sequence[JudgementRow],
+    retest: Sequence[JudgementRow],
+    rows: Sequence[JudgementRow],
+    alpha: float,
+) -> Regression:
+    """A detection, control or score gate decided against the baseline's main and retest
+    draws (judges.stats.regression.reference); unchanged where the retest lacks items."""
+    if gate.passed is None:
+        return gate
+    if gate.name in ("regression.detection", "regression.control_false_positive"):
+        pairs, _ = paired_rows(baseline, rows, control=gate.name.endswith("positive"))
+        test = against_both_draws(pairs, retest, lambda r: float(bool(r.met)), True)
+    elif gate.name.startswith("regression.score["):  # named by score_regressions
+        dim, side = gate.name.removeprefix("regression.score[").removesuffix("]").split(", ")
+        control = side == "controls"
+        pairs, _ = paired_rows(baseline, rows, control=control)
+        pairs = [(a, b) for a, b in pairs if control or dim in {e.field for e in b.expect}]
+
+        def value(row: JudgementRow) -> float | None:
+            found = numeric(row.verdict, dim)
+            return None if found is None else bounded_score(found, row, dim)
+
+        test = against_both_draws(pairs, retest, value, higher_is_better(control))
+    else:
+        return gate
+    if test is None:
+        return gate
+    why = f"{gate.why}; decided {test.words()} (fails below {alpha:g})"
+    return replace(gate, passed=test.midp >= alpha, p_value=test.midp, why=why)

@@ -1,0 +1,157 @@
+"""Chance tests decide only where they can: a test even a perfect judge cannot pass decides
+nothing, and a subgroup test decides only where a judge right 90% of the time passes it with
+95% probability (judges.stats.fitness.power)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from judges.stats.fitness.chance import collect, detection_vs_controls
+from judges.stats.fitness.permutation import (
+    agreement_above_chance,
+    repeats_agree_above_chance,
+    spearman_above_chance,
+)
+from judges.stats.fitness.power import (
+    agreement_power,
+    decide_by_power,
+    detection_power,
+    repeats_power,
+    spearman_power,
+    within_budget,
+)
+
+# --------------------------------------------------------------- a perfect judge's test
+
+
+def test_noise_items_that_all_deserve_one_answer_cannot_decide() -> None:
+    # Two items that both deserve a 5, one draw in ten off by three points: not "at chance".
+    test = repeats_agree_above_chance([[5, 5, 5, 5, 2], [5, 5, 5, 5, 5]], name="n")
+    assert not test.testable and not test.fit and test.verdict == "cannot decide"
+    assert "cannot decide" in test.detail
+    assert collect([test]).fit and collect([test]).undecided
+
+
+def test_the_scaffolds_perfect_noise_and_retest_cannot_decide() -> None:
+    # The init scaffold: 2 noise items x 3 repeats, 6 retest pairs. A perfect judge reaches
+    # alpha 1.00 at p = 0.087 and kappa 1.00 at p = 0.054: tests it cannot pass decide nothing.
+    noise = repeats_agree_above_chance([[3, 3, 3], [1, 1, 1]], name="noise: accuracy")
+    assert noise.value == 1.0 and noise.p_value > 0.05
+    assert not noise.testable and noise.verdict == "cannot decide"
+    main = [3, 1, 1, 3, 3, 3]
+    retest = agreement_above_chance(main, main, name="test-retest: accuracy")
+    assert retest.value == 1.0 and retest.p_value > 0.05 and not retest.testable
+    assert collect([noise, retest]).fit and collect([noise, retest]).cannot_show()
+
+
+def test_a_test_a_perfect_judge_can_pass_still_decides_against_an_unfit_judge() -> None:
+    rng = np.random.default_rng(11)
+    usual = [1, 2, 3, 4, 5, 1, 2, 3]
+    stable = repeats_agree_above_chance([[v] * 5 for v in usual])
+    assert stable.testable and stable.fit
+    at_random = repeats_agree_above_chance([list(rng.integers(1, 6, 5)) for _ in usual])
+    assert at_random.testable and not at_random.fit and at_random.verdict == "not fit"
+    human = [int(v) for v in rng.integers(1, 6, 30)]
+    # One side varies and the other is constant: the varying side's perfect copy would pass.
+    assert agreement_above_chance(human, [3] * 30).testable
+    assert spearman_above_chance(human, [3.0] * 30).testable
+    # Three pairs: even a perfect rank correlation has p = 1/6.
+    assert not spearman_above_chance([1, 2, 3], [1, 2, 3]).testable
+
+
+# --------------------------------------------------------------------------- power
+
+
+@pytest.mark.parametrize(("defects", "controls"), [(7, 15), (8, 6), (6, 12), (12, 12), (5, 5)])
+def test_detection_power_matches_a_simulation_through_scipy_fisher(
+    defects: int, controls: int
+) -> None:
+    rng = np.random.default_rng(defects * 100 + controls)
+    n = 3000
+    flagged = rng.binomial(defects, 0.9, n)
+    false_positives = rng.binomial(controls, 0.1, n)
+    passed = sum(
+        scipy.stats.fisher_exact(
+            [[k1, defects - k1], [k2, controls - k2]], alternative="greater"
+        ).pvalue
+        < 0.05
+        for k1, k2 in zip(flagged, false_positives, strict=True)
+    )
+    assert detection_power(defects, controls) == pytest.approx(passed / n, abs=0.02)
+
+
+def test_power_grows_with_the_set_and_is_nil_where_no_judge_could_pass() -> None:
+    assert detection_power(4, 2) == 0.0  # 1 / C(6, 4) = 0.067: even a perfect judge fails
+    assert detection_power(5, 5) < detection_power(8, 8) < detection_power(16, 15)
+    assert detection_power(46, 15) > 0.999
+    assert repeats_power((0, 0), (5, 5), 4, quadratic=True) == 0.0  # one usual answer
+    small = repeats_power((0, 3), (3, 3), 4, quadratic=True)
+    large = repeats_power((0, 3, 1, 2, 0, 3, 1, 2, 0, 3), (5,) * 10, 4, quadratic=True)
+    assert small < 0.5 < 0.95 < large
+    few = agreement_power((0, 1, 0, 1, 1, 0), 2, quadratic=False, both_drawn=True)
+    many = agreement_power((0, 1) * 30, 2, quadratic=False, both_drawn=True)
+    assert few < 0.5 and many > 0.95
+    assert spearman_power((1.0, 2.0, 3.0)) == 0.0
+    assert spearman_power(tuple(float(v % 5) for v in range(40))) > 0.95
+
+
+def test_agreement_power_matches_an_independent_simulation() -> None:
+    # A judge right 90% of the time against fixed labels, tested with scipy's permutation
+    # test of Pearson's r on 0/1 answers (for binary answers the same ordering as kappa).
+    truth = np.array([0, 1] * 6)
+    rng = np.random.default_rng(5)
+    n_sims, passed = 300, 0
+    for _ in range(n_sims):
+        judge = np.where(rng.random(truth.size) < 0.9, truth, 1 - truth)
+        if np.ptp(judge) == 0:
+            continue
+        result = scipy.stats.pearsonr(
+            judge, truth, alternative="greater",
+            method=scipy.stats.PermutationMethod(n_resamples=400, rng=rng),
+        )  # fmt: skip
+        passed += result.pvalue < 0.05
+    ours = agreement_power(tuple(int(v) for v in truth), 2, quadratic=False, both_drawn=False)
+    assert ours == pytest.approx(passed / n_sims, abs=0.08)
+
+
+def test_a_weak_subgroup_test_is_a_diagnostic_and_decides_nothing() -> None:
+    # 3 of 7 fabrications flagged against 1 of 6 controls: weak, but 7 vs 6 is too small for
+    # a good judge to pass reliably, so it is shown and decides nothing.
+    weak = detection_vs_controls(3, 7, 1, 6, name="planted detection: fabrication")
+    shown = decide_by_power(weak, detection_power(7, 6))
+    assert shown.diagnostic and shown.verdict == "diagnostic: weak" and not shown.testable
+    pooled = detection_vs_controls(40, 46, 1, 15, name="planted detection")
+    fitness = collect([pooled, shown])
+    assert fitness.fit and not fitness.undecided
+    assert fitness.weak_spots()[0].startswith("weak on planted detection: fabrication")
+    assert "3/7" in fitness.weak_spots()[0]
+    # The same subgroup at a size a good judge passes 95% of the time decides.
+    decided = decide_by_power(detection_vs_controls(3, 16, 1, 15), detection_power(16, 15))
+    assert decided.testable and not collect([pooled, decided]).fit
+
+
+def test_subgroup_tests_decide_only_within_a_five_percent_false_alarm_budget() -> None:
+    # product_identity's shape: 46 defects in five categories against 15 controls.
+    pooled = detection_vs_controls(46, 46, 0, 15, name="planted detection")
+    pooled = dataclasses.replace(pooled, power=detection_power(46, 15))
+    sizes = {"cousin": 16, "sign_flip": 10, "fabrication": 7, "dropped_edge_case": 7}
+    sizes["self_contradiction"] = 6
+    subgroups = [
+        decide_by_power(
+            detection_vs_controls(n, n, 0, 15, name=f"planted detection: {c}"),
+            detection_power(n, 15),
+        )
+        for c, n in sizes.items()
+    ]
+    assert all(t.testable for t in subgroups)  # each alone passes the 95% bar
+    kept = within_budget([pooled, *subgroups])
+    deciding = [t for t in kept if t.testable]
+    assert sum(1 - t.power for t in deciding) <= 0.05
+    assert pooled in kept and kept[0].testable  # the pooled test always decides
+    weakest = next(t for t in kept if t.name.endswith("self_contradiction"))
+    assert not weakest.testable and weakest.diagnostic  # 0.965: over the budget
+    assert collect(kept).fit
