@@ -9,13 +9,17 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+import pytest
+
 from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
 from judges.reports.render.charts import change_svg
 from judges.reports.render.github import summary_markdown
+from judges.reports.sections import fitness as fitness_section
 from judges.reports.write import rebuild_reports
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
+from judges.stats.fitness.chance import ChanceTest, Fitness
 from judges.stats.regression.comparison import compare_versions, comparison_markdown
 from tests.test_report import (
     AFTER,
@@ -60,9 +64,17 @@ def banner(html: str) -> str:
     return f"{found.group(1)}: {re.sub(r'<[^>]+>', ' ', found.group(2)).strip()}"
 
 
-def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[str, Any]) -> None:
+def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(
+    demo: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # 1.1: PE-01 is an accepted miss, PE-08 fails in transport (a new failure), and the
-    # fabrication gate (>= 0.9) sees 2/3. Its NOT FIT is accepted, so FAIL shows.
+    # fabrication gate (>= 0.9) sees 2/3. Its NOT FIT is accepted, so FAIL shows. The demo
+    # set is too small for any chance test to decide: stand in a set large enough to decide
+    # that the judge is at chance (the fitness statistics are tested on their own).
+    at_chance = ChanceTest(
+        "planted detection", "detection - control FP", 0.0, -0.3, 0.3, 0.0, 0.5, 0.5, 60
+    )
+    monkeypatch.setattr(fitness_section, "judge_fitness", lambda *a, **k: Fitness((at_chance,)))
     accept_not_fit(demo)
     write(demo, AFTER)
     built = rebuild(demo)
@@ -79,8 +91,7 @@ def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(demo: dict[st
     report_json = json.loads((folder(demo, "1.1") / "report.json").read_text())
     assert report_json["verdict"] == report.verdict()
     (line,) = [x for x in terminal.report_lines(built) if x.startswith(f"demo 1.1 on {MODEL}:")]
-    assert line.endswith("; FAIL; NOT FIT, accepted (no chance test could decide: the set is "
-                         "too small to show anything)")  # fmt: skip
+    assert line.endswith("; FAIL; NOT FIT, accepted (at chance on planted detection)"), line
     summary = summary_markdown(built.folders)
     assert f"| demo | 1.1 | {MODEL} | FAIL :x:; NOT FIT (accepted) |" in summary
 

@@ -5,4 +5,5 @@
 - `folders`: results.jsonl of a reports folder: a session's rows merged over the disk
 - `metadata`: run metadata, kept out of committed files (.run.json)
 - `snapshots`: the per-item verdict table syrupy guards
+- `summary`: the first screen: the verdict's reasons, deciding figures, the baseline warning
 """

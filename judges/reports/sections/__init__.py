@@ -3,6 +3,6 @@
 - `sources`: the judge's spec, planted set and SME labels a report needs besides its rows
 - `prose`: report prose written once in Markdown, shown in HTML
 - one module per section, its figures and its text: `coercions`, `estimate`, `fitness`
-  (the chance tests; rendered by `render.fitness`), `label_stability`, `pairwise`,
-  `probes`, `reading_list`, `regressions`
+  (the chance tests; rendered by `render.fitness`), `label_stability`, `leaderboard`,
+  `pairwise`, `probes`, `reading_list`, `regressions`
 """
