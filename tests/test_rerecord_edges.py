@@ -26,6 +26,7 @@ from judges.pytest_plugin.invocation import (
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
 from judges.sets.pins import Pin
+from judges.storage import installation
 
 
 def _cassette(path: Path, interactions: int) -> Path:
@@ -157,6 +158,7 @@ PARENT = """
 import subprocess, sys, time
 from judges.calls.backends import ModelRef
 from judges.calls import local_server
+from judges.storage import installation
 from judges.calls.local_server import die_with_parent
 child = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent(), start_new_session=True)
 print(child.pid, flush=True)
@@ -221,5 +223,5 @@ def test_the_local_extra_hint_installs_into_this_installation_from_anywhere(
     monkeypatch: pytest.MonkeyPatch, records: list[str | None], command: str
 ) -> None:
     installed = [_Installed(record) for record in records]
-    monkeypatch.setattr(local_server.metadata, "distributions", lambda name: iter(installed))
+    monkeypatch.setattr(installation.metadata, "distributions", lambda name: iter(installed))
     assert local_server.local_extra_command() == command

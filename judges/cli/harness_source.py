@@ -16,7 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-DISTRIBUTION = "pytest-judges"
+from judges.storage.installation import DISTRIBUTION, direct_url_text
+
 PLACEHOLDER = f"{DISTRIBUTION} @ git+https://REPLACE-WITH-THE-HARNESS-REPOSITORY"
 
 
@@ -33,12 +34,12 @@ class HarnessSource:
 def harness_source() -> HarnessSource:
     """The requirement that installs this very harness elsewhere, or a placeholder and why."""
     try:
-        distribution = metadata.distribution(DISTRIBUTION)
+        version = metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         return HarnessSource(PLACEHOLDER, f"{DISTRIBUTION} is not installed as a distribution")
-    text = distribution.read_text("direct_url.json")
+    text = direct_url_text()
     if text is None:  # installed from an index: pin the version
-        return HarnessSource(f"{DISTRIBUTION}=={distribution.version}")
+        return HarnessSource(f"{DISTRIBUTION}=={version}")
     return source_from_direct_url(text)
 
 

@@ -14,13 +14,12 @@ replaces an accepted baseline's cassettes unless asked by name (`--rerecord-base
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.core.spec import JudgeSpec, version_key
 from judges.sets.items import PlantedSetError
-from judges.sets.tables import load_tables
+from judges.sets.tables import load_tables, table_line
 from judges.storage.files import atomic_write_text
 
 PINS_FILE = "accepted.toml"
@@ -57,8 +56,9 @@ def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
         if not isinstance(prompts, dict) or not all(
             isinstance(name, str) and isinstance(digest, str) for name, digest in prompts.items()
         ):
+            line = table_line(path, (model, version)) or 1
             raise PlantedSetError(
-                f'{path}:{_line(path, model, version)}: ["{model}"."{version}"] needs prompts = '
+                f'{path}:{line}: ["{model}"."{version}"] needs prompts = '
                 '{ "<file>" = "<sha256>" }, as `python -m judges baseline --accept` writes it'
             )
         pins[(model, version)] = Pin(model, version, str(table.get("pinned", "")), prompts)
@@ -70,8 +70,9 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
     path = folder / PINS_FILE
     for (model, version), pin in sorted(pins.items()):
         if version not in spec.prompts:
+            line = table_line(path, (model, version)) or 1
             raise PlantedSetError(
-                f"{path}:{_line(path, model, version)}: prompt {version} of {spec.name} is "
+                f"{path}:{line}: prompt {version} of {spec.name} is "
                 f"the accepted baseline on {model} but its prompt file is gone from "
                 f"{spec.root}; restore it (git checkout -- {spec.root}/{version}*)"
             )
@@ -108,11 +109,3 @@ def _next_version(versions: list[str]) -> str:
     newest = [int(part) for part in max(versions, key=version_key).split(".")]
     newest[-1] += 1
     return ".".join(str(part) for part in newest)
-
-
-def _line(path: Path, model: str, version: str) -> int:
-    header = re.compile(rf'^\[\s*"{re.escape(model)}"\s*\.\s*"{re.escape(version)}"\s*\]')
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if header.match(text):
-            return number
-    return 1

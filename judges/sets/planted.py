@@ -7,7 +7,6 @@ planted_sets/<judge>/gates.toml         thresholds per judge model and prompt ve
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
 from judges.sets.reading_list import load_reading_list, reading_list_items
-from judges.sets.tables import load_toml, per_model_version
+from judges.sets.tables import load_tables, load_toml, per_model_version, table_line
 from judges.storage.files import json_lines
 
 
@@ -259,7 +258,7 @@ def _check_categories(path: Path, items: list[PlantedItem], lines: dict[str, int
 
 def load_gate_tables(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
     """The raw tables of a gates.toml, keyed by (model, version), for rewriting it."""
-    return per_model_version(path, load_toml(path))
+    return load_tables(path)
 
 
 def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
@@ -331,20 +330,6 @@ def _check_model_items(path: Path, config: SetConfig, ids: set[str], sets: set[s
                 )
 
 
-def _line_of(path: Path, key: tuple[str, str], name: str) -> int:
-    """The 1-based line of gates.toml that sets `name` in the table of `key` (or its header)."""
-    header, inside = 0, False
-    table = re.compile(r'^\s*\[\s*"([^"]+)"\s*\.\s*"([^"]+)"\s*\]')
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        found = table.match(text)
-        if found:
-            inside = (found[1], found[2]) == key
-            header = number if inside else header
-        elif inside and re.search(rf'(^|[{{,\s])"?{re.escape(name)}"?\s*=', text):
-            return number
-    return header
-
-
 def below_chance(path: Path, key: tuple[str, str], gates: Gates) -> None:
     """Refuse a floor below chance: it would pass a judge that is no better than a coin.
 
@@ -369,7 +354,7 @@ def below_chance(path: Path, key: tuple[str, str], gates: Gates) -> None:
     if problems:
         name, what = problems[0]
         raise PlantedSetError(
-            f'{path}:{_line_of(path, key, name)}: ["{key[0]}"."{key[1]}"] {what}; a floor '
+            f'{path}:{table_line(path, key, name)}: ["{key[0]}"."{key[1]}"] {what}; a floor '
             "must sit above chance (the fitness test already requires better than chance): "
             "raise it or delete it"
             + (f" (and {len(problems) - 1} more like it)" if len(problems) > 1 else "")

@@ -4,6 +4,7 @@ name the file."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -39,3 +40,24 @@ def per_model_version(path: Path, table: dict[str, Any]) -> dict[tuple[str, str]
 def load_tables(path: Path) -> dict[tuple[str, str], Any]:
     """A file of `["model"."version"]` tables, keyed by (model, version); empty when absent."""
     return per_model_version(path, load_toml(path))
+
+
+_HEADER = re.compile(r'^\s*\[\s*"([^"]+)"\s*\.\s*"([^"]+)"\s*\]')
+
+
+def table_line(path: Path, key: tuple[str, str], name: str | None = None) -> int:
+    """The 1-based line that sets `name` in the `["model"."version"]` table `key`, else the
+    table's header line (always the header when `name` is None); 0 when the file lacks it."""
+    header, inside = 0, False
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        found = _HEADER.match(text)
+        if found:
+            inside = (found[1], found[2]) == key
+            header = number if inside else header
+        elif (
+            inside
+            and name is not None
+            and re.search(rf'(^|[{{,\s])"?{re.escape(name)}"?\s*=', text)
+        ):
+            return number
+    return header
