@@ -78,6 +78,20 @@ def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path:
     assert missing_hint({}, CASE, Path("x.yaml")) == ""
 
 
+def test_a_run_the_baseline_never_had_is_recorded_whole(tmp_path: Path) -> None:
+    """A noise run enrolled after acceptance: its folder was empty when the session began,
+    so its first cassette does not make the others look like deleted ones."""
+    pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
+    noise = tmp_path / "cassettes" / "noise"
+    guard = BaselineGuard(allow=False)
+    assert not guard.keeps(pins, CASE, noise / "PE-01.yaml")
+    noise.mkdir(parents=True)
+    written = _cassette(noise / "PE-01.yaml", 5)  # the session records the first one
+    assert not guard.keeps(pins, CASE, noise / "PE-02.yaml")
+    assert guard.keeps(pins, CASE, written)  # but never replaces one it finds
+    assert BaselineGuard(allow=False).keeps(pins, CASE, noise / "PE-02.yaml")  # next session
+
+
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     model = ModelRef.parse("local:smollm2-135m")

@@ -24,6 +24,9 @@ class BaselineGuard:
         # (judge, version, model) -> its cassettes kept, or replaced on purpose
         self.kept: dict[tuple[str, str, str], set[Path]] = {}
         self.replaced: dict[tuple[str, str, str], set[Path]] = {}
+        # folder -> whether it held a recording when this session first looked: a cassette
+        # this session wrote there does not turn the rest of a new run's folder into gaps.
+        self._recorded_before: dict[Path, bool] = {}
 
     @staticmethod
     def pinned(pins: Mapping[tuple[str, str], Pin], case: Case) -> bool:
@@ -32,10 +35,14 @@ class BaselineGuard:
     def keeps(self, pins: Mapping[tuple[str, str], Pin], case: Case, path: Path) -> bool:
         """Whether recording `path` must be refused: it would replace the accepted baseline's
         cassette, or fill a gap in its recorded folder (a deleted cassette). A folder with no
-        recording at all (another --cassette-dir) replaces nothing."""
+        recording before this session (a run the baseline never had, such as a noise run
+        enrolled after acceptance, or another --cassette-dir) replaces nothing."""
         if not self.pinned(pins, case):
             return False
-        recorded = path.is_file() or any(path.parent.glob("*.yaml"))
+        folder = path.parent
+        if folder not in self._recorded_before:
+            self._recorded_before[folder] = any(folder.glob("*.yaml"))
+        recorded = path.is_file() or self._recorded_before[folder]
         key = (case.judge, case.version, str(case.model))
         if not recorded:
             return False
