@@ -211,7 +211,7 @@ class JudgeRunner(probing.ProbeJudging):
         planted = self.session.planted_sets[set_case.judge]
         if run != "main" or not planted.config.sme_labels:
             return None
-        if set_case.version not in planted.config.sme_versions:
+        if set_case.version not in planted.run_versions("sme"):
             return None
         path = self.session.settings.planted_sets / "sme" / planted.config.sme_labels
         dimensions = self.session.catalog[set_case.judge].config.dimensions

@@ -102,7 +102,7 @@ def set_params(session: JudgesSession, run: str) -> list[Any]:
     for planted in session.planted_sets.values():
         spec = session.catalog[planted.judge]
         if run == "sme":
-            versions = planted.config.sme_versions if planted.config.sme_labels else ()
+            versions = planted.run_versions("sme")
         elif run == "ranking":  # judges whose gates.toml sets ranking thresholds
             versions = tuple(
                 sorted({v for (_, v), gates in planted.gates.items() if gates.ranking})

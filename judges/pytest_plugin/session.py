@@ -33,6 +33,7 @@ from judges.core.spec import PROMPTS_ROOT, JudgeSpec, Sampling, SpecError, load_
 from judges.pytest_plugin.invocation import missing_fix, with_recording_options
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.sets import preflight
+from judges.sets.enrolment import Run, run_versions
 from judges.sets.items import PlantedItem
 from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet, load_planted_sets
@@ -149,7 +150,9 @@ class JudgesSession:
         return {name: probes for name, probes in loaded.items() if probes is not None}
 
     def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
-        return probes.versions or (self.catalog[probes.judge].versions[-1],)
+        """Every prompt version of the judge, unless probes.toml's `versions` restricts."""
+        versions = tuple(self.catalog[probes.judge].versions)
+        return run_versions(Run("probes", "", probes.versions), versions)
 
     def models_for(self, spec: JudgeSpec, version: str | None = None) -> list[ModelRef]:
         """The selected models; else those set.toml names for the version; else the baseline."""
@@ -171,18 +174,17 @@ class JudgesSession:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
         spec = self.catalog[planted.judge]
         config = planted.config
-        latest = (spec.versions[-1],)
+        versions = planted.run_versions(run)  # every version, unless set.toml restricts
         if run == "main":
             return RunPlan(run, tuple(spec.versions), tuple(planted.items))
         if run == "noise":
             repeats = self.settings.noise_repeats or config.noise_repeats
             items = tuple(planted.item(i) for i in config.noise_items)
-            return RunPlan(run, config.noise_versions or latest, items, repeats=repeats)
+            return RunPlan(run, versions, items, repeats=repeats)
         if run == "retest":
-            versions = config.retest_versions
             return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
         if run == "reading_list":
-            return RunPlan(run, config.reading_list_versions, tuple(planted.reading_list))
+            return RunPlan(run, versions, tuple(planted.reading_list))
         if run == "panel" and config.panel is not None:
             sampling = spec.config.sampling.model_copy(
                 update={"temperature": config.panel.temperature}
@@ -190,9 +192,8 @@ class JudgesSession:
             model = ModelRef.parse(config.panel.model) if config.panel.model else None
             items = tuple(planted.item(i) for i in config.panel.items) or tuple(planted.items)
             return RunPlan(
-                run, config.panel.versions, items, sampling=sampling,
-                model=model, label=config.panel.label,
-            )  # fmt: skip
+                run, versions, items, sampling=sampling, model=model, label=config.panel.label
+            )
         return RunPlan(run, (), ())
 
     # -- checks before any call -------------------------------------------------------

@@ -35,7 +35,7 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     if m.gates_table is None:
         gates += " (no thresholds in gates.toml)"
     verdict = m.verdict_word()
-    if m.missing_items:  # INCOMPLETE: the same reason as report.md's
+    if m.incomplete:  # INCOMPLETE: the same reason as report.md's
         verdict += f": {m.incomplete_reason()}"
     elif not m.fit and m.chance_tests_apply:
         failing = m.fitness.failing if m.fitness is not None else []

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec
+from judges.sets.enrolment import check_versions, find_run, run_versions, set_runs
 from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
@@ -70,7 +71,7 @@ class PanelConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    versions: tuple[str, ...] = ()
+    versions: tuple[str, ...] | None = None  # default: every prompt version
     items: tuple[str, ...] = ()  # default: every item of the set
     model: str | None = None  # default: the primary judge model
     temperature: float | None = Field(default=None, ge=0, le=2)
@@ -94,17 +95,20 @@ class SetConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # Each run covers every prompt version unless its `*_versions` list restricts it; a
+    # version left out lacks the run and reads INCOMPLETE (judges.sets.enrolment).
     noise_items: tuple[str, ...] = ()
     noise_repeats: int = Field(default=5, ge=2)
-    noise_versions: tuple[str, ...] = ()
-    retest_versions: tuple[str, ...] = ()
+    noise_versions: tuple[str, ...] | None = None
+    retest: bool = False  # a second, independent draw of the whole set (run `retest`)
+    retest_versions: tuple[str, ...] | None = None  # given: retest on, for these versions
     sme_labels: str | None = None  # a JSONL file under planted_sets/sme/
-    sme_versions: tuple[str, ...] = ()
+    sme_versions: tuple[str, ...] | None = None
     panel: PanelConfig | None = None
     # An expert's graded reading list (judges/sets/reading_list.py), judged as run
     # `reading_list` under these prompt versions and scored as a ranking.
     reading_list: str | None = None  # a JSON file beside items.jsonl
-    reading_list_versions: tuple[str, ...] = ()
+    reading_list_versions: tuple[str, ...] | None = None
     versions: dict[str, VersionRun] = {}
     # The judge's verdicts on unlabelled outputs, per prompt version: a JSONL beside
     # items.jsonl. The report shows their pass rate corrected for the judge's TPR and TNR on
@@ -126,6 +130,11 @@ class PlantedSet:
     inherited_gates: dict[tuple[str, str], str] = field(default_factory=dict)
     # (model, version) -> the accepted baseline's pinned prompt files (judges.sets.pins)
     pins: dict[tuple[str, str], Pin] = field(default_factory=dict)
+    versions: tuple[str, ...] = ()  # the judge's prompt versions, oldest first
+
+    def run_versions(self, run: str) -> tuple[str, ...]:
+        """The prompt versions set.toml's run `run` covers (none if the judge lacks it)."""
+        return run_versions(find_run(self, run), self.versions)
 
     def gates_source(self, model: str, version: str) -> str:
         """Where the gates of (model, version) come from, for messages and reports."""
@@ -300,6 +309,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             f"{config_path}: [versions] names {strange}, which are not prompt versions of "
             f"{spec.name} ({', '.join(spec.versions)})"
         )
+    check_versions(config_path, set_runs(config), tuple(spec.versions))
     version_items = {i for run in config.versions.values() for i in run.items}
     unknown = sorted((set(config.noise_items) | set(panel_items) | version_items) - ids)
     if unknown:
@@ -312,7 +322,10 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     inherited = _inherit_gates(gates, spec.versions)
     pins = load_pins(folder)
     edited_pins(spec, pins, folder)
-    return PlantedSet(spec.name, folder, items, misses, gates, config, reading, inherited, pins)
+    return PlantedSet(
+        spec.name, folder, items, misses, gates, config, reading, inherited, pins,
+        tuple(spec.versions),
+    )  # fmt: skip
 
 
 def _check_model_items(path: Path, config: SetConfig, ids: set[str], sets: set[str]) -> None:

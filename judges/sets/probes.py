@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from judges.core.results import Expectation
 from judges.core.runner import Subject
+from judges.sets.enrolment import Run, check_versions
 from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.perturb import PerturbationError, sentences, shuffle_sentences
 from judges.sets.planted import PlantedSet
@@ -245,7 +246,7 @@ class ProbeFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     score: str  # the verdict field whose rise is "judge-pleasing"
-    versions: tuple[str, ...] = ()  # prompt versions probed; default: the latest
+    versions: tuple[str, ...] | None = None  # prompt versions probed; default: every one
     padding: ProbeRecipe | None = None
     dummy: ProbeRecipe | None = None
     injection: ProbeRecipe | None = None
@@ -297,7 +298,7 @@ class ProbeSet:
     path: Path
     score: str
     items: tuple[ProbeItem, ...]
-    versions: tuple[str, ...] = ()
+    versions: tuple[str, ...] | None = None  # None: every prompt version of the judge
     # (model, version) -> {"<probe>": {item id: reason}}: accepted failures, strict xfails
     accepted: dict[tuple[str, str], dict[str, dict[str, str]]] = field(default_factory=dict)
 
@@ -365,6 +366,8 @@ def load_probe_set(planted: PlantedSet) -> ProbeSet | None:
     recipe = load_recipe(recipe_path)
     if recipe is None:
         return None
+    probes_run = Run("probes", "probes.toml versions", recipe.versions)
+    check_versions(recipe_path, [probes_run], planted.versions)
     items_path = planted.path / "probes.jsonl"
     fix = f"run python -m judges derive {planted.judge}"
     if not items_path.is_file():

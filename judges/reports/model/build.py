@@ -11,6 +11,7 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
+from judges.reports.sections.completeness import missing_items, missing_runs
 from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fitness import model_fitness, retest_from_fitness, sme_from_fitness
 from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
@@ -104,7 +105,7 @@ def _reliability(
             flag=flag,
         )
     labels = sources.sme_labels
-    sme_due = planted is not None and version in planted.config.sme_versions
+    sme_due = planted is not None and version in planted.run_versions("sme")
     if labels is not None and sme_due and main and dimensions:
         dimension = sme_dimension(dimensions)
         due["sme"] = lambda: sme_calibration(main, labels, dimension, flag=flag)
@@ -145,21 +146,6 @@ def _gates(
             except ValueError as error:
                 notes.append(f"gates.toml: {error}")
     return gates, where
-
-
-def _missing_items(
-    asked: Sequence[str], main: Sequence[JudgementRow], notes: list[str]
-) -> tuple[str, ...]:
-    """Items set.toml asks the main run to judge (every planted item unless it names fewer)
-    without a row (a `-k` run), named in a note."""
-    missing = tuple(sorted(set(asked) - {row.item_id for row in main}))
-    if missing:
-        shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
-        notes.append(
-            f"{len(missing)} of the {len(asked)} items set.toml asks for have no main-run row "
-            f"({shown}): statistics cover the rows there are; run the full suite to complete"
-        )
-    return missing
 
 
 def _scores(
@@ -209,7 +195,8 @@ def _model_report(
     main = [row for row in rows if row.run == "main"]
     by_item = {row.item_id: row for row in main}
     asked = [item.id for item in planted.main_items(version, model)] if planted else []
-    missing = _missing_items(asked, main, notes)
+    missing = missing_items(asked, main, notes)
+    lacking = missing_runs(planted, version, model, rows, folder_rows, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     # One statistic, one value: the sections show the chance tests' figures.
@@ -241,6 +228,7 @@ def _model_report(
         n_main=len(main),
         planted_items=len(asked) if planted else None,
         missing_items=missing,
+        missing_runs=lacking,
         **_rates(main),
         status_by_run=_status_by_run(rows),
         noise_floor=reliability.get("noise_floor"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +63,16 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
 PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
 
 
-# INCOMPLETE's one reason, everywhere: the recording lacks items set.toml asks for.
-def missing_reason(missing: int) -> str:
-    return f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged"
+# INCOMPLETE's reasons, the same everywhere: the recording lacks items set.toml asks for,
+# or the version lacks runs its judge has (a restricting list, or a run not recorded).
+def missing_reason(missing: int, runs: Sequence[str] = ()) -> str:
+    reasons = []
+    if missing:
+        reasons.append(f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged")
+    if runs:
+        names = sorted({run.split(" ", 1)[0] for run in runs})
+        reasons.append(f"lacks the {', '.join(names)} run{'s' * (len(names) != 1)} of its judge")
+    return "; ".join(reasons)
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,8 @@ class ModelReport:
     # Why NOT FIT is kept (gates.toml): the version's own accept_not_fit, or for a pairwise
     # judge pairwise_accepted naming every set it is at chance on.
     accept_not_fit: str = ""
+    # Runs the judge has that this version lacks, each with why and the fix (INCOMPLETE).
+    missing_runs: tuple[str, ...] = ()
 
     baseline_version: str | None = None  # the accepted baseline its gates name (gates.toml)
 
@@ -165,14 +174,18 @@ class ModelReport:
     def incomplete_reason(self) -> str:
         """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
         judged"; empty when nothing set.toml asks for is missing."""
-        return missing_reason(len(self.missing_items)) if self.missing_items else ""
+        return missing_reason(len(self.missing_items), self.missing_runs)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.missing_items or self.missing_runs)
 
     def verdict_word(self) -> str:
         """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
 
         An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
         """
-        if self.missing_items:
+        if self.incomplete:
             return INCOMPLETE
         if not self.fit and not self.accept_not_fit:
             return NOT_FIT
@@ -218,7 +231,7 @@ class ModelReport:
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
         ]
         reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
-        return reasons + ([self.incomplete_reason()] if self.missing_items else [])
+        return reasons + ([self.incomplete_reason()] if self.incomplete else [])
 
     @property
     def gate_counts(self) -> tuple[int, int, int]:
@@ -245,6 +258,7 @@ class ModelReport:
             "main_rows": self.n_main,
             "planted_items": self.planted_items,
             "missing_items": list(self.missing_items),
+            "missing_runs": list(self.missing_runs),
             "detection": {name: rate.as_dict() for name, rate in self.detection.items()},
             "all_defects": self.all_defects.as_dict(),
             "control_false_positive": self.control_false_positive.as_dict(),
@@ -399,8 +413,9 @@ class FolderReport:
                 return f"{PASS} (fitness undecided: {self._cannot_show(undecided)})"
             return PASS
         if word == INCOMPLETE:
+            runs = sorted({run for m in self.models for run in m.missing_runs})
             return f"{INCOMPLETE}: " + missing_reason(
-                sum(len(m.missing_items) for m in self.models)
+                sum(len(m.missing_items) for m in self.models), runs
             )
         pairwise = self.pairwise.problems() if self.pairwise is not None else []
         if word == NOT_FIT:

@@ -206,6 +206,7 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         )
     if m.missing_items:
         failing.append(f"{who}{len(m.missing_items)} planted items not judged")
+    failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
     trust = []
     if not m.fit and m.chance_tests_apply:
         tests = m.fitness.failing if m.fitness is not None else []

@@ -89,7 +89,7 @@ def _verdict_cell(m: ModelReport) -> str:
     word = m.verdict_word()
     if word == NOT_FIT and m.accept_not_fit:
         return f"{NOT_FIT} (accepted)"
-    if m.missing_items:  # INCOMPLETE: the same reason as report.md's
+    if m.incomplete:  # INCOMPLETE: the same reason as report.md's
         word += f": {m.incomplete_reason()}"
     if word == FAIL and not m.fit and m.accept_not_fit:  # the accepted NOT FIT stays visible
         return f"{FAIL} :x:; {NOT_FIT} (accepted)"

@@ -86,7 +86,7 @@ def _gates(
             d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
         }
     sme = None
-    if sources.sme_labels and version in sources.planted.config.sme_versions:
+    if sources.sme_labels and version in sources.planted.run_versions("sme"):
         sme = (list(sources.sme_labels), sme_dimension(dimensions))
     retest = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"

@@ -321,7 +321,7 @@ def judge_fitness(
     tests = [*_detection(main), *_scores(main, dimensions)]
     if is_pairwise(main):
         tests += _pairwise(main)
-    if sme_labels and version in planted.config.sme_versions and main:
+    if sme_labels and version in planted.run_versions("sme") and main:
         tests += _sme(main, sme_labels, dimensions)
     if _is_ranking_set(planted) and main:
         tests += _ranking(main, planted)

@@ -1,0 +1,90 @@
+"""What a version's recording lacks: items set.toml asks for, runs its judge has.
+
+Both make the verdict INCOMPLETE, never PASS: a PASS on a version whose noise floor was
+never measured would say more than the recording shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from judges.core.results import JudgementRow
+from judges.sets.enrolment import Run, judge_runs
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import PlantedSet
+from judges.sets.probes import NOISE_RUN, ProbeSet, load_recipe, run_name
+from judges.sets.reading_list import RUN as READING_LIST_RUN
+
+
+def missing_items(
+    asked: Sequence[str], main: Sequence[JudgementRow], notes: list[str]
+) -> tuple[str, ...]:
+    """Items set.toml asks the main run to judge (every planted item unless it names fewer)
+    without a row (a `-k` run), named in a note."""
+    missing = tuple(sorted(set(asked) - {row.item_id for row in main}))
+    if missing:
+        shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+        notes.append(
+            f"{len(missing)} of the {len(asked)} items set.toml asks for have no main-run row "
+            f"({shown}): statistics cover the rows there are; run the full suite to complete"
+        )
+    return missing
+
+
+def missing_runs(
+    planted: PlantedSet | None,
+    version: str,
+    model: str,
+    rows: Sequence[JudgementRow],
+    folder_rows: Sequence[JudgementRow],
+    notes: list[str],
+) -> tuple[str, ...]:
+    """The runs of the judge this version lacks: kept from it by a list, or not recorded.
+    Each is named in a note with its fix. A released model (`imported:`) is never called,
+    so only its main run is asked for."""
+    if planted is None or model.startswith("imported:"):
+        return ()
+    lacking: list[str] = []
+    for run in judge_runs(planted, _probes(planted)):
+        if not run.covers(version):
+            lacking.append(run.lacking(version))
+        elif not _recorded(run, planted, model, rows, folder_rows):
+            lacking.append(
+                f"{run.name} (no rows: record it with `pytest --record=missing -k "
+                f'"{planted.judge}-{version}"`)'
+            )
+    for reason in lacking:
+        notes.append(f"prompt {version} lacks the run {reason}")
+    return tuple(lacking)
+
+
+def _probes(planted: PlantedSet) -> ProbeSet | None:
+    """The probes.toml restriction only: the probe items are the tests' concern."""
+    try:
+        recipe = load_recipe(Path(planted.path) / "probes.toml")
+    except PlantedSetError:
+        return None  # the probe section's note says why
+    if recipe is None:
+        return None
+    return ProbeSet(planted.judge, planted.path, recipe.score, (), recipe.versions)
+
+
+def _recorded(
+    run: Run,
+    planted: PlantedSet,
+    model: str,
+    rows: Sequence[JudgementRow],
+    folder_rows: Sequence[JudgementRow],
+) -> bool:
+    if run.name == "sme":
+        return True  # calibrated on the main run's rows
+    if run.name == "panel":
+        panel = planted.config.panel
+        cross = (panel.model if panel else None) or model
+        return any(row.run == "panel" and row.model == cross for row in folder_rows)
+    if run.name == "reading_list":
+        return any(row.run == READING_LIST_RUN for row in rows)
+    if run.name == "probes":
+        return any(row.run.startswith(run_name("")) and row.run != NOISE_RUN for row in rows)
+    return any(row.run == run.name for row in rows)  # noise, retest
