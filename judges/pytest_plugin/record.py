@@ -136,6 +136,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         concurrency = config.getoption("judges_concurrency")
         concurrency = concurrency or record_phase.default_concurrency(judgements)
         tty = sys.stderr.isatty()
+        _writer(config, tty)(record_phase.plan_line(judges, judgements), True)
         progress = Progress(
             total=len(judgements),
             write=_writer(config, tty),

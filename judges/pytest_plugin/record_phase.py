@@ -17,6 +17,7 @@ import fcntl
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -81,6 +82,24 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
         seen.add(path)
         judgements.append(Judgement(case, run, plan, nodeid, path))
     return judgements
+
+
+def plan_line(session: JudgesSession, judgements: Sequence[Judgement]) -> str:
+    """What the phase will call, per run, before the first call: a new prompt version gets
+    every run of its judge, and this says what that costs in calls."""
+    cassettes: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    for judgement in judgements:
+        facets = len(session.catalog[judgement.case.judge].config.facets) or 1
+        cassettes[judgement.run] += 1
+        calls[judgement.run] += judgement.plan.repeats * facets
+    runs = ", ".join(
+        f"{run} {calls[run]}"
+        + (f" ({cassettes[run]} cassettes)" if calls[run] > cassettes[run] else "")
+        for run in cassettes
+    )
+    models = ", ".join(sorted({str(j.case.model) for j in judgements}))
+    return f"judges record: {sum(calls.values())} calls to make on {models}: {runs}"
 
 
 def _judge(

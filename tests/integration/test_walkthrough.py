@@ -146,3 +146,46 @@ def test_the_walkthrough_runs_as_written(
         ["*support_reply prompt 1.0 on local:other has no recordings yet (recorded for "
          "local-fake-judge: replay with --judge-model, or set baseline_model in*judge.toml)*"]
     )  # fmt: skip
+
+
+def test_a_new_version_by_the_recipe_alone_gets_every_run(
+    repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    """README workflow 2: a prompt file, nothing else, then `--record -k <judge>-<version>`:
+    the noise floor and the retest follow the judge, and the report is complete. A list in
+    set.toml that leaves the version out makes its report INCOMPLETE, naming the run."""
+    code, out = command(["init", "support_reply", "--model", MODEL])
+    assert code == 0, out
+    live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    pytester.runpytest_inprocess(*_INNER, *live)
+    prompts = repository / "judge_prompts" / "support_reply"
+    (prompts / "1.1.md").write_text((prompts / "1.0.md").read_text(), encoding="utf-8")
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    calls = len(fake_judge.calls)
+    recorded = pytester.runpytest_inprocess(*_INNER, *live, "-k", "support_reply-1.1")
+    # Six items, the noise floor (2 items x 3 repeats) and the retest, said before calling.
+    recorded.stderr.fnmatch_lines(
+        [f"judges record: 18 calls to make on {MODEL}: main 6, retest 6, noise 6 (2 cassettes)"]
+    )
+    assert len(fake_judge.calls) - calls == 6 + 2 * 3 + 6
+    version = repository / "cassettes" / "support_reply" / "1.1"
+    assert {p.parent.name for p in version.rglob("*.yaml")} == {
+        "local-fake-judge",
+        "noise",
+        "retest",
+    }
+    pytester.runpytest_inprocess(*_INNER, "-k", "support_reply-1.1")  # the replay's report
+    report = (repository / "reports" / "support_reply" / "1.1" / "report.md").read_text()
+    assert "INCOMPLETE" not in report, report[:600]
+    assert "### Noise floor (run `noise`)" in report
+    assert "### Test-retest (runs `main` and `retest`)" in report
+
+    # A list that restricts the noise run leaves 1.1 out: INCOMPLETE, with the run and the fix.
+    set_toml = repository / "planted_sets" / "support_reply" / "set.toml"
+    set_toml.write_text(set_toml.read_text() + 'noise_versions = ["1.0"]\n', encoding="utf-8")
+    code, out = command(["report", "--judge", "support_reply"])
+    assert code == 0, out
+    report = (repository / "reports" / "support_reply" / "1.1" / "report.md").read_text()
+    assert report.startswith("# support_reply, prompt 1.1: INCOMPLETE")
+    assert "**Result: INCOMPLETE: lacks the noise run of its judge**" in report
+    assert "set.toml noise_versions leaves 1.1 out: add it, or remove the key" in report
