@@ -38,6 +38,19 @@ def _copy_sets(tmp_path: Path) -> Path:
     return target
 
 
+def _without_noise_and_retest(planted: Path) -> Path:
+    """product_identity 0.3 was never given a noise floor or a retest, so it lacks runs its
+    judge has and cannot be accepted; tests that accept it drop both runs from the judge."""
+    config = planted / "product_identity" / "set.toml"
+    kept = [
+        line
+        for line in config.read_text().splitlines(keepends=True)
+        if not line.startswith(("noise_", "retest_"))
+    ]
+    config.write_text("".join(kept))
+    return planted
+
+
 def _gates(planted: Path) -> dict:
     return tomllib.loads((planted / "product_identity" / "gates.toml").read_text())[MODEL]
 
@@ -50,7 +63,7 @@ def _run(planted: Path, *extra: str) -> int:
 def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    planted = _copy_sets(tmp_path)
+    planted = _without_noise_and_retest(_copy_sets(tmp_path))
     gates = planted / "product_identity" / "gates.toml"
     # The team raises 0.3.1's cousin floor above its control false-positive ceiling (0.8).
     gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.85", 1))
@@ -73,6 +86,19 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     # 0.3 is NOT FIT but its own table accepts it: the acceptance is kept, and said.
     assert tables["0.3"]["accept_not_fit"].startswith("SmolLM2-135M")
     assert "fitness: product_identity 0.3 on local:smollm2-135m: NOT FIT" in out
+
+
+def test_a_version_lacking_runs_of_its_judge_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    planted = _copy_sets(tmp_path)
+    before = (planted / "product_identity" / "gates.toml").read_text()
+    assert _run(planted, "--accept", "0.3") == 2
+    err = capsys.readouterr().err
+    assert "--accept 0.3: refused, product_identity prompt 0.3 lacks runs its judge has" in err
+    assert f"  {MODEL}: noise (set.toml noise_versions leaves 0.3 out" in err
+    assert f"  {MODEL}: retest (set.toml retest_versions leaves 0.3 out" in err
+    assert (planted / "product_identity" / "gates.toml").read_text() == before
 
 
 def test_baseline_refuses_a_judge_at_chance_unless_accepted_by_name(
@@ -224,7 +250,7 @@ def test_max_flip_suggestions_are_predictive_bounds_and_never_a_ceiling_that_can
 def test_a_version_that_inherits_its_floors_never_inherits_accept_not_fit(
     tmp_path: Path,
 ) -> None:
-    planted = _copy_sets(tmp_path)
+    planted = _without_noise_and_retest(_copy_sets(tmp_path))
     gates = planted / "product_identity" / "gates.toml"
     text = gates.read_text()
     gates.write_text(text[: text.index(f'["{MODEL}"."0.3.1"]')])  # 0.3.1 loses its table
@@ -310,7 +336,7 @@ def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
 def test_a_version_worse_than_the_baseline_is_refused_unless_accepted_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    planted = _copy_sets(tmp_path)
+    planted = _without_noise_and_retest(_copy_sets(tmp_path))
     assert _run(planted, "--accept", "0.3", "--accept-not-fit", "a smoke-test judge") == 0
     gates = planted / "product_identity" / "gates.toml"
     before = gates.read_text()

@@ -15,7 +15,7 @@ from judges.cli.init import add_init_command
 from judges.cli.leaderboard import add_leaderboard_command
 from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import asked_items, recording_gaps, refusal, survey
+from judges.cli.recorded import asked_items, lacking_refusal, recording_gaps, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -107,6 +107,11 @@ def _baseline(args: argparse.Namespace) -> int:
     gaps = recording_gaps(accepted_rows, asked)
     if gaps:
         for line in refusal(args.judge, accept, gaps, asked):
+            print(f"python -m judges baseline: {line}", file=sys.stderr)
+        return 2
+    lacking = {m.model: m.missing_runs for m in models[accept] if m.missing_runs}
+    if lacking:
+        for line in lacking_refusal(args.judge, accept, lacking):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
     for version, found in models.items():

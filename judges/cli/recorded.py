@@ -9,7 +9,7 @@ every later run compared with a fraction of the set. So `baseline --accept` refu
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from judges.core.results import JudgementRow, read_jsonl
@@ -51,6 +51,17 @@ def refusal(
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         lines.append(f"  {model}: {total - len(missing)}/{total} items recorded; missing {shown}")
     lines.append(f"  record the rest: {record_command(judge, version)}")
+    return lines
+
+
+def lacking_refusal(judge: str, version: str, lacking: Mapping[str, Sequence[str]]) -> list[str]:
+    """The lines `baseline --accept` prints when the version lacks runs its judge has."""
+    lines = [
+        f"--accept {version}: refused, {judge} prompt {version} lacks runs its judge has; a "
+        "baseline is accepted only with every run, since later versions are compared with it"
+    ]
+    for model, runs in sorted(lacking.items()):
+        lines += [f"  {model}: {run}" for run in runs]
     return lines
 
 
