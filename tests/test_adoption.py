@@ -18,6 +18,8 @@ from judges.cli.project import find_project
 from judges.core.checks import describe_returned, describe_verdict
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import SpecError, load_catalog, load_judge
+from judges.reports.model.folders import Results, build_folder
+from judges.reports.sections.sources import load_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"
@@ -219,7 +221,26 @@ def test_baseline_refuses_a_partial_recording_and_keeps_inherited_floors(
     assert gates.read_text() == before  # nothing written
 
     results.write_text(full)
-    code, out, err = _run([*argv, "--accept", "0.3.1", "--accept-not-fit", "at chance"], capsys)
+    # Complete now, but 0.3.1 fails floors it inherits from 0.3 (it catches fewer defects):
+    # its new table would keep them (never dropped) and fail at once, so it is refused.
+    accept = [*argv, "--accept", "0.3.1", "--accept-not-fit", "at chance"]
+    code, out, err = _run(accept, capsys)
+    assert code == 1 and "fails floors its table would keep" in err, err
+    failing = [line for line in out.splitlines() if line.startswith("floor: ")]
+    assert failing and all(line.endswith(": fails") for line in failing)
+    assert all(f"product_identity 0.3.1 on {MODEL}: " in line for line in failing)
+    assert gates.read_text() == before  # nothing written
+
+    # Every floor the version fails, named: the team lowers them, and the rest are kept.
+    for line in failing:
+        name = line.split(f"{MODEL}: ", 1)[1].split(":", 1)[0]  # e.g. detection[cousin]
+        assert name.startswith("detection["), line
+        category = name[len("detection[") : -1]
+        text = gates.read_text()
+        text = text.replace(f"{category} = {inherited[category]}", f"{category} = 0.0", 1)
+        gates.write_text(text)
+        inherited = tomllib.loads(gates.read_text())[MODEL]["0.3"]["min_detection"]
+    code, out, err = _run(accept, capsys)
     assert code == 0, err
     accepted = tomllib.loads(gates.read_text())[MODEL]["0.3.1"]
     assert accepted["baseline"] == "0.3.1"
@@ -231,6 +252,10 @@ def test_baseline_refuses_a_partial_recording_and_keeps_inherited_floors(
         else:  # at or below the control false-positive ceiling: said, never silent
             assert ceiling is not None and floor <= ceiling
             assert f"min_detection.{category}" in out + err
+    # The version meets every floor of its new table.
+    sources = load_sources("product_identity", load_catalog(), planted)
+    (model,) = build_folder(Results(reports), "product_identity", "0.3.1", sources).models
+    assert not [gate.describe() for gate in model.gates if gate.passed is False]
 
 
 def test_failure_messages_show_a_custom_verdicts_values() -> None:

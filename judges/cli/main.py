@@ -134,6 +134,20 @@ def _baseline(args: argparse.Namespace) -> int:
               "not accepted, nothing written. Keep the current baseline, or accept it "
               'knowingly with --accept-regression "<why>"', file=sys.stderr)  # fmt: skip
         return 1
+    failing = {
+        m.model: [gate for gate in m.gates if gate.passed is False] for m in models[accept]
+    }
+    failing = {model: gates for model, gates in failing.items() if gates}
+    if failing and not args.reset_floors:
+        # The new table would keep them (the team's floors are never dropped), and fail.
+        for model, gates in sorted(failing.items()):
+            for gate in gates:
+                print(f"floor: {args.judge} {accept} on {model}: {gate.describe()}: fails")
+        print(f"python -m judges baseline: prompt {accept} fails floors its table would keep "
+              "(above): not accepted, nothing written. Lower them in gates.toml if the team "
+              "agrees, or replace every floor with its suggestion (--reset-floors)",
+              file=sys.stderr)  # fmt: skip
+        return 1
     regressed = {(model, accept): args.accept_regression for model in worse}
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
