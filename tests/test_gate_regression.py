@@ -592,3 +592,21 @@ def test_a_lucky_baseline_does_not_fail_an_honest_rerecord_given_its_retest() ->
     worse = _run([not 10 <= i < 25 for i in range(46)])
     gates = version_regressions(lucky, worse, "b", [], {}, retest=retest)
     assert next(g for g in gates if g.name == "regression.detection").passed is False
+
+
+def test_a_baseline_right_on_no_paired_item_decides_nothing() -> None:
+    """No run can be worse than a baseline that caught nothing (pairwise 1.0 on the embedded
+    judge: 0/16): the gate is shown as deciding nothing, never as a pass."""
+    missed_all = _run([False] * 16)
+    for rows in (_run([False] * 16), _run([True] * 16)):
+        gate = detection_regression(missed_all, rows, "prompt 1.0 main run")
+        assert gate.passed is None and not gate.decides and not not_evaluated(gate)
+        assert "right on none of the 16 paired items" in gate.describe()
+        assert gate.describe().endswith("(decides nothing)")
+        assert gate.as_dict()["decides"] is False
+    # One caught item in the baseline, lost by the run: a gate that can fail again.
+    one = detection_regression(_run([True] + [False] * 15), _run([False] * 16), "b")
+    assert one.decides and one.passed is True  # 1 caught->missed: p = 0.5
+    # Holm leaves it out of the family, as any gate without a p-value.
+    family = holm([gate, one])
+    assert family[0] == gate and family[1].passed is True

@@ -134,9 +134,7 @@ def _baseline(args: argparse.Namespace) -> int:
               "not accepted, nothing written. Keep the current baseline, or accept it "
               'knowingly with --accept-regression "<why>"', file=sys.stderr)  # fmt: skip
         return 1
-    failing = {
-        m.model: [gate for gate in m.gates if gate.passed is False] for m in models[accept]
-    }
+    failing = {m.model: [gate for gate in m.gates if gate.passed is False] for m in models[accept]}
     failing = {model: gates for model, gates in failing.items() if gates}
     if failing and not args.reset_floors:
         # The new table would keep them (the team's floors are never dropped), and fail.

@@ -194,7 +194,7 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
     for gate in m.regressions:
         if gate.passed is False:
             failing.append(f"{who}{gate.name} worse than {gate.baseline}: {gate.why}")
-        elif gate.passed is None:
+        elif gate.passed is None and gate.decides:
             failing.append(f"{who}{gate.name} vs {gate.baseline} not evaluated: {gate.why}")
     if m.new_failures:
         n = len(m.new_failures)

@@ -86,6 +86,9 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], wrap: bool = Fals
     return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
 
 
+_DECIDES_NOTHING = '<span class="na">decides nothing</span>'  # a gate no outcome could fail
+
+
 def _gate_cell(passed: bool | None, threshold: float | None) -> str:
     if passed is None:
         text = "not evaluated" if threshold is not None else "no threshold"
@@ -131,7 +134,9 @@ def _facts(m: ModelReport) -> str:
                 esc(f"{g.name} vs {g.baseline}"),
                 esc(g.why),
                 "not significantly worse",
-                _gate_cell(g.passed, 0.0),
+                _gate_cell(g.passed, 0.0)
+                if g.decides
+                else '<span class="na">decides nothing</span>',
             ]
             for g in (*m.regressions, *m.retest_regressions)
         ],

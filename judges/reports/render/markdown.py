@@ -272,6 +272,7 @@ def _gates_md(m: ModelReport) -> list[str]:
 
 def _regression_row(gate: Regression) -> str:
     result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
+    result = result if gate.decides else "decides nothing"
     value = gate.why if gate.power is None else f"{gate.why}; {gate.power.describe()}"
     return f"| {gate.name} vs {gate.baseline} | {value} | not significantly worse | {result} |"
 

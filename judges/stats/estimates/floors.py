@@ -104,7 +104,7 @@ def not_evaluated(gate: Any) -> bool:
 
     A floor without a threshold is informational, not unevaluated.
     """
-    if gate.passed is not None:
+    if gate.passed is not None or getattr(gate, "decides", True) is False:
         return False
     return not isinstance(gate, Gate) or gate.threshold is not None
 

@@ -102,9 +102,14 @@ class Regression:
     excluded: dict[str, int]
     power: Power | None = None  # the smallest drop it detects with 80% power at its n
     p_value: float | None = None  # score gates: the sign-flip mid-p
+    # False: no outcome could fail it (a baseline right on no paired item cannot be done
+    # worse than), so it is shown, neither passes nor counts as not evaluated.
+    decides: bool = True
 
     def describe(self) -> str:
         verdict = {True: "pass", False: "REGRESSION", None: "not evaluated"}[self.passed]
+        if not self.decides:
+            verdict = "decides nothing"
         left_out = ", ".join(f"{n} {why}" for why, n in sorted(self.excluded.items()))
         extra = f"; left out: {left_out}" if left_out else ""
         power = f"; {self.power.describe()}" if self.power is not None else ""
@@ -120,6 +125,7 @@ class Regression:
             "excluded": dict(sorted(self.excluded.items())),
             "p_value": None if self.p_value is None else round(self.p_value, 6),
             "power": None if self.power is None else self.power.as_dict(),
+            "decides": self.decides,
         }
 
 
@@ -161,6 +167,12 @@ def _paired_gate(
     if not pairs:
         return Regression(name, label, None, None, "no item judged under both runs", excluded)
     test = mcnemar_one_sided([good(a) for a, _ in pairs], [good(b) for _, b in pairs])
+    if not any(good(a) for a, _ in pairs):
+        why = (
+            f"the baseline was right on none of the {test.n} paired items, so no run can do "
+            "worse: this gate decides nothing"
+        )
+        return Regression(name, label, test, None, why, excluded, decides=False)
     shown = "p < 0.0001" if test.p_value < 0.0001 else f"p = {test.p_value:.4f}"
     why = (
         f"{test.worse} {words[0]} vs {test.better} {words[1]} of {test.n} paired items, "
