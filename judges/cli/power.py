@@ -42,6 +42,7 @@ def _version_rows(
 
 def _plan(args: argparse.Namespace) -> int:
     from judges.reports.sections.sources import load_sources
+    from judges.stats.fitness.set_design import weak_set_lines
     from judges.stats.planning.set_sizes import plan_set
     from judges.stats.reliability.agreement import quadratic_kappa
     from judges.stats.reliability.calibration import judge_and_human, sme_dimension
@@ -80,7 +81,8 @@ def _plan(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except ValueError as error:
         return _fail("plan", str(error))
-    _emit(args, plan.as_dict(), plan.lines())
+    weak = weak_set_lines(sources.planted) if sources.planted else []
+    _emit(args, plan.as_dict() | {"set_design": weak}, [*plan.lines(), *weak])
     return 0
 
 

@@ -480,6 +480,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     skipped = gates_skipped_lines(judges_session.gates_skipped) + judges_session.baselines.lines()
     if not judges_session.settings.live and judges_session.planted_sets:
         skipped += unrecorded_lines(judges_session)
+    skipped += judges_session.weak_set_lines()
     if not judges_session.rows and not skipped:
         return
     terminalreporter.section("judges")

@@ -172,7 +172,8 @@ def _pairwise(main: Sequence[JudgementRow]) -> list[ChanceTest]:
     return tests
 
 
-def _is_ranking_set(planted: PlantedSet) -> bool:
+def is_ranking_set(planted: PlantedSet) -> bool:
+    """A set of graded documents per query: its fitness is ranking, not detection."""
     return bool(planted.items) and all(
         {"query", "document"} <= set(item.inputs) and any(e.field == "level" for e in item.expect)
         for item in planted.items
@@ -323,7 +324,7 @@ def judge_fitness(
         tests += _pairwise(main)
     if sme_labels and version in planted.run_versions("sme") and main:
         tests += _sme(main, sme_labels, dimensions)
-    if _is_ranking_set(planted) and main:
+    if is_ranking_set(planted) and main:
         tests += _ranking(main, planted)
     if READING_LIST_RUN in runs and planted.reading_list:
         tests += _reading_list(rows, planted)

@@ -1,0 +1,46 @@
+"""Legal but weak planted sets are named before any call, each with its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judges.core.spec import load_catalog
+from judges.sets.planted import load_planted_set
+from judges.stats.fitness.power import detection_power
+from judges.stats.fitness.set_design import weak_set_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _built_in(judge: str) -> list[str]:
+    return weak_set_lines(load_planted_set(ROOT / "planted_sets", load_catalog()[judge]))
+
+
+def test_the_built_in_sets_say_what_they_cannot_decide() -> None:
+    (geval,) = _built_in("geval")
+    # 6 controls: no category of 6-8 defects reaches the 0.95 a deciding test needs.
+    assert "planted_sets/geval/items.jsonl: against its 6 controls" in geval
+    assert f"faithfulness (6 defects: {detection_power(6, 6):.2f})" in geval
+    assert "coherence (8 defects: 0.86)" in geval and "add controls or defects" in geval
+    assert "`python -m judges plan geval`" in geval
+    # 15 controls: the smallest category (6 defects) passes with probability 0.965.
+    assert _built_in("product_identity") == []
+    assert detection_power(6, 15) >= 0.95
+    # A ranking set and a pairwise set have no controls by design.
+    assert _built_in("relevance") == [] and _built_in("pairwise") == []
+
+
+def test_a_detection_set_without_controls_is_named(tmp_path: Path) -> None:
+    spec = load_catalog()["product_identity"]
+    folder = tmp_path / "product_identity"
+    folder.mkdir()
+    source = (ROOT / "planted_sets" / "product_identity" / "items.jsonl").read_text()
+    items = [json.loads(line) for line in source.splitlines() if line.strip()]
+    defects = [item for item in items if not item["control"]]
+    for item in defects:  # derived from a control that is gone: a hand-written item now
+        item["provenance"].pop("clean_item", None)
+    (folder / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in defects))
+    (line,) = weak_set_lines(load_planted_set(tmp_path, spec))
+    assert line.startswith(f'{folder / "items.jsonl"}: no control items ("control": true)')
+    assert "a judge that flags everything meets every detection floor; add controls" in line
