@@ -239,3 +239,23 @@ def test_the_local_extra_hint_installs_into_this_installation_from_anywhere(
     installed = [_Installed(record) for record in records]
     monkeypatch.setattr(installation.metadata, "distributions", lambda name: iter(installed))
     assert local_server.local_extra_command() == command
+
+
+def test_a_rerecorded_baseline_is_compared_with_its_previous_recording() -> None:
+    from judges.core.results import read_jsonl
+    from judges.pytest_plugin.rerecorded import rerecorded_text
+
+    root = Path(__file__).resolve().parents[1] / "reports" / "product_identity"
+    previous = [r for r in read_jsonl(root / "0.3.1" / "results.jsonl") if r.run == "main"]
+    # The same recording again: nothing moved.
+    same = rerecorded_text(previous, previous)
+    assert same.startswith("detection 16/46 -> 16/46 on the same items (0 caught->missed")
+    assert same.endswith(f"; 0 of {len(previous)} main-run verdicts changed")
+    # Four caught defects now missed: the McNemar line says so, with its p-value.
+    caught = [r for r in previous if not r.control and r.met][:4]
+    lost = {r.item_id for r in caught}
+    new = [r.model_copy(update={"met": False}) if r.item_id in lost else r for r in previous]
+    text = rerecorded_text(previous, new)
+    assert text.startswith("detection 16/46 -> 12/46 on the same items (4 caught->missed, ")
+    assert "0 missed->caught, one-sided McNemar mid-p = 0.0312" in text
+    assert rerecorded_text(previous, []) == "no item of the previous main run was re-recorded"

@@ -94,6 +94,9 @@ def survey(
                 f"  prompt {version} on {model}: {held}/{len(item_ids)} items recorded "
                 f"({state}), {missed} missed"
             )
+            pin = planted.pins.get((model, version))
+            if pin is not None and pin.rerecorded:
+                print(f"    accepted baseline, re-recorded {pin.rerecorded}")
     print(
         f"nothing written; accept a fully recorded version with: "
         f"python -m judges baseline {judge} --accept VERSION"

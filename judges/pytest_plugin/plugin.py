@@ -467,6 +467,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     judges_session = session.config.stash.get(session_key, None)
     if judges_session is None or not judges_session.rows:
         return
+    if judges_session.settings.rerecord_baseline:  # before the reports are written
+        from judges.pytest_plugin.rerecorded import compare_with_previous
+
+        judges_session.rerecorded = compare_with_previous(judges_session)
     built = judges_session.build_reports()
     judges_session.report = built.check() if session.config.getoption(CHECK) else built.write()
     if judges_session.report.differing and session.exitstatus == pytest.ExitCode.OK:
@@ -478,6 +482,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if judges_session is None or hasattr(config, "workerinput"):
         return
     skipped = gates_skipped_lines(judges_session.gates_skipped) + judges_session.baselines.lines()
+    skipped += judges_session.rerecorded
     if not judges_session.settings.live and judges_session.planted_sets:
         skipped += unrecorded_lines(judges_session)
     skipped += judges_session.weak_set_lines()

@@ -115,6 +115,7 @@ class JudgesSession:
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
         self.baselines = BaselineGuard(settings.rerecord_baseline)
+        self.rerecorded: list[str] = []  # accepted baselines re-recorded on purpose, and how
         self._backends: dict[tuple[str, bool], Any] = {}
         self._backends_lock = threading.Lock()
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}

@@ -14,7 +14,8 @@ replaces an accepted baseline's cassettes unless asked by name (`--rerecord-base
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from judges.core.spec import JudgeSpec, version_key
@@ -36,6 +37,8 @@ class Pin:
     version: str
     pinned: str  # the date it was pinned (accepted), YYYY-MM-DD
     prompts: dict[str, str] = field(default_factory=dict)  # file under the judge's folder -> sha256
+    # Set by a `--rerecord-baseline` session: when, and what the new recording changed.
+    rerecorded: str = ""
 
 
 def prompt_digests(spec: JudgeSpec, version: str) -> dict[str, str]:
@@ -61,7 +64,8 @@ def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
                 f'{path}:{line}: ["{model}"."{version}"] needs prompts = '
                 '{ "<file>" = "<sha256>" }, as `python -m judges baseline --accept` writes it'
             )
-        pins[(model, version)] = Pin(model, version, str(table.get("pinned", "")), prompts)
+        pinned, rerecorded = str(table.get("pinned", "")), str(table.get("rerecorded", ""))
+        pins[(model, version)] = Pin(model, version, pinned, prompts, rerecorded)
     return pins
 
 
@@ -91,16 +95,29 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
 
 def write_pins(folder: Path, spec: JudgeSpec, accepted: list[tuple[str, str]], today: str) -> Path:
     """Pin each (model, version) accepted now, keeping every earlier pin."""
-    path = folder / PINS_FILE
     pins = load_pins(folder)
     for model, version in accepted:
         pins[(model, version)] = Pin(model, version, today, prompt_digests(spec, version))
+    return _write(folder, pins)
+
+
+def note_rerecorded(folder: Path, model: str, version: str, text: str) -> Path:
+    """Record on a pin that its baseline was re-recorded on purpose, when and what changed."""
+    pins = load_pins(folder)
+    pins[(model, version)] = replace(pins[(model, version)], rerecorded=text)
+    return _write(folder, pins)
+
+
+def _write(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
+    path = folder / PINS_FILE
     lines = [_HEADER]
     for model, version in sorted(pins, key=lambda key: (key[0], version_key(key[1]))):
         pin = pins[(model, version)]
         files = ", ".join(f'"{name}" = "{digest}"' for name, digest in sorted(pin.prompts.items()))
         lines += [f'["{model}"."{version}"]', f'pinned = "{pin.pinned}"']
-        lines += [f"prompts = {{ {files} }}", ""]
+        lines += [f"prompts = {{ {files} }}"]
+        lines += [f"rerecorded = {json.dumps(pin.rerecorded)}"] if pin.rerecorded else []
+        lines += [""]
     atomic_write_text(path, "\n".join(lines))
     return path
 

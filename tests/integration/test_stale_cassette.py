@@ -7,7 +7,7 @@ import re
 import pytest
 
 from judges.core.spec import load_catalog
-from judges.sets.pins import write_pins
+from judges.sets.pins import load_pins, write_pins
 
 from ._support import (
     ITEMS,
@@ -122,9 +122,25 @@ def test_record_keeps_an_accepted_baselines_cassettes_unless_asked_by_name(
     project.write_items(ITEMS)
 
     calls = len(fake_judge.calls)
+    fake_judge.scores["PE-02"] = 0  # the new recording: still caught, another verdict
     on_purpose = project.run("--rerecord-baseline", f"-k={JUDGE}-{accepted}-", record="all")
 
     assert on_purpose.ret == pytest.ExitCode.OK, on_purpose.stderr.str()
     assert len(fake_judge.calls) - calls == len(ITEMS)
     replaced = f"re-recorded {len(ITEMS)} cassette(s) of the accepted baseline {JUDGE} prompt"
     on_purpose.stdout.fnmatch_lines([f"{replaced} {accepted} on {MODEL} (--rerecord-baseline)*"])
+    # What changed, against the previous recording, said once and kept on the pin.
+    changed = (
+        "with --rerecord-baseline: detection 2/2 -> 2/2 on the same items (0 caught->missed, "
+        "0 missed->caught, one-sided McNemar mid-p = 1.0000); 1 of 3 main-run verdicts changed"
+    )
+    on_purpose.stdout.fnmatch_lines(
+        [f"accepted baseline {JUDGE} prompt {accepted} on {MODEL} re-recorded *-*-* {changed}"]
+    )
+    pin = load_pins(project.set_dir)[(MODEL, accepted)]
+    assert re.fullmatch(rf"\d{{4}}-\d{{2}}-\d{{2}} {re.escape(changed)}", pin.rerecorded)
+    report = (project.root / "reports" / JUDGE / accepted / "report.md").read_text()
+    assert f"re-recorded {pin.rerecorded}" in report
+    # The next session with the same recording leaves the pin's note alone.
+    project.run(f"-k={JUDGE}-{accepted}-")
+    assert load_pins(project.set_dir)[(MODEL, accepted)].rerecorded == pin.rerecorded

@@ -195,6 +195,9 @@ def _model_report(
     main = [row for row in rows if row.run == "main"]
     by_item = {row.item_id: row for row in main}
     asked = [item.id for item in planted.main_items(version, model)] if planted else []
+    pin = planted.pins.get((model, version)) if planted else None
+    if pin is not None and pin.rerecorded:  # the accepted baseline, recorded again on purpose
+        notes.append(f"accepted baseline (pinned {pin.pinned}), re-recorded {pin.rerecorded}")
     missing = missing_items(asked, main, notes)
     lacking = missing_runs(planted, version, model, rows, folder_rows, notes)
     reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
