@@ -76,7 +76,9 @@ def test_every_candidate_becomes_one_item_with_its_tier() -> None:
 def test_the_relevance_set_loads_the_reading_list_as_items() -> None:
     spec = load_catalog()["relevance"]
     planted = load_planted_set(REAL.parent.parent, spec)
-    assert planted.run_versions("reading_list") == ("1.0", "1.1") and len(planted.reading_list) == 40
+    assert (
+        planted.run_versions("reading_list") == ("1.0", "1.1") and len(planted.reading_list) == 40
+    )
     assert planted.item("RD-07").inputs["document"]["id"] == "rl-cand-07"
 
 

@@ -243,7 +243,7 @@ def test_the_local_extra_hint_installs_into_this_installation_from_anywhere(
 
 def test_a_rerecorded_baseline_is_compared_with_its_previous_recording() -> None:
     from judges.core.results import read_jsonl
-    from judges.pytest_plugin.rerecorded import rerecorded_text
+    from judges.pytest_plugin.pinned import rerecorded_text
 
     root = Path(__file__).resolve().parents[1] / "reports" / "product_identity"
     previous = [r for r in read_jsonl(root / "0.3.1" / "results.jsonl") if r.run == "main"]

@@ -468,7 +468,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if judges_session is None or not judges_session.rows:
         return
     if judges_session.settings.rerecord_baseline:  # before the reports are written
-        from judges.pytest_plugin.rerecorded import compare_with_previous
+        from judges.pytest_plugin.pinned import compare_with_previous
 
         judges_session.rerecorded = compare_with_previous(judges_session)
     built = judges_session.build_reports()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.sections.completeness import missing_reason
 from judges.reports.sections.estimate import PassRateEstimate
 from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
 from judges.reports.sections.pairwise import PairwiseReport
@@ -61,18 +62,6 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
 
 # The four verdicts, one word each.
 PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
-
-
-# INCOMPLETE's reasons, the same everywhere: the recording lacks items set.toml asks for,
-# or the version lacks runs its judge has (a restricting list, or a run not recorded).
-def missing_reason(missing: int, runs: Sequence[str] = ()) -> str:
-    reasons = []
-    if missing:
-        reasons.append(f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged")
-    if runs:
-        names = sorted({run.split(" ", 1)[0] for run in runs})
-        reasons.append(f"lacks the {', '.join(names)} run{'s' * (len(names) != 1)} of its judge")
-    return "; ".join(reasons)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,18 @@ from judges.sets.probes import NOISE_RUN, ProbeSet, load_recipe, run_name
 from judges.sets.reading_list import RUN as READING_LIST_RUN
 
 
+# INCOMPLETE's reasons, the same everywhere: the recording lacks items set.toml asks for,
+# or the version lacks runs its judge has (a restricting list, or a run not recorded).
+def missing_reason(missing: int, runs: Sequence[str] = ()) -> str:
+    reasons = []
+    if missing:
+        reasons.append(f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged")
+    if runs:
+        names = sorted({run.split(" ", 1)[0] for run in runs})
+        reasons.append(f"lacks the {', '.join(names)} run{'s' * (len(names) != 1)} of its judge")
+    return "; ".join(reasons)
+
+
 def missing_items(
     asked: Sequence[str], main: Sequence[JudgementRow], notes: list[str]
 ) -> tuple[str, ...]:
