@@ -222,6 +222,27 @@ def test_merge_floors_keeps_unknown_sections() -> None:
     assert notes == ["min_detection.cousin = 0.5 kept (suggested 0.3)"]
 
 
+def test_reset_floors_replaces_every_floor_and_names_the_ones_it_drops() -> None:
+    merged, notes = merge_floors(
+        {
+            "baseline": "1.0",
+            "min_detection": {"cousin": 0.6, "fabrication": 0.5},
+            "max_error_rate": 0.0,
+            "ranking": {"ndcg@10": 0.5},
+        },
+        {"min_detection": {"fabrication": 0.2}, "max_error_rate": 0.05},
+        reset=True,
+    )
+    # Not a floor a suggestion sets: kept. A floor with no suggestion now: dropped, and said.
+    assert merged == {
+        "baseline": "1.0",
+        "ranking": {"ndcg@10": 0.5},
+        "min_detection": {"fabrication": 0.2},
+        "max_error_rate": 0.05,
+    }
+    assert notes == ["min_detection.cousin = 0.6 dropped (--reset-floors: nothing to suggest)"]
+
+
 def _probe_row(item: str, run: str, total: int, met: bool = True) -> JudgementRow:
     return JudgementRow(
         judge="j", prompt_version="1", prompt_hash="h", model="local:m", item_id=item,
@@ -328,7 +349,8 @@ def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
     reason = ["--accept-not-fit", "a smoke-test judge"]
     assert main([*argv, str(planted), "--accept", "1.0", "--reset-floors", *reason]) == 0
     table = tomllib.loads((planted / "geval" / "gates.toml").read_text())[MODEL]["1.0"]
-    floors = {f"{s}.{k}": v for s in ("test_retest", "noise_floor") for k, v in table[s].items()}
+    sections = ("test_retest", "noise_floor")
+    floors = {f"{s}.{k}": v for s in sections for k, v in table.get(s, {}).items()}
     assert floors  # the exact-match and delta floors are suggested
     assert not [k for k in floors if k.split(".")[1] in ("min_kappa", "min_alpha")]
 

@@ -175,15 +175,31 @@ def _drop_below_chance(table: dict[str, Any]) -> list[str]:
     return notes
 
 
+# The gates.toml keys a suggestion can set: what --reset-floors replaces.
+SUGGESTED = (
+    "min_detection", "max_control_false_positive", "max_error_rate", "noise_floor",
+    "test_retest", "panel", "sme", "label_stability", "reading_list", "max_flip",
+)  # fmt: skip
+
+
 def merge_floors(
     existing: dict[str, Any], suggested: dict[str, Any], *, reset: bool
 ) -> tuple[dict[str, Any], list[str]]:
     """The team's floors kept (unless `reset`), suggestions only where none is set.
 
+    `reset` replaces every floor a suggestion could set: one with no suggestion now (a
+    detection floor at chance, say) is dropped, and said, never kept to fail the run.
     Returns the merged table and one line per kept floor that differs from its suggestion.
     """
     merged = {key: (dict(v) if isinstance(v, dict) else v) for key, v in existing.items()}
     notes: list[str] = []
+    for key in SUGGESTED if reset else ():
+        value = merged.pop(key, None)
+        fresh = suggested.get(key)
+        for name, floor in (value.items() if isinstance(value, dict) else [("", value)]):
+            if floor is not None and (fresh is None or (name and name not in fresh)):
+                shown = f"{key}.{name}" if name else key
+                notes.append(f"{shown} = {floor} dropped (--reset-floors: nothing to suggest)")
     for key, value in suggested.items():
         if isinstance(value, dict):
             table = {} if reset else dict(merged.get(key) or {})
