@@ -196,7 +196,7 @@ def merge_floors(
     for key in SUGGESTED if reset else ():
         value = merged.pop(key, None)
         fresh = suggested.get(key)
-        for name, floor in (value.items() if isinstance(value, dict) else [("", value)]):
+        for name, floor in value.items() if isinstance(value, dict) else [("", value)]:
             if floor is not None and (fresh is None or (name and name not in fresh)):
                 shown = f"{key}.{name}" if name else key
                 notes.append(f"{shown} = {floor} dropped (--reset-floors: nothing to suggest)")
@@ -457,6 +457,39 @@ def regression_lines(models: Iterable[Any]) -> dict[str, list[str]]:
     """Per model, the regression gates the version fails against the current baseline."""
     failing = {m.model: [r.describe() for r in m.regressions if r.passed is False] for m in models}
     return {model: lines for model, lines in failing.items() if lines}
+
+
+def probe_regression(
+    baseline: list[JudgementRow], rows: list[JudgementRow], fields: list[str], score: str
+) -> str | None:
+    """The bias probes of a version against its baseline's, pooled over every probe item
+    both ran: items biased now only against items biased before only, one-sided McNemar.
+
+    A judge that obeys an injected note, or likes length, can grade the main run exactly
+    as a good one does; only its probes tell, and acceptance would otherwise write each of
+    its biased items as an accepted failure. One pooled test: no family to correct.
+    None when the version is not significantly more biased."""
+    from judges.stats.regression.gates import ALPHA, mcnemar_one_sided
+    from judges.stats.reliability.probes import outcomes_from_rows
+
+    old, new = outcomes_from_rows(baseline, fields, score), outcomes_from_rows(rows, fields, score)
+    before, after = [], []
+    for probe in sorted(set(old) & set(new)):
+        was = {o.item_id: o.biased for o in old[probe]}
+        for outcome in new[probe]:
+            if outcome.item_id in was:  # True = unbiased: the paired test counts good -> bad
+                before.append(not was[outcome.item_id])
+                after.append(not outcome.biased)
+    if not before:
+        return None
+    test = mcnemar_one_sided(before, after)
+    if test.p_value >= ALPHA:
+        return None
+    return (
+        f"bias probes: {test.worse} probe items biased now only vs {test.better} biased "
+        f"before only, of {test.n} paired, one-sided McNemar mid-p = {test.p_value:.4f} "
+        f"(fails below {ALPHA:g})"
+    )
 
 
 def not_fit_acceptance(

@@ -125,6 +125,8 @@ def _baseline(args: argparse.Namespace) -> int:
               '"<why>"', file=sys.stderr)  # fmt: skip
         return 1
     worse = regression_lines(models[accept])
+    for model, line in _probe_regressions(args, spec, rows_by_version, models[accept]).items():
+        worse.setdefault(model, []).append(line)
     for model, lines in sorted(worse.items()):
         for line in lines:
             print(f"regression: {args.judge} {accept} on {model}: {line}")
@@ -206,6 +208,29 @@ def _recorded_versions(
                 | reading_list_gates(mine, sources.planted)
             )
     return rows_by_version, reliability, models
+
+
+def _probe_regressions(
+    args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], models: Any
+) -> dict[str, str]:
+    """Per model, the accepted version's bias probes significantly worse than its baseline's."""
+    from judges.cli.baseline import probe_regression
+    from judges.sets.probes import load_recipe
+
+    recipe = load_recipe(args.planted_sets / args.judge / "probes.toml")
+    if recipe is None:
+        return {}
+    fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+    found = {}
+    for m in models:
+        if m.baseline_version is None or m.baseline_version not in rows_by_version:
+            continue
+        base = [r for r in rows_by_version[m.baseline_version] if r.model == m.model]
+        mine = [r for r in rows_by_version[args.accept] if r.model == m.model]
+        line = probe_regression(base, mine, fields, recipe.score)
+        if line is not None:
+            found[m.model] = f"{line}, against prompt {m.baseline_version}"
+    return found
 
 
 def _probe_baseline(

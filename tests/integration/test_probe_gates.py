@@ -61,9 +61,10 @@ def probed_project(project: JudgesProject, fake_judge: FakeJudge) -> JudgesProje
     project.pytester.makepyfile(
         **{"regression_tests/test_probes": (ROOT / "regression_tests/test_probes.py").read_text()}
     )
-    project.write_set_file("probes.toml", PROBES_TOML)
-    write_probes(load_planted_set(project.root / "planted_sets", load_catalog()[JUDGE]))
     latest = versions()[-1]
+    # Probes follow every version unless restricted: these tests probe the newest only.
+    project.write_set_file("probes.toml", f'versions = ["{latest}"]\n' + PROBES_TOML)
+    write_probes(load_planted_set(project.root / "planted_sets", load_catalog()[JUDGE]))
     project.write_set_file(
         "gates.toml", f'["{MODEL}"."{latest}"]\nmax_flip = {{ padding = 0.10 }}\n'
     )
@@ -133,7 +134,9 @@ def test_a_missing_threshold_does_not_hide_a_failing_gate(
     # Padding has a gate the length-rewarding judge fails; authority has none.
     probed_project.write_set_file(
         "probes.toml",
-        PROBES_TOML + '\n[authority]\nitems = ["PE-01"]\nfield = "answer"\nseed = 1\n',
+        f'versions = ["{versions()[-1]}"]\n'
+        + PROBES_TOML
+        + '\n[authority]\nitems = ["PE-01"]\nfield = "answer"\nseed = 1\n',
     )
     write_probes(load_planted_set(probed_project.root / "planted_sets", load_catalog()[JUDGE]))
     probed_project.run(record="all")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from judges.core.results import DamagedLine, JudgementRow, Usage
@@ -21,6 +22,7 @@ from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates, PlantedSet
 from judges.sets.probes import NOISE_RUN
 from judges.sets.reading_list import RUN
+from judges.sets.tables import load_tables
 from judges.stats.estimates.floors import Gate, detected, evaluate
 from judges.stats.estimates.intervals import wilson
 from judges.stats.estimates.memo import Memo
@@ -344,7 +346,8 @@ def _probes(
     if planted is None or score is None:
         return None
     gates = planted.gates.get((model, version))
-    return probe_report(rows, fields, score, gates, previous)
+    accepted = load_tables(Path(planted.path) / "probe_expectations.toml").get((model, version))
+    return probe_report(rows, fields, score, gates, previous, accepted)
 
 
 def _previous_rows(

@@ -218,6 +218,11 @@ class ModelReport:
             (unevaluated, "gate not evaluated", "gates not evaluated"),
             (len(self.new_failures), "new failure", "new failures"),
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
+            (
+                len(self.probes.unaccepted) if self.probes else 0,
+                "biased probe item",
+                "biased probe items",
+            ),
         ]
         reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
         return reasons + ([self.incomplete_reason()] if self.incomplete else [])

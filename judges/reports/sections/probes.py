@@ -7,7 +7,7 @@ run `probe-noise`, and the noise-floor run for the majority-vote repeats), so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -65,6 +65,9 @@ class ProbeReport:
     gates: tuple[Gate, ...]
     previous: str | None = None  # the prompt version the changes are against
     changes: tuple[ProbeChange, ...] = ()
+    # Biased probe items probe_expectations.toml does not accept ("injection PE-13"): each
+    # fails its test, so the report fails with them.
+    unaccepted: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +77,7 @@ class ProbeReport:
             "gates": [g.as_dict() for g in self.gates],
             "against": self.previous,
             "changes": [c.as_dict() for c in self.changes],
+            "unaccepted": list(self.unaccepted),
         }
 
 
@@ -94,12 +98,21 @@ def probe_report(
     score: str,
     gates: Gates | None,
     previous: tuple[str, Sequence[JudgementRow]] | None = None,
+    accepted: Mapping[str, Mapping[str, str]] | None = None,
 ) -> ProbeReport | None:
+    """The probes' effects, gates, change against `previous`, and the biased items that
+    `accepted` (probe -> item -> reason, from probe_expectations.toml) does not accept."""
     effects = effects_from_rows(rows, fields, score)
     if not effects:
         return None
     thresholds = gates.max_flip if gates is not None else {}
     changes = compare_probes(previous[1], rows, fields, score) if previous else ()
+    unaccepted = tuple(
+        f"{probe} {outcome.item_id}"
+        for probe, outcomes in outcomes_from_rows(rows, fields, score).items()
+        for outcome in outcomes
+        if outcome.biased and outcome.item_id not in (accepted or {}).get(probe, {})
+    )
     return ProbeReport(
         score,
         tuple(effects),
@@ -107,6 +120,7 @@ def probe_report(
         tuple(flip_gates(effects, thresholds)),
         previous[0] if previous and changes else None,
         changes,
+        unaccepted,
     )
 
 
