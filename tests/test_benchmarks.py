@@ -22,6 +22,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "bench_ranking.py": ("ratio loop / matrix", "interval agreement", ": OK"),
     "bench_record_concurrency.py": ("| 1 |", "| 3 |", "byte-identical"),
     "bench_replay.py": ("floor:", "1 (one cassette per call)", "target (flat in cassette size"),
+    "bench_selftest.py": ("run 1: base ", "run 1: this checkout", "this checkout / base, same run"),
     "bench_xdist.py": ("run 1: -n 0", "-n 0    wall median"),
     "screenshot_reports.py": (),  # checked below: it needs a browser
 }
