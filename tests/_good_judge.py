@@ -34,7 +34,7 @@ from judges.sets.planted import Gates, SetConfig, load_planted_sets
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import evaluate, not_evaluated
 from judges.stats.fitness.judge import judge_fitness
-from judges.stats.regression.gates import version_regressions
+from judges.stats.regression.family import version_regressions
 from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
