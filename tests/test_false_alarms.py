@@ -3,12 +3,18 @@
 A judge right on 90% of its judgements, independent errors per draw (tests/_good_judge.py),
 is recorded once and accepted as the baseline (the floors `judges baseline` suggests), then
 re-recorded: each re-record's verdict goes through fitness, floors and the regression gates
-against the baseline, as the report decides it. Per built-in set shape and for the
-`judges init` scaffold: 200 re-records against 20 baselines, and 100 against 10 lucky
-baselines (detection at or above the 90th percentile of the baseline's own distribution);
-by default a quarter of that (see FULL).
+against the baseline, as the report decides it. Per built-in set shape (the pairwise one
+included) and for the `judges init` scaffold: 200 re-records against 20 baselines, and 100
+against 10 lucky baselines (detection at or above the 90th percentile of the baseline's own
+distribution); by default fewer (see FULL).
 Whole-verdict false alarms (anything but PASS) must stay at or below 10% in both. Seeded: the
 same figures every run; docs/gates-and-verdicts.md quotes them.
+
+The pairwise set records a main run only (imported releases are one draw), so its
+regression reference is that one draw: against a lucky one no test can tell an honest
+re-record from a worse one, and the lucky rate is far above 10% (a strict xfail says so).
+The same set with a retest run ("pairwise, with a retest run") meets it: the fix is
+`retest_versions` in set.toml for a version that will be a baseline.
 """
 
 from __future__ import annotations
@@ -27,18 +33,16 @@ from ._good_judge import Shape, accept, load_shape, record, scaffold_shape, verd
 
 # The documented run (JUDGES_FULL_SIMULATION=1): 200 re-records against 20 baselines and
 # 100 against 10 lucky ones per shape, about half an hour on two cores. By default the suite
-# runs a seeded quarter of it (50 and 25 per shape), which fails the same way on a
-# regression of the rules: each verdict costs a full report's statistics.
+# runs a seeded part of it (50 re-records, and 50 against the same 10 lucky baselines),
+# which fails the same way on a regression of the rules: each verdict costs a full
+# report's statistics. At 50 draws a true rate of 5% reads above 10% (6 or more) about 4%
+# of the time; the full run's 100 narrow that to under 1%.
 FULL = os.environ.get("JUDGES_FULL_SIMULATION") == "1"
 BASELINES, RERECORDS = (20, 10) if FULL else (10, 5)
-LUCKY_BASELINES, LUCKY_RERECORDS = (10, 10) if FULL else (5, 5)
+LUCKY_BASELINES, LUCKY_RERECORDS = (10, 10) if FULL else (10, 5)
 CANDIDATES = 200  # baseline draws the lucky ones are picked from
 MAX_FALSE_ALARMS = 0.10
-# Against a lucky baseline the target (10%) is not met on two shapes yet: the full run
-# measures 12/100 (product_identity) and 16/100 (relevance), from noise tests that decide
-# at 96% power and regression gates that still lean on the lucky main draw (a third of the
-# exchangeable-draw reference). These ceilings hold what is reached; docs say what is left.
-LUCKY_CEILING = {"product_identity": 0.20, "relevance": 0.20}
+WITH_RETEST = "pairwise, with a retest run"
 
 
 def _detection(rows: list) -> int:
@@ -70,6 +74,10 @@ def _summary(words: Counter) -> str:
 
 
 def _shape(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shape:
+    if name == WITH_RETEST:  # the committed pairwise set, as if set.toml named a retest
+        shape = load_shape("pairwise")
+        shape.retest = True
+        return shape
     if name != "init scaffold":
         return load_shape(name)
     scaffold(tmp_path, "support", "local:any-model")
@@ -77,7 +85,16 @@ def _shape(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shape:
     return scaffold_shape(tmp_path)
 
 
-SHAPES = ["product_identity", "geval", "relevance", "init scaffold"]
+SHAPES = ["product_identity", "geval", "relevance", "pairwise", "init scaffold"]
+ONE_DRAW = pytest.mark.xfail(
+    strict=True,
+    reason="one-draw reference: the pairwise set has no retest run, and against a lucky "
+    "main draw an honest re-record cannot be told from a worse one",
+)
+LUCKY_SHAPES = [
+    pytest.param("pairwise", marks=ONE_DRAW) if name == "pairwise" else name
+    for name in [*SHAPES, WITH_RETEST]
+]
 
 
 @pytest.mark.parametrize("name", SHAPES)
@@ -92,7 +109,7 @@ def test_an_unchanged_good_judge_reads_pass_at_least_90_percent_of_the_time(
     assert _rate(words) <= MAX_FALSE_ALARMS, words
 
 
-@pytest.mark.parametrize("name", SHAPES)
+@pytest.mark.parametrize("name", LUCKY_SHAPES)
 def test_a_lucky_baseline_does_not_fail_honest_rerecords(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,4 +121,4 @@ def test_a_lucky_baseline_does_not_fail_honest_rerecords(
     assert len(lucky) == LUCKY_BASELINES
     words = _false_alarms(shape, lucky, rng, LUCKY_RERECORDS)
     print(f"{name}, lucky baselines (detection >= {top:g}): {_summary(words)}")
-    assert _rate(words) <= LUCKY_CEILING.get(name, MAX_FALSE_ALARMS), words
+    assert _rate(words) <= MAX_FALSE_ALARMS, words
