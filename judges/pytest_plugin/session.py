@@ -421,7 +421,8 @@ class JudgesSession:
         )
 
     def _recorded_baselines(self) -> dict[tuple[str, str], list[JudgementRow]]:
-        """Each judged judge's accepted baseline from its cassettes, never the report folder."""
+        """Each judged judge's accepted baseline (main run, and retest where it has one) from
+        its cassettes, never the report folder."""
         baselines: dict[tuple[str, str], list[JudgementRow]] = {}
         for name in sorted({row.judge for row in self.rows}):
             planted = self.planted_sets.get(name)
@@ -434,8 +435,29 @@ class JudgesSession:
                 rows = main_run(self.rows, (name, version, model), ids)
                 rows = rows or self._replay_main(planted, version, ModelRef.parse(model))
                 if rows is not None:
+                    rows += self._replay_retest(planted, version, ModelRef.parse(model))
                     baselines.setdefault((name, version), []).extend(rows)
         return baselines
+
+    def _replay_retest(
+        self, planted: PlantedSet, version: str, model: ModelRef
+    ) -> list[JudgementRow]:
+        """A baseline's retest run (its second draw, which the regression gates also read)
+        from its cassettes; none when set.toml names none for it or any is missing."""
+        plan = self.run_plan(planted, "retest")
+        if version not in plan.versions:
+            return []
+        rows: list[JudgementRow] = []
+        for item in plan.items:
+            case = Case(planted.judge, version, plan.model or model, item.id, item.slug)
+            try:
+                rows += self.judge_case(
+                    case, rerecord="", run="retest", repeats=plan.repeats,
+                    draw_offset=plan.draw_offset, sampling=plan.sampling, replay_only=True,
+                )  # fmt: skip
+            except JudgementMissing:
+                return []
+        return rows
 
     def _replay_main(
         self, planted: PlantedSet, version: str, model: ModelRef
