@@ -6,7 +6,12 @@ each draw independent, as an LLM sampled at temperature > 0. An item's right val
 expectations; fields an item does not constrain take a value fixed per item (controls high,
 as harmless answers keep their marks), so items differ as real ones do.
 
-A recording is a main run, a retest run and a noise run (as set.toml names them). The verdict
+A pairwise judgement is two calls, one per order: each order's winner is drawn on its own
+(right with probability 0.9), so a good pairwise judge names the better output in both
+orders 81% of the time and is inconsistent 18% of the time, as two sampled calls are.
+
+A recording is a main run, a retest run and a noise run, each where set.toml names one (the
+pairwise set has a main run only). The verdict
 of a re-record is the report's, from the functions the report and the suite call: fitness
 (`judge_fitness`), the floors `judges baseline --accept` suggests from the accepted run
 (`detection_floors`, `reliability_floors`, merged as `write_baseline` merges them) and the
@@ -34,7 +39,7 @@ from judges.sets.planted import Gates, SetConfig, load_planted_sets
 from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import evaluate, not_evaluated
 from judges.stats.fitness.judge import judge_fitness
-from judges.stats.regression.gates import version_regressions
+from judges.stats.regression.family import version_regressions
 from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
@@ -56,6 +61,9 @@ class Shape:
     derive: Callable[[dict[str, Any], PlantedItem], dict[str, Any]]  # derived fields
     sme_labels: list[SmeLabel] | None = None
     truth: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_field: bool = False  # each field its own call, drawn on its own (pairwise orders)
+    label: Callable[[int], Any] = int  # a scale's value as the verdict holds it
+    retest: bool = True  # a retest run is recorded (set.toml's retest_versions)
 
     @property
     def config(self) -> SetConfig:
@@ -72,7 +80,9 @@ def _right_values(shape: Shape, item: PlantedItem, rng: random.Random) -> dict[s
     for _ in range(200):
         values: dict[str, Any] = {}
         for dim, (low, high) in shape.scales.items():
-            options = [v for v in range(low, high + 1) if _holds(item.expect, {dim: v}, {dim})]
+            options = [
+                v for v in range(low, high + 1) if _holds(item.expect, {dim: shape.label(v)}, {dim})
+            ]
             if not any(e.field == dim for e in item.expect):
                 options = [high - 1, high] if item.control else list(range(low, high + 1))
             values[dim] = rng.choice(options)
@@ -96,6 +106,9 @@ def load_shape(name: str) -> Shape:
     shape = Shape(
         name, planted, tuple(spec.config.dimensions), spec.config.flag, scales, derive, labels
     )
+    if name == "pairwise":
+        shape.per_field, shape.label = True, str
+    shape.retest = bool(planted.config.retest_versions)
     rng = random.Random(f"truth-{name}")
     shape.truth = {item.id: _right_values(shape, item, rng) for item in planted.items}
     return shape
@@ -132,6 +145,15 @@ def _relevance(values: dict[str, Any], item: PlantedItem) -> dict[str, Any]:
     return {**values, "score": round(values["level"] / 3, 4)}
 
 
+def _pairwise(values: dict[str, Any], item: PlantedItem) -> dict[str, Any]:
+    original, swapped = str(values["winner_original"]), str(values["winner_swapped"])
+    return {
+        "winner_original": original,
+        "winner_swapped": swapped,
+        "consistent": original == swapped,
+    }
+
+
 SCORING: dict[str, tuple[dict[str, tuple[int, int]], Callable[..., dict[str, Any]]]] = {
     "product_identity": (
         {
@@ -144,14 +166,19 @@ SCORING: dict[str, tuple[dict[str, tuple[int, int]], Callable[..., dict[str, Any
     ),
     "geval": ({f: (1, 5) for f in ("faithfulness", "coverage", "coherence", "fluency")}, _geval),
     "relevance": ({"level": (0, 3)}, _relevance),
+    "pairwise": ({"winner_original": (1, 2), "winner_swapped": (1, 2)}, _pairwise),
 }
 
 
 def draw(shape: Shape, item: PlantedItem, rng: random.Random) -> dict[str, Any]:
-    """One judgement: right with probability GOOD, else every scored field another value."""
+    """One judgement: right with probability GOOD, else every scored field another value
+    (per field where each is its own call)."""
     values = dict(shape.truth[item.id])
-    if rng.random() >= GOOD:
-        for dim, (low, high) in shape.scales.items():
+    wrong = rng.random() >= GOOD
+    for dim, (low, high) in shape.scales.items():
+        if shape.per_field:
+            wrong = rng.random() >= GOOD
+        if wrong:
             values[dim] = rng.choice([v for v in range(low, high + 1) if v != values[dim]])
     return shape.derive(values, item)
 
@@ -160,7 +187,9 @@ def record(shape: Shape, version: str, rng: random.Random) -> list[JudgementRow]
     """One recording: main, retest and noise runs of every item they name."""
     by_id = {item.id: item for item in shape.planted.items}
     runs: list[tuple[str, PlantedItem, int]] = [
-        (run, item, 0) for run in ("main", "retest") for item in shape.planted.items
+        (run, item, 0)
+        for run in (("main", "retest") if shape.retest else ("main",))
+        for item in shape.planted.items
     ]
     runs += [
         ("noise", by_id[i], r)
@@ -193,10 +222,11 @@ def reliability(shape: Shape, rows: list[JudgementRow]) -> dict[str, Any]:
     """The report's reliability sections of one recording."""
     main = _runs(rows, "main")
     n_items = len(shape.planted.items)
-    found: dict[str, Any] = {
-        "noise_floor": noise_floor(rows, shape.dimensions, flag=shape.flag, n_items=n_items),
-        "test_retest": test_retest(main, rows, shape.dimensions, flag=shape.flag),
-    }
+    found: dict[str, Any] = {}
+    if shape.config.noise_items:
+        found["noise_floor"] = noise_floor(rows, shape.dimensions, flag=shape.flag, n_items=n_items)
+    if shape.retest:
+        found["test_retest"] = test_retest(main, rows, shape.dimensions, flag=shape.flag)
     if _sme_due(shape):
         dimension = sme_dimension(shape.dimensions)
         found["sme"] = sme_calibration(main, shape.sme_labels, dimension, flag=shape.flag)

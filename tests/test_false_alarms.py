@@ -3,12 +3,18 @@
 A judge right on 90% of its judgements, independent errors per draw (tests/_good_judge.py),
 is recorded once and accepted as the baseline (the floors `judges baseline` suggests), then
 re-recorded: each re-record's verdict goes through fitness, floors and the regression gates
-against the baseline, as the report decides it. Per built-in set shape and for the
-`judges init` scaffold: 200 re-records against 20 baselines, and 100 against 10 lucky
-baselines (detection at or above the 90th percentile of the baseline's own distribution);
-by default a quarter of that (see FULL).
+against the baseline, as the report decides it. Per built-in set shape (the pairwise one
+included) and for the `judges init` scaffold: 200 re-records against 20 baselines, and 100
+against 25 lucky baselines (detection at or above the 90th percentile of the baseline's own
+distribution); by default fewer (see FULL).
 Whole-verdict false alarms (anything but PASS) must stay at or below 10% in both. Seeded: the
 same figures every run; docs/gates-and-verdicts.md quotes them.
+
+The pairwise set records a main run only (imported releases are one draw), so its
+regression reference is that one draw: against a lucky one no test can tell an honest
+re-record from a worse one, and the lucky rate is far above 10% (a strict xfail says so).
+The same set with a retest run ("pairwise, with a retest run") meets it: the fix is
+`retest_versions` in set.toml for a version that will be a baseline.
 """
 
 from __future__ import annotations
@@ -20,25 +26,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from judges.cli.init import scaffold
 
 from ._good_judge import Shape, accept, load_shape, record, scaffold_shape, verdict
 
 # The documented run (JUDGES_FULL_SIMULATION=1): 200 re-records against 20 baselines and
-# 100 against 10 lucky ones per shape, about half an hour on two cores. By default the suite
-# runs a seeded quarter of it (50 and 25 per shape), which fails the same way on a
-# regression of the rules: each verdict costs a full report's statistics.
+# 100 against 25 lucky ones per shape, about half an hour on two cores; it holds each rate
+# itself at 10%. By default the suite runs a seeded part (50 re-records, and 50 against the
+# same 25 lucky baselines; each verdict costs a full report's statistics), too few to hold a
+# point rate: a true 6% reads 6/50 or more 8% of the time. It holds the lower end of the
+# one-sided 95% interval at 10% instead (the data must not show the rate above 10%: up to
+# 9/50 passes), which catches a rule that fails 25% of re-records 84% of the time. Lucky
+# baselines are many with few re-records each: one whose retest is lucky too fails about a
+# third of its re-records, so ten baselines of ten re-records swing the rate by several
+# points (pairwise with a retest read 13/100 that way, 10/240 over 120 lucky baselines).
 FULL = os.environ.get("JUDGES_FULL_SIMULATION") == "1"
 BASELINES, RERECORDS = (20, 10) if FULL else (10, 5)
-LUCKY_BASELINES, LUCKY_RERECORDS = (10, 10) if FULL else (5, 5)
-CANDIDATES = 200  # baseline draws the lucky ones are picked from
+LUCKY_BASELINES, LUCKY_RERECORDS = (25, 4) if FULL else (25, 2)
+CANDIDATES = 400  # baseline draws the lucky ones are picked from (their top decile)
 MAX_FALSE_ALARMS = 0.10
-# Against a lucky baseline the target (10%) is not met on two shapes yet: the full run
-# measures 12/100 (product_identity) and 16/100 (relevance), from noise tests that decide
-# at 96% power and regression gates that still lean on the lucky main draw (a third of the
-# exchangeable-draw reference). These ceilings hold what is reached; docs say what is left.
-LUCKY_CEILING = {"product_identity": 0.20, "relevance": 0.20}
+WITH_RETEST = "pairwise, with a retest run"
 
 
 def _detection(rows: list) -> int:
@@ -56,20 +65,36 @@ def _false_alarms(shape: Shape, baselines: list[list], rng: random.Random, n: in
     return words
 
 
-def _rate(words: Counter) -> float:
+def _counts(words: Counter) -> tuple[int, int]:
     total = sum(v for k, v in words.items() if not k.startswith("  "))
-    return 1 - words["PASS"] / total
+    return total - words["PASS"], total
+
+
+def _within_target(words: Counter) -> bool:
+    """The rate at 10% at most (full run), or not shown above it (part run; see FULL)."""
+    alarms, total = _counts(words)
+    if FULL:
+        return alarms / total <= MAX_FALSE_ALARMS
+    low = scipy.stats.binomtest(alarms, total).proportion_ci(0.90).low  # one-sided 95%
+    return low <= MAX_FALSE_ALARMS
 
 
 def _summary(words: Counter) -> str:
     verdicts = {k: v for k, v in words.items() if not k.startswith("  ")}
     total = sum(verdicts.values())
+    alarms = total - verdicts.get("PASS", 0)
+    ci = scipy.stats.binomtest(alarms, total).proportion_ci(0.95)
     reasons = sorted(((v, k.strip()) for k, v in words.items() if k.startswith("  ")), reverse=True)
     why = "; ".join(f"{v}x {k}" for v, k in reasons[:6])
-    return f"{total - verdicts.get('PASS', 0)}/{total} not PASS {dict(verdicts)} ({why})"
+    shown = f"{alarms}/{total} not PASS [{ci.low:.0%}, {ci.high:.0%}] (95% Clopper-Pearson)"
+    return f"{shown} {dict(verdicts)} ({why})"
 
 
 def _shape(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shape:
+    if name == WITH_RETEST:  # the committed pairwise set, as if set.toml named a retest
+        shape = load_shape("pairwise")
+        shape.retest = True
+        return shape
     if name != "init scaffold":
         return load_shape(name)
     scaffold(tmp_path, "support", "local:any-model")
@@ -77,7 +102,16 @@ def _shape(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shape:
     return scaffold_shape(tmp_path)
 
 
-SHAPES = ["product_identity", "geval", "relevance", "init scaffold"]
+SHAPES = ["product_identity", "geval", "relevance", "pairwise", "init scaffold"]
+ONE_DRAW = pytest.mark.xfail(
+    strict=True,
+    reason="one-draw reference: the pairwise set has no retest run, and against a lucky "
+    "main draw an honest re-record cannot be told from a worse one",
+)
+LUCKY_SHAPES = [
+    pytest.param("pairwise", marks=ONE_DRAW) if name == "pairwise" else name
+    for name in [*SHAPES, WITH_RETEST]
+]
 
 
 @pytest.mark.parametrize("name", SHAPES)
@@ -89,10 +123,10 @@ def test_an_unchanged_good_judge_reads_pass_at_least_90_percent_of_the_time(
     baselines = [record(shape, "base", rng) for _ in range(BASELINES)]
     words = _false_alarms(shape, baselines, rng, RERECORDS)
     print(f"{name}: {_summary(words)}")  # the figures docs/gates-and-verdicts.md quotes (-rP)
-    assert _rate(words) <= MAX_FALSE_ALARMS, words
+    assert _within_target(words), words
 
 
-@pytest.mark.parametrize("name", SHAPES)
+@pytest.mark.parametrize("name", LUCKY_SHAPES)
 def test_a_lucky_baseline_does_not_fail_honest_rerecords(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,4 +138,4 @@ def test_a_lucky_baseline_does_not_fail_honest_rerecords(
     assert len(lucky) == LUCKY_BASELINES
     words = _false_alarms(shape, lucky, rng, LUCKY_RERECORDS)
     print(f"{name}, lucky baselines (detection >= {top:g}): {_summary(words)}")
-    assert _rate(words) <= LUCKY_CEILING.get(name, MAX_FALSE_ALARMS), words
+    assert _within_target(words), words

@@ -23,7 +23,8 @@ from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
-from judges.stats.regression.gates import SME_GATE, Regression, version_regressions
+from judges.stats.regression.family import version_regressions
+from judges.stats.regression.gates import SME_GATE, Regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 

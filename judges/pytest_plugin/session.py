@@ -431,7 +431,8 @@ class JudgesSession:
         )
 
     def _recorded_baselines(self) -> dict[tuple[str, str], list[JudgementRow]]:
-        """Each judged judge's accepted baseline from its cassettes, never the report folder."""
+        """Each judged judge's accepted baseline (main run, and retest where it has one) from
+        its cassettes, never the report folder."""
         baselines: dict[tuple[str, str], list[JudgementRow]] = {}
         for name in sorted({row.judge for row in self.rows}):
             planted = self.planted_sets.get(name)
@@ -442,20 +443,28 @@ class JudgesSession:
                 ids = [item.id for item in self.main_items(planted, version, model)]
                 # Judged in this session: under xdist the controller would replay it again.
                 rows = main_run(self.rows, (name, version, model), ids)
-                rows = rows or self._replay_main(planted, version, ModelRef.parse(model))
+                ref = ModelRef.parse(model)
+                rows = rows or self._replay_run(planted, version, ref)
                 if rows is not None:
+                    if version in self.run_plan(planted, "retest").versions:  # its second draw
+                        rows += self._replay_run(planted, version, ref, "retest") or []
                     baselines.setdefault((name, version), []).extend(rows)
         return baselines
 
-    def _replay_main(
-        self, planted: PlantedSet, version: str, model: ModelRef
+    def _replay_run(
+        self, planted: PlantedSet, version: str, model: ModelRef, run: str = "main"
     ) -> list[JudgementRow] | None:
-        """A version's main run from its cassettes; None when any is missing."""
+        """A version's run from its cassettes; None when any is missing."""
+        plan = self.run_plan(planted, run)
+        items = self.main_items(planted, version, str(model)) if run == "main" else plan.items
         rows: list[JudgementRow] = []
-        for item in self.main_items(planted, version, str(model)):
-            case = Case(planted.judge, version, model, item.id, item.slug)
+        for item in items:
+            case = Case(planted.judge, version, plan.model or model, item.id, item.slug)
             try:
-                rows += self.judge_case(case, rerecord="", replay_only=True)
+                rows += self.judge_case(
+                    case, rerecord="", run=run, repeats=plan.repeats,
+                    draw_offset=plan.draw_offset, sampling=plan.sampling, replay_only=True,
+                )  # fmt: skip
             except JudgementMissing:
                 return None
         return rows

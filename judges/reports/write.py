@@ -136,9 +136,10 @@ def session_reports(
     """A session's rows merged into each results file, and the reports they affect.
 
     A version's successor is rebuilt too when it has results: its comparison reads this
-    version's rows. `recorded_baselines`: (judge, version) -> the baseline's main run as the
-    session replayed it. `memo`: the session's statistics, which its tests may have computed
-    already. Nothing is written until `write()`.
+    version's rows. `recorded_baselines`: (judge, version) -> the baseline's main run (and
+    retest run, its second draw) as the session replayed them. `memo`: the session's
+    statistics, which its tests may have computed already. Nothing is written until
+    `write()`.
     """
     started = time.perf_counter()
     results = Results(reports, recorded=dict(recorded_baselines or {}))

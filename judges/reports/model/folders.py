@@ -78,7 +78,8 @@ class Results:
         return self.read(judge, version).rows
 
     def baseline_rows(self, judge: str, version: str) -> list[JudgementRow] | None:
-        """A baseline version's main-run rows: as recorded, else from its results file."""
+        """A baseline version's rows (main run, and retest where recorded): as the session
+        replayed them, else from its results file."""
         if (judge, version) in self.recorded:
             return self.recorded[(judge, version)]
         return self.rows(judge, version) if self.exists(judge, version) else None

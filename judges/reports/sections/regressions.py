@@ -12,7 +12,8 @@ from judges.core.results import JudgementRow
 from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates
 from judges.stats.planning.categories import category_power, discordance_of
-from judges.stats.regression.gates import Regression, baseline_regressions, version_regressions
+from judges.stats.regression.family import version_regressions
+from judges.stats.regression.gates import Regression, baseline_regressions
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 

@@ -27,7 +27,6 @@ __all__ = [
     "lattice_unit",
     "sign_flip_lower",
     "sign_flip_lower_batch",
-    "three_draw_lower",
 ]
 
 # Units tried to put differences on an integer lattice (scores, half points, quarters ...).
@@ -141,40 +140,3 @@ def sign_flip_lower(
         equal += int(tied.sum())
         below += int((~tied & (sums < observed)).sum())
     return SignFlip(below / n_resamples, equal / n_resamples, False)
-
-
-def three_draw_lower(
-    first: Sequence[float], second: Sequence[float], new: Sequence[float], seed: int = 0
-) -> SignFlip:
-    """Lower tail of the new run's sum against two draws of the baseline (higher is better).
-
-    An unchanged judge's three draws of an item (the baseline's main run, its retest, the new
-    run) are exchangeable: under no change the new value is any one of the three, each alike,
-    independently per item. So T = sum of the new values has the distribution of a sum of
-    per-item uniform picks from each item's three values; t is the observed sum. A lucky
-    baseline draw is one of two references here, not the only one, so it no longer makes an
-    honest re-record look worse. Exact on a lattice (per-item distributions convolved), else
-    a seeded Monte Carlo.
-    """
-    values = np.stack([np.asarray(v, dtype=float) for v in (first, second, new)], axis=1)
-    if values.shape[0] == 0:
-        return SignFlip(0.0, 1.0, True)
-    t = float(values[:, 2].sum())
-    unit = lattice_unit(values.ravel() - values.min())
-    if unit is not None:
-        steps = np.rint((values - values.min()) / unit).astype(np.int64)
-        if int(steps.max()) * values.shape[0] < _MAX_LATTICE:
-            dist = np.ones(1)
-            for row in steps:
-                item = np.zeros(int(row.max()) + 1)
-                np.add.at(item, row, 1.0 / 3.0)
-                dist = np.convolve(dist, item)
-            observed = int(np.rint((t - values.shape[0] * values.min()) / unit))
-            below = float(dist[:observed].sum())
-            equal = float(dist[observed]) if observed < dist.size else 0.0
-            return SignFlip(below, equal, True)
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, 3, (_MC_RESAMPLES, values.shape[0]))
-    sums = values[np.arange(values.shape[0]), picks].sum(axis=1)
-    tol = 1e-9
-    return SignFlip(float(np.mean(sums < t - tol)), float(np.mean(np.abs(sums - t) <= tol)), False)

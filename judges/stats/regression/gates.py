@@ -33,9 +33,8 @@ from judges.core.results import JudgementRow
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.intervals import Estimate, bootstrap_mean_difference
 from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower
-from judges.stats.estimates.power import Power, mcnemar_drop, mean_drop
+from judges.stats.estimates.power import POWER, Power, mcnemar_drop, mean_drop
 from judges.stats.regression.comparison import bounded_score, higher_is_better, numeric
-from judges.stats.regression.reference import against_both_draws
 from judges.stats.reliability.agreement import quadratic_kappa_change
 from judges.stats.reliability.calibration import judge_and_human
 
@@ -48,7 +47,6 @@ __all__ = [
     "control_regression",
     "detection_regression",
     "higher_is_better",
-    "holm",
     "mcnemar_one_sided",
     "paired_power",
     "paired_rows",
@@ -56,7 +54,6 @@ __all__ = [
     "score_regression",
     "score_regressions",
     "sme_regression",
-    "version_regressions",
 ]
 
 ALPHA = 0.05
@@ -184,14 +181,14 @@ def _paired_gate(
     )  # fmt: skip
 
 
-def paired_power(test: PairedCounts, alpha: float = ALPHA) -> Power:
-    """The drop a McNemar gate detects with 80% power, from the flips both ways it saw.
+def paired_power(test: PairedCounts, alpha: float = ALPHA, power: float = POWER) -> Power:
+    """The drop a McNemar gate detects with `power`, from the flips both ways it saw.
 
     A regressed run's flips include the drop, so the figure errs on the safe side.
     """
     discordance = (test.worse + test.better) / test.n if test.n else 0.0
     basis = f"observed discordance {test.worse + test.better}/{test.n}"
-    return Power(mcnemar_drop(test.n, discordance, alpha), test.n, 0.8, "rate", basis)
+    return Power(mcnemar_drop(test.n, discordance, alpha, power), test.n, power, "rate", basis)
 
 
 def detection_regression(
@@ -398,93 +395,3 @@ def sme_regression(
     return Regression(
         name, label, change, not change.high < 0, why, excluded, power=power, p_value=p_value
     )
-
-
-def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
-    """Holm's step-down correction over a version's regression gates, in their order.
-
-    A version is compared with its baseline on a dozen gates at once; each at alpha alone
-    would fail an unchanged judge on one of them far more often than alpha. Sorted by
-    p-value, the k-th smallest fails only below alpha / (m - k + 1), and only while every
-    smaller one failed: the family fails an unchanged judge at most alpha of the time.
-    Gates not evaluated (no p-value) stay not evaluated and are not counted in m.
-    """
-    tested = sorted(
-        (i for i, gate in enumerate(gates) if gate.passed is not None and gate.p_value is not None),
-        key=lambda i: (gates[i].p_value, i),
-    )
-    m = len(tested)
-    failing: set[int] = set()
-    for rank, i in enumerate(tested):
-        if gates[i].p_value >= alpha / (m - rank):  # type: ignore[operator]
-            break
-        failing.add(i)
-    adjusted = []
-    for i, gate in enumerate(gates):
-        if i not in tested:
-            adjusted.append(gate)
-            continue
-        rank = tested.index(i)
-        level = alpha / (m - rank)
-        why = f"{gate.why}; Holm over the version's {m} regression gates: fails below {level:.4g}"
-        adjusted.append(replace(gate, passed=i not in failing, why=why))
-    return adjusted
-
-
-def version_regressions(
-    baseline: Sequence[JudgementRow],
-    rows: Sequence[JudgementRow],
-    label: str,
-    dimensions: Sequence[str],
-    noise_sd: Mapping[str, float],
-    alpha: float = ALPHA,
-    sme: tuple[Sequence[SmeLabel], str] | None = None,
-    retest: Sequence[JudgementRow] = (),
-) -> list[Regression]:
-    """Every regression gate of a version against its baseline (detection, control false
-    positives, scores, and SME agreement when `sme` gives the labels and dimension), as one
-    family under Holm's correction: the suite's tests and the report decide alike.
-
-    `retest`: the accepted version's retest run, when it has one: detection, control and
-    score gates then compare the run with both baseline draws, so a lucky baseline draw does
-    not fail honest re-records (judges.stats.regression.reference)."""
-    gates = baseline_regressions(baseline, rows, label, alpha)
-    gates += score_regressions(baseline, rows, label, dimensions, noise_sd, alpha)
-    if retest:
-        gates = [_against_both_draws(gate, baseline, retest, rows, alpha) for gate in gates]
-    if sme is not None:
-        gates.append(sme_regression(baseline, rows, sme[0], sme[1], label, alpha))
-    return holm(gates, alpha)
-
-
-def _against_both_draws(
-    gate: Regression,
-    baseline: Sequence[JudgementRow],
-    retest: Sequence[JudgementRow],
-    rows: Sequence[JudgementRow],
-    alpha: float,
-) -> Regression:
-    """A detection, control or score gate decided against the baseline's main and retest
-    draws (judges.stats.regression.reference); unchanged where the retest lacks items."""
-    if gate.passed is None:
-        return gate
-    if gate.name in ("regression.detection", "regression.control_false_positive"):
-        pairs, _ = paired_rows(baseline, rows, control=gate.name.endswith("positive"))
-        test = against_both_draws(pairs, retest, lambda r: float(bool(r.met)), True)
-    elif gate.name.startswith("regression.score["):  # named by score_regressions
-        dim, side = gate.name.removeprefix("regression.score[").removesuffix("]").split(", ")
-        control = side == "controls"
-        pairs, _ = paired_rows(baseline, rows, control=control)
-        pairs = [(a, b) for a, b in pairs if control or dim in {e.field for e in b.expect}]
-
-        def value(row: JudgementRow) -> float | None:
-            found = numeric(row.verdict, dim)
-            return None if found is None else bounded_score(found, row, dim)
-
-        test = against_both_draws(pairs, retest, value, higher_is_better(control))
-    else:
-        return gate
-    if test is None:
-        return gate
-    why = f"{gate.why}; decided {test.words()} (fails below {alpha:g})"
-    return replace(gate, passed=test.midp >= alpha, p_value=test.midp, why=why)

@@ -1,0 +1,151 @@
+"""An unchanged good judge, re-recorded, reads PASS: the false-alarm simulation, run for real.
+
+In a repository made by `python -m judges init`, a fake judge on 127.0.0.1 right on 90% of
+its judgements (each call's answer drawn on its own, seeded: an LLM at temperature > 0) is
+recorded through `pytest --record` as six prompt versions, byte-for-byte copies of one
+prompt, each enrolled in the noise and retest runs. `python -m judges baseline --accept 1.0`
+accepts the first (and, as it does for every recorded version, each version's own misses);
+the other five replay offline against it and must each read PASS, as the simulation of
+tests/test_false_alarms.py predicts for this set shape (0 of 200 re-records, plain or against
+a lucky baseline: at six items no chance test decides and no regression gate can reach
+significance after Holm's correction, so only a floor could fail, and none is suggested).
+
+The draws are seeded per request and per how many identical requests came before (copies
+send identical requests), recorded one at a time, so each run of this test sees the same
+answers. Under these seeds 9 of the 108 draws are wrong; the baseline caught its 4 planted
+defects and held its 2 controls in both runs (a lucky-looking draw), copy 1.5 missed one
+defect (an accepted miss) and 1.2's retest flagged a control: every version reads PASS. No
+draw at this size could fail the verdict: against 4 defects the smallest McNemar mid-p
+(4 caught->missed vs 0) is 0.031, above Holm's 0.05/6, and every floor `baseline` could
+suggest at n = 4 is one no run can fail, so none is written. The report's gates are still
+those of the built-in sets: each against both baseline draws, under Holm.
+"""
+
+from __future__ import annotations
+
+import _socket
+import contextlib
+import hashlib
+import io
+import json
+import random
+import re
+import socket
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from judges.cli.main import main as judges_main
+from judges.core.spec import load_catalog
+
+from ._support import FAKE_KEY, FakeJudge, Received
+
+MODEL = "local:fake-judge"
+JUDGE = "support_reply"
+COPIES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5"]
+GOOD = 0.9
+SEED = "good-judge-rerecords"
+SCALE = range(4)  # accuracy and helpfulness, 0-3
+_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio"]
+_INNER += ["-p", "no:benchmark"]
+
+
+def _right(item: dict) -> dict[str, int]:
+    """The verdict that meets the item's expectations: a bounded field at its far end, an
+    unbounded one at 3 (the reply does nothing wrong there)."""
+    values = {}
+    for field in ("accuracy", "helpfulness"):
+        bounds = [e for e in item["expect"] if e["field"] == field]
+        values[field] = 0 if any(e["op"] == "<=" for e in bounds) else 3
+    return values
+
+
+class GoodJudge:
+    """Right with probability GOOD per call, else every field another value, each alike."""
+
+    def __init__(self, items: list[dict]) -> None:
+        self.truth = {item["inputs"]["reply"]: _right(item) for item in items}
+        self.seen: Counter[str] = Counter()
+        self.right: Counter[bool] = Counter()
+
+    def __call__(self, received: Received) -> str:
+        prompt = received.body["messages"][-1]["content"]
+        reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0].strip()
+        body = hashlib.sha256(json.dumps(received.body, sort_keys=True).encode()).hexdigest()
+        rng = random.Random(f"{SEED}|{body}|{self.seen[body]}")
+        self.seen[body] += 1
+        values = dict(self.truth[reply])
+        right = rng.random() < GOOD
+        self.right[right] += 1
+        if not right:
+            values = {f: rng.choice([v for v in SCALE if v != x]) for f, x in values.items()}
+        return json.dumps({**values, "rationale": "drawn"})
+
+
+def _command(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = judges_main(argv)
+    return code, out.getvalue()
+
+
+@pytest.fixture
+def repository(
+    pytester: pytest.Pytester, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A `judges init` repository whose inner runs may reach the fake judge."""
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
+    code, out = _command(["init", JUDGE, "--model", MODEL])
+    assert code == 0, out
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    return pytester.path
+
+
+def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
+    repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    prompts = repository / "judge_prompts" / JUDGE
+    for version in COPIES[1:]:  # copies, byte for byte: the same prompt re-recorded
+        (prompts / f"{version}.md").write_bytes((prompts / "1.0.md").read_bytes())
+    set_toml = repository / "planted_sets" / JUDGE / "set.toml"
+    enrolled = json.dumps(COPIES)
+    text = set_toml.read_text(encoding="utf-8")
+    text = re.sub(r'noise_versions = \["1.0"\]', f"noise_versions = {enrolled}", text)
+    text = re.sub(r'retest_versions = \["1.0"\]', f"retest_versions = {enrolled}", text)
+    set_toml.write_text(text, encoding="utf-8")
+    items_file = repository / "planted_sets" / JUDGE / "items.jsonl"
+    items = [json.loads(line) for line in items_file.read_text().splitlines()]
+    judge = GoodJudge(items)
+    fake_judge.content = judge
+
+    # One call at a time: identical requests of the copies get their draws in one order.
+    live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    pytester.runpytest_inprocess(*_INNER, *live, "--judge-concurrency", "1")
+    per_version = 6 + 2 * 3 + 6  # main, noise (2 items x 3), retest
+    assert len(fake_judge.calls) == per_version * len(COPIES)
+    print(f"wrong draws: {judge.right[False]} of {judge.right.total()}")
+    assert judge.right[False] > 0  # the judge erred: the replays below are not of a perfect one
+
+    code, out = _command(["baseline", JUDGE, "--accept", "1.0"])
+    assert code == 0, out
+    assert pytester.runpytest_inprocess(*_INNER, "--snapshot-update").ret == 0
+    calls = len(fake_judge.calls)
+    replay = pytester.runpytest_inprocess(*_INNER, "-rA")
+    assert len(fake_judge.calls) == calls  # offline
+    assert replay.ret == 0, replay.stdout.str()[-3000:]
+
+    first = {
+        version: (repository / "reports" / JUDGE / version / "report.md")
+        .read_text(encoding="utf-8")
+        .splitlines()[0]
+        for version in COPIES
+    }
+    assert first == {v: f"# {JUDGE}, prompt {v}: PASS" for v in COPIES}, first
+    # Each copy was gated against the accepted first one, both of its draws.
+    report = (repository / "reports" / JUDGE / "1.3" / "report.md").read_text(encoding="utf-8")
+    assert "vs prompt 1.0 main run" in report and "worse than both baseline draws" in report
