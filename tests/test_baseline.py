@@ -18,9 +18,9 @@ from judges.cli.baseline import (
     detection_floors,
     floor_step,
     merge_floors,
-    probe_baseline,
 )
 from judges.cli.main import main
+from judges.cli.probe_baseline import probe_baseline
 from judges.core.results import JudgementRow, write_jsonl
 from judges.core.spec import load_catalog
 from judges.reports.model.folders import Results, build_folder
@@ -93,11 +93,11 @@ def test_a_version_lacking_runs_of_its_judge_is_refused(
 ) -> None:
     planted = _copy_sets(tmp_path)
     before = (planted / "product_identity" / "gates.toml").read_text()
-    assert _run(planted, "--accept", "0.3") == 2
+    assert _run(planted, "--accept", "0.2") == 2  # recorded before runs followed the judge
     err = capsys.readouterr().err
-    assert "--accept 0.3: refused, product_identity prompt 0.3 lacks runs its judge has" in err
-    assert f"  {MODEL}: noise (set.toml noise_versions leaves 0.3 out" in err
-    assert f"  {MODEL}: retest (set.toml retest_versions leaves 0.3 out" in err
+    assert "--accept 0.2: refused, product_identity prompt 0.2 lacks runs its judge has" in err
+    assert f"  {MODEL}: noise (set.toml noise_versions leaves 0.2 out" in err
+    assert f"  {MODEL}: retest (set.toml retest_versions leaves 0.2 out" in err
     assert (planted / "product_identity" / "gates.toml").read_text() == before
 
 

@@ -36,11 +36,24 @@ def _product_identity(tmp_path: Path, new_version: str | None = None) -> Any:
     return spec, load_planted_set(planted, spec)
 
 
+def _set_lists(planted_path: Path, lines: str) -> None:
+    """set.toml's version lists replaced by `lines` (the rest of the file kept)."""
+    config = planted_path / "set.toml"
+    kept = [
+        line
+        for line in config.read_text(encoding="utf-8").splitlines(keepends=True)
+        if not line.startswith(("noise_versions", "retest", "sme_versions"))
+    ]
+    config.write_text("".join(kept) + lines, encoding="utf-8")
+
+
 def test_a_new_prompt_file_gets_every_run_of_its_judge(tmp_path: Path) -> None:
     spec, planted = _product_identity(tmp_path, new_version="0.4")
     assert spec.versions[-1] == "0.4"
-    # set.toml's lists name 0.3.1 only (recorded before runs followed the judge): they
-    # still restrict, so a new version must be added to them, and says so when it is not.
+    # Lists naming the versions recorded so far still restrict: a new version lacks those
+    # runs, and says so with the fix.
+    _set_lists(planted.path, 'noise_versions = ["0.3.1"]\nretest_versions = ["0.3.1"]\n')
+    planted = load_planted_set(planted.path.parent, spec)
     assert planted.run_versions("noise") == ("0.3.1",)
     lacking = lacking_runs(planted, load_probe_set(planted), "0.4")
     assert [reason.split(" ", 1)[0] for reason in lacking] == ["noise", "retest"]
@@ -50,11 +63,7 @@ def test_a_new_prompt_file_gets_every_run_of_its_judge(tmp_path: Path) -> None:
     probes = load_probe_set(planted)
     assert probes is not None and probes.versions is None
     # Without the lists, every run covers the new version.
-    config = planted.path / "set.toml"
-    text = config.read_text(encoding="utf-8")
-    text = text.replace('noise_versions = ["0.3.1"]\n', "")
-    text = text.replace('retest_versions = ["0.3.1"]\n', "retest = true\n")
-    config.write_text(text, encoding="utf-8")
+    _set_lists(planted.path, "retest = true\n")
     planted = load_planted_set(planted.path.parent, spec)
     assert planted.run_versions("noise") == planted.run_versions("retest") == tuple(spec.versions)
     assert lacking_runs(planted, load_probe_set(planted), "0.4") == []

@@ -79,8 +79,8 @@ def _baseline(args: argparse.Namespace) -> int:
         not_fit_acceptance,
         regression_lines,
         write_baseline,
-        write_probe_expectations,
     )
+    from judges.cli.probe_baseline import write_probe_expectations
     from judges.reports.model.folders import ResultsMissing
     from judges.reports.sections.sources import load_sources
     from judges.sets.pins import write_pins
@@ -214,7 +214,7 @@ def _probe_regressions(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], models: Any
 ) -> dict[str, str]:
     """Per model, the accepted version's bias probes significantly worse than its baseline's."""
-    from judges.cli.baseline import probe_regression
+    from judges.cli.probe_baseline import probe_regression
     from judges.sets.probes import load_recipe
 
     recipe = load_recipe(args.planted_sets / args.judge / "probes.toml")
@@ -237,7 +237,7 @@ def _probe_baseline(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
 ) -> dict[tuple[str, str], Any] | None:
     """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
-    from judges.cli.baseline import probe_baseline
+    from judges.cli.probe_baseline import probe_baseline
     from judges.sets.probes import load_probe_set
 
     probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))

@@ -125,6 +125,15 @@ def with_recording_options(command: str, model: object, base_url: str | None) ->
     return _RECORD_ALL + added + command.removeprefix(_RECORD_ALL)
 
 
+def weak_set_lines(session: Any) -> list[str]:
+    """Legal but weak planted sets of the judges this session judged, with their fixes."""
+    from judges.stats.fitness.set_design import weak_set_lines as weaknesses
+
+    judged = {row.judge for row in session.rows}
+    sets = [session.planted_sets[name] for name in sorted(judged & set(session.planted_sets))]
+    return [line for planted in sets for line in weaknesses(planted)]
+
+
 def unrecorded_lines(session: Any) -> list[str]:
     """One line per prompt version without any recording, with the command that records it."""
     lines = []

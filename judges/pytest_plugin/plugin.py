@@ -32,6 +32,7 @@ from judges.pytest_plugin.invocation import (
     partial_selection,
     partially_selected,
     unrecorded_lines,
+    weak_set_lines,
 )
 from judges.pytest_plugin.params import (
     CASE_FIXTURES,
@@ -485,7 +486,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     skipped += judges_session.rerecorded
     if not judges_session.settings.live and judges_session.planted_sets:
         skipped += unrecorded_lines(judges_session)
-    skipped += judges_session.weak_set_lines()
+    skipped += weak_set_lines(judges_session)
     if not judges_session.rows and not skipped:
         return
     terminalreporter.section("judges")

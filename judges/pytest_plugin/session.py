@@ -150,14 +150,6 @@ class JudgesSession:
         loaded = {name: load_probe_set(planted) for name, planted in self.planted_sets.items()}
         return {name: probes for name, probes in loaded.items() if probes is not None}
 
-    def weak_set_lines(self) -> list[str]:
-        """Legal but weak planted sets of the judges this session judged, with their fixes."""
-        from judges.stats.fitness.set_design import weak_set_lines
-
-        judged = {row.judge for row in self.rows}
-        sets = [self.planted_sets[name] for name in sorted(judged & set(self.planted_sets))]
-        return [line for planted in sets for line in weak_set_lines(planted)]
-
     def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
         """Every prompt version of the judge, unless probes.toml's `versions` restricts."""
         versions = tuple(self.catalog[probes.judge].versions)
