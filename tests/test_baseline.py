@@ -38,19 +38,6 @@ def _copy_sets(tmp_path: Path) -> Path:
     return target
 
 
-def _without_noise_and_retest(planted: Path) -> Path:
-    """product_identity 0.3 was never given a noise floor or a retest, so it lacks runs its
-    judge has and cannot be accepted; tests that accept it drop both runs from the judge."""
-    config = planted / "product_identity" / "set.toml"
-    kept = [
-        line
-        for line in config.read_text().splitlines(keepends=True)
-        if not line.startswith(("noise_", "retest_"))
-    ]
-    config.write_text("".join(kept))
-    return planted
-
-
 def _gates(planted: Path) -> dict:
     return tomllib.loads((planted / "product_identity" / "gates.toml").read_text())[MODEL]
 
@@ -63,7 +50,7 @@ def _run(planted: Path, *extra: str) -> int:
 def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    planted = _without_noise_and_retest(_copy_sets(tmp_path))
+    planted = _copy_sets(tmp_path)
     gates = planted / "product_identity" / "gates.toml"
     # The team raises 0.3.1's cousin floor above its control false-positive ceiling (0.8).
     gates.write_text(gates.read_text().replace("cousin = 0.25", "cousin = 0.85", 1))
@@ -92,8 +79,11 @@ def test_a_version_lacking_runs_of_its_judge_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     planted = _copy_sets(tmp_path)
+    config = planted / "product_identity" / "set.toml"  # the runs restricted to 0.3.1
+    lists = 'noise_versions = ["0.3.1"]\nretest_versions = ["0.3.1"]\n'
+    config.write_text(config.read_text().replace("retest = true\n", lists))
     before = (planted / "product_identity" / "gates.toml").read_text()
-    assert _run(planted, "--accept", "0.2") == 2  # recorded before runs followed the judge
+    assert _run(planted, "--accept", "0.2") == 2
     err = capsys.readouterr().err
     assert "--accept 0.2: refused, product_identity prompt 0.2 lacks runs its judge has" in err
     assert f"  {MODEL}: noise (set.toml noise_versions leaves 0.2 out" in err
@@ -271,7 +261,7 @@ def test_max_flip_suggestions_are_predictive_bounds_and_never_a_ceiling_that_can
 def test_a_version_that_inherits_its_floors_never_inherits_accept_not_fit(
     tmp_path: Path,
 ) -> None:
-    planted = _without_noise_and_retest(_copy_sets(tmp_path))
+    planted = _copy_sets(tmp_path)
     gates = planted / "product_identity" / "gates.toml"
     text = gates.read_text()
     gates.write_text(text[: text.index(f'["{MODEL}"."0.3.1"]')])  # 0.3.1 loses its table
@@ -358,7 +348,7 @@ def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
 def test_a_version_worse_than_the_baseline_is_refused_unless_accepted_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    planted = _without_noise_and_retest(_copy_sets(tmp_path))
+    planted = _copy_sets(tmp_path)
     assert _run(planted, "--accept", "0.3", "--accept-not-fit", "a smoke-test judge") == 0
     gates = planted / "product_identity" / "gates.toml"
     before = gates.read_text()
