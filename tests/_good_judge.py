@@ -63,7 +63,7 @@ class Shape:
     truth: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_field: bool = False  # each field its own call, drawn on its own (pairwise orders)
     label: Callable[[int], Any] = int  # a scale's value as the verdict holds it
-    retest: bool = True  # a retest run is recorded (set.toml's retest_versions)
+    retest: bool = True  # a retest run is recorded (set.toml's retest, or retest_versions)
 
     @property
     def config(self) -> SetConfig:
@@ -108,7 +108,7 @@ def load_shape(name: str) -> Shape:
     )
     if name == "pairwise":
         shape.per_field, shape.label = True, str
-    shape.retest = bool(planted.config.retest_versions)
+    shape.retest = bool(planted.run_versions("retest"))  # a retest run follows the judge
     rng = random.Random(f"truth-{name}")
     shape.truth = {item.id: _right_values(shape, item, rng) for item in planted.items}
     return shape
