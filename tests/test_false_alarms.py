@@ -14,7 +14,7 @@ The pairwise set records a main run only (imported releases are one draw), so it
 regression reference is that one draw: against a lucky one no test can tell an honest
 re-record from a worse one, and the lucky rate is far above 10% (a strict xfail says so).
 The same set with a retest run ("pairwise, with a retest run") meets it: the fix is
-`retest_versions` in set.toml for a version that will be a baseline.
+a retest run in set.toml (`retest = true`) for a version that will be a baseline.
 """
 
 from __future__ import annotations
