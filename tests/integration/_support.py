@@ -277,12 +277,15 @@ class FakeJudge:
         """Hold every answer until `n` calls are in flight at once (or the timeout), then
         answer them all: proves concurrency by a count, not by racing a delay."""
         self.hold_from = 1
+        # This test's event: a thread still waiting when the next test resets the judge must
+        # not release that test's held answers.
+        release = self.release
 
         def release_when_all_arrived() -> None:
             deadline = time.monotonic() + timeout_s
-            while self.in_flight < n and time.monotonic() < deadline:
+            while self.in_flight < n and time.monotonic() < deadline and not release.is_set():
                 time.sleep(0.01)
-            self.release.set()
+            release.set()
 
         threading.Thread(target=release_when_all_arrived, daemon=True).start()
 
