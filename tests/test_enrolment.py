@@ -16,7 +16,7 @@ from judges.sets.enrolment import lacking_runs
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_planted_set
 from judges.sets.probes import load_probe_set
-from tests.test_report import AFTER, BEFORE, demo, folder, row, version_rows
+from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
 
 __all__ = ["demo"]  # the fixture, shared with test_report
 
@@ -130,7 +130,8 @@ def test_a_run_the_judge_has_but_never_recorded_reads_incomplete(demo: dict[str,
     model = next(r for r in built.folders if r.version == "1.1").models[0]
     assert model.verdict_word() == "INCOMPLETE"
     assert model.missing_runs == (
-        'retest (no rows: record it with `pytest --record=missing -k "demo-1.1"`)',
+        "retest (no rows: record it with `pytest --record=missing --judge-model "
+        f'{MODEL} -k "demo-1.1"`)',
     )
     assert next(r for r in built.folders if r.version == "1.0").models[0].missing_runs == ()
     # Both versions have their noise rows (version_rows): nothing lacks there.

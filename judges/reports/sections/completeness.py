@@ -63,8 +63,8 @@ def missing_runs(
             lacking.append(run.lacking(version))
         elif not _recorded(run, planted, model, rows, folder_rows):
             lacking.append(
-                f"{run.name} (no rows: record it with `pytest --record=missing -k "
-                f'"{planted.judge}-{version}"`)'
+                f"{run.name} (no rows: record it with `pytest --record=missing --judge-model "
+                f'{model} -k "{planted.judge}-{version}"`)'
             )
     for reason in lacking:
         notes.append(f"prompt {version} lacks the run {reason}")
