@@ -62,6 +62,7 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     assert tables["0.3"]["baseline"] == "0.3" and tables["0.3.1"]["baseline"] == "0.3"
     out = capsys.readouterr().out
     assert "accepted baseline: prompt 0.3" in out
+    assert "has no retest run" not in out  # 0.3 has its retest
     # The accepted prompt is pinned beside the earlier pins, which stay.
     pins = tomllib.loads((planted / "product_identity" / "accepted.toml").read_text())[MODEL]
     assert set(pins) == {"0.3", "0.3.1"} and set(pins["0.3"]["prompts"]) == {"0.3.md"}
@@ -321,6 +322,8 @@ def test_baseline_refuses_a_pairwise_judge_at_chance_unless_accepted(
     assert "prompt 1.0 is NOT FIT" in said.err and not gates.exists()
 
     assert run("--accept", "0.1") == 0  # the fit one is accepted
+    # A main run alone is one draw of the reference: said, with what to add.
+    assert "note: prompt 0.1 has no retest run" in capsys.readouterr().out
     # Both of 1.0's sets accepted one by one: accepted as it is, nothing added to its table.
     gates.write_text(
         f'["{MODEL}"."1.0"]\npairwise_accepted = {{ natural = "n", adversarial = "a" }}\n'

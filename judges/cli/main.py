@@ -169,6 +169,11 @@ def _baseline(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    if not any(row.run == "retest" for row in accepted_rows):
+        # One draw as the reference: a lucky one fails honest re-records (gates-and-verdicts.md)
+        print(f"note: prompt {accept} has no retest run, so its regression reference is one "
+              "draw and a lucky recording makes honest re-records look worse; add "
+              "`retest = true` to set.toml and record the retest before relying on it")  # fmt: skip
     print(f"suggested floors (where none was set): {FLOORS_MET}")
     for line in notes:
         print(f"floor {line}")
