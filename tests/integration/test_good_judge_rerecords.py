@@ -3,12 +3,13 @@
 In a repository made by `python -m judges init`, a fake judge on 127.0.0.1 right on 90% of
 its judgements (each call's answer drawn on its own, seeded: an LLM at temperature > 0) is
 recorded through `pytest --record` as six prompt versions, byte-for-byte copies of one
-prompt, each enrolled in the noise and retest runs. `python -m judges baseline --accept 1.0`
-accepts the first (and, as it does for every recorded version, each version's own misses);
-the other five replay offline against it and must each read PASS, as the simulation of
-tests/test_false_alarms.py predicts for this set shape (0 of 200 re-records, plain or against
-a lucky baseline: at six items no chance test decides and no regression gate can reach
-significance after Holm's correction, so only a floor could fail, and none is suggested).
+prompt, each with its noise and retest runs (they follow the judge). `python -m judges
+baseline --accept 1.0` accepts the first (and, as it does for every recorded version, each
+version's own misses); the other five replay offline against it and must each read PASS, as
+the simulation of tests/test_false_alarms.py predicts for this set shape (0 of 200
+re-records, plain or against a lucky baseline: at six items no chance test decides and no
+regression gate can reach significance after Holm's correction, so only a floor could fail,
+and none is suggested).
 
 The draws are seeded per request and per how many identical requests came before (copies
 send identical requests), recorded one at a time, so each run of this test sees the same
@@ -23,31 +24,26 @@ those of the built-in sets: each against both baseline draws, under Holm.
 
 from __future__ import annotations
 
-import _socket
-import contextlib
 import hashlib
-import io
 import json
 import random
-import socket
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from judges.cli.main import main as judges_main
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FakeJudge, Received
+from .test_walkthrough import _INNER, MODEL, command, repository
 
-MODEL = "local:fake-judge"
+__all__ = ["repository"]  # the fixture: an empty git repository, the fake judge reachable
+
 JUDGE = "support_reply"
 COPIES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5"]
 GOOD = 0.9
 SEED = "good-judge-rerecords"
 SCALE = range(4)  # accuracy and helpfulness, 0-3
-_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio"]
-_INNER += ["-p", "no:benchmark"]
 
 
 def _right(item: dict) -> dict[str, int]:
@@ -82,32 +78,19 @@ class GoodJudge:
         return json.dumps({**values, "rationale": "drawn"})
 
 
-def _command(argv: list[str]) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = judges_main(argv)
-    return code, out.getvalue()
-
-
 @pytest.fixture
-def repository(
-    pytester: pytest.Pytester, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """A `judges init` repository whose inner runs may reach the fake judge."""
-    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
-    code, out = _command(["init", JUDGE, "--model", MODEL])
+def initialised(repository: Path) -> Path:
+    """The walkthrough's empty repository (fake judge reachable), after `judges init`."""
+    code, out = command(["init", JUDGE, "--model", MODEL])
     assert code == 0, out
     load_catalog.cache_clear()  # in-process runs share the loaded judges
-    return pytester.path
+    return repository
 
 
 def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
-    repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+    initialised: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
 ) -> None:
+    repository = initialised
     prompts = repository / "judge_prompts" / JUDGE
     for version in COPIES[1:]:  # copies, byte for byte: the same prompt re-recorded
         (prompts / f"{version}.md").write_bytes((prompts / "1.0.md").read_bytes())
@@ -125,7 +108,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     print(f"wrong draws: {judge.right[False]} of {judge.right.total()}")
     assert judge.right[False] > 0  # the judge erred: the replays below are not of a perfect one
 
-    code, out = _command(["baseline", JUDGE, "--accept", "1.0"])
+    code, out = command(["baseline", JUDGE, "--accept", "1.0"])
     assert code == 0, out
     assert pytester.runpytest_inprocess(*_INNER, "--snapshot-update").ret == 0
     calls = len(fake_judge.calls)
