@@ -18,6 +18,7 @@ from judges.calls.backends import ModelRef
 from judges.calls.cassette_files import miss_reason, recorded_base_url, recorded_interactions
 from judges.calls.local_server import die_with_parent
 from judges.core.naming import Case
+from judges.core.results import JudgementRow, jsonl_text
 from judges.pytest_plugin.invocation import (
     partial_selection,
     rerecord_command,
@@ -25,6 +26,7 @@ from judges.pytest_plugin.invocation import (
 )
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
+from judges.reports.model.data import RESULTS_FILE
 from judges.sets.pins import Pin
 from judges.storage import installation
 
@@ -46,11 +48,11 @@ def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
     session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     assert recorded_interactions(partial) == 2
-    assert session._should_record(partial, 5, CASE)
-    assert not session._should_record(partial, 2, CASE)
-    assert session._should_record(tmp_path / "absent.yaml", 1, CASE)
+    assert session._should_record(partial, 5, CASE, "main")
+    assert not session._should_record(partial, 2, CASE, "main")
+    assert session._should_record(tmp_path / "absent.yaml", 1, CASE, "main")
     everything = JudgesSession(_settings(tmp_path, RecordMode.ALL))
-    assert everything._should_record(partial, 1, CASE)
+    assert everything._should_record(partial, 1, CASE, "main")
 
 
 def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path: Path) -> None:
@@ -59,12 +61,16 @@ def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path:
     folder.mkdir()
     recorded = _cassette(folder / "PE-01.yaml", 1)
     guard = BaselineGuard(allow=False)
-    assert guard.keeps(pins, CASE, recorded)  # replacing it
-    assert guard.keeps(pins, CASE, folder / "PE-02.yaml")  # filling a gap left by a deletion
-    assert not guard.keeps({}, CASE, recorded)  # not an accepted baseline
-    assert not guard.keeps(pins, CASE, tmp_path / "elsewhere" / "PE-01.yaml")  # replaces nothing
+    assert guard.keeps(pins, CASE, "main", recorded)  # replacing it
+    assert guard.keeps(
+        pins, CASE, "main", folder / "PE-02.yaml"
+    )  # filling a gap left by a deletion
+    assert not guard.keeps({}, CASE, "main", recorded)  # not an accepted baseline
+    assert not guard.keeps(
+        pins, CASE, "main", tmp_path / "elsewhere" / "PE-01.yaml"
+    )  # replaces nothing
     other = Case("product_identity", "0.3", CASE.model, "PE-01", "x")
-    assert not guard.keeps(pins, other, recorded)
+    assert not guard.keeps(pins, other, "main", recorded)
     assert guard.lines() == [
         "kept 2 cassette(s) of the accepted baseline product_identity prompt 0.2 on "
         "local:smollm2-135m: --record never replaces an accepted baseline (pinned in "
@@ -72,10 +78,10 @@ def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path:
         "change as a new version"
     ]
     allowed = BaselineGuard(allow=True)
-    assert not allowed.keeps(pins, CASE, recorded)
+    assert not allowed.keeps(pins, CASE, "main", recorded)
     assert allowed.lines() and allowed.lines()[0].startswith("re-recorded 1 cassette(s)")
-    assert "git checkout -- x.yaml" in missing_hint(pins, CASE, Path("x.yaml"))
-    assert missing_hint({}, CASE, Path("x.yaml")) == ""
+    assert "git checkout -- x.yaml" in missing_hint(pins, CASE, Path("x.yaml"), guard, "main")
+    assert missing_hint({}, CASE, Path("x.yaml"), guard, "main") == ""
 
 
 def test_a_run_the_baseline_never_had_is_recorded_whole(tmp_path: Path) -> None:
@@ -84,12 +90,60 @@ def test_a_run_the_baseline_never_had_is_recorded_whole(tmp_path: Path) -> None:
     pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
     noise = tmp_path / "cassettes" / "noise"
     guard = BaselineGuard(allow=False)
-    assert not guard.keeps(pins, CASE, noise / "PE-01.yaml")
+    assert not guard.keeps(pins, CASE, "noise", noise / "PE-01.yaml")
     noise.mkdir(parents=True)
     written = _cassette(noise / "PE-01.yaml", 5)  # the session records the first one
-    assert not guard.keeps(pins, CASE, noise / "PE-02.yaml")
-    assert guard.keeps(pins, CASE, written)  # but never replaces one it finds
-    assert BaselineGuard(allow=False).keeps(pins, CASE, noise / "PE-02.yaml")  # next session
+    assert not guard.keeps(pins, CASE, "noise", noise / "PE-02.yaml")
+    assert guard.keeps(pins, CASE, "noise", written)  # but never replaces one it finds
+    assert BaselineGuard(allow=False).keeps(
+        pins, CASE, "noise", noise / "PE-02.yaml"
+    )  # next session
+
+
+def test_a_judgement_the_accepted_recording_never_held_is_recorded(tmp_path: Path) -> None:
+    """A grown set: items added (or enrolled in a run) after acceptance have no row in the
+    accepted recording's results, so recording them replaces nothing; a deleted cassette
+    of a judgement the results hold is still a gap that is never filled silently."""
+    pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
+    rows = [
+        JudgementRow(
+            judge="product_identity",
+            prompt_version="0.2",
+            prompt_hash="h",
+            run=run,
+            model="local:smollm2-135m",
+            item_id="PE-01",
+            category="c",
+            control=False,
+            status="ok",
+            verdict={},
+            expect=[],
+            met=True,
+        )
+        for run in ("main", "retest")
+    ]
+    results = tmp_path / "reports" / "product_identity" / "0.2" / RESULTS_FILE
+    results.parent.mkdir(parents=True)
+    results.write_text(jsonl_text(rows), encoding="utf-8")
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    _cassette(folder / "PE-03.yaml", 1)  # the folder holds a recording
+    guard = BaselineGuard(allow=False, reports=tmp_path / "reports")
+    added = Case("product_identity", "0.2", CASE.model, "PE-02", "x")
+    assert not guard.keeps(pins, added, "main", folder / "PE-02.yaml")
+    assert guard.keeps(pins, CASE, "main", folder / "PE-01.yaml")  # deleted: held by results
+    assert not guard.keeps(pins, CASE, "noise", folder / "noise" / "PE-01.yaml")  # new run
+    assert guard.lines()[-1] == (
+        "recorded 2 judgement(s) new to the accepted baseline product_identity prompt 0.2 on "
+        "local:smollm2-135m: items or runs added to its set since it was accepted; nothing "
+        "it held was replaced"
+    )
+    # Its replay miss asks for the recording any missing judgement gets, not a restore.
+    assert missing_hint(pins, added, Path("PE-02.yaml"), guard, "main") == ""
+    assert "git checkout" in missing_hint(pins, CASE, Path("PE-01.yaml"), guard, "main")
+    # Without results to read, nothing is known to be new: the folder decides, as before.
+    blind = BaselineGuard(allow=False, reports=tmp_path / "elsewhere")
+    assert blind.keeps(pins, added, "main", folder / "PE-02.yaml")
 
 
 def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:

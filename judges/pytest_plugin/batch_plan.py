@@ -37,7 +37,7 @@ def probe_judgements(
     found = []
     for run, case, nodeid, probe in needed:
         path = case.cassette(session.settings.cassettes, run)
-        if path in seen or not session._should_record(path, 1, case):
+        if path in seen or not session._should_record(path, 1, case, run):
             continue
         seen.add(path)
         subject = None

@@ -26,11 +26,15 @@ OPTION = "--rerecord-baseline"
 class BaselineGuard:
     """Which cassettes a recording session must leave alone, and what it left or replaced."""
 
-    def __init__(self, allow: bool) -> None:
+    def __init__(self, allow: bool, reports: Path | None = None) -> None:
         self.allow = allow
-        # (judge, version, model) -> its cassettes kept, or replaced on purpose
+        self.reports = reports  # where the accepted recording's results say what it holds
+        # (judge, version, model) -> its cassettes kept, replaced on purpose, or added (the
+        # judgements of items or runs that came after acceptance: nothing replaced)
         self.kept: dict[tuple[str, str, str], set[Path]] = {}
         self.replaced: dict[tuple[str, str, str], set[Path]] = {}
+        self.added: dict[tuple[str, str, str], set[Path]] = {}
+        self._accepted: dict[tuple[str, str, str], frozenset[tuple[str, str]] | None] = {}
         # folder -> whether it held a recording when this session first looked: a cassette
         # this session wrote there does not turn the rest of a new run's folder into gaps.
         self._recorded_before: dict[Path, bool] = {}
@@ -39,18 +43,32 @@ class BaselineGuard:
     def pinned(pins: Mapping[tuple[str, str], Pin], case: Case) -> bool:
         return (str(case.model), case.version) in pins
 
-    def keeps(self, pins: Mapping[tuple[str, str], Pin], case: Case, path: Path) -> bool:
+    def new_to_baseline(self, case: Case, run: str) -> bool:
+        """Whether the accepted recording holds no judgement of this item in this run, as its
+        results say: the item, or its place in the run, came after acceptance (a grown set,
+        a noise item added). Without results to read, nothing is known to be new."""
+        key = (case.judge, case.version, str(case.model))
+        if key not in self._accepted:
+            self._accepted[key] = _recorded_judgements(self.reports, *key)
+        accepted = self._accepted[key]
+        return accepted is not None and (case.item_id, run) not in accepted
+
+    def keeps(self, pins: Mapping[tuple[str, str], Pin], case: Case, run: str, path: Path) -> bool:
         """Whether recording `path` must be refused: it would replace the accepted baseline's
-        cassette, or fill a gap in its recorded folder (a deleted cassette). A folder with no
+        cassette, or fill a gap in its recorded folder (a deleted cassette). A judgement the
+        accepted recording never held (an item added to the set since), or a folder with no
         recording before this session (a run the baseline never had, such as a noise run
-        enrolled after acceptance, or another --cassette-dir) replaces nothing."""
+        enrolled after acceptance, or another --cassette-dir), replaces nothing."""
         if not self.pinned(pins, case):
+            return False
+        key = (case.judge, case.version, str(case.model))
+        if not path.is_file() and self.new_to_baseline(case, run):
+            self.added.setdefault(key, set()).add(path)
             return False
         folder = path.parent
         if folder not in self._recorded_before:
             self._recorded_before[folder] = any(folder.glob("*.yaml"))
         recorded = path.is_file() or self._recorded_before[folder]
-        key = (case.judge, case.version, str(case.model))
         if not recorded:
             return False
         if self.allow:
@@ -75,12 +93,39 @@ class BaselineGuard:
             "once the replay has rewritten its report"
             for (judge, version, model), paths in sorted(self.replaced.items())
         ]
+        lines += [
+            f"recorded {len(paths)} judgement(s) new to the accepted baseline {judge} prompt "
+            f"{version} on {model}: items or runs added to its set since it was accepted; "
+            "nothing it held was replaced"
+            for (judge, version, model), paths in sorted(self.added.items())
+        ]
         return lines
 
 
-def missing_hint(pins: Mapping[tuple[str, str], Pin], case: Case, path: Path) -> str:
-    """For a replay miss of an accepted baseline: what to restore instead of re-recording."""
+def _recorded_judgements(
+    reports: Path | None, judge: str, version: str, model: str
+) -> frozenset[tuple[str, str]] | None:
+    """The (item, run) pairs of a version's results on disk for one model: the accepted
+    recording, as its last replay wrote it. None when there is no results file to read."""
+    from judges.reports.model.folders import Results, ResultsMissing
+
+    if reports is None:
+        return None
+    try:
+        rows = Results(reports).rows(judge, version)
+    except ResultsMissing:
+        return None
+    return frozenset((row.item_id, row.run) for row in rows if row.model == model)
+
+
+def missing_hint(
+    pins: Mapping[tuple[str, str], Pin], case: Case, path: Path, guard: BaselineGuard, run: str
+) -> str:
+    """For a replay miss of an accepted baseline: what to restore instead of re-recording.
+    None for a judgement its recording never held: recording it is the fix, as anywhere."""
     if not BaselineGuard.pinned(pins, case):
+        return ""
+    if guard.new_to_baseline(case, run):
         return ""
     return (
         f"\nPrompt {case.version} is the accepted baseline on {case.model}: its recording is "

@@ -77,7 +77,7 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     for run, case, nodeid in needed:
         path = case.cassette(session.settings.cassettes, run)
         plan = session.run_plan(session.planted_sets[case.judge], run)
-        if path in seen or not session._should_record(path, plan.repeats, case):
+        if path in seen or not session._should_record(path, plan.repeats, case, run):
             continue
         seen.add(path)
         judgements.append(Judgement(case, run, plan, nodeid, path))

@@ -114,7 +114,7 @@ class JudgesSession:
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
-        self.baselines = BaselineGuard(settings.rerecord_baseline)
+        self.baselines = BaselineGuard(settings.rerecord_baseline, settings.reports)
         self.rerecorded: list[str] = []  # accepted baselines re-recorded on purpose, and how
         self._backends: dict[tuple[str, bool], Any] = {}
         self._backends_lock = threading.Lock()
@@ -264,11 +264,11 @@ class JudgesSession:
         # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
         return self.limiter.wrap(backend) if live and not self.settings.batch else backend
 
-    def _should_record(self, path: Path, repeats: int, case: Case) -> bool:
+    def _should_record(self, path: Path, repeats: int, case: Case, run: str) -> bool:
         if case.model.backend == "imported":
             return False  # released by others: replayed, never called (re-import instead)
         mode = self.settings.record
-        if mode is not RecordMode.NONE and self.baselines.keeps(self._pins(case), case, path):
+        if mode is not RecordMode.NONE and self.baselines.keeps(self._pins(case), case, run, path):
             return False
         if mode is RecordMode.MISSING:
             # An interrupted recording leaves fewer interactions than the test needs.
@@ -300,7 +300,7 @@ class JudgesSession:
         path = case.cassette(self.settings.cassettes, run)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
-        record = not replay_only and self._should_record(path, repeats, case)
+        record = not replay_only and self._should_record(path, repeats, case, run)
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
@@ -325,7 +325,7 @@ class JudgesSession:
                 raise
             state = miss_reason(path, case.model, repeats)
             rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
-            pinned = missing_hint(self._pins(case), case, _relative(path))
+            pinned = missing_hint(self._pins(case), case, _relative(path), self.baselines, run)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
