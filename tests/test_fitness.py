@@ -29,6 +29,7 @@ from judges.stats.fitness.chance import (
     newcombe_difference,
     scores_lower_on_defects,
 )
+from judges.stats.fitness.mann_whitney import mann_whitney_p
 from judges.stats.fitness.permutation import (
     agreement_above_chance,
     ranking_above_random,
@@ -303,6 +304,27 @@ def test_scores_lower_on_defects_matches_sklearn_auc_and_permutation(case: int) 
     exact = sum(d >= observed - 1e-9 for d in draws) / len(draws)
     assert test.p_value == pytest.approx(exact, abs=1e-9)  # at most C(10, 5) splits: exact
     assert test.low <= test.value <= test.high
+
+
+def test_both_mann_whitney_sides_are_scipys_permutation_p_values() -> None:
+    """One null distribution serves both sides, and its draws and rule are scipy's: the same
+    p-values as `mannwhitneyu(method=PermutationMethod(...))`, exact splits and seeded draws
+    alike, with ties, on random cases."""
+    rng = np.random.default_rng(12)
+    for case in range(150):
+        x = rng.integers(1, int(rng.integers(3, 7)), int(rng.integers(2, 16))).astype(float)
+        y = rng.integers(1, 6, int(rng.integers(2, 16))).astype(float)
+        if case % 5 == 0:
+            x = rng.normal(size=x.size)
+        if np.ptp(np.concatenate([x, y])) == 0:
+            continue
+        resamples = int(rng.choice([50, 999, 9999]))
+        method = scipy.stats.PermutationMethod(n_resamples=resamples, rng=case)
+        theirs = tuple(
+            float(scipy.stats.mannwhitneyu(x, y, alternative=side, method=method).pvalue)
+            for side in ("greater", "less")
+        )
+        assert mann_whitney_p(x, y, resamples, case) == theirs, (case, resamples)
 
 
 def test_score_judges_at_chance_are_not_fit() -> None:

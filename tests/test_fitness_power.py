@@ -10,11 +10,14 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from judges.stats.fitness import power
 from judges.stats.fitness.chance import collect, detection_vs_controls
 from judges.stats.fitness.permutation import (
     agreement_above_chance,
     repeats_agree_above_chance,
     spearman_above_chance,
+    within_disagreement,
+    within_pairs,
 )
 from judges.stats.fitness.power import (
     agreement_power,
@@ -155,3 +158,60 @@ def test_subgroup_tests_decide_only_within_a_five_percent_false_alarm_budget() -
     weakest = next(t for t in kept if t.name.endswith("self_contradiction"))
     assert not weakest.testable and weakest.diagnostic  # 0.965: over the budget
     assert collect(kept).fit
+
+
+# --------------------------------------------- the disagreement sum, counted per category
+
+
+def _pairwise_power(
+    usual: tuple[int, ...], sizes: tuple[int, ...], k: int, quadratic: bool
+) -> float:
+    """repeats_power as first written: one weight look-up per ordered pair of answers."""
+    if len(set(usual)) < 2:
+        return 0.0  # every item deserves one answer: nothing to show
+    rng = np.random.default_rng(0)
+    w = power._weights(k, quadratic)
+    size = np.asarray(sizes)
+    truth = np.repeat(np.asarray(usual), size)
+    answers = power._wrong(np.tile(truth, (power.N_SIMULATIONS, 1)), k, rng, power.GOOD)
+    left, right, share = within_pairs(size)
+    total = float(truth.size)
+    passed = 0
+    for one in answers:
+        counts = np.bincount(one, minlength=k).astype(float)
+        expected = float(counts @ w @ counts) / (total * (total - 1))
+        if expected <= 1e-15:
+            continue
+        observed = float(w[one[left], one[right]] @ share) / total
+        shuffled = one[power._shuffles(truth.size, 0)]
+        draws = (w[shuffled[:, left], shuffled[:, right]] @ share) / total
+        p = power._p_at_most(np.array([observed]), draws[None, :])[0]
+        passed += bool(observed < expected and p < power.ALPHA)
+    return passed / power.N_SIMULATIONS
+
+
+def test_the_disagreement_counted_per_category_is_the_sum_over_pairs() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        sizes = rng.integers(2, 7, int(rng.integers(1, 12)))
+        k = int(rng.integers(2, 6))
+        values = np.sort(rng.normal(size=k) * 3)  # real-valued categories, quadratic
+        w = (values[:, None] - values[None, :]) ** 2 if rng.random() < 0.5 else 1 - np.eye(k)
+        answers = rng.integers(0, k, (int(rng.integers(1, 5)), int(sizes.sum())))
+        left, right, share = within_pairs(sizes)
+        by_pairs = w[answers[:, left], answers[:, right]] @ share
+        np.testing.assert_allclose(within_disagreement(answers, sizes, w), by_pairs, rtol=1e-12)
+        one = within_disagreement(answers[0], sizes, w)
+        assert np.ndim(one) == 0 and one == pytest.approx(by_pairs[0], rel=1e-12)
+
+
+def test_repeats_power_is_the_same_figure_as_the_pairwise_count() -> None:
+    """The faster count draws nothing differently: the same power on random designs."""
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        k = int(rng.integers(2, 6))
+        usual = tuple(int(v) for v in rng.integers(0, k, int(rng.integers(2, 12))))
+        sizes = tuple(int(v) for v in rng.integers(2, 7, len(usual)))
+        for quadratic in (True, False):
+            ours = repeats_power(usual, sizes, k, quadratic=quadratic)
+            assert ours == _pairwise_power(usual, sizes, k, quadratic), (usual, sizes, k)

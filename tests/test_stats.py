@@ -498,6 +498,39 @@ def test_krippendorff_ordinal_second_example_against_plain_python() -> None:
     assert e.value == pytest.approx(ordinal_alpha_by_hand(data), abs=1e-9)
 
 
+def test_every_bootstrap_resample_is_the_krippendorff_packages_alpha() -> None:
+    """The bootstrap computes all resamples at once; each equals the package's alpha of that
+    resample of units (nan where a resample uses one value only), on random cases with
+    missing ratings, unused domain values and single-value resamples."""
+    import krippendorff
+
+    from judges.stats.estimates.resample import index_counts, resample_indices
+
+    rng = np.random.default_rng(8)
+    for case in range(60):
+        units, raters = int(rng.integers(1, 25)), int(rng.integers(2, 5))
+        domain = np.sort(rng.choice(np.arange(1, 9), size=int(rng.integers(2, 6)), replace=False))
+        data = rng.choice(domain[: max(2, domain.size - 1)], size=(raters, units)).astype(float)
+        data[rng.random(data.shape) < 0.25] = np.nan
+        data = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
+        if data.shape[1] == 0:
+            continue
+        value_counts = (data.T[:, :, None] == domain[None, None, :]).sum(axis=1)
+        idx = resample_indices(data.shape[1], 50, case)
+        ours = agreement.ordinal_alpha_of_resamples(value_counts, index_counts(idx, data.shape[1]))
+        for r, row in enumerate(idx):
+            counts = value_counts[row]
+            if np.count_nonzero(counts.sum(axis=0)) < 2:
+                assert math.isnan(ours[r])
+                continue
+            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+                warnings.simplefilter("ignore")
+                theirs = krippendorff.alpha(
+                    value_counts=counts, value_domain=domain, level_of_measurement="ordinal"
+                )
+            assert ours[r] == pytest.approx(theirs, rel=1e-12, abs=1e-12, nan_ok=True)
+
+
 def test_krippendorff_degenerate_inputs() -> None:
     assert math.isnan(agreement.krippendorff_alpha_ordinal(np.full((3, 4), 2.0)).value)
     lonely = np.array([[1.0, np.nan], [np.nan, 2.0]])

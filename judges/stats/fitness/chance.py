@@ -33,6 +33,7 @@ import scipy.stats
 
 from judges.stats.estimates.intervals import wilson
 from judges.stats.estimates.resample import NAN, as_1d, check_confidence, percentile_interval
+from judges.stats.fitness.mann_whitney import mann_whitney_p
 
 __all__ = [
     "ALPHA",
@@ -376,15 +377,13 @@ def scores_lower_on_defects(
     else:
         # Exact over every split when there are at most N_SPLITS (the sets here are small and
         # full of tied scores, where the normal approximation is far off), else seeded draws.
-        method: Any = scipy.stats.PermutationMethod(n_resamples=N_SPLITS, rng=seed)
-        if min(defects.size, controls.size) < 2:
-            method = "auto"  # scipy permutes samples of two or more only
-        better, worse = (
-            float(
-                scipy.stats.mannwhitneyu(controls, defects, alternative=side, method=method).pvalue
+        if min(defects.size, controls.size) < 2:  # scipy permutes samples of two or more only
+            better, worse = (
+                float(scipy.stats.mannwhitneyu(controls, defects, alternative=side).pvalue)
+                for side in ("greater", "less")
             )
-            for side in ("greater", "less")
-        )
+        else:
+            better, worse = mann_whitney_p(controls, defects, N_SPLITS, seed)
     rng = np.random.default_rng(seed)
     resampled_c = controls[rng.integers(0, controls.size, (n_resamples, controls.size))]
     resampled_d = defects[rng.integers(0, defects.size, (n_resamples, defects.size))]

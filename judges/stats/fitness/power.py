@@ -24,7 +24,7 @@ import numpy as np
 import scipy.stats
 
 from judges.stats.fitness.chance import ALPHA, ChanceTest
-from judges.stats.fitness.permutation import spearman_p, within_pairs
+from judges.stats.fitness.permutation import spearman_p, within_disagreement
 
 __all__ = [
     "GOOD",
@@ -191,7 +191,6 @@ def repeats_power(
     size = np.asarray(sizes)
     truth = np.repeat(np.asarray(usual), size)
     answers = _wrong(np.tile(truth, (N_SIMULATIONS, 1)), k, rng, good)
-    left, right, share = within_pairs(size)
     total = float(truth.size)
     shuffles = _shuffles(truth.size, seed)
     passed = 0
@@ -200,9 +199,8 @@ def repeats_power(
         expected = float(counts @ w @ counts) / (total * (total - 1))
         if expected <= 1e-15:
             continue  # one answer throughout: no agreement beyond chance to show
-        observed = float(w[one[left], one[right]] @ share) / total
-        shuffled = one[shuffles]
-        draws = (w[shuffled[:, left], shuffled[:, right]] @ share) / total
+        observed = float(within_disagreement(one, size, w)) / total
+        draws = within_disagreement(one[shuffles], size, w) / total
         p = _p_at_most(np.array([observed]), draws[None, :])[0]
         passed += bool(observed < expected and p < alpha)
     return passed / N_SIMULATIONS

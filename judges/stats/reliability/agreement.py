@@ -20,6 +20,7 @@ from judges.stats.estimates.resample import (
     as_pair,
     bootstrap_over_counts,
     check_confidence,
+    index_counts,
     percentile_interval,
     resample_indices,
 )
@@ -291,17 +292,38 @@ def krippendorff_alpha_ordinal(
     # Per-unit value counts: a resample of units is just a resample of these rows.
     value_counts = (data.T[:, :, None] == domain[None, None, :]).sum(axis=1)
     idx = resample_indices(n, n_resamples, seed)
-    samples = np.empty(n_resamples)
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        for r in range(n_resamples):
-            counts = value_counts[idx[r]]
-            # A resample may use only one value: alpha is undefined there, drop it.
-            if np.count_nonzero(counts.sum(axis=0)) < 2:
-                samples[r] = np.nan
-                continue
-            samples[r] = krippendorff.alpha(
-                value_counts=counts, value_domain=domain, level_of_measurement="ordinal"
-            )
+    samples = ordinal_alpha_of_resamples(value_counts, index_counts(idx, n))
     low, high = percentile_interval(samples, confidence)
     return Estimate(value, low, high, n)
+
+
+def ordinal_alpha_of_resamples(value_counts: np.ndarray, multiplicity: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal alpha of each resample of units at once, as the krippendorff
+    package computes it for one (which takes no batch): value_counts is units x values
+    (every unit pairable), multiplicity resamples x units. Each unit's coincidences are
+    summed once and weighted by how often a resample drew it; the ordinal distances follow
+    each resample's own value totals. A resample that uses one value only is nan.
+    """
+    units, k = value_counts.shape
+    counts = value_counts.astype(float)
+    per_unit = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(k)
+    per_unit /= (counts.sum(axis=1) - 1)[:, None, None]
+    coincidences = (multiplicity @ per_unit.reshape(units, k * k)).reshape(-1, k, k)
+    totals = coincidences.sum(axis=1)  # per resample and value: n_v
+    n = totals.sum(axis=1)
+    # The ordinal distance of values c <= d: (n_c + ... + n_d - (n_c + n_d) / 2) ** 2.
+    upto = np.cumsum(totals, axis=1)
+    low, high = (
+        np.minimum.outer(np.arange(k), np.arange(k)),
+        np.maximum.outer(np.arange(k), np.arange(k)),
+    )
+    between = upto[:, high] - upto[:, low] + totals[:, low]
+    distance = (between - (totals[:, :, None] + totals[:, None, :]) / 2) ** 2
+    expected = totals[:, :, None] * totals[:, None, :] - totals[:, :, None] * np.eye(k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected /= (n - 1)[:, None, None]
+        alpha = 1 - (coincidences * distance).sum(axis=(1, 2)) / (expected * distance).sum(
+            axis=(1, 2)
+        )
+    used = (multiplicity @ (value_counts > 0)).astype(bool).sum(axis=1)
+    return np.where(used >= 2, alpha, np.nan)
