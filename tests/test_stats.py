@@ -476,6 +476,20 @@ def test_kappa_of_identical_ratings_is_one(ratings: list[int]) -> None:
     assert e.low == pytest.approx(1.0) and e.high == pytest.approx(1.0)
 
 
+def test_resample_ranks_are_scipys_rankdata_of_each_resample() -> None:
+    from judges.stats.estimates.resample import index_counts, resample_indices
+
+    rng = np.random.default_rng(21)
+    for case in range(100):
+        n = int(rng.integers(1, 40))
+        values = rng.integers(0, int(rng.integers(1, 7)), n).astype(float)
+        if case % 4 == 0:
+            values = rng.normal(size=n)
+        idx = resample_indices(n, 60, case)
+        ours = agreement._resample_ranks(values, idx, index_counts(idx, n))
+        assert np.array_equal(ours, scipy.stats.rankdata(values[idx], axis=1)), case
+
+
 # --------------------------------------------------------------------------- Krippendorff
 
 

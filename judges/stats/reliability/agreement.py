@@ -97,10 +97,20 @@ def spearman(
     value = _quiet_point(lambda: scipy.stats.spearmanr(xa, ya).statistic)
     idx = resample_indices(n, n_resamples, seed)
     # Re-rank inside every resample (ties averaged), then Pearson on the ranks, row by row.
-    rx = scipy.stats.rankdata(xa[idx], axis=1)
-    ry = scipy.stats.rankdata(ya[idx], axis=1)
+    counts = index_counts(idx, n)
+    rx, ry = _resample_ranks(xa, idx, counts), _resample_ranks(ya, idx, counts)
     low, high = percentile_interval(_rowwise_pearson(rx, ry), confidence)
     return Estimate(value, low, high, n)
+
+
+def _resample_ranks(values: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """`rankdata(values[idx], axis=1)`, ties averaged, from each resample's multiplicities:
+    a value's rank is the draws below it plus (the draws equal to it + 1) / 2, two matrix
+    products for every resample at once instead of a sort per resample (exact: halves)."""
+    below = (values[None, :] < values[:, None]).astype(float)  # [i, j]: j ranks below i
+    equal = (values[None, :] == values[:, None]).astype(float)
+    ranks = counts @ below.T + (counts @ equal.T + 1.0) / 2.0
+    return np.take_along_axis(ranks, idx.astype(np.intp), axis=1)
 
 
 def _sign_matrix(v: np.ndarray) -> np.ndarray:
