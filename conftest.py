@@ -4,7 +4,18 @@ Hypothesis profiles: `ci` is loaded automatically when CI is set (derandomised, 
 deadline, no example database); `dev` is the default for local runs.
 """
 
+import os
+
 from hypothesis import settings
+from threadpoolctl import threadpool_limits
+
+# The statistics here work on arrays of tens to thousands of values, where BLAS threads only
+# contend: with one xdist worker per core, each worker's OpenBLAS threads oversubscribe the
+# machine and spin (one false-alarm simulation took 2.5x the CPU time on 2 cores). One
+# thread per process: this one, its xdist workers and the tests' inner pytest runs inherit
+# the variable; a value already in the environment wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
 
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if settings.get_current_profile_name() == "ci" else "dev")

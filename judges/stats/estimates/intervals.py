@@ -12,6 +12,7 @@ import random
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import scipy.stats
@@ -120,6 +121,13 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> Rate:
     check_confidence(confidence)
     if n < 0 or not 0 <= successes <= max(n, 0):
         raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    return _wilson(int(successes), int(n), float(confidence))
+
+
+@lru_cache(maxsize=8192)
+def _wilson(successes: int, n: int, confidence: float) -> Rate:
+    # Reports ask for the same few (k, n) thousands of times, and binomtest computes its
+    # p-value on construction: the Rate is frozen, so one per (k, n, confidence) serves all.
     if n == 0:
         return Rate(successes=0, n=0, rate=NAN, low=NAN, high=NAN)
     ci = scipy.stats.binomtest(successes, n).proportion_ci(

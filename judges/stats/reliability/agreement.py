@@ -107,9 +107,10 @@ def _resample_ranks(values: np.ndarray, idx: np.ndarray, counts: np.ndarray) -> 
     """`rankdata(values[idx], axis=1)`, ties averaged, from each resample's multiplicities:
     a value's rank is the draws below it plus (the draws equal to it + 1) / 2, two matrix
     products for every resample at once instead of a sort per resample (exact: halves)."""
-    below = (values[None, :] < values[:, None]).astype(float)  # [i, j]: j ranks below i
-    equal = (values[None, :] == values[:, None]).astype(float)
-    ranks = counts @ below.T + (counts @ equal.T + 1.0) / 2.0
+    below = (values[:, None] < values[None, :]).astype(float)  # [j, i]: j ranks below i
+    equal = (values[:, None] == values[None, :]).astype(float)
+    drawn = counts.astype(float)  # float operands: a BLAS product, not numpy's integer loop
+    ranks = drawn @ below + (drawn @ equal + 1.0) / 2.0
     return np.take_along_axis(ranks, idx.astype(np.intp), axis=1)
 
 
