@@ -17,18 +17,31 @@ def _built_in(judge: str) -> list[str]:
     return weak_set_lines(load_planted_set(ROOT / "planted_sets", load_catalog()[judge]))
 
 
-def test_the_built_in_sets_say_what_they_cannot_decide() -> None:
-    (geval,) = _built_in("geval")
-    # 6 controls: no category of 6-8 defects reaches the 0.95 a deciding test needs.
-    assert "planted_sets/geval/items.jsonl: against its 6 controls" in geval
-    assert f"faithfulness (6 defects: {detection_power(6, 6):.2f})" in geval
-    assert "coherence (8 defects: 0.86)" in geval and "add controls or defects" in geval
-    assert "`python -m judges plan geval`" in geval
+def test_the_built_in_sets_decide_what_they_measure() -> None:
+    # geval's 12 controls: its smallest categories (8 defects) pass with probability 0.98.
+    assert _built_in("geval") == []
+    assert detection_power(8, 12) >= 0.95
     # 15 controls: the smallest category (6 defects) passes with probability 0.965.
     assert _built_in("product_identity") == []
     assert detection_power(6, 15) >= 0.95
     # A ranking set and a pairwise set have no controls by design.
     assert _built_in("relevance") == [] and _built_in("pairwise") == []
+
+
+def test_a_set_with_too_few_controls_says_what_it_cannot_decide(tmp_path: Path) -> None:
+    """geval as it was before its second, news-style summaries: 6 controls, 6-8 defects per
+    category, none of which a good judge passes with the 0.95 a deciding test needs."""
+    folder = tmp_path / "geval"
+    folder.mkdir()
+    source = (ROOT / "planted_sets" / "geval" / "items.jsonl").read_text()
+    items = [json.loads(line) for line in source.splitlines() if line.strip()]
+    kept = [item for item in items if not item["slug"].endswith("-news")]
+    (folder / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in kept))
+    (geval,) = weak_set_lines(load_planted_set(tmp_path, load_catalog()["geval"]))
+    assert geval.startswith(f"{folder / 'items.jsonl'}: against its 6 controls")
+    assert f"faithfulness (6 defects: {detection_power(6, 6):.2f})" in geval
+    assert "coherence (8 defects: 0.86)" in geval and "add controls or defects" in geval
+    assert "`python -m judges plan geval`" in geval
 
 
 def test_a_detection_set_without_controls_is_named(tmp_path: Path) -> None:
