@@ -84,6 +84,19 @@ def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path:
     assert missing_hint({}, CASE, Path("x.yaml"), guard, "main") == ""
 
 
+def test_record_missing_counts_only_what_it_would_record_as_kept(tmp_path: Path) -> None:
+    """--record=missing never replaces a complete cassette anyway: the terminal's "kept"
+    count names only the gaps the guard refused to fill, not every cassette it passed."""
+    pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
+    session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
+    session._pins = lambda case: pins  # type: ignore[method-assign]
+    recorded = _cassette(tmp_path / "PE-01.yaml", 1)
+    assert not session._should_record(recorded, 1, CASE, "main")
+    assert session.baselines.lines() == []
+    assert not session._should_record(tmp_path / "PE-02.yaml", 1, CASE, "main")  # a gap
+    assert session.baselines.lines()[0].startswith("kept 1 cassette(s) of the accepted")
+
+
 def test_a_run_the_baseline_never_had_is_recorded_whole(tmp_path: Path) -> None:
     """A noise run enrolled after acceptance: its folder was empty when the session began,
     so its first cassette does not make the others look like deleted ones."""
