@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,10 @@ def assumed_discordance(rate: float) -> float:
     return 2.0 * rate * (1.0 - rate)
 
 
+@lru_cache(maxsize=1024)
 def _critical_counts(n: int, alpha: float) -> np.ndarray:
-    """For D = 0..n discordant pairs, the fewest bad ones the mid-p test fails on.
+    """For D = 0..n discordant pairs, the fewest bad ones the mid-p test fails on (shared
+    through the cache: read-only).
 
     The mid-p lies between P(X > k) and P(X >= k), so the critical count is within a step
     or two of the exact test's: a few candidates around the binomial quantile suffice.
@@ -99,7 +102,9 @@ def _critical_counts(n: int, alpha: float) -> np.ndarray:
     failing = (midp < alpha) & (dd > 0)
     first = np.argmax(failing, axis=1)
     chosen = candidates[np.arange(n + 1), first]
-    return np.where(failing.any(axis=1), chosen, np.iinfo(np.int64).max)
+    counts = np.where(failing.any(axis=1), chosen, np.iinfo(np.int64).max)
+    counts.setflags(write=False)
+    return counts
 
 
 def mcnemar_power(
@@ -121,8 +126,10 @@ def mcnemar_power(
     return np.asarray((p_d * p_fail).sum(axis=1))
 
 
+@lru_cache(maxsize=4096)
 def mcnemar_drop(n: int, discordance: float, alpha: float = 0.05, power: float = POWER) -> float:
-    """Smallest detection drop (0-1) the gate catches with `power` at n; nan if none."""
+    """Smallest detection drop (0-1) the gate catches with `power` at n; nan if none (every
+    report and gate asks it of the same few (n, discordance): computed once each)."""
     _check(alpha, power)
     if not 0.0 <= discordance <= 1.0:
         raise ValueError(f"discordance must be in [0, 1], got {discordance}")
