@@ -246,6 +246,11 @@ class Copy:
     def lines(self) -> list[str]:
         return [f"{self.version}: {self.word}", *self.reasons, *self.failed]
 
+    @property
+    def tests(self) -> list[str]:
+        """The failed tests' function names."""
+        return [line.split("::", 1)[1].split("[", 1)[0] for line in self.failed]
+
 
 def failed_tests(result: pytest.RunResult, judge: str, version: str) -> list[str]:
     """The -rA summary lines of this version's failed or erred tests (1.1, not 1.10)."""
