@@ -1,0 +1,332 @@
+"""A good judge re-recorded for real on a built-in set: the project, the judge, the verdicts.
+
+The project holds one built-in judge with its committed planted set (items, set.toml,
+probes, reading list, SME labels: whatever the set has, read from planted_sets/) and the
+built-in suite (regression_tests/, as committed), and N byte-identical copies of one
+built-in prompt as prompt versions. Every run the set enrols follows the judge to each copy.
+
+The fake judge is right on 90% of its calls, each call drawn on its own and seeded per
+request body and per how many identical requests came before (copies send identical
+requests; recorded one at a time, each copy gets the same draws every run). What "right"
+means is tests/_good_judge.py's: an item's right values meet its expectations (the
+experts' scores where SME labels exist), a wrong call gives every field it answers another
+value of its scale (the identity flag flipped). A bias probe's right answer is its clean
+item's (the edit must change nothing), a non-answer's the lowest of every scale; a
+reading-list candidate's level is the expert's grade (4 and 3 both level 3).
+
+A request is told apart by its prompt: every subject's prompt is rendered beforehand with
+the harness's own `first_requests`, so the judge needs no tag in the judged texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+import re
+import shutil
+import threading
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judges.cli.baseline import GATES_HEADER, render_tables
+from judges.core.rules import RELEVANCE_POINTS, score_to_level, weighted_score
+from judges.core.runner import Subject, first_requests
+from judges.core.spec import PROMPTS_ROOT, JudgeSpec, load_catalog
+from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.sets.probes import load_probe_set
+from judges.sets.reading_list import TIERS
+
+from .._good_judge import GOOD, load_shape
+from ._adversarial import INI, baseline
+from ._support import JudgesProject, Received
+from .test_adversarial_relevance import _judge_toml as relevance_judge_toml
+
+ROOT = Path(__file__).resolve().parents[2]
+# The built-in prompt each judge's copies are made of (the one its adversarial test uses).
+TEMPLATES = {"product_identity": "0.3.1", "geval": "1.0", "relevance": "1.0", "pairwise": "1.0"}
+# The built-in suite minus what judges no recording: the repository's finale, the
+# properties of the rules, and the verdict-table snapshots (syrupy is off in inner runs).
+NOT_COPIED = {"test_finale.py", "test_properties.py", "test_snapshots.py"}
+# Scores the reading list only; its set-level check reads the relevance set's list.
+RANKING_TESTS = "test_ranking.py"
+SET_FILES = ("items.jsonl", "set.toml", "derived.toml", "probes.toml", "probes.jsonl")
+GRADE = {tier: grade for grade, tier in TIERS.items()}
+LABELS = tuple(RELEVANCE_POINTS)  # Perfectly, Somewhat, Not Relevant
+
+
+def versions(copies: int) -> list[str]:
+    """The copies' prompt versions, oldest first: 1.0 is the one accepted."""
+    return [f"1.{k}" for k in range(copies)]
+
+
+def _set_toml(text: str) -> str:
+    """set.toml without its per-version tables: they name the built-in versions (pairwise's
+    imported 0.1 and the 16 items its 1.0 recorded), so every copy judges every item."""
+    kept = text.split('\n[versions."', 1)[0] + "\n"
+    expected = {k: v for k, v in tomllib.loads(text).items() if k != "versions"}
+    assert tomllib.loads(kept) == expected, "[versions.*] tables are not the file's last"
+    return kept
+
+
+def _copy_set(root: Path, judge: str) -> dict[str, Any]:
+    """The committed set and the files its set.toml names; its set.toml, as read."""
+    source, target = ROOT / "planted_sets" / judge, root / "planted_sets" / judge
+    target.mkdir(parents=True)
+    for name in SET_FILES:
+        if (source / name).is_file():
+            text = (source / name).read_text(encoding="utf-8")
+            (target / name).write_text(_set_toml(text) if name == "set.toml" else text, "utf-8")
+    config = tomllib.loads((target / "set.toml").read_text(encoding="utf-8"))
+    if config.get("reading_list"):
+        shutil.copy(source / config["reading_list"], target)
+    if config.get("sme_labels"):
+        sme = root / "planted_sets" / "sme"
+        sme.mkdir()
+        shutil.copy(ROOT / "planted_sets" / "sme" / config["sme_labels"], sme)
+    return config
+
+
+def _copy_suite(root: Path, config: dict[str, Any]) -> None:
+    tests = root / "regression_tests"
+    tests.mkdir()
+    for path in sorted((ROOT / "regression_tests").glob("test_*.py")):
+        ranking_only = path.name == RANKING_TESTS and not config.get("reading_list")
+        if path.name not in NOT_COPIED and not ranking_only:
+            shutil.copy(path, tests)
+    (root / "pytest.ini").write_text(INI, encoding="utf-8")
+
+
+def _copy_prompts(root: Path, judge: str, copies: int) -> None:
+    prompts, built_in = root / "prompts" / judge, PROMPTS_ROOT / judge
+    prompts.mkdir(parents=True)
+    # relevance's reply shapes name its built-in versions (1.1 asks for another shape).
+    toml = relevance_judge_toml() if judge == "relevance" else None
+    (prompts / "judge.toml").write_text(
+        toml or (built_in / "judge.toml").read_text(encoding="utf-8"), "utf-8"
+    )
+    template = built_in / TEMPLATES[judge]
+    for version in versions(copies):  # byte for byte: the same prompt re-recorded
+        if template.is_dir():
+            shutil.copytree(template, prompts / version)
+        else:
+            shutil.copy(built_in / f"{TEMPLATES[judge]}.md", prompts / f"{version}.md")
+
+
+def write_project(root: Path, judge: str, copies: int) -> None:
+    """The built-in judge, its committed set and suite, and `copies` copies of its prompt."""
+    shutil.rmtree(root / "planted_sets", ignore_errors=True)  # the fixture's own small set
+    shutil.rmtree(root / "regression_tests")
+    _copy_suite(root, _copy_set(root, judge))
+    _copy_prompts(root, judge, copies)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one request asks: its subject's right values and the facet it is about."""
+
+    truth: tuple[tuple[str, Any], ...]
+    facet: str | None
+    criteria: tuple[tuple[str, float], ...] = ()  # relevance: names and weights, in order
+
+
+def _relevance_labels(level: int, criteria: tuple[tuple[str, float], ...]) -> dict[str, str]:
+    """Labels whose weighted score gives `level`, by criterion name whatever their order (an
+    order probe must see the same labels): the first combination, names sorted, that does."""
+    names = sorted(name for name, _ in criteria)
+    weights = dict(criteria)
+    for labels in itertools.product(LABELS, repeat=len(names)):
+        points = {n: RELEVANCE_POINTS[label] for n, label in zip(names, labels, strict=True)}
+        if score_to_level(weighted_score(weights, points)) == level:
+            return dict(zip(names, labels, strict=True))
+    raise AssertionError(f"no labels give level {level} on {criteria}")
+
+
+def _reply(judge: str, values: dict[str, Any], answer: Answer) -> dict[str, Any]:
+    """The reply JSON a built-in judge's prompt asks for, carrying `values`."""
+    if judge == "product_identity":
+        match = values["match"] == 1
+        return {
+            "reference_product": "the reference's product",
+            "answer_product": "the same product" if match else "another product",
+            "product_identity_match": match,
+            **{f: values[f] for f in ("factual_accuracy", "completeness", "causal_reasoning")},
+            "rationale": "drawn",
+        }
+    if judge == "geval":
+        return {"score": values[str(answer.facet)], "rationale": "drawn"}
+    if judge == "relevance":
+        labels = _relevance_labels(values["level"], answer.criteria)
+        entries = [{"name": n, "relevance": labels[n], "evidence": ""} for n, _ in answer.criteria]
+        return {"criteria": entries}
+    # pairwise: output_1 is shown first in the original order, output_2 in the swapped one.
+    winner = values[f"winner_{answer.facet}"]
+    first = 1 if answer.facet == "original" else 2
+    return {"winner": "a" if winner == first else "b", "rationale": "drawn"}
+
+
+@dataclass
+class SeededGoodJudge:
+    """Right with probability GOOD per call, each call drawn on its own (seeded)."""
+
+    judge: str
+    answers: dict[str, Answer]  # prompt as sent -> what it asks
+    scales: dict[str, tuple[int, int]]
+    seed: str
+    seen: Counter[str] = field(default_factory=Counter)
+    right: Counter[bool] = field(default_factory=Counter)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, received: Received) -> str:
+        answer = self.answers[received.body["messages"][-1]["content"]]
+        body = hashlib.sha256(json.dumps(received.body, sort_keys=True).encode()).hexdigest()
+        with self._lock:
+            rng = random.Random(f"{self.seed}|{body}|{self.seen[body]}")
+            self.seen[body] += 1
+            right = rng.random() < GOOD
+            self.right[right] += 1
+        values = dict(answer.truth)
+        if not right:  # every field this call answers another value of its scale
+            for name in self._answered(answer):
+                low, high = self.scales[name]
+                values[name] = rng.choice([v for v in range(low, high + 1) if v != values[name]])
+        return json.dumps(_reply(self.judge, values, answer))
+
+    def _answered(self, answer: Answer) -> list[str]:
+        if self.judge == "geval":
+            return [str(answer.facet)]
+        if self.judge == "pairwise":
+            return [f"winner_{answer.facet}"]
+        return list(self.scales)
+
+
+def good_judge(root: Path, judge: str, version: str, seed: str) -> SeededGoodJudge:
+    """The good judge of the project's set: every subject's prompt rendered beforehand."""
+    spec: JudgeSpec = load_catalog(root / "prompts")[judge]
+    planted = load_planted_set(root / "planted_sets", spec)
+    shape = load_shape(judge)  # the right values of the committed set's items
+    subjects: list[tuple[Subject, dict[str, Any]]] = []
+    for item in planted.items:
+        subject = Subject(item.id, item.category, item.control, item.inputs, item.expect)
+        subjects.append((subject, shape.truth[item.id]))
+    for item in planted.reading_list:
+        level = min(GRADE[item.category], 3)
+        subjects.append((Subject(item.id, item.category, False, item.inputs), {"level": level}))
+    probes = load_probe_set(planted)
+    for probe in probes.items if probes else ():
+        clean = planted.item(probe.id)
+        truth = shape.truth[probe.id]
+        if probe.probe == "dummy":  # a non-answer: the lowest of every scale
+            truth = {name: low for name, (low, _) in shape.scales.items()}
+        subjects.append((probe.subject(clean), truth))
+    answers: dict[str, Answer] = {}
+    for subject, truth in subjects:
+        criteria = tuple((c["name"], c["weight"]) for c in subject.inputs.get("criteria", ()))
+        for facet, request in first_requests(spec, version, subject).items():
+            answer = Answer(tuple(sorted(truth.items())), facet, criteria)
+            assert answers.setdefault(request.prompt, answer) == answer, subject.item_id
+    return SeededGoodJudge(judge, answers, shape.scales, seed)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One re-record's verdict: its report's word, reason lines and failed tests."""
+
+    version: str
+    word: str
+    reasons: tuple[str, ...]
+    failed: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        return [f"{self.version}: {self.word}", *self.reasons, *self.failed]
+
+    @property
+    def tests(self) -> list[str]:
+        """The failed tests' function names."""
+        return [line.split("::", 1)[1].split("[", 1)[0] for line in self.failed]
+
+
+def failed_tests(result: pytest.RunResult, judge: str, version: str) -> list[str]:
+    """The -rA summary lines of this version's failed or erred tests (1.1, not 1.10)."""
+    mark = re.compile(rf"\[{judge}-{re.escape(version)}[-\]]")
+    failed = [line for line in result.outlines if line.startswith(("FAILED ", "ERROR "))]
+    return [line for line in failed if mark.search(line)]
+
+
+def reason_lines(report: Path) -> tuple[str, ...]:
+    """The report's verdict and its reasons: the lines above its first table."""
+    lines = report.read_text(encoding="utf-8").splitlines()[1:]
+    head = itertools.takewhile(lambda line: not line.startswith("|"), lines)
+    return tuple(f"  {line}" for line in head if line.strip())
+
+
+@dataclass(frozen=True)
+class Remeasure:
+    copies: list[Copy]  # copy 1 on: the re-records
+    accepted: tuple[int, str]  # `judges baseline --accept 1.0`: exit code and output
+    wrong: int  # wrong draws over the whole recording
+    calls: int
+    # The same re-records gated by the accepted copy's table (see `inherit_accepted_table`).
+    inherited: list[Copy] | None = None
+
+
+def _verdicts(project: JudgesProject, judge: str, names: list[str]) -> list[Copy]:
+    """Replay offline; each copy's report word, reasons and failed tests."""
+    calls = len(project.judge.calls)
+    replay = project.run("-rA")
+    assert len(project.judge.calls) == calls  # offline
+    found = []
+    for version in names:
+        folder = project.root / "reports" / judge / version
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        failed = tuple(f"  {line[:300]}" for line in failed_tests(replay, judge, version))
+        reasons = reason_lines(folder / "report.md")
+        found.append(Copy(version, report["verdict_word"], reasons, failed))
+    return found
+
+
+def inherit_accepted_table(root: Path, judge: str, accepted: str) -> None:
+    """Only the accepted version's table left in gates.toml: the others inherit it.
+
+    `baseline --accept` writes every later recorded version a table of its own, with floors
+    suggested from that version's own run, which it meets by construction; a version
+    recorded after the acceptance is gated by the accepted one's floors (and baseline).
+    Each copy keeps its own accepted misses and probe failures (their own files)."""
+    path = root / "planted_sets" / judge / "gates.toml"
+    tables = {key: table for key, table in load_gate_tables(path).items() if key[1] == accepted}
+    path.write_text(render_tables(GATES_HEADER, tables), encoding="utf-8")
+
+
+def remeasure(
+    project: JudgesProject,
+    monkeypatch: pytest.MonkeyPatch,
+    judge: str,
+    copies: int,
+    *,
+    inherited: bool = False,
+) -> Remeasure:
+    """Record every copy, accept the first, replay the rest offline; their verdicts (and,
+    if `inherited`, again with the accepted copy's table for every copy)."""
+    root = project.root
+    write_project(root, judge, copies)
+    monkeypatch.chdir(root)  # `python -m judges` finds the project's prompts via pytest.ini
+    names = versions(copies)
+    fake = good_judge(root, judge, names[0], seed=f"good-judge-remeasure|{judge}")
+    project.judge.content = fake
+    # One call at a time: identical requests of the copies get their draws in one order.
+    recorded = project.run("--judge-concurrency", "1", record="all")
+    assert fake.right.total() == len(project.judge.calls) > 0, recorded.stdout.str()[-3000:]
+    accepted = baseline(root, judge, "--accept", names[0])
+    found = Remeasure(
+        _verdicts(project, judge, names[1:]), accepted, fake.right[False], fake.right.total()
+    )
+    if not inherited or accepted[0] != 0:
+        return found
+    inherit_accepted_table(root, judge, names[0])
+    return replace(found, inherited=_verdicts(project, judge, names[1:]))
