@@ -192,8 +192,9 @@ class ProbeJudging:
 
     def check_probe_gates(self, set_case: Any, effects: list[Any]) -> None:
         """Gate each probe's biased rate; a probe without a `max_flip` threshold fails,
-        unless every one of its items is an accepted failure (a strict xfail each: a ceiling
-        of 1.0 could not fail, the items can)."""
+        unless `judges baseline` has accepted items of it: it writes no ceiling that would
+        reach 1.0 (none could fail), and then every item is guarded by its own test, the
+        accepted ones as strict xfails, the others failing the run once biased."""
         __tracebackhide__ = True
         from judges.stats.reliability.probes import flip_gates
 
@@ -208,7 +209,7 @@ class ProbeJudging:
             e.probe
             for e in effects
             if e.probe not in thresholds
-            and not all(
+            and not any(
                 probes.accepted_failure(model, inherited or version, item.probe, item.id)
                 for item in probes.items
                 if item.probe == e.probe

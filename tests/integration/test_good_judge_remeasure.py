@@ -10,8 +10,9 @@ copy's own misses and probe failures too, as for every recorded version); the ot
 offline against it, and each report's first word is read.
 
 By default N = 2: the whole path, and copy 1 reads PASS under its seed with no test of its
-replay failing (the report and the suite must agree; geval's copy 1.1 does not: a strict
-xfail, see NO_CEILING). With JUDGES_FULL_REMEASURE=1, N = 21, the issue's measure: at most
+replay failing (the report and the suite must agree: a probe that `baseline` left without a
+ceiling, because one would reach 1.0, once failed test_probe_gates while its report read
+PASS). With JUDGES_FULL_REMEASURE=1, N = 21, the issue's measure: at most
 3 of the 20 re-records read anything but PASS, each one printed with its report's reasons,
 and the re-records whose replay fails a test, whatever they read (run with -rP to see the
 figures; docs/gates-and-verdicts.md quotes them). The full run also prints, as a
@@ -58,19 +59,7 @@ def _red(copies: list[Copy]) -> tuple[list[Copy], str]:
     return red, f"{len(red)}/{len(copies)} re-records with a failed test ({named or 'none'})"
 
 
-# The suite fails where the report reads PASS: `judges baseline --accept` suggests no
-# max_flip where a probe's ceiling would reach 1.0 (3 or more of 8 items biased in the
-# version's own run), and test_probe_gates fails a probe without one unless every item of it
-# is an accepted failure. Under its seed geval's copy 1.1 is one (padding, dummy, authority).
-NO_CEILING = pytest.mark.xfail(
-    raises=SuiteRed,
-    strict=True,
-    reason="baseline --accept leaves a probe without max_flip that test_probe_gates requires",
-)
-JUDGES = [
-    pytest.param(judge, marks=NO_CEILING) if judge == "geval" and not FULL else judge
-    for judge in TEMPLATES
-]
+JUDGES = list(TEMPLATES)
 
 
 @pytest.mark.parametrize("judge", JUDGES)

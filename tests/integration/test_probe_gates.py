@@ -105,7 +105,7 @@ def test_accepted_probe_failures_are_strict_xfails_but_the_gate_still_fails(
     replayed.stdout.fnmatch_lines(["*XFAIL*PE-02-padding*length wins*"])
 
 
-def test_a_probe_needs_a_gate_unless_every_item_of_it_is_an_accepted_failure(
+def test_a_probe_needs_a_gate_unless_baseline_accepted_items_of_it(
     probed_project: JudgesProject,
 ) -> None:
     latest = versions()[-1]
@@ -115,6 +115,16 @@ def test_a_probe_needs_a_gate_unless_every_item_of_it_is_an_accepted_failure(
     ungated = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates")
     ungated.assert_outcomes(failed=1)
     assert "probes ['padding'] have no gate; add max_flip" in ungated.stdout.str()
+
+    # One padding item accepted as a failure (as `judges baseline` leaves a probe whose
+    # ceiling would reach 1.0): that item is a strict xfail, every other one fails the run
+    # once biased, so no ceiling is missing and the gate test passes without one.
+    probed_project.write_set_file(
+        "probe_expectations.toml", f'["{MODEL}"."{latest}".padding]\n"PE-01" = "length wins"\n'
+    )
+    one = probed_project.run("regression_tests/test_probes.py", "-k", "probe_gates", "-rs")
+    assert "have no gate" not in one.stdout.str()
+    assert one.ret == 0
 
     # Every padding item accepted as a failure: each is a strict xfail, which XPASSes (and
     # fails the run) once fixed; a ceiling of 1.0 on top could never fail, so none is needed.
