@@ -317,8 +317,7 @@ def ordinal_alpha_of_resamples(value_counts: np.ndarray, multiplicity: np.ndarra
     """
     units, k = value_counts.shape
     counts = value_counts.astype(float)
-    per_unit = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(k)
-    per_unit /= (counts.sum(axis=1) - 1)[:, None, None]
+    per_unit = _ordered_pairs(counts) / (counts.sum(axis=1) - 1)[:, None, None]
     coincidences = (multiplicity @ per_unit.reshape(units, k * k)).reshape(-1, k, k)
     totals = coincidences.sum(axis=1)  # per resample and value: n_v
     n = totals.sum(axis=1)
@@ -330,7 +329,7 @@ def ordinal_alpha_of_resamples(value_counts: np.ndarray, multiplicity: np.ndarra
     )
     between = upto[:, high] - upto[:, low] + totals[:, low]
     distance = (between - (totals[:, :, None] + totals[:, None, :]) / 2) ** 2
-    expected = totals[:, :, None] * totals[:, None, :] - totals[:, :, None] * np.eye(k)
+    expected = _ordered_pairs(totals)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected /= (n - 1)[:, None, None]
         alpha = 1 - (coincidences * distance).sum(axis=(1, 2)) / (expected * distance).sum(
@@ -338,3 +337,11 @@ def ordinal_alpha_of_resamples(value_counts: np.ndarray, multiplicity: np.ndarra
         )
     used = (multiplicity @ (value_counts > 0)).astype(bool).sum(axis=1)
     return np.where(used >= 2, alpha, np.nan)
+
+
+def _ordered_pairs(counts: np.ndarray) -> np.ndarray:
+    """Per row of value counts (..., k): the ordered pairs of distinct answers with values
+    (c, d), c_c c_d, less each answer paired with itself on the diagonal (..., k, k)."""
+    return counts[..., :, None] * counts[..., None, :] - counts[..., :, None] * np.eye(
+        counts.shape[-1]
+    )
