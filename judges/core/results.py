@@ -78,6 +78,8 @@ def safe_text(text: str, secrets: Sequence[str] | None = None) -> str:
 
 def safe_value(value: Any, secrets: Sequence[str] | None = None) -> Any:
     """`safe_text` on every string of a JSON-like value, keys included."""
+    if not isinstance(value, str | dict | list | tuple):
+        return value  # None, a number, a bool: nothing to scrub
     if secrets is None:
         secrets = known_secrets()  # once per value, not once per string in it
     if isinstance(value, str):
@@ -111,6 +113,7 @@ class Attempt(BaseModel):
 
 
 class JudgementRow(BaseModel):
+    # Defaults are factories: pydantic deep-copies a mutable default for every row made.
     model_config = ConfigDict(extra="forbid")
 
     judge: str
@@ -125,11 +128,12 @@ class JudgementRow(BaseModel):
     status: Status
     verdict: dict[str, Any] | None = None
     error: str | None = None
-    expect: list[Expectation] = []
+    expect: list[Expectation] = Field(default_factory=list)
     met: bool | None = None
-    attempts: list[Attempt] = []
-    coerced: list[str] = []  # lenient parsing only: each conversion, e.g. "x: '3' -> 3"
-    usage: Usage = Usage()
+    attempts: list[Attempt] = Field(default_factory=list)
+    # Lenient parsing only: each conversion, e.g. "x: '3' -> 3".
+    coerced: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
     live: bool = False
     latency_s: float = 0.0
     fingerprint: dict[str, str] | None = None  # the judge that answered; None: not recorded
