@@ -27,6 +27,7 @@ from judges.stats.ranking.ranker import (
     summarise,
 )
 from judges.stats.ranking.reading_list import evaluate_run, gate_failures
+from judges.verdicts.inputs import reading_list_candidates
 
 
 def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
@@ -87,7 +88,9 @@ def test_reading_list_judged(reading_list_set, judge_runner, judges_session):
     """The judge ranks the expert's reading list, next to citation counts and chance."""
     planted = judges_session.planted_sets[reading_list_set.judge]
     rows = judge_runner.replay_set(reading_list_set, run="reading_list")
-    result = evaluate_run(rows, planted, judges_session.memo)  # the report reuses it
+    sources = judges_session.verdicts.sources(reading_list_set.judge)
+    candidates = reading_list_candidates(planted)
+    result = evaluate_run(rows, sources.reading_list, candidates, judges_session.memo)
     # Every candidate is ranked, judged or not: nothing is silently dropped.
     assert result.n_candidates == len(planted.reading_list) == len(rows)
     print(result.headline())

@@ -43,6 +43,7 @@ from judges.stats.regression.family import version_regressions
 from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
+from judges.verdicts.inputs import set_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "sim:good-judge"
@@ -251,10 +252,8 @@ def verdict(
     shape: Shape, baseline: list[JudgementRow], rows: list[JudgementRow], gates: Gates
 ) -> Verdict:
     """The report's verdict of a re-record against the accepted baseline and its table."""
-    fitness = judge_fitness(
-        rows, shape.planted, "rerecord", dimensions=shape.dimensions, flag=shape.flag,
-        sme_labels=shape.sme_labels,
-    )  # fmt: skip
+    facts = set_facts(shape.planted, "rerecord", shape.sme_labels)
+    fitness = judge_fitness(rows, facts, dimensions=shape.dimensions, flag=shape.flag)
     if not fitness.fit:
         return Verdict("NOT FIT", tuple(fitness.reasons()))
     main, base_main = _runs(rows, "main"), _runs(baseline, "main")

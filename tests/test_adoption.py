@@ -19,7 +19,7 @@ from judges.core.checks import describe_returned, describe_verdict
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import SpecError, load_catalog, load_judge
 from judges.reports.model.folders import Results, build_folder
-from judges.reports.sections.sources import load_sources
+from judges.verdicts.inputs import load_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "local:smollm2-135m"

@@ -24,8 +24,8 @@ from judges.cli.probe_baseline import probe_baseline
 from judges.core.results import JudgementRow, write_jsonl
 from judges.core.spec import load_catalog
 from judges.reports.model.folders import Results, build_folder
-from judges.reports.sections.sources import load_sources
 from judges.stats.estimates.intervals import Estimate, wilson
+from judges.verdicts.inputs import load_sources
 from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]

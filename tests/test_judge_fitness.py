@@ -11,7 +11,9 @@ from judges.core.results import JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
 from judges.sets.planted import Gates, PlantedSet, PlantedSetError, load_planted_sets
 from judges.stats.fitness.chance import Fitness
-from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
+from judges.stats.fitness.judge import judge_fitness
+from judges.verdicts.fitness import accepted_not_fit
+from judges.verdicts.inputs import set_facts
 from tests._pairwise_rows import pairwise_row
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +61,7 @@ def _rows(policy: str, *, run: str = "main") -> list[JudgementRow]:
 def _fitness(rows: list[JudgementRow]):
     spec = load_catalog(PROMPTS_ROOT)["product_identity"]
     return judge_fitness(
-        rows, _planted(), "9.9", dimensions=spec.config.dimensions, flag=spec.config.flag
+        rows, set_facts(_planted(), "9.9"), dimensions=spec.config.dimensions, flag=spec.config.flag
     )
 
 
@@ -167,7 +169,7 @@ def _pairwise_rows(policy_by_set: dict[str, str], n: int = 12) -> list[Judgement
 
 def _pairwise_fitness(rows: list[JudgementRow]) -> Fitness:
     planted = PlantedSet("pairwise", Path("planted_sets/pairwise"), [])
-    return judge_fitness(rows, planted, "9.9", dimensions=())
+    return judge_fitness(rows, set_facts(planted, "9.9"), dimensions=())
 
 
 def test_a_pairwise_judge_has_one_chance_test_per_set() -> None:

@@ -22,7 +22,10 @@ import judges
 
 ROOT = Path(judges.__file__).resolve().parent
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
-CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
+CORE = (
+    "judges.core", "judges.stats", "judges.verdicts", "judges.reports", "judges.sets",
+    "judges.builtin",
+)  # fmt: skip
 # The only modules that may import pytest, xdist or vcrpy: the pytest layer and vcrpy's one
 # private module.
 PYTEST_LAYER = "judges.pytest_plugin"
@@ -33,7 +36,7 @@ TEST_TOOL_MODULES = frozenset(
 # The packages from the bottom up: each imports only itself and those before it, so "which
 # layer am I in" is a question the path answers and no change can close a cycle across them.
 LAYERS = (
-    "storage", "calls", "core", "builtin", "sets", "stats", "reports", "finale",
+    "storage", "calls", "core", "builtin", "sets", "stats", "verdicts", "reports", "finale",
     "pytest_plugin", "cli", "__main__",
 )  # fmt: skip
 # Inside the two largest layers, one subpackage (or entry module) per concern, bottom up by

@@ -369,13 +369,9 @@ def test_a_probe_row_without_its_main_row_is_counted_not_dropped():
 
 
 def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
-    from judges.reports.sections.probes import (
-        probe_report,
-        probes_html,
-        probes_markdown,
-        probes_svg,
-    )
+    from judges.reports.sections.probes import probes_html, probes_markdown, probes_svg
     from judges.sets.planted import Gates
+    from judges.verdicts.probes import probe_report
 
     rows = version_rows(length_rewarding)
     for k, s in enumerate([1, 1, 2, 1, 1]):
@@ -399,7 +395,8 @@ def test_the_report_section_shows_each_probe_against_its_noise_floor_and_gate():
 
 
 def test_the_version_comparison_pairs_each_probe_per_item():
-    from judges.reports.sections.probes import changes_markdown, compare_probes, probe_report
+    from judges.reports.sections.probes import changes_markdown
+    from judges.verdicts.probes import compare_probes, probe_report
 
     before = version_rows(length_rewarding)  # 8/8 biased
     after = version_rows(fair)  # 0/8

@@ -19,7 +19,7 @@ from judges.core.results import Expectation, JudgementRow, Status
 from judges.reports.model.build import build_report
 from judges.reports.model.data import FolderReport
 from judges.reports.render.files import render_files
-from judges.reports.sections.sources import Sources
+from judges.verdicts.inputs import Sources
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(

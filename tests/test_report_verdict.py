@@ -15,12 +15,12 @@ from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
 from judges.reports.render.charts import change_svg
 from judges.reports.render.github import summary_markdown
-from judges.reports.sections import fitness as fitness_section
 from judges.reports.write import rebuild_reports
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
 from judges.stats.fitness.chance import ChanceTest, Fitness
 from judges.stats.regression.comparison import compare_versions, comparison_markdown
+from judges.verdicts import fitness as fitness_section
 from tests.test_report import (
     AFTER,
     BEFORE,
@@ -275,9 +275,10 @@ def test_a_statistic_without_threshold_is_not_counted_as_a_gate_left_unevaluated
     passed, failed, _ = model.gate_counts
     shown = Gate("max_flip.dummy", wilson(8, 8), None, False)  # informational
     no_data = Gate("noise_floor.min_exact_match.x", wilson(0, 0), 0.5, True)
-    counted = dataclasses.replace(model, gates=(*model.gates, shown))
+    extra = {**model.floors, "extra": (shown,)}  # one more section of floors
+    counted = dataclasses.replace(model, floors=extra)
     assert counted.gate_counts == (passed, failed, 0)
     assert counted.problems() == []
-    unevaluated = dataclasses.replace(model, gates=(*model.gates, shown, no_data))
+    unevaluated = dataclasses.replace(model, floors={**model.floors, "extra": (shown, no_data)})
     assert unevaluated.gate_counts == (passed, failed, 1)
     assert unevaluated.problems() == ["1 gate not evaluated"]

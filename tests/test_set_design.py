@@ -8,7 +8,7 @@ from pathlib import Path
 from judges.core.spec import load_catalog
 from judges.sets.planted import load_planted_set
 from judges.stats.fitness.power import detection_power
-from judges.stats.fitness.set_design import weak_set_lines
+from judges.verdicts.set_design import weak_set_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 

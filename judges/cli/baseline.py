@@ -238,14 +238,17 @@ def label_stability_gates(rows: list[JudgementRow], labels: dict[str, str]) -> d
     return {"label_stability": table} if table else {}
 
 
-def reading_list_gates(rows: list[JudgementRow], planted: Any) -> dict[str, Any]:
+def reading_list_gates(rows: list[JudgementRow], sources: Any) -> dict[str, Any]:
     """Suggested minimum reading-list metrics of the judge (lower bootstrap bound)."""
     from judges.sets.reading_list import RUN
     from judges.stats.ranking.reading_list import SHOWN, evaluate_run
+    from judges.verdicts.inputs import reading_list_candidates
 
-    if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
+    planted, reading_list = sources.planted, sources.reading_list
+    if planted is None or reading_list is None or not any(r.run == RUN for r in rows):
         return {}
-    judge = evaluate_run(rows, planted).ranker("judge").metrics
+    candidates = reading_list_candidates(planted)
+    judge = evaluate_run(rows, reading_list, candidates).ranker("judge").metrics
     bounds = {key: _bound(judge[key], True) for key in SHOWN}
     return {"reading_list": {key: b for key, b in bounds.items() if b is not None}}
 
@@ -398,30 +401,3 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
                 line += f" (accepted in gates.toml: {m.accept_not_fit})"
         lines.append(line)
     return lines
-
-
-def regression_lines(models: Iterable[Any]) -> dict[str, list[str]]:
-    """Per model, the regression gates the version fails against the current baseline."""
-    failing = {m.model: [r.describe() for r in m.regressions if r.passed is False] for m in models}
-    return {model: lines for model, lines in failing.items() if lines}
-
-
-def not_fit_acceptance(
-    models: Iterable[Any], version: str, reason: str | None
-) -> tuple[dict[tuple[str, str], str | None], list[str]]:
-    """What to write of accept_not_fit for the accepted version, and the models refused.
-
-    A NOT FIT model is refused as a baseline unless `reason` is given (which is written) or
-    gates.toml already accepts it (its table is then left as it is: a pairwise judge may be
-    accepted per set, in pairwise_accepted); a FIT model loses a stale acceptance.
-    """
-    writes: dict[tuple[str, str], str | None] = {}
-    refused: list[str] = []
-    for m in models:
-        if m.fit:
-            writes[(m.model, version)] = None
-        elif reason:
-            writes[(m.model, version)] = reason
-        elif not m.accept_not_fit:
-            refused.append(m.model)
-    return writes, refused

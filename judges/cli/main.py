@@ -15,7 +15,7 @@ from judges.cli.init import add_init_command
 from judges.cli.leaderboard import add_leaderboard_command
 from judges.cli.power import add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import asked_items, lacking_refusal, recording_gaps, refusal, survey
+from judges.cli.recorded import lacking_refusal, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -73,18 +73,13 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.cli.baseline import (
-        FLOORS_MET,
-        fitness_lines,
-        not_fit_acceptance,
-        regression_lines,
-        write_baseline,
-    )
+    from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
     from judges.cli.probe_baseline import write_probe_expectations
     from judges.reports.model.folders import ResultsMissing
-    from judges.reports.sections.sources import load_sources
     from judges.sets.pins import write_pins
     from judges.sets.planted import load_gate_tables
+    from judges.verdicts.acceptance import Refusal, acceptance
+    from judges.verdicts.inputs import load_sources
 
     catalog = args.catalog
     spec = catalog[args.judge]
@@ -103,44 +98,42 @@ def _baseline(args: argparse.Namespace) -> int:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
     accepted_rows = rows_by_version[accept]
-    asked = asked_items(sources.planted, accept, sorted({r.model for r in accepted_rows}))
-    gaps = recording_gaps(accepted_rows, asked)
-    if gaps:
-        for line in refusal(args.judge, accept, gaps, asked):
+    # The policy is the verdicts' (judges.verdicts.acceptance); this prints what it decided.
+    checks = acceptance(
+        accept, models[accept], accepted_rows, sources.planted, args.accept_not_fit,
+        lambda: _probe_regressions(args, spec, rows_by_version, models[accept]),
+    )  # fmt: skip
+    refused = checks.refusal(bool(args.accept_regression), args.reset_floors)
+    if refused is Refusal.PARTIAL:
+        for line in refusal(args.judge, accept, checks.gaps, checks.asked):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
-    lacking = {m.model: m.missing_runs for m in models[accept] if m.missing_runs}
-    if lacking:
-        for line in lacking_refusal(args.judge, accept, lacking):
+    if refused is Refusal.LACKING:
+        for line in lacking_refusal(args.judge, accept, checks.lacking):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
     for version, found in models.items():
         for line in fitness_lines(args.judge, version, found):
             print(line)
-    not_fit, refused = not_fit_acceptance(models[accept], accept, args.accept_not_fit)
-    if refused:
-        print(f"python -m judges baseline: prompt {accept} is NOT FIT on {', '.join(refused)} "
-              "(no better than chance at what the set measures): not accepted as a baseline, "
-              'nothing written. Improve the judge, or keep it knowingly with --accept-not-fit '
-              '"<why>"', file=sys.stderr)  # fmt: skip
+    if refused is Refusal.NOT_FIT:
+        print(f"python -m judges baseline: prompt {accept} is NOT FIT on "
+              f"{', '.join(checks.not_fit_refused)} (no better than chance at what the set "
+              "measures): not accepted as a baseline, nothing written. Improve the judge, or "
+              'keep it knowingly with --accept-not-fit "<why>"', file=sys.stderr)  # fmt: skip
         return 1
-    worse = regression_lines(models[accept])
-    for model, line in _probe_regressions(args, spec, rows_by_version, models[accept]).items():
-        worse.setdefault(model, []).append(line)
-    for model, lines in sorted(worse.items()):
+    for model, lines in sorted(checks.regressions.items()):
         for line in lines:
             print(f"regression: {args.judge} {accept} on {model}: {line}")
-    if worse and not args.accept_regression:
+    if refused is Refusal.REGRESSION:
         print(f"python -m judges baseline: prompt {accept} is significantly worse than the "
-              f"accepted baseline on {', '.join(sorted(worse))} (the regression gates above): "
-              "not accepted, nothing written. Keep the current baseline, or accept it "
-              'knowingly with --accept-regression "<why>"', file=sys.stderr)  # fmt: skip
+              f"accepted baseline on {', '.join(sorted(checks.regressions))} (the regression "
+              "gates above): not accepted, nothing written. Keep the current baseline, or "
+              'accept it knowingly with --accept-regression "<why>"',
+              file=sys.stderr)  # fmt: skip
         return 1
-    failing = {m.model: [gate for gate in m.gates if gate.passed is False] for m in models[accept]}
-    failing = {model: gates for model, gates in failing.items() if gates}
-    if failing and not args.reset_floors:
+    if refused is Refusal.FLOORS:
         # The new table would keep them (the team's floors are never dropped), and fail.
-        for model, gates in sorted(failing.items()):
+        for model, gates in sorted(checks.failing_floors.items()):
             for gate in gates:
                 print(f"floor: {args.judge} {accept} on {model}: {gate.describe()}: fails")
         print(f"python -m judges baseline: prompt {accept} fails floors its table would keep "
@@ -148,7 +141,7 @@ def _baseline(args: argparse.Namespace) -> int:
               "agrees, or replace every floor with its suggestion (--reset-floors)",
               file=sys.stderr)  # fmt: skip
         return 1
-    regressed = {(model, accept): args.accept_regression for model in worse}
+    not_fit, regressed = checks.not_fit, checks.regressed(args.accept_regression)
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
@@ -210,7 +203,7 @@ def _recorded_versions(
             reliability[(model.model, version)] = (
                 reliability_floors(sections)
                 | label_stability_gates(mine, dict(spec.config.labels))
-                | reading_list_gates(mine, sources.planted)
+                | reading_list_gates(mine, sources)
             )
     return rows_by_version, reliability, models
 

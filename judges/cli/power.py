@@ -41,12 +41,12 @@ def _version_rows(
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from judges.reports.sections.sources import load_sources
-    from judges.stats.fitness.set_design import weak_set_lines
     from judges.stats.planning.set_sizes import plan_set
     from judges.stats.reliability.agreement import quadratic_kappa
     from judges.stats.reliability.calibration import judge_and_human, sme_dimension
     from judges.stats.reliability.noise import noise_floor
+    from judges.verdicts.inputs import load_sources
+    from judges.verdicts.set_design import weak_set_lines
 
     catalog = args.catalog
     spec = catalog[args.judge]

@@ -12,26 +12,10 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from judges.core.results import JudgementRow, read_jsonl
+from judges.core.results import read_jsonl
 from judges.core.spec import JudgeSpec
-from judges.sets.planted import PlantedSet, load_gate_tables, load_planted_set
-
-
-def asked_items(planted: PlantedSet, version: str, models: list[str]) -> dict[str, list[str]]:
-    """Per judge model: the items set.toml asks the version's main run to judge."""
-    return {model: [i.id for i in planted.main_items(version, model)] for model in models}
-
-
-def recording_gaps(
-    rows: list[JudgementRow], asked: Mapping[str, list[str]]
-) -> dict[str, list[str]]:
-    """Per judge model: the items set.toml asks for that its main run has no row for."""
-    recorded: dict[str, set[str]] = {model: set() for model in asked}
-    for row in rows:
-        if row.run == "main" and row.repeat == 0:
-            recorded.setdefault(row.model, set()).add(row.item_id)
-    gaps = {model: [i for i in asked[model] if i not in recorded[model]] for model in asked}
-    return {model: missing for model, missing in gaps.items() if missing}
+from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.verdicts.acceptance import asked_items, recording_gaps
 
 
 def record_command(judge: str, version: str) -> str:

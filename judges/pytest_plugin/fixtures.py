@@ -6,7 +6,6 @@ set-level tests, and turns gates into a failed, skipped or passed test.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
@@ -19,14 +18,12 @@ from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
 from judges.reports.sections.fitness import reason_text
 from judges.sets.planted import Gates
-from judges.sets.sme import SmeLabel, load_sme_labels
-from judges.stats.estimates.floors import not_evaluated
+from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
-from judges.stats.fitness.judge import accepted_not_fit, judge_fitness
-from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import SME_GATE, Regression
-from judges.stats.reliability.calibration import sme_dimension
-from judges.stats.reliability.noise import noise_floor
+from judges.verdicts.build import build_verdict
+from judges.verdicts.inputs import Sources
+from judges.verdicts.verdict import ModelVerdict
 
 
 @pytest.fixture(scope="session")
@@ -138,32 +135,57 @@ class JudgeRunner(probing.ProbeJudging):
                 pytrace=False,
             )
 
+    def verdict(self, set_case: SetCase) -> ModelVerdict:
+        """The version's verdict on this model, as the report builds it (judges.verdicts),
+        from every run the set-level tests replay; built once per session and process."""
+        __tracebackhide__ = True
+        judge, version, model = set_case.judge, set_case.version, str(set_case.model)
+        return self.session.verdicts.verdict(
+            judge, version, model, lambda sources: self._build_verdict(set_case, sources)
+        )
+
+    def _build_verdict(self, set_case: SetCase, sources: Sources) -> ModelVerdict:
+        spec = self.session.catalog[set_case.judge]
+        rows = self._version_rows(set_case, ("main", "retest", "noise", "reading_list"))
+        folder_rows = rows + self._version_rows(set_case, ("panel",))
+        baselines: dict[str, list[JudgementRow]] = {}
+        gates = self.gates(set_case)
+        if gates is not None and gates.baseline is not None and gates.baseline != set_case.version:
+            baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
+            baselines[gates.baseline] = self._version_rows(
+                baseline_case, ("main", "retest", "noise")
+            )
+        dimensions = tuple(spec.config.dimensions)
+        return build_verdict(
+            str(set_case.model), set_case.version, rows, folder_rows, sources, dimensions,
+            spec.config.flag, baselines=baselines,
+        )  # fmt: skip
+
+    def _version_rows(self, set_case: SetCase, runs: tuple[str, ...]) -> list[JudgementRow]:
+        """Every judgement of the runs that cover this version, replayed (main always)."""
+        planted = self.session.planted_sets[set_case.judge]
+        rows: list[JudgementRow] = []
+        for run in runs:
+            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
+                rows += self.replay_set(set_case, run=run)
+        return rows
+
     def fitness(self, set_case: SetCase) -> Fitness:
         """The chance tests of one judge, version and model, over every run it has."""
         __tracebackhide__ = True
-        planted = self.session.planted_sets[set_case.judge]
-        spec = self.session.catalog[set_case.judge]
-        rows: list[JudgementRow] = []
-        for run in ("main", "retest", "noise", "reading_list"):
-            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
-                rows += self.replay_set(set_case, run=run)
-        labels = None
-        if planted.config.sme_labels:
-            path = self.session.settings.planted_sets / "sme" / planted.config.sme_labels
-            labels = load_sme_labels(path)
-        return judge_fitness(
-            rows, planted, set_case.version, dimensions=spec.config.dimensions,
-            flag=spec.config.flag, sme_labels=labels,
-        )  # fmt: skip
+        fitness = self.verdict(set_case).fitness
+        assert fitness is not None  # a set-level test runs only on a planted set
+        return fitness
 
     def check_fitness(self, set_case: SetCase) -> None:
         """Fail unless the judge is better than chance at everything its set measures."""
         __tracebackhide__ = True
+        verdict = self.verdict(set_case)
         fitness = self.fitness(set_case)
         gates = self.gates(set_case)
         # A pairwise judge's sets at chance, each accepted in pairwise_accepted: known, as the
         # report says. (accept_not_fit is a strict xfail mark, so its assertion must fail.)
-        accepted = accepted_not_fit(fitness, gates)
+        accepted = verdict.accept_not_fit
         if not fitness.fit and accepted and gates is not None and not gates.accept_not_fit:
             pytest.xfail(f"pairwise_accepted: {accepted}")
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
@@ -188,79 +210,31 @@ class JudgeRunner(probing.ProbeJudging):
         self.item.user_properties.append((GATES_SKIPPED_PROPERTY, reason))
         pytest.skip(reason)
 
-    def regression_gates(
-        self, set_case: SetCase, rows: list[JudgementRow], run: str = "main"
-    ) -> list[Regression]:
-        """This run's rows against the accepted baseline's main run (gates.toml `baseline`)."""
+    def floors(self, set_case: SetCase, *sections: str, run: str | None = None) -> list[Gate]:
+        """The verdict's gates.toml floors of these sections; a label-stability floor only
+        of `run` when given (its key starts with the run)."""
         __tracebackhide__ = True
-        gates, found = self.gates(set_case), self._baseline(set_case, run)
-        if gates is None or found is None:
-            return []
-        family = self._family(set_case, rows, run, sme=self._sme(set_case, run))
+        found = list(self.verdict(set_case).section(*sections))
+        if run is not None:
+            found += [
+                gate
+                for gate in self.verdict(set_case).section("label_stability")
+                if gate.name.startswith(f"label_stability.{run}.")
+            ]
+        return found
+
+    def regression_gates(self, set_case: SetCase) -> list[Regression]:
+        """The verdict's regression gates against the accepted baseline (gates.toml
+        `baseline`), SME agreement aside."""
+        __tracebackhide__ = True
+        family = self.verdict(set_case).regressions
         return [gate for gate in family if not gate.name.startswith(SME_GATE)]
 
-    def sme_regression_gates(
-        self, set_case: SetCase, rows: list[JudgementRow], labels: list[SmeLabel], dimension: str
-    ) -> list[Regression]:
+    def sme_regression_gates(self, set_case: SetCase) -> list[Regression]:
         """Agreement with the SME labels against the accepted baseline's (quadratic kappa)."""
         __tracebackhide__ = True
-        family = self._family(set_case, rows, "main", sme=(labels, dimension))
+        family = self.verdict(set_case).regressions
         return [gate for gate in family if gate.name.startswith(SME_GATE)]
-
-    def _sme(self, set_case: SetCase, run: str) -> tuple[list[SmeLabel], str] | None:
-        """The SME labels and dimension when this version is calibrated (its main run)."""
-        planted = self.session.planted_sets[set_case.judge]
-        if run != "main" or not planted.config.sme_labels:
-            return None
-        if set_case.version not in planted.run_versions("sme"):
-            return None
-        path = self.session.settings.planted_sets / "sme" / planted.config.sme_labels
-        dimensions = self.session.catalog[set_case.judge].config.dimensions
-        return load_sme_labels(path), sme_dimension(dimensions)
-
-    def _family(
-        self,
-        set_case: SetCase,
-        rows: list[JudgementRow],
-        run: str,
-        sme: tuple[list[SmeLabel], str] | None,
-    ) -> list[Regression]:
-        """Every regression gate of the version, under one Holm correction, as the report."""
-        gates, found = self.gates(set_case), self._baseline(set_case, run)
-        if gates is None or found is None:
-            return []
-        baseline_case, baseline = found
-        label = f"prompt {baseline_case.version} main run"
-        dimensions = self.session.catalog[set_case.judge].config.dimensions
-        noise_sd = self._noise_sd(baseline_case)
-        planted = self.session.planted_sets[set_case.judge]
-        retest: list[JudgementRow] = []
-        if baseline_case.version in self.session.run_plan(planted, "retest").versions:
-            retest = self.replay_set(baseline_case, run="retest")  # its second draw
-        return version_regressions(
-            baseline, rows, label, dimensions, noise_sd, gates.alpha, sme=sme, retest=retest
-        )
-
-    def _baseline(self, set_case: SetCase, run: str) -> tuple[SetCase, list[JudgementRow]] | None:
-        """The accepted baseline's main run (gates.toml `baseline`); None for the baseline's own
-        main run or without one."""
-        gates = self.gates(set_case)
-        if gates is None or gates.baseline is None:
-            return None
-        if gates.baseline == set_case.version and run == "main":
-            return None
-        baseline_case = SetCase(set_case.judge, gates.baseline, set_case.model)
-        return baseline_case, self.replay_set(baseline_case, run="main")
-
-    def _noise_sd(self, set_case: SetCase) -> dict[str, float]:
-        """The noise floor's pooled sd per dimension for a version that has a noise run."""
-        planted = self.session.planted_sets[set_case.judge]
-        if set_case.version not in self.session.run_plan(planted, "noise").versions:
-            return {}
-        spec = self.session.catalog[set_case.judge]
-        rows = self.replay_set(set_case, run="noise")
-        floor = noise_floor(rows, spec.config.dimensions, n_items=len(planted.items))
-        return {d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)}
 
     def gates(self, set_case: SetCase) -> Gates | None:
         planted = self.session.planted_sets[set_case.judge]

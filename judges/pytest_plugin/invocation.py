@@ -127,7 +127,7 @@ def with_recording_options(command: str, model: object, base_url: str | None) ->
 
 def weak_set_lines(session: Any) -> list[str]:
     """Legal but weak planted sets of the judges this session judged, with their fixes."""
-    from judges.stats.fitness.set_design import weak_set_lines as weaknesses
+    from judges.verdicts.set_design import weak_set_lines as weaknesses
 
     judged = {row.judge for row in session.rows}
     sets = [session.planted_sets[name] for name in sorted(judged & set(session.planted_sets))]

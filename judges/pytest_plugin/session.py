@@ -39,6 +39,7 @@ from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet, load_planted_sets
 from judges.sets.probes import ProbeSet, load_probe_set
 from judges.stats.estimates.memo import Memo
+from judges.verdicts.book import VerdictBook
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
@@ -121,8 +122,9 @@ class JudgesSession:
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.pytest_plugin.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
-        # Statistics computed once per run, shared by the tests and the reports.
+        # Statistics and each version's verdict, computed once, shared by tests and reports.
         self.memo = Memo()
+        self.verdicts = VerdictBook(lambda: self.catalog, settings.planted_sets, self.memo)
         self.ledger = Ledger(
             settings.scratch / f"ledger-{settings.session_id}.jsonl", settings.cost_cap_usd
         )

@@ -20,9 +20,6 @@ from typing import Any
 
 from judges.core.checks import assert_accounted, assert_expected
 from judges.reports.model.snapshots import verdict_table
-from judges.stats.estimates.floors import evaluate
-from judges.stats.reliability import gates as reliability
-from judges.stats.reliability import label_stability
 from judges.stats.reliability import probes as probe_stats
 
 __all__ = [
@@ -48,9 +45,9 @@ def test_planted_item(planted_case: Any, judge_runner: Any) -> None:
 
 
 def test_detection_gates(gate_set: Any, judge_runner: Any) -> None:
-    rows = judge_runner.replay_set(gate_set)
-    results = [*evaluate(rows, judge_runner.gates(gate_set))]
-    results += judge_runner.regression_gates(gate_set, rows)
+    # The verdict's (judges.verdicts): the same gates the report and `baseline` read.
+    results = [*judge_runner.floors(gate_set, "detection")]
+    results += judge_runner.regression_gates(gate_set)
     judge_runner.check_gates(gate_set, "detection", results)
 
 
@@ -83,58 +80,18 @@ def gate_thresholds(judge_runner: Any, set_case: Any, section: str) -> dict[str,
     return getattr(gates, section) if gates is not None else {}
 
 
-def _stability_gates(judge_runner: Any, set_case: Any, result: Any) -> list[Any]:
-    """The label-stability thresholds of this run kind (keys start with the run)."""
-    thresholds = gate_thresholds(judge_runner, set_case, "label_stability")
-    mine = {k: v for k, v in thresholds.items() if k.startswith(f"{result.run}.")}
-    return label_stability.evaluate_stability([result], mine)
-
-
-def test_noise_floor(noise_set: Any, judge_runner: Any, judges_session: Any) -> None:
-    spec = judges_session.catalog[noise_set.judge]
-    rows = judge_runner.replay_set(noise_set, run="noise")
-    n_items = len(judges_session.planted_sets[noise_set.judge].items)
-    result = reliability.noise_floor(
-        rows, spec.config.dimensions, flag=spec.config.flag, n_items=n_items
-    )
-    gates = reliability.evaluate_reliability(
-        "noise_floor", result, gate_thresholds(judge_runner, noise_set, "noise_floor")
-    )
-    labels = label_stability.noise_stability(rows, spec.config.labels)
-    gates += _stability_gates(judge_runner, noise_set, labels)
+def test_noise_floor(noise_set: Any, judge_runner: Any) -> None:
+    gates = judge_runner.floors(noise_set, "noise_floor", run="noise")
     judge_runner.check_gates(noise_set, "noise_floor", gates)
 
 
-def test_test_retest(retest_set: Any, judge_runner: Any, judges_session: Any) -> None:
-    spec = judges_session.catalog[retest_set.judge]
-    main = judge_runner.replay_set(retest_set, run="main")
-    retest = judge_runner.replay_set(retest_set, run="retest")
-    result = reliability.test_retest(main, retest, spec.config.dimensions, flag=spec.config.flag)
-    gates = reliability.evaluate_reliability(
-        "test_retest", result, gate_thresholds(judge_runner, retest_set, "test_retest")
-    )
-    labels = label_stability.retest_stability(main, retest, spec.config.labels)
-    gates += _stability_gates(judge_runner, retest_set, labels)
+def test_test_retest(retest_set: Any, judge_runner: Any) -> None:
+    gates = judge_runner.floors(retest_set, "test_retest", run="retest")
     judge_runner.check_gates(retest_set, "test_retest", gates)
 
 
-def test_panel(panel_set: Any, judge_runner: Any, judges_session: Any) -> None:
-    spec = judges_session.catalog[panel_set.judge]
-    plan = judges_session.run_plan(judges_session.planted_sets[panel_set.judge], "panel")
-    primary = judge_runner.replay_set(panel_set, run="main")
-    cross = judge_runner.replay_set(panel_set, run="panel")
-    result = reliability.panel_agreement(
-        primary,
-        cross,
-        spec.config.dimensions,
-        primary_label=f"{panel_set.model} T={spec.config.sampling.temperature}",
-        cross_label=plan.label,
-        flag=spec.config.flag,
-    )
-    gates = reliability.evaluate_reliability(
-        "panel", result, gate_thresholds(judge_runner, panel_set, "panel")
-    )
-    judge_runner.check_gates(panel_set, "panel", gates)
+def test_panel(panel_set: Any, judge_runner: Any) -> None:
+    judge_runner.check_gates(panel_set, "panel", judge_runner.floors(panel_set, "panel"))
 
 
 def test_probe_item(probe_case: Any, judge_runner: Any, judges_session: Any) -> None:

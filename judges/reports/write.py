@@ -34,9 +34,9 @@ from judges.reports.model.folders import Results, ResultsMissing, build_folder
 from judges.reports.model.metadata import RUN_FILE, RunMetadata
 from judges.reports.render.files import render_files
 from judges.reports.render.overview import render_overview, version_key
-from judges.reports.sections.sources import Sources, load_sources
 from judges.stats.estimates.memo import Memo
 from judges.storage.files import atomic_write_text
+from judges.verdicts.inputs import Sources, load_sources
 
 
 @dataclass(frozen=True)

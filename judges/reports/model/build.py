@@ -4,47 +4,28 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
-from judges.reports.model.data import RUNS, Failure, FolderReport, ModelReport, UsageLine
+from judges.reports.model.data import RUNS, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
-from judges.reports.sections.completeness import missing_items, missing_runs
 from judges.reports.sections.estimate import configured_estimate
-from judges.reports.sections.fitness import model_fitness, retest_from_fitness, sme_from_fitness
+from judges.reports.sections.fingerprints import fingerprints
 from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
-from judges.reports.sections.probes import ProbeReport, probe_report, probe_score
-from judges.reports.sections.regressions import fingerprints, regressions
-from judges.reports.sections.sources import Sources
-from judges.sets.planted import Gates, PlantedSet
+from judges.sets.planted import PlantedSet
 from judges.sets.probes import NOISE_RUN
-from judges.sets.reading_list import RUN
-from judges.sets.tables import load_tables
-from judges.stats.estimates.floors import Gate, detected, evaluate
+from judges.stats.estimates.floors import detected
 from judges.stats.estimates.intervals import wilson
 from judges.stats.estimates.memo import Memo
-from judges.stats.fitness.judge import accepted_not_fit
 from judges.stats.fitness.pairwise import is_pairwise
 from judges.stats.ranking.ranker import queries_from_rows, summarise
-from judges.stats.ranking.reading_list import ReadingListResult, evaluate_run, gate_failures
 from judges.stats.regression.comparison import Comparison, compare_versions, numeric
-from judges.stats.reliability.calibration import sme_dimension
-from judges.stats.reliability.gates import (
-    evaluate_reliability,
-    noise_floor,
-    panel_agreement,
-    sme_calibration,
-    test_retest,
-)
-from judges.stats.reliability.label_stability import (
-    LabelStability,
-    evaluate_stability,
-    noise_stability,
-    retest_stability,
-)
+from judges.verdicts.build import build_verdict
+from judges.verdicts.inputs import Sources
+from judges.verdicts.verdict import ModelVerdict
 
 
 def dimensions_of(spec: JudgeSpec | None, rows: Sequence[JudgementRow]) -> tuple[str, ...]:
@@ -70,84 +51,6 @@ def _status_by_run(rows: Sequence[JudgementRow]) -> dict[str, dict[str, int]]:
         run: dict(sorted(counts[run].items()))
         for run in sorted(counts, key=lambda r: (order.get(r, len(order)), r))
     }
-
-
-def _reliability(
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    folder_rows: Sequence[JudgementRow],
-    sources: Sources,
-    dimensions: tuple[str, ...],
-    flag: str | None,
-    notes: list[str],
-) -> dict[str, Any]:
-    """Noise floor, test-retest, panel and SME calibration, each where its rows exist."""
-    planted, spec = sources.planted, sources.spec
-    main = [row for row in rows if row.run == "main"]
-    runs = {row.run for row in rows}
-    due: dict[str, Callable[[], Any]] = {}
-    if "noise" in runs:
-        n_items = len(planted.items) if planted else len({row.item_id for row in main}) or None
-        due["noise_floor"] = lambda: noise_floor(rows, dimensions, flag=flag, n_items=n_items)
-    if "retest" in runs and main:
-        due["test_retest"] = lambda: test_retest(main, rows, dimensions, flag=flag)
-    panel = planted.config.panel if planted else None
-    # The cross-check may be another model; its rows then carry that model's name.
-    cross_model = (panel.model if panel else None) or model
-    cross = [r for r in folder_rows if r.run == "panel" and r.model == cross_model]
-    if cross and main:
-        temperature = spec.config.sampling.temperature if spec else None
-        due["panel"] = lambda: panel_agreement(
-            main,
-            cross,
-            dimensions,
-            primary_label=f"{model} T={temperature}",
-            cross_label=panel.label if panel else f"{cross_model} panel run",
-            flag=flag,
-        )
-    labels = sources.sme_labels
-    sme_due = planted is not None and version in planted.run_versions("sme")
-    if labels is not None and sme_due and main and dimensions:
-        dimension = sme_dimension(dimensions)
-        due["sme"] = lambda: sme_calibration(main, labels, dimension, flag=flag)
-    found: dict[str, Any] = {}
-    for section, compute in due.items():
-        try:
-            found[section] = compute()
-        except ValueError as error:  # e.g. a label file naming an item twice
-            notes.append(f"{section} not computed: {error}")
-    return found
-
-
-def _gates(
-    model: str,
-    version: str,
-    main: Sequence[JudgementRow],
-    reliability: Mapping[str, Any],
-    sources: Sources,
-    notes: list[str],
-) -> tuple[list[Gate], str | None]:
-    planted = sources.planted
-    table = planted.gates.get((model, version)) if planted else None
-    where = None
-    if planted is not None:
-        source = planted.inherited_gates.get((model, version))
-        table_key = f'["{model}"."{source or version}"]'
-        where = f"{sources.planted_root}/{planted.judge}/gates.toml {table_key}"
-        if source is not None:
-            where += f" (inherited: prompt {version} has no table of its own)"
-        if table is None:
-            notes.append(f"no thresholds for this model and prompt version: add {where}")
-            where = None
-    gates: list[Gate] = list(evaluate(list(main), table))
-    for section, result in reliability.items():
-        if table is not None:
-            try:
-                gates += evaluate_reliability(section, result, getattr(table, section))
-            except ValueError as error:
-                notes.append(f"gates.toml: {error}")
-    return gates, where
 
 
 def _scores(
@@ -192,129 +95,29 @@ def _model_report(
     previous: tuple[str, Sequence[JudgementRow]] | None = None,
     baselines: Mapping[str, Sequence[JudgementRow]] | None = None,
 ) -> ModelReport:
-    notes: list[str] = []
+    """The model's verdict (`judges.verdicts`), with what the report shows beside it."""
+    verdict = build_verdict(
+        model, version, rows, folder_rows, sources, dimensions, flag, previous, baselines
+    )
+    notes = list(verdict.notes)
     planted = sources.planted
     main = [row for row in rows if row.run == "main"]
-    by_item = {row.item_id: row for row in main}
     asked = [item.id for item in planted.main_items(version, model)] if planted else []
-    pin = planted.pins.get((model, version)) if planted else None
-    if pin is not None and pin.rerecorded:  # the accepted baseline, recorded again on purpose
-        notes.append(f"accepted baseline (pinned {pin.pinned}), re-recorded {pin.rerecorded}")
-    missing = missing_items(asked, main, notes)
-    lacking = missing_runs(planted, version, model, rows, folder_rows, notes)
-    reliability = _reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
-    fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
-    # One statistic, one value: the sections show the chance tests' figures.
-    if "sme" in reliability:
-        reliability["sme"] = sme_from_fitness(reliability["sme"], fitness)
-    if "test_retest" in reliability:
-        reliability["test_retest"] = retest_from_fitness(reliability["test_retest"], fitness)
-    gates, where = _gates(model, version, main, reliability, sources, notes)
-    fields = (*dimensions, *([flag] if flag else []))
-    probes = _probes(model, version, rows, sources, fields, previous)
-    gates += probes.gates if probes is not None else ()
-    stability = _label_stability(rows, sources.spec)
-    reading = _reading_list(rows, planted, notes, sources.memo)
-    table = planted.gates.get((model, version)) if planted else None
-    if table is not None:
-        gates += _extra_gates(table, stability, reading, notes)
-    misses = planted.accepted_misses.get((model, version), {}) if planted else {}
-    # Before the report is built: the regression gates add notes of their own.
-    regression_gates = regressions(
-        model, version, rows, sources, baselines or {}, dimensions, notes
-    )
     judge = sources.spec.name if sources.spec else ""
     pass_rate = configured_estimate(judge, version, model, main, planted, notes)
     return ModelReport(
-        fitness=fitness,
-        chance_tests_apply=not is_pairwise(rows),
-        accept_not_fit=accepted_not_fit(fitness, table),
-        model=model,
+        **{f.name: getattr(verdict, f.name) for f in fields(ModelVerdict)}
+        | {"notes": tuple(notes)},
         n_main=len(main),
         planted_items=len(asked) if planted else None,
-        missing_items=missing,
-        missing_runs=lacking,
         **_rates(main),
         status_by_run=_status_by_run(rows),
-        noise_floor=reliability.get("noise_floor"),
-        test_retest=reliability.get("test_retest"),
-        panel=reliability.get("panel"),
-        sme=reliability.get("sme"),
-        gates=tuple(gates),
-        gates_table=where,
-        gates_version=planted.inherited_gates.get((model, version)) if planted else None,
-        baseline_version=table.baseline if table is not None else None,
-        failures=tuple(
-            Failure(row, misses.get(row.item_id))
-            for row in main
-            if row.status != "ok" or not row.met
-        ),
-        accepted_met=tuple(
-            item for item in sorted(misses) if item in by_item and detected(by_item[item])
-        ),
         scores=_scores(main, dimensions),
         comparison=comparison,
-        notes=tuple(notes),
-        probes=probes,
-        label_stability=stability,
-        reading_list=reading,
-        **regression_gates,
         pass_rate=pass_rate,
         **_ranking(model, version, main, planted, sources.memo),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
-
-
-def _label_stability(
-    rows: Sequence[JudgementRow], spec: JudgeSpec | None
-) -> tuple[LabelStability, ...]:
-    """Per-value stability of the judge's declared labels, for the runs that exist."""
-    labels = dict(spec.config.labels) if spec else {}
-    runs = {row.run for row in rows}
-    found = []
-    if labels and {"main", "retest"} <= runs:
-        found.append(retest_stability(rows, rows, labels))
-    if labels and "noise" in runs:
-        found.append(noise_stability(rows, labels))
-    return tuple(found)
-
-
-def _reading_list(
-    rows: Sequence[JudgementRow], planted: PlantedSet | None, notes: list[str], memo: Memo | None
-) -> ReadingListResult | None:
-    """The judge's reading-list run scored as a ranking, when the run exists."""
-    if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
-        return None
-    try:
-        return evaluate_run(list(rows), planted, memo)
-    except ValueError as error:  # e.g. candidates without a judgement after a `-k` run
-        notes.append(f"reading list not scored: {error}")
-        return None
-
-
-def _extra_gates(
-    table: Gates,
-    stability: Sequence[LabelStability],
-    reading: ReadingListResult | None,
-    notes: list[str],
-) -> list[Gate]:
-    """Label-stability and reading-list thresholds of gates.toml, as report gates."""
-    gates: list[Gate] = []
-    try:
-        if stability:
-            runs = {result.run for result in stability}
-            mine = {k: v for k, v in table.label_stability.items() if k.split(".")[0] in runs}
-            gates += evaluate_stability(stability, mine)
-        if reading is not None and table.reading_list:
-            gate_failures(reading, table.reading_list)  # refuses unknown metrics
-            judge = reading.ranker("judge").metrics
-            gates += [
-                Gate(f"reading_list.{key}", judge[key], threshold, True)
-                for key, threshold in sorted(table.reading_list.items())
-            ]
-    except ValueError as error:
-        notes.append(f"gates.toml: {error}")
-    return gates
 
 
 def _ranking(
@@ -330,24 +133,6 @@ def _ranking(
         return {}
     summary = summarise(queries_from_rows(main, planted), memo=memo)
     return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
-
-
-def _probes(
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    sources: Sources,
-    fields: Sequence[str],
-    previous: tuple[str, Sequence[JudgementRow]] | None,
-) -> ProbeReport | None:
-    """The bias-probe section, when the set has probes and this version has probe rows."""
-    planted = sources.planted
-    score = probe_score(planted)
-    if planted is None or score is None:
-        return None
-    gates = planted.gates.get((model, version))
-    accepted = load_tables(Path(planted.path) / "probe_expectations.toml").get((model, version))
-    return probe_report(rows, fields, score, gates, previous, accepted)
 
 
 def _previous_rows(

@@ -8,26 +8,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.core.results import JudgementRow, Usage
-from judges.reports.sections.completeness import missing_reason
+from judges.core.results import Usage
 from judges.reports.sections.estimate import PassRateEstimate
 from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
 from judges.reports.sections.pairwise import PairwiseReport
-from judges.reports.sections.probes import ProbeReport
-from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.estimates.intervals import Rate
-from judges.stats.fitness.chance import Fitness
-from judges.stats.planning.categories import CategoryPower
 from judges.stats.ranking.ranker import RankerSummary
-from judges.stats.ranking.reading_list import ReadingListResult
-from judges.stats.regression.comparison import Comparison, outcome
-from judges.stats.regression.gates import Regression
-from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
-from judges.stats.reliability.label_stability import LabelStability
+from judges.stats.regression.comparison import Comparison
+from judges.verdicts.completeness import missing_reason
+from judges.verdicts.verdict import ModelVerdict, State
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -46,111 +38,28 @@ def _as_dict(result: Any) -> dict[str, Any] | None:
     return None if result is None else result.as_dict()
 
 
-def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A verdict's short fields (scores, flags, names), without the raw reply and rationale."""
-
-    def short(value: Any) -> bool:
-        return value is None or isinstance(value, str | int | float | bool)
-
-    return {
-        key: value
-        for key, value in sorted((verdict or {}).items())
-        if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
-        and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
-    }
+# The four verdicts, one word each (judges.verdicts.verdict.State).
+PASS, FAIL, NOT_FIT, INCOMPLETE = State.PASS, State.FAIL, State.NOT_FIT, State.INCOMPLETE
 
 
-# The four verdicts, one word each.
-PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
+@dataclass(frozen=True, kw_only=True)
+class ModelReport(ModelVerdict):
+    """The report on one judge model under one prompt version: its verdict (every field of
+    `ModelVerdict`, which decides the word) and what a reader sees beside it."""
 
-
-@dataclass(frozen=True)
-class Failure:
-    """A main-run item that failed its expectation or errored."""
-
-    row: JudgementRow
-    accepted_miss: str | None  # the reason given in expectations.toml
-
-    @property
-    def rationale(self) -> str | dict[str, str]:
-        verdict = self.row.verdict or {}
-        found = verdict.get("rationale") or verdict.get("rationales") or ""
-        return found if isinstance(found, str | dict) else str(found)
-
-    @property
-    def raw(self) -> str | dict[str, str] | None:
-        raw = (self.row.verdict or {}).get("raw")
-        return raw if isinstance(raw, str | dict) else None
-
-    def as_dict(self) -> dict[str, Any]:
-        row = self.row
-        return {
-            "item_id": row.item_id,
-            "category": row.category,
-            "control": row.control,
-            "outcome": outcome(row),
-            "status": row.status,
-            "expected": [str(e) for e in row.expect],
-            "returned": key_fields(row.verdict),
-            "rationale": self.rationale,
-            "raw": self.raw,
-            "error": row.error,
-            "attempts": [a.model_dump(mode="json") for a in row.attempts if a.error],
-            "accepted_miss": self.accepted_miss,
-        }
-
-
-@dataclass(frozen=True)
-class ModelReport:
-    """Everything the report says about one judge model under one prompt version."""
-
-    model: str
     n_main: int
     planted_items: int | None
-    missing_items: tuple[str, ...]
     detection: dict[str, Rate]
     all_defects: Rate
     control_false_positive: Rate
     error_rate: Rate
     status_by_run: dict[str, dict[str, int]]
-    noise_floor: NoiseFloor | None
-    test_retest: TestRetest | None
-    panel: Panel | None
-    sme: SmeCalibration | None
-    gates: tuple[Gate, ...]
-    gates_table: str | None  # where the thresholds came from; None: no table
-    failures: tuple[Failure, ...]
-    accepted_met: tuple[str, ...]  # accepted misses the judge now gets right
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
     comparison: Comparison | None
-    notes: tuple[str, ...]
-    probes: ProbeReport | None = None  # the bias probes, when this version was probed
-    label_stability: tuple[LabelStability, ...] = ()  # per value, retest and noise
-    reading_list: ReadingListResult | None = None  # the judge as a ranker of the list
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
     ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
-    regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
-    retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
-    category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
     pass_rate: PassRateEstimate | None = None  # set.toml `outputs`: corrected pass rate
-    gates_version: str | None = None  # the earlier version whose table this one inherited
-    fitness: Fitness | None = None  # the chance tests; None: no planted set to test against
-    # Why NOT FIT is kept (gates.toml): the version's own accept_not_fit, or for a pairwise
-    # judge pairwise_accepted naming every set it is at chance on.
-    accept_not_fit: str = ""
-    # Runs the judge has that this version lacks, each with why and the fix (INCOMPLETE).
-    missing_runs: tuple[str, ...] = ()
-
-    baseline_version: str | None = None  # the accepted baseline its gates name (gates.toml)
-
-    # False for pairwise judges: their chance tests (per set) are shown in the folder's
-    # pairwise section, not in the model's fitness table.
-    chance_tests_apply: bool = True
-
-    @property
-    def fit(self) -> bool:
-        return self.fitness is not None and self.fitness.fit
 
     def fitness_reasons(self) -> list[str]:
         """Why this judge is NOT FIT, one line each; empty when it is fit."""
@@ -160,43 +69,11 @@ class ModelReport:
             return self.fitness.reasons()
         return [reason_text(test) for test in self.fitness.failing]
 
-    def incomplete_reason(self) -> str:
-        """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
-        judged"; empty when nothing set.toml asks for is missing."""
-        return missing_reason(len(self.missing_items), self.missing_runs)
-
-    @property
-    def incomplete(self) -> bool:
-        return bool(self.missing_items or self.missing_runs)
-
-    def verdict_word(self) -> str:
-        """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
-
-        An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
-        """
-        if self.incomplete:
-            return INCOMPLETE
-        if not self.fit and not self.accept_not_fit:
-            return NOT_FIT
-        if self.problems():
-            return FAIL
-        return PASS if self.fit else NOT_FIT
-
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
             return []
         note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
         return [*self.ranking.lines(), *note]
-
-    @property
-    def new_failures(self) -> tuple[Failure, ...]:
-        """Failures that expectations.toml does not accept: each fails the run."""
-        return tuple(f for f in self.failures if f.accepted_miss is None)
-
-    @property
-    def accepted_misses(self) -> tuple[Failure, ...]:
-        """Failures listed in expectations.toml (strict xfail): known, not a new failure."""
-        return tuple(f for f in self.failures if f.accepted_miss is not None)
 
     def failure_counts(self) -> str:
         """E.g. "2 new failures, 34 accepted misses": the two never counted together."""
@@ -204,36 +81,6 @@ class ModelReport:
         return (
             f"{new} new failure{'s' * (new != 1)}, {accepted} accepted miss{'es' * (accepted != 1)}"
         )
-
-    def problems(self) -> list[str]:
-        """What keeps this model's report from passing, in words; empty when it passes.
-
-        It passes when every planted item has a row that met its expectation or is an
-        accepted miss, no accepted miss is now met (a strict XPASS), and every gate with a
-        threshold passed (a gate not evaluated does not pass).
-        """
-        _, failed, unevaluated = self.gate_counts
-        counts = [
-            (failed, "gate failed", "gates failed"),
-            (unevaluated, "gate not evaluated", "gates not evaluated"),
-            (len(self.new_failures), "new failure", "new failures"),
-            (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
-            (
-                len(self.probes.unaccepted) if self.probes else 0,
-                "biased probe item",
-                "biased probe items",
-            ),
-        ]
-        reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
-        return reasons + ([self.incomplete_reason()] if self.incomplete else [])
-
-    @property
-    def gate_counts(self) -> tuple[int, int, int]:
-        """(passed, failed, not evaluated), floors and regression gates together. A statistic
-        shown without a threshold is informational: not a gate left unevaluated."""
-        gates = (*self.gates, *self.regressions)
-        results = [gate.passed for gate in gates]
-        return results.count(True), results.count(False), sum(map(not_evaluated, gates))
 
     def threshold(self, category: str) -> float | None:
         for gate in self.gates:

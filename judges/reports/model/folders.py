@@ -23,8 +23,8 @@ from judges.core.results import (
 from judges.core.spec import JudgeSpec, load_catalog, version_key
 from judges.reports.model.build import build_report, dimensions_of
 from judges.reports.model.data import RESULTS_FILE, FolderReport
-from judges.reports.sections.sources import Sources
 from judges.stats.regression.comparison import Comparison, compare_versions
+from judges.verdicts.inputs import Sources
 
 
 class ResultsMissing(FileNotFoundError):

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from judges.core.checks import describe_verdict
-from judges.reports.model.data import Failure, FolderReport, key_fields
+from judges.reports.model.data import FolderReport
 from judges.stats.regression.comparison import outcome
+from judges.verdicts.verdict import Failure, key_fields
 
 __all__ = ["render_failures_md"]
 

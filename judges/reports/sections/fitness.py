@@ -1,44 +1,17 @@
-"""The fitness section of a report: the chance tests of one judge, version and model.
+"""The fitness section's words: how a chance test reads, and its figure in one line.
 
-Rendered by `judges.reports.render.fitness`.
+The tests themselves are a verdict's (`judges.verdicts.fitness`); rendered by
+`judges.reports.render.fitness`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
-from judges.core.results import JudgementRow
-from judges.reports.sections.sources import Sources
-from judges.stats.estimates.intervals import Estimate
-from judges.stats.fitness.chance import ChanceTest, Fitness
-from judges.stats.fitness.judge import judge_fitness
-from judges.stats.reliability.calibration import SmeCalibration
-from judges.stats.reliability.noise import TestRetest
+from judges.stats.fitness.chance import ChanceTest
 
-__all__ = ["chance_reading", "model_fitness", "named", "not_fit_phrase"]
-
-
-def model_fitness(
-    rows: Sequence[JudgementRow],
-    version: str,
-    sources: Sources,
-    dimensions: tuple[str, ...],
-    flag: str | None,
-    notes: list[str],
-) -> Fitness | None:
-    """The chance tests, for a judge with a planted set and main-run rows."""
-    if sources.planted is None or not any(row.run == "main" for row in rows):
-        return None
-    try:
-        return judge_fitness(
-            rows, sources.planted, version, dimensions=dimensions, flag=flag,
-            sme_labels=sources.sme_labels,
-        )  # fmt: skip
-    except ValueError as error:  # e.g. a label file naming an item twice
-        notes.append(f"fitness not computed: {error}")
-        return None
+__all__ = ["chance_reading", "named", "not_fit_phrase"]
 
 
 # The words every section and format uses for one chance test; NOT FIT, FAIL, INCOMPLETE
@@ -50,40 +23,6 @@ BETTER, AT_CHANCE, WORSE, TOO_FEW = (
     "too few to test",
 )
 MAX_NAMED = 5  # reasons named in a verdict line; the rest are counted ("and 3 more")
-
-
-def sme_from_fitness(sme: SmeCalibration, fitness: Fitness | None) -> SmeCalibration:
-    """The SME section with the chance tests' Spearman and kappa: one statistic, one value.
-
-    Both are computed on the same pairs, but each drew its own bootstrap, so their intervals
-    differed ([-0.77, -0.00] in the fitness table, [-0.78, -0.02] in the SME section). The
-    chance test's figure decides the verdict, so it is the one every section shows.
-    """
-    if fitness is None:
-        return sme
-    tests = {test.name: test for test in fitness.tests}
-    found = {}
-    for field, name in (("spearman", "SME Spearman"), ("kappa", "SME kappa")):
-        test = tests.get(f"{name}: {sme.dimension}")
-        if test is not None and getattr(sme, field) is not None and test.n == sme.n_pairs:
-            found[field] = Estimate(test.value, test.low, test.high, test.n)
-    return replace(sme, **found)
-
-
-def retest_from_fitness(retest: TestRetest, fitness: Fitness | None) -> TestRetest:
-    """The test-retest section with the chance tests' kappa per dimension, as for SME: a
-    constant judge's kappa is undefined in both, never 0.00 in one and undefined in the
-    other."""
-    if fitness is None:
-        return retest
-    tests = {test.name: test for test in fitness.tests}
-    dimensions = {}
-    for dim, figures in retest.dimensions.items():
-        test = tests.get(f"test-retest: {dim}")
-        if test is not None and figures.kappa is not None and test.n == figures.kappa.n:
-            figures = replace(figures, kappa=Estimate(test.value, test.low, test.high, test.n))
-        dimensions[dim] = figures
-    return replace(retest, dimensions=dimensions)
 
 
 def chance_reading(test: ChanceTest) -> str:

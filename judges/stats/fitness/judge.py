@@ -29,15 +29,15 @@ deciding test add up to 5% at most (most powerful first); elsewhere it is a diag
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from judges.core.results import JudgementRow
-from judges.sets.planted import Gates, PlantedSet
+from judges.sets.items import PlantedItem
 from judges.sets.reading_list import RUN as READING_LIST_RUN
-from judges.sets.reading_list import load_reading_list
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.floors import detected
 from judges.stats.estimates.pairing import all_integers, flag_of, number_of
@@ -69,7 +69,7 @@ from judges.stats.ranking.ranker import N_DRAWS, per_query, queries_from_rows
 from judges.stats.ranking.reading_list import judge_scores
 from judges.stats.reliability.calibration import judge_and_human, sme_dimension
 
-__all__ = ["accepted_not_fit", "judge_fitness", "pairwise_test_name"]
+__all__ = ["SetFacts", "is_ranking_set", "judge_fitness", "pairwise_test_name"]
 
 LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
 
@@ -172,16 +172,35 @@ def _pairwise(main: Sequence[JudgementRow]) -> list[ChanceTest]:
     return tests
 
 
-def is_ranking_set(planted: PlantedSet) -> bool:
+@dataclass(frozen=True)
+class SetFacts:
+    """What the chance tests need from a planted set, read from its files above `stats`
+    (`judges.verdicts.inputs`): the items by id, the SME labels where this version is
+    calibrated, and the reading list's grades and candidates."""
+
+    items: Mapping[str, PlantedItem]
+    sme_labels: Sequence[SmeLabel] | None = None  # None: this version is not calibrated
+    reading_list_labels: Mapping[str, int] | None = None  # candidate id -> expert grade
+    reading_list_candidates: Mapping[str, str] | None = None  # item id -> candidate id
+
+    def item(self, item_id: str) -> PlantedItem:
+        return self.items[item_id]
+
+    @property
+    def ranking(self) -> bool:
+        return is_ranking_set(tuple(self.items.values()))
+
+
+def is_ranking_set(items: Sequence[PlantedItem]) -> bool:
     """A set of graded documents per query: its fitness is ranking, not detection."""
-    return bool(planted.items) and all(
+    return bool(items) and all(
         {"query", "document"} <= set(item.inputs) and any(e.field == "level" for e in item.expect)
-        for item in planted.items
+        for item in items
     )
 
 
-def _ranking(main: Sequence[JudgementRow], planted: PlantedSet) -> list[ChanceTest]:
-    queries = queries_from_rows(main, planted)
+def _ranking(main: Sequence[JudgementRow], facts: SetFacts) -> list[ChanceTest]:
+    queries = queries_from_rows(main, facts)
     if not queries:
         return []
     values = [metrics["ndcg@10"] for metrics in per_query(queries)]
@@ -197,15 +216,14 @@ def _ranking(main: Sequence[JudgementRow], planted: PlantedSet) -> list[ChanceTe
     ]
 
 
-def _reading_list(rows: Sequence[JudgementRow], planted: PlantedSet) -> list[ChanceTest]:
+def _reading_list(
+    rows: Sequence[JudgementRow], labels: Mapping[str, int], candidate_of: Mapping[str, str]
+) -> list[ChanceTest]:
     """Hard-negative AUC: the expert's cited candidates above the excluded ones.
 
     With every candidate ranked (a failed judgement last), a random ordering is a random
     split of the scores into cited and excluded: the Mann-Whitney test is its exact test.
     """
-    assert planted.config.reading_list is not None  # a reading-list item needs one
-    labels = load_reading_list(planted.path / planted.config.reading_list).labels
-    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
     scores = judge_scores([row for row in rows if row.run == READING_LIST_RUN], candidate_of)
     judged = [s for s in scores.values() if s is not None and s == s]
     last = min(judged, default=0.0) - 1.0  # a failed judgement ranks below every score
@@ -309,12 +327,10 @@ def _noise_power(units: Sequence[Sequence[float | str]], numeric: bool) -> float
 
 def judge_fitness(
     rows: Sequence[JudgementRow],
-    planted: PlantedSet,
-    version: str,
+    facts: SetFacts,
     *,
     dimensions: Sequence[str],
     flag: str | None = None,
-    sme_labels: Sequence[SmeLabel] | None = None,
 ) -> Fitness:
     """Every chance test that applies to one judge, prompt version and model (its rows)."""
     main = [row for row in rows if row.run == "main"]
@@ -322,31 +338,15 @@ def judge_fitness(
     tests = [*_detection(main), *_scores(main, dimensions)]
     if is_pairwise(main):
         tests += _pairwise(main)
-    if sme_labels and version in planted.run_versions("sme") and main:
-        tests += _sme(main, sme_labels, dimensions)
-    if is_ranking_set(planted) and main:
-        tests += _ranking(main, planted)
-    if READING_LIST_RUN in runs and planted.reading_list:
-        tests += _reading_list(rows, planted)
+    if facts.sme_labels and main:
+        tests += _sme(main, facts.sme_labels, dimensions)
+    if facts.ranking and main:
+        tests += _ranking(main, facts)
+    labels, candidates = facts.reading_list_labels, facts.reading_list_candidates
+    if READING_LIST_RUN in runs and labels is not None and candidates:
+        tests += _reading_list(rows, labels, candidates)
     if "retest" in runs and main:
         tests += _retest(rows, dimensions, flag)
     if "noise" in runs:
         tests += _noise(rows, dimensions, flag)
     return collect(within_budget(tests))
-
-
-def accepted_not_fit(fitness: Fitness | None, gates: Gates | None) -> str:
-    """Why gates.toml keeps this judge though NOT FIT, or "" when it does not.
-
-    Its table's accept_not_fit; for a pairwise judge that is NOT FIT, also pairwise_accepted
-    when it names every set the judge is at chance on.
-    """
-    if gates is None:
-        return ""
-    if gates.accept_not_fit:
-        return gates.accept_not_fit
-    at_chance = [t.name for t in fitness.failing] if fitness is not None else []
-    accepted = {pairwise_test_name(c): why for c, why in gates.pairwise_accepted.items()}
-    if not at_chance or any(name not in accepted for name in at_chance):
-        return ""
-    return "; ".join(f"{name}: {accepted[name]}" for name in at_chance)

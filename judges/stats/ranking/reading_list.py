@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from judges.core.results import JudgementRow
-from judges.sets.planted import PlantedSet
-from judges.sets.reading_list import RUN, load_reading_list
+from judges.sets.reading_list import RUN, ReadingList
 from judges.stats.estimates.intervals import Estimate
 from judges.stats.estimates.memo import Memo, once
 from judges.stats.ranking.metrics import evaluate_ranking, popularity_ranking
@@ -243,14 +242,14 @@ def gate_failures(
 
 
 def evaluate_run(
-    rows: Sequence[JudgementRow], planted: PlantedSet, memo: Memo | None = None
+    rows: Sequence[JudgementRow],
+    reading_list: ReadingList,
+    candidate_of: Mapping[str, str],
+    memo: Memo | None = None,
 ) -> ReadingListResult:
-    """The judge's run over the reading list, scored next to the baselines (once per run for
-    the same scores, with the session's `memo`)."""
-    if planted.config.reading_list is None:
-        raise ValueError(f"{planted.path / 'set.toml'} names no reading_list")
-    reading_list = load_reading_list(planted.path / planted.config.reading_list)
-    candidate_of = {item.id: item.inputs["document"]["id"] for item in planted.reading_list}
+    """The judge's run over the reading list (`candidate_of`: item id -> candidate id),
+    scored next to the baselines (once per run for the same scores, with the session's
+    `memo`)."""
     return evaluate_reading_list(
         reading_list.query,
         reading_list.labels,

@@ -1,5 +1,6 @@
-"""A report's regression gates against the accepted baseline, their power per category, and
-the judges that answered."""
+"""A verdict's regression family: this run against the accepted baseline (both of its
+draws, then Holm), the retest against the main run, and what each defect category's
+detection gate can see."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
-from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates
 from judges.stats.planning.categories import category_power, discordance_of
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
+from judges.verdicts.inputs import Sources
+
+__all__ = ["regressions"]
 
 
 def regressions(
@@ -97,11 +99,3 @@ def _gates(
     )
     found["regressions"] = tuple(gates)
     return found
-
-
-def fingerprints(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
-    """Per run, every judge fingerprint its rows were recorded with ("not recorded" if none)."""
-    found: dict[str, set[str]] = {}
-    for row in rows:
-        found.setdefault(row.run, set()).add(describe_fingerprint(row.fingerprint))
-    return {run: tuple(sorted(found[run])) for run in sorted(found)}

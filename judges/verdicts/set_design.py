@@ -19,7 +19,7 @@ __all__ = ["weak_set_lines"]
 
 def weak_set_lines(planted: PlantedSet) -> list[str]:
     """One line per weakness of the set, naming its file and the fix; none for a sound one."""
-    if is_pairwise_set(planted.items) or is_ranking_set(planted):
+    if is_pairwise_set(planted.items) or is_ranking_set(planted.items):
         return []  # no controls by design: chance is a coin flip, or a random ranking
     items = planted.path / "items.jsonl"
     controls = sum(item.control for item in planted.items)

@@ -1,0 +1,134 @@
+"""Whether a recorded prompt version may become the accepted baseline: the policy of
+`python -m judges baseline --accept`, decided from the version's verdicts.
+
+The checks run in order and the first that refuses stops acceptance: a partial recording,
+runs the judge has that the version lacks, NOT FIT without a reason, significantly worse
+than the current baseline without a reason, floors its table would keep that it fails.
+The command only prints what is decided here, and writes when nothing refuses.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from judges.core.results import JudgementRow
+from judges.sets.planted import PlantedSet
+from judges.stats.estimates.floors import Gate
+from judges.verdicts.verdict import ModelVerdict
+
+__all__ = ["Acceptance", "Refusal", "acceptance", "asked_items", "recording_gaps"]
+
+
+class Refusal(enum.Enum):
+    """What refuses a version, in the order the checks run."""
+
+    PARTIAL = "partial"  # items set.toml asks for are not recorded
+    LACKING = "lacking"  # runs the judge has are not recorded for the version
+    NOT_FIT = "not_fit"  # no better than chance, and no --accept-not-fit reason
+    REGRESSION = "regression"  # worse than the baseline, and no --accept-regression reason
+    FLOORS = "floors"  # fails floors its table would keep, and no --reset-floors
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """Every check of one version against acceptance, per judge model."""
+
+    version: str
+    asked: Mapping[str, list[str]]  # items set.toml asks the main run for
+    gaps: Mapping[str, list[str]]  # of those, the ones without a row
+    lacking: Mapping[str, tuple[str, ...]]  # runs of the judge the version lacks
+    not_fit: Mapping[tuple[str, str], str | None]  # accept_not_fit to write per table
+    not_fit_refused: tuple[str, ...]  # NOT FIT models nothing accepts
+    regressions: Mapping[str, list[str]]  # gates worse than the current baseline
+    failing_floors: Mapping[str, list[Gate]]  # floors the kept table would fail
+
+    def refusal(self, accept_regression: bool, reset_floors: bool) -> Refusal | None:
+        """The first check that refuses, or None when the version may be accepted."""
+        if self.gaps:
+            return Refusal.PARTIAL
+        if self.lacking:
+            return Refusal.LACKING
+        if self.not_fit_refused:
+            return Refusal.NOT_FIT
+        if self.regressions and not accept_regression:
+            return Refusal.REGRESSION
+        if self.failing_floors and not reset_floors:
+            return Refusal.FLOORS
+        return None
+
+    def regressed(self, reason: str | None) -> dict[tuple[str, str], str | None]:
+        """accept_regression to write per table: the reason, for each model found worse."""
+        return {(model, self.version): reason for model in self.regressions}
+
+
+def asked_items(planted: PlantedSet, version: str, models: list[str]) -> dict[str, list[str]]:
+    """Per judge model: the items set.toml asks the version's main run to judge."""
+    return {model: [i.id for i in planted.main_items(version, model)] for model in models}
+
+
+def recording_gaps(
+    rows: Sequence[JudgementRow], asked: Mapping[str, list[str]]
+) -> dict[str, list[str]]:
+    """Per judge model: the items set.toml asks for that its main run has no row for."""
+    recorded: dict[str, set[str]] = {model: set() for model in asked}
+    for row in rows:
+        if row.run == "main" and row.repeat == 0:
+            recorded.setdefault(row.model, set()).add(row.item_id)
+    gaps = {model: [i for i in asked[model] if i not in recorded[model]] for model in asked}
+    return {model: missing for model, missing in gaps.items() if missing}
+
+
+def not_fit_acceptance(
+    verdicts: Sequence[ModelVerdict], version: str, reason: str | None
+) -> tuple[dict[tuple[str, str], str | None], list[str]]:
+    """What to write of accept_not_fit for the accepted version, and the models refused.
+
+    A NOT FIT model is refused as a baseline unless `reason` is given (which is written) or
+    gates.toml already accepts it (its table is then left as it is: a pairwise judge may be
+    accepted per set, in pairwise_accepted); a FIT model loses a stale acceptance.
+    """
+    writes: dict[tuple[str, str], str | None] = {}
+    refused: list[str] = []
+    for m in verdicts:
+        if m.fit:
+            writes[(m.model, version)] = None
+        elif reason:
+            writes[(m.model, version)] = reason
+        elif not m.accept_not_fit:
+            refused.append(m.model)
+    return writes, refused
+
+
+def acceptance(
+    version: str,
+    verdicts: Sequence[ModelVerdict],
+    rows: Sequence[JudgementRow],
+    planted: PlantedSet | None,
+    not_fit_reason: str | None,
+    probe_regressions: Callable[[], Mapping[str, str]],
+) -> Acceptance:
+    """Every acceptance check of `version` from its verdicts (one per judge model), its
+    rows, and its probes' regressions against the baseline (per model, a line each; asked
+    for only when the recording is complete)."""
+    models = sorted({row.model for row in rows})
+    asked = asked_items(planted, version, models) if planted is not None else {}
+    gaps = recording_gaps(rows, asked)
+    lacking = {m.model: m.missing_runs for m in verdicts if m.missing_runs}
+    writes, refused = not_fit_acceptance(verdicts, version, not_fit_reason)
+    worse = {m.model: [r.describe() for r in m.regressions if r.passed is False] for m in verdicts}
+    worse = {model: lines for model, lines in worse.items() if lines}
+    for model, line in (probe_regressions() if not gaps and not lacking else {}).items():
+        worse.setdefault(model, []).append(line)
+    failing = {m.model: [gate for gate in m.gates if gate.passed is False] for m in verdicts}
+    return Acceptance(
+        version=version,
+        asked=asked,
+        gaps=gaps,
+        lacking=lacking,
+        not_fit=writes,
+        not_fit_refused=tuple(refused),
+        regressions=worse,
+        failing_floors={model: gates for model, gates in failing.items() if gates},
+    )
