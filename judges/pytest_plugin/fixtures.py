@@ -147,6 +147,9 @@ class JudgeRunner(probing.ProbeJudging):
     def _build_verdict(self, set_case: SetCase, sources: Sources) -> ModelVerdict:
         spec = self.session.catalog[set_case.judge]
         rows = self._version_rows(set_case, ("main", "retest", "noise", "reading_list"))
+        probes = self.session.probe_sets.get(set_case.judge)
+        if probes is not None and set_case.version in self.session.probe_versions(probes):
+            rows += self.probe_rows(set_case)
         folder_rows = rows + self._version_rows(set_case, ("panel",))
         baselines: dict[str, list[JudgementRow]] = {}
         gates = self.gates(set_case)

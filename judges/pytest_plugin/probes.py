@@ -177,8 +177,18 @@ class ProbeJudging:
             pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
         spec = self.session.catalog[set_case.judge]
         probes = self.session.probe_sets[set_case.judge]
-        planted = self.session.planted_sets[set_case.judge]
         rows = list(self.replay_set(set_case, run="main"))  # all of it: the control floor
+        rows += self.probe_rows(set_case)
+        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
+        return effects_from_rows(rows, fields, probes.score)
+
+    def probe_rows(self, set_case: Any) -> list[JudgementRow]:
+        """The probe runs of a judge version, replayed: each probe item, and the redraw of
+        every clean item it perturbs (its noise floor)."""
+        __tracebackhide__ = True
+        probes = self.session.probe_sets[set_case.judge]
+        planted = self.session.planted_sets[set_case.judge]
+        rows: list[JudgementRow] = []
         for item_id in probes.clean_ids():
             slug = planted.item(item_id).slug
             case = Case(set_case.judge, set_case.version, set_case.model, item_id, slug)
@@ -187,8 +197,7 @@ class ProbeJudging:
             case = Case(set_case.judge, set_case.version, set_case.model, item.id, item.case_slug)
             subject = item.subject(planted.item(item.id))
             rows.append(self._replayed(case, run_name(item.probe), subject=subject))
-        fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
-        return effects_from_rows(rows, fields, probes.score)
+        return rows
 
     def check_probe_gates(self, set_case: Any, effects: list[Any]) -> None:
         """Gate each probe's biased rate; a probe without a `max_flip` threshold fails,
