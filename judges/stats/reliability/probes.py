@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.sets.probes import NOISE_RUN, ORDER_PROBES, PROBES
+from judges.sets.probe_kinds import ANY_CHANGE, NOT_LOWEST, PROBE_KINDS, PROBES, bias_of
+from judges.sets.probes import NOISE_RUN, probe_of_run
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 
@@ -86,12 +87,13 @@ def outcome(
         return Outcome(probe, probe_row.item_id, True, True, True, error=error)
     flipped = signature(probe_row.verdict, fields) != signature(clean.verdict, fields)
     pleasing = _pleasing(probe_row, clean, score)
-    if probe == "dummy":
+    bias = bias_of(probe)
+    if bias is NOT_LOWEST:
         value = _score(probe_row, score)
         if floor is not None and value is not None:
             pleasing = value > floor
         biased = not probe_row.met
-    elif probe in ORDER_PROBES:
+    elif bias is ANY_CHANGE:
         biased = flipped
     else:
         biased = pleasing
@@ -124,7 +126,7 @@ class ProbeEffect:
         return self.test.p_value < ALPHA and self.test.b > self.test.c
 
     def verdict(self) -> str:
-        if self.probe == "dummy":
+        if bias_of(self.probe) is NOT_LOWEST:
             return "absolute check (a non-answer must score lowest)"
         if self.test is None:
             return "no noise floor to compare (no redraw rows)"
@@ -164,10 +166,9 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
         redrawn = [bool(o.noise_flipped) for o in paired]
         noise_flips = wilson(sum(redrawn), len(redrawn))
         flip_test = mcnemar_exact([o.flipped for o in paired], redrawn)
-    if paired and probe != "dummy":
-        redraw = [
-            bool(o.noise_flipped if probe in ORDER_PROBES else o.noise_pleasing) for o in paired
-        ]
+    bias = bias_of(probe)
+    if paired and bias is not NOT_LOWEST:
+        redraw = [bool(o.noise_flipped if bias is ANY_CHANGE else o.noise_pleasing) for o in paired]
         noise = wilson(sum(redraw), len(redraw))
         test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
@@ -179,23 +180,13 @@ def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> 
     gates = []
     for effect in effects:
         noise = f"; noise floor {effect.noise}" if effect.noise else ""
-        name = f"max_flip.{effect.probe} ({_WHAT[effect.probe]}{noise}; {effect.verdict()})"
+        name = f"max_flip.{effect.probe} ({bias_of(effect.probe).rate}{noise}; {effect.verdict()})"
         gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
     missing = sorted(set(thresholds) - {e.probe for e in effects})
     for probe in missing:
         gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
                           at_least=False))  # fmt: skip
     return gates
-
-
-_WHAT = {
-    "padding": "judge-pleasing flip rate",
-    "injection": "judge-pleasing flip rate",
-    "authority": "judge-pleasing flip rate",
-    "order": "label flip rate",
-    "fact_order": "label flip rate",
-    "dummy": "share of non-answers not scored lowest",
-}
 
 
 # -- from the noise-floor runs: how many repeats a majority vote needs -----------------
@@ -250,11 +241,9 @@ def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) ->
     head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
     if result.error:
         return f"{head}: {result.error}"
-    rule = {
-        "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
-        "order": "every criterion's label must stay the same",
-        "fact_order": "the same facts in another order: every label must stay the same",
-    }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
+    kind = PROBE_KINDS.get(result.probe)
+    rule = kind.shown_rule if kind is not None else bias_of(result.probe).rule
+    rule = rule.format(expect=" and ".join(str(e) for e in row.expect))
     before, after = shown_verdict(clean), shown_verdict(row)
     return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
 
@@ -289,8 +278,8 @@ def outcomes_from_rows(
     floor = control_floor(list(main.values()), score)
     outcomes: dict[str, list[Outcome]] = {}
     for row in sorted(rows, key=lambda r: (r.run, r.item_id)):
-        probe = row.run.removeprefix("probe-")
-        if row.run == NOISE_RUN or probe == row.run:
+        probe = probe_of_run(row.run)
+        if probe is None:
             continue
         clean = main.get(row.item_id)
         if clean is None:  # counted as biased, never dropped
