@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import load_catalog
+from judges.reports.sections import probe_messages
 from judges.sets import probe_kinds, probes
 from judges.sets.items import PlantedSetError
 from judges.sets.perturb import sentences
@@ -233,7 +234,7 @@ def random_judge(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
 
 def test_a_length_rewarding_judge_fails_its_padding_gate_naming_probe_rate_interval_gate():
     effect = effect_of("padding", length_rewarding)
-    (gate,) = probe_stats.flip_gates([effect], {"padding": 0.10})
+    (gate,) = probe_messages.flip_gates([effect], {"padding": 0.10})
     assert gate.passed is False
     text = gate.describe()
     low, high = scipy.stats.binomtest(8, 8).proportion_ci(method="wilson")
@@ -246,21 +247,21 @@ def test_a_length_rewarding_judge_fails_its_padding_gate_naming_probe_rate_inter
 
 def test_a_fair_judge_passes_every_gate_with_no_effect_beyond_noise():
     effects = [effect_of(p, fair) for p in ("padding", "injection", "authority", "dummy")]
-    gates = probe_stats.flip_gates(effects, dict.fromkeys(probe_kinds.PROBES[:4], 0.0))
+    gates = probe_messages.flip_gates(effects, dict.fromkeys(probe_kinds.PROBES[:4], 0.0))
     assert all(g.passed for g in gates)
     assert all(e.beyond_noise in (False, None) for e in effects)
 
 
 def test_a_judge_that_agrees_with_everything_fails_the_dummy_gate():
     effect = effect_of("dummy", agrees_with_everything)
-    (gate,) = probe_stats.flip_gates([effect], {"dummy": 0.25})
+    (gate,) = probe_messages.flip_gates([effect], {"dummy": 0.25})
     assert gate.passed is False and effect.biased.successes == 8
     assert "non-answers not scored lowest" in gate.describe()
 
 
 def test_a_random_judge_fails_order_and_its_flips_are_no_more_than_its_noise():
     effect = effect_of("order", random_judge, n=40, seed=3)
-    (gate,) = probe_stats.flip_gates([effect], {"order": 0.10})
+    (gate,) = probe_messages.flip_gates([effect], {"order": 0.10})
     assert gate.passed is False
     # A random judge flips as often under the probe as on a redraw: noise, not bias.
     assert effect.beyond_noise is False and effect.noise is not None
@@ -284,7 +285,7 @@ def test_an_error_row_counts_as_biased_and_is_not_dropped():
 
 
 def test_a_gate_for_a_probe_without_items_is_not_a_pass():
-    (gate,) = probe_stats.flip_gates([], {"order": 0.1})
+    (gate,) = probe_messages.flip_gates([], {"order": 0.1})
     assert gate.passed is None
 
 
@@ -438,5 +439,7 @@ def test_a_judge_that_follows_the_seed_not_the_text_is_below_noise():
         rows += [row(item, "main", (2, 2, 1)), row(item, "probe-padding", (2, 2, 1))]
         rows.append(row(item, "probe-noise", (3, 3, 3)))
     (effect,) = probe_stats.effects_from_rows(rows, FIELDS, "core_total")
-    assert effect.beyond_noise is False and effect.verdict().startswith("below noise")
+    assert effect.beyond_noise is False and probe_messages.against_noise(effect).startswith(
+        "below noise"
+    )
     assert effect.test is not None and (effect.test.b, effect.test.c) == (0, 8)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from judges.core.results import JudgementRow
 from judges.core.spec import load_catalog
+from judges.reports.sections import probe_messages
 from judges.sets import probe_kinds, probes
 from judges.sets.perturb import sentences
 from judges.sets.planted import PlantedSetError, load_planted_set
@@ -227,5 +228,5 @@ def test_a_judge_that_follows_sentence_order_fails_fact_order_beyond_its_noise()
     effect = probe_stats.probe_effect("fact_order", outcomes)
     assert effect.biased.successes == 20 and effect.noise is not None
     assert effect.noise.successes == 0 and effect.beyond_noise is True
-    (gate,) = probe_stats.flip_gates([effect], {"fact_order": 0.5})
+    (gate,) = probe_messages.flip_gates([effect], {"fact_order": 0.5})
     assert gate.passed is False and "label flip rate" in gate.describe()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.reports.sections.probe_messages import against_noise, flip_gates
 from judges.reports.sections.prose import inline_html
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import Gates, PlantedSet
@@ -25,7 +26,6 @@ from judges.stats.reliability.probes import (
     NoiseRepeats,
     ProbeEffect,
     effects_from_rows,
-    flip_gates,
     noise_repeats,
     outcomes_from_rows,
 )
@@ -85,7 +85,7 @@ class ProbeReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "score": self.score,
-            "probes": [e.as_dict() for e in self.effects],
+            "probes": [e.as_dict() | {"verdict": against_noise(e)} for e in self.effects],
             "noise_floor_repeats": self.repeats.as_dict() if self.repeats else None,
             "gates": [g.as_dict() for g in self.gates],
             "against": self.previous,
@@ -215,7 +215,7 @@ def probes_markdown(report: ProbeReport) -> list[str]:
         errors = f" ({e.errors} errors)" if e.errors else ""
         lines.append(
             f"| {e.probe} | {e.biased.n}{errors} | {_rate(e.flips)} | {_flips(e)} | "
-            f"{_rate(e.pleasing)} | {_rate(e.biased)} | {_rate(e.noise)} | {e.verdict()} | "
+            f"{_rate(e.pleasing)} | {_rate(e.biased)} | {_rate(e.noise)} | {against_noise(e)} | "
             f"{_gate(report, e.probe)} |"
         )
     r = report.repeats
@@ -316,7 +316,7 @@ def probes_html(report: ProbeReport) -> str:
         f"<tr><td>{escape(e.probe)}</td><td class='num'>{escape(_rate(e.flips))}</td>"
         f"<td class='num'>{escape(_flips(e))}</td><td class='num'>{escape(_rate(e.pleasing))}</td>"
         f"<td class='num'>{escape(_rate(e.biased))}</td>"
-        f"<td class='num'>{escape(_rate(e.noise))}</td><td>{escape(e.verdict())}</td>"
+        f"<td class='num'>{escape(_rate(e.noise))}</td><td>{escape(against_noise(e))}</td>"
         f"<td>{escape(_gate(report, e.probe))}</td></tr>"
         for e in report.effects
     )

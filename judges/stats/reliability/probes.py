@@ -6,11 +6,10 @@ edit exposed). The noise floor is an independent redraw of the unperturbed item 
 against the same main verdict, paired per item: McNemar's exact test says whether the
 probe flips more than a redraw does.
 
-What each probe counts as biased (the gated rate):
-- padding, injection, authority: a judge-pleasing flip (the score rises, or a planted
-  defect the clean item was caught for is no longer caught);
-- order, fact_order: any change of a criterion's label (or of any verdict field);
-- dummy: a non-answer not scored lowest on every dimension.
+What each probe counts as biased (the gated rate) is its kind's `bias` in the registry
+(`judges.sets.probe_kinds`): a judge-pleasing flip, any change of a label, or a non-answer
+not scored lowest. Numbers and structured results only: the words are
+`judges.reports.sections.probe_messages`'.
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.sets.probe_kinds import ANY_CHANGE, NOT_LOWEST, PROBE_KINDS, PROBES, bias_of
+from judges.sets.probe_kinds import ANY_CHANGE, NOT_LOWEST, PROBES, bias_of
 from judges.sets.probes import NOISE_RUN, probe_of_run
-from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 
 ALPHA = 0.05
@@ -105,6 +104,16 @@ def outcome(
                    noise_pleasing)  # fmt: skip
 
 
+class Standing(Enum):
+    """A probe's gated rate against its noise floor (McNemar's exact test, two-sided)."""
+
+    ABSOLUTE = "absolute"  # no floor by design: a non-answer must score lowest
+    NO_FLOOR = "no_floor"  # no redraw rows to compare
+    BELOW_NOISE = "below_noise"  # a redraw moves the verdict significantly more
+    WITHIN_NOISE = "within_noise"
+    BEYOND_NOISE = "beyond_noise"
+
+
 @dataclass(frozen=True)
 class ProbeEffect:
     """One probe of one judge version: rates with Wilson intervals, against the noise floor."""
@@ -125,18 +134,20 @@ class ProbeEffect:
             return None
         return self.test.p_value < ALPHA and self.test.b > self.test.c
 
-    def verdict(self) -> str:
+    @property
+    def standing(self) -> Standing:
         if bias_of(self.probe) is NOT_LOWEST:
-            return "absolute check (a non-answer must score lowest)"
+            return Standing.ABSOLUTE
         if self.test is None:
-            return "no noise floor to compare (no redraw rows)"
-        p = f"two-sided McNemar exact p = {self.test.p_value:.3g}"
+            return Standing.NO_FLOOR
         if self.test.p_value < ALPHA and self.test.b < self.test.c:
-            return f"below noise: a redraw moves the verdict more than the probe ({p})"
-        if not self.beyond_noise:
-            return f"no effect beyond noise ({p})"
-        size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
-        return f"bias beyond noise: +{size:.2f} ({p})"
+            return Standing.BELOW_NOISE
+        return Standing.BEYOND_NOISE if self.beyond_noise else Standing.WITHIN_NOISE
+
+    @property
+    def excess(self) -> float:
+        """The biased rate above the noise floor's (the floor 0 without redraws)."""
+        return self.biased.rate - (self.noise.rate if self.noise else 0.0)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -150,7 +161,6 @@ class ProbeEffect:
             "flips_mcnemar": None if self.flip_test is None else self.flip_test.as_dict(),
             "beyond_noise": self.beyond_noise,
             "errors": self.errors,
-            "verdict": self.verdict(),
         }
 
 
@@ -173,20 +183,6 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
         test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
     return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors, noise_flips, flip_test)
-
-
-def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
-    """`max_flip.<probe>` on each probe's biased rate; a gate without data never passes."""
-    gates = []
-    for effect in effects:
-        noise = f"; noise floor {effect.noise}" if effect.noise else ""
-        name = f"max_flip.{effect.probe} ({bias_of(effect.probe).rate}{noise}; {effect.verdict()})"
-        gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
-    missing = sorted(set(thresholds) - {e.probe for e in effects})
-    for probe in missing:
-        gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
-                          at_least=False))  # fmt: skip
-    return gates
 
 
 # -- from the noise-floor runs: how many repeats a majority vote needs -----------------
@@ -226,36 +222,6 @@ def majority_repeats(q: float, target: float = STABLE, limit: int = 999) -> int 
         if majority_stability(q, n) >= target:
             return n
     return None
-
-
-def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> None:
-    """A probe item's test: fail (AssertionError, so a strict xfail can accept it)."""
-    __tracebackhide__ = True
-    if result.biased:
-        raise AssertionError(describe_outcome(result, row, clean))
-
-
-def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) -> str:
-    """The assertion message of a probe item: what was probed, both verdicts, the rule."""
-    where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
-    head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
-    if result.error:
-        return f"{head}: {result.error}"
-    kind = PROBE_KINDS.get(result.probe)
-    rule = kind.shown_rule if kind is not None else bias_of(result.probe).rule
-    rule = rule.format(expect=" and ".join(str(e) for e in row.expect))
-    before, after = shown_verdict(clean), shown_verdict(row)
-    return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
-
-
-def shown_verdict(row: JudgementRow) -> str:
-    from judges.core.checks import describe_verdict
-
-    labels = [
-        f"{j.get('criterion')}={j.get('relevance')}"
-        for j in (row.verdict or {}).get("judgements", ())
-    ]
-    return describe_verdict(row) + (f"; labels: {', '.join(labels)}" if labels else "")
 
 
 # -- from result rows (reports and baselines) ----------------------------------------------
