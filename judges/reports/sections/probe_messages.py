@@ -1,5 +1,5 @@
 """The bias probes in words: a failing probe item's message, each probe's standing against
-its noise floor, and the gates' names.
+its noise floor, the gates' names, and the section's note on what is counted.
 
 The statistics (`judges.stats.reliability.probes`) return outcomes, rates and tests; this
 module writes what the reports, the gates and a probe item's assertion say of them, and
@@ -12,10 +12,31 @@ from collections.abc import Sequence
 
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
-from judges.sets.probe_kinds import PROBE_KINDS, bias_of
+from judges.sets.probe_kinds import BIASES, PROBE_KINDS, bias_of
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
 from judges.stats.reliability.probes import Outcome, ProbeEffect, Standing
+
+
+def _and(names: Sequence[str]) -> str:
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _counted() -> str:
+    """What the gate counts, per kind of bias, with the probe kinds counted that way."""
+    return ", ".join(
+        f"{bias.counted} for {_and(kinds)}{bias.detail}"
+        for bias in BIASES
+        if (kinds := [k.name for k in PROBE_KINDS.values() if k.bias is bias])
+    )
+
+
+EXPLAINED = (
+    "Each probe item is judged at the main run's seed and compared with the verdict on its "
+    f"unperturbed item. *Biased* is what the gate counts: {_counted()}. The "
+    "noise floor is the same count for an independent redraw of the unperturbed item (run "
+    "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds it."
+)
 
 
 def against_noise(effect: ProbeEffect) -> str:

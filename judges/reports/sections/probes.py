@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.reports.sections.probe_messages import against_noise, flip_gates
+from judges.reports.sections.probe_messages import EXPLAINED, against_noise, flip_gates
 from judges.reports.sections.prose import inline_html
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import Gates, PlantedSet
-from judges.sets.probe_kinds import BIASES, PROBE_KINDS
 from judges.sets.probes import load_recipe
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
@@ -28,27 +27,6 @@ from judges.stats.reliability.probes import (
     effects_from_rows,
     noise_repeats,
     outcomes_from_rows,
-)
-
-
-def _and(names: Sequence[str]) -> str:
-    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-
-
-def _counted() -> str:
-    """What the gate counts, per kind of bias, with the probe kinds counted that way."""
-    return ", ".join(
-        f"{bias.counted} for {_and(kinds)}{bias.detail}"
-        for bias in BIASES
-        if (kinds := [k.name for k in PROBE_KINDS.values() if k.bias is bias])
-    )
-
-
-EXPLAINED = (
-    "Each probe item is judged at the main run's seed and compared with the verdict on its "
-    f"unperturbed item. *Biased* is what the gate counts: {_counted()}. The "
-    "noise floor is the same count for an independent redraw of the unperturbed item (run "
-    "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds it."
 )
 
 
