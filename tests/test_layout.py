@@ -1,7 +1,7 @@
 """The package layout holds: the core knows no pytest, layers import downwards only, no import
-cycle (not even one closed by an import inside a function), no module over 500 lines, no
-folder over 16 modules; inside `stats` and `reports`, each concern imports only the concerns
-below it.
+cycle (not even one closed by an import inside a function or under TYPE_CHECKING), no module
+over 500 lines, no folder over 16 modules; inside `stats` and `reports`, each concern imports
+only the concerns below it; a probe kind is named in its registry alone.
 
 The checker reads the source with `ast` (nothing is imported), so it sees imports inside
 functions too. Each rule is shown to fail on a small planted package in tmp_path.
@@ -12,13 +12,14 @@ from __future__ import annotations
 import ast
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import judges
+from judges.sets.probe_kinds import PROBES
 
 ROOT = Path(judges.__file__).resolve().parent
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
@@ -51,6 +52,14 @@ MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 16
 # Modules allowed over MAX_LINES, each with its reason. Keep it short; empty is best.
 LONG_MODULES: Mapping[str, str] = {}
+# A probe kind is named once, in its registry: a module that spells one as a string (to branch
+# on it, or to describe it) is a module a new kind would have to edit.
+PROBE_KIND_REGISTRY = "judges/sets/probe_kinds.py"
+# The same words meaning something else, each with its reason.
+NOT_PROBE_KINDS: Mapping[tuple[str, str], str] = {
+    ("judges/sets/imports.py", "order"): "a released pairwise judgement's order of the pair",
+    ("judges/finale/promotion.py", "order"): "how promotion.json sorts its finalists",
+}
 
 
 @dataclass(frozen=True)
@@ -159,18 +168,23 @@ def tool_chains(imports: Mapping[str, list[Import]], core: Sequence[str]) -> lis
     """For each core module that reaches pytest/xdist/vcrpy, through any import: the chain."""
     problems = []
     for start in sorted(m for m in imports if any(m == c or m.startswith(c + ".") for c in core)):
-        chain = _path_to(start, imports, FORBIDDEN.__contains__, top_only=False)
+        chain = _path_to(start, imports, FORBIDDEN.__contains__, top_only=False, typed=False)
         if chain:
             problems.append(" -> ".join(chain))
     return problems
 
 
-def import_cycles(imports: Mapping[str, list[Import]], top_only: bool = False) -> list[str]:
+def import_cycles(
+    imports: Mapping[str, list[Import]], top_only: bool = False, runtime_only: bool = False
+) -> list[str]:
     """One chain per import cycle, e.g. `a -> b -> a`. An import inside a function counts
-    unless top_only: moving an import into a function hides a cycle, it does not remove it."""
+    unless top_only, and one under TYPE_CHECKING unless runtime_only: moving an import into
+    a function or under TYPE_CHECKING hides a cycle, it does not remove it (the two modules
+    still cannot be read, typed or moved one without the other)."""
     cycles: set[tuple[str, ...]] = set()
     for start in sorted(imports):
-        chain = _path_to(start, imports, start.__eq__, top_only=top_only)
+        typed = not (top_only or runtime_only)
+        chain = _path_to(start, imports, start.__eq__, top_only=top_only, typed=typed)
         if chain:
             cycle = chain[:-1]
             turn = cycle.index(min(cycle))  # one spelling per cycle, from its smallest module
@@ -179,16 +193,21 @@ def import_cycles(imports: Mapping[str, list[Import]], top_only: bool = False) -
 
 
 def _path_to(
-    start: str, imports: Mapping[str, list[Import]], goal: Callable[[str], bool], top_only: bool
+    start: str,
+    imports: Mapping[str, list[Import]],
+    goal: Callable[[str], bool],
+    top_only: bool,
+    typed: bool,
 ) -> list[str] | None:
-    """Breadth-first: the shortest import chain from start to a target where goal(target)."""
+    """Breadth-first: the shortest import chain from start to a target where goal(target);
+    through imports under TYPE_CHECKING too when `typed`."""
     parents: dict[str, str] = {}
     queue = [start]
     seen = {start}
     while queue:
         module = queue.pop(0)
         for imp in imports.get(module, []):
-            if not imp.runtime or (top_only and not imp.top_level):
+            if (not imp.runtime and not typed) or (top_only and not imp.top_level):
                 continue
             if goal(imp.target):
                 chain = [imp.target, module]
@@ -244,6 +263,27 @@ def long_modules(root: Path, allowed: Mapping[str, str]) -> list[str]:
     return too_long
 
 
+def kind_literals(
+    root: Path, kinds: Collection[str], registry: str, allowed: Collection[tuple[str, str]]
+) -> list[str]:
+    """String literals outside `registry` that spell a probe kind, its run or its gate."""
+    spelled = {*kinds, *(f"probe-{k}" for k in kinds), *(f"max_flip.{k}" for k in kinds)}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        if name == registry:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        found += [
+            f"{name}:{node.lineno} spells {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and node.value in spelled
+            and (name, node.value) not in allowed
+        ]
+    return found
+
+
 # --------------------------------------------------------------------------- the package
 
 
@@ -262,7 +302,7 @@ def test_the_core_reaches_no_test_tool() -> None:
     )
 
 
-def test_no_import_cycle_even_through_imports_in_functions() -> None:
+def test_no_import_cycle_even_through_imports_in_functions_or_type_checking() -> None:
     cycles = import_cycles(graph(ROOT, "judges"))
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
@@ -297,6 +337,22 @@ def test_no_folder_holds_more_than_16_modules() -> None:
 def test_no_module_over_500_lines() -> None:
     problems = long_modules(ROOT, LONG_MODULES)
     assert not problems, "split these modules by responsibility:\n" + "\n".join(problems)
+
+
+def test_no_module_but_the_registry_names_a_probe_kind() -> None:
+    problems = kind_literals(ROOT, PROBES, PROBE_KIND_REGISTRY, NOT_PROBE_KINDS)
+    assert not problems, (
+        f"read the kind from {PROBE_KIND_REGISTRY} (its bias, its rule) instead:\n"
+        + "\n".join(problems)
+    )
+
+
+def test_the_probe_kind_allow_list_names_existing_literals() -> None:
+    for (name, word), reason in NOT_PROBE_KINDS.items():
+        assert reason.strip() and word in PROBES, (name, word)
+        assert f'"{word}"' in (ROOT.parent / name).read_text(encoding="utf-8"), (
+            f"{name} no longer spells {word!r}: remove it from NOT_PROBE_KINDS"
+        )
 
 
 def test_the_allow_list_names_existing_long_modules() -> None:
@@ -361,12 +417,14 @@ def test_an_import_in_a_function_closing_a_cycle_is_found(tmp_path: Path) -> Non
     assert import_cycles(graph(package, "pkg"), top_only=True) == []
 
 
-def test_imports_under_type_checking_make_no_cycle(tmp_path: Path) -> None:
+def test_an_import_under_type_checking_closing_a_cycle_is_found(tmp_path: Path) -> None:
     package = plant(tmp_path, {
         "a.py": "from pkg import b\n",
         "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
     })  # fmt: skip
-    assert import_cycles(graph(package, "pkg")) == []
+    assert import_cycles(graph(package, "pkg")) == ["pkg.a -> pkg.b -> pkg.a"]
+    # At run time there is none: only the count of type-only imports finds it.
+    assert import_cycles(graph(package, "pkg"), runtime_only=True) == []
 
 
 def test_an_import_from_a_higher_layer_is_found(tmp_path: Path) -> None:
@@ -416,6 +474,25 @@ def test_a_long_module_is_found_unless_allowed(tmp_path: Path) -> None:
     package = plant(tmp_path, {"big.py": "x = 1\n" * (MAX_LINES + 1), "ok.py": "x = 1\n" * 500})
     assert long_modules(package, {}) == [f"pkg/big.py: {MAX_LINES + 1} lines (at most 500)"]
     assert long_modules(package, {"pkg/big.py": "a flat table"}) == []
+
+
+def test_a_probe_kind_spelled_outside_its_registry_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "kinds.py": 'KINDS = ("dummy", "order")\n',
+        "rates.py": 'def biased(probe):\n    return probe == "dummy"\n',
+        "gates.py": 'NAME = "max_flip.order"\nRUN = f"probe-{1}"\nWORD = "dummies"\n',
+        "core/imports.py": 'FIELD = "order"\n',
+    })  # fmt: skip
+    kinds = ("dummy", "order")
+    assert kind_literals(package, kinds, "pkg/kinds.py", {("pkg/core/imports.py", "order")}) == [
+        "pkg/gates.py:1 spells 'max_flip.order'",
+        "pkg/rates.py:2 spells 'dummy'",
+    ]
+    assert kind_literals(package, kinds, "pkg/kinds.py", ()) == [
+        "pkg/core/imports.py:1 spells 'order'",
+        "pkg/gates.py:1 spells 'max_flip.order'",
+        "pkg/rates.py:2 spells 'dummy'",
+    ]
 
 
 @pytest.mark.parametrize(

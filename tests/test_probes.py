@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import load_catalog
-from judges.sets import probes
+from judges.sets import probe_kinds, probes
 from judges.sets.items import PlantedSetError
 from judges.sets.perturb import sentences
 from judges.sets.planted import load_planted_set
 from judges.stats.reliability import probes as probe_stats
+from judges.verdicts import probe_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGES = ["product_identity", "geval", "relevance"]
@@ -38,46 +39,46 @@ seeds = st.integers(0, 10_000)
 @given(texts, seeds)
 def test_padding_keeps_the_text_and_only_adds(text, seed):
     inputs = {"answer": text, "question": "What does she get?"}
-    out = probes.padding(inputs, "answer", seed, "question")
+    out = probe_kinds.padding(inputs, "answer", seed, "question")
     assert out.inputs["answer"].startswith(text + "\n\n")
     assert len(out.inputs["answer"]) > len(text)
     assert out.inputs["question"] == inputs["question"]
-    assert probes.padding(inputs, "answer", seed, "question") == out  # deterministic
+    assert probe_kinds.padding(inputs, "answer", seed, "question") == out  # deterministic
 
 
 @given(texts, seeds)
 def test_injection_keeps_every_sentence_in_order_and_adds_one_note(text, seed):
-    out = probes.injection({"summary": text}, "summary", seed, None).inputs["summary"]
-    notes = [n for n in probes.INJECTIONS if n in out]
+    out = probe_kinds.injection({"summary": text}, "summary", seed, None).inputs["summary"]
+    notes = [n for n in probe_kinds.INJECTIONS if n in out]
     assert len(notes) == 1
     assert out.replace(notes[0], "").split() == text.split()
 
 
 @given(texts, seeds)
 def test_authority_appends_one_claim(text, seed):
-    out = probes.authority({"answer": text}, "answer", seed, None).inputs["answer"]
-    assert any(out == f"{text} {claim}" for claim in probes.AUTHORITIES)
+    out = probe_kinds.authority({"answer": text}, "answer", seed, None).inputs["answer"]
+    assert any(out == f"{text} {claim}" for claim in probe_kinds.AUTHORITIES)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_dummy_replaces_the_text_by_each_variant_in_turn(seed):
     inputs = {"answer": "A long true answer.", "question": "What does she get? Say it."}
-    out = probes.dummy(inputs, "answer", seed, "question").inputs["answer"]
+    out = probe_kinds.dummy(inputs, "answer", seed, "question").inputs["answer"]
     expected = ["Yes.", "Sure, I can help with that.", "What does she get?", "N/A"][seed % 4]
     assert out == expected
 
 
 @given(st.lists(st.integers(), min_size=2, max_size=6, unique=True), seeds)
 def test_order_is_a_permutation_and_never_the_same_order(values, seed):
-    out = probes.order({"criteria": values}, "criteria", seed, None).inputs["criteria"]
+    out = probe_kinds.order({"criteria": values}, "criteria", seed, None).inputs["criteria"]
     assert sorted(out) == sorted(values) and out != values
 
 
 def test_a_probe_on_a_missing_or_short_field_says_which():
     with pytest.raises(PlantedSetError, match="'answer'"):
-        probes.padding({"answer": ""}, "answer", 1, None)
+        probe_kinds.padding({"answer": ""}, "answer", 1, None)
     with pytest.raises(PlantedSetError, match="two or more"):
-        probes.order({"criteria": [1]}, "criteria", 1, None)
+        probe_kinds.order({"criteria": [1]}, "criteria", 1, None)
 
 
 def test_sentences_helper_is_the_perturbation_one():
@@ -233,7 +234,7 @@ def random_judge(kind: str, i: int, rng: random.Random) -> tuple[int, int, int]:
 
 def test_a_length_rewarding_judge_fails_its_padding_gate_naming_probe_rate_interval_gate():
     effect = effect_of("padding", length_rewarding)
-    (gate,) = probe_stats.flip_gates([effect], {"padding": 0.10})
+    (gate,) = probe_messages.flip_gates([effect], {"padding": 0.10})
     assert gate.passed is False
     text = gate.describe()
     low, high = scipy.stats.binomtest(8, 8).proportion_ci(method="wilson")
@@ -246,21 +247,21 @@ def test_a_length_rewarding_judge_fails_its_padding_gate_naming_probe_rate_inter
 
 def test_a_fair_judge_passes_every_gate_with_no_effect_beyond_noise():
     effects = [effect_of(p, fair) for p in ("padding", "injection", "authority", "dummy")]
-    gates = probe_stats.flip_gates(effects, dict.fromkeys(probes.PROBES[:4], 0.0))
+    gates = probe_messages.flip_gates(effects, dict.fromkeys(probe_kinds.PROBES[:4], 0.0))
     assert all(g.passed for g in gates)
     assert all(e.beyond_noise in (False, None) for e in effects)
 
 
 def test_a_judge_that_agrees_with_everything_fails_the_dummy_gate():
     effect = effect_of("dummy", agrees_with_everything)
-    (gate,) = probe_stats.flip_gates([effect], {"dummy": 0.25})
+    (gate,) = probe_messages.flip_gates([effect], {"dummy": 0.25})
     assert gate.passed is False and effect.biased.successes == 8
     assert "non-answers not scored lowest" in gate.describe()
 
 
 def test_a_random_judge_fails_order_and_its_flips_are_no_more_than_its_noise():
     effect = effect_of("order", random_judge, n=40, seed=3)
-    (gate,) = probe_stats.flip_gates([effect], {"order": 0.10})
+    (gate,) = probe_messages.flip_gates([effect], {"order": 0.10})
     assert gate.passed is False
     # A random judge flips as often under the probe as on a redraw: noise, not bias.
     assert effect.beyond_noise is False and effect.noise is not None
@@ -284,7 +285,7 @@ def test_an_error_row_counts_as_biased_and_is_not_dropped():
 
 
 def test_a_gate_for_a_probe_without_items_is_not_a_pass():
-    (gate,) = probe_stats.flip_gates([], {"order": 0.1})
+    (gate,) = probe_messages.flip_gates([], {"order": 0.1})
     assert gate.passed is None
 
 
@@ -435,5 +436,7 @@ def test_a_judge_that_follows_the_seed_not_the_text_is_below_noise():
         rows += [row(item, "main", (2, 2, 1)), row(item, "probe-padding", (2, 2, 1))]
         rows.append(row(item, "probe-noise", (3, 3, 3)))
     (effect,) = probe_stats.effects_from_rows(rows, FIELDS, "core_total")
-    assert effect.beyond_noise is False and effect.verdict().startswith("below noise")
+    assert effect.beyond_noise is False and probe_messages.against_noise(effect).startswith(
+        "below noise"
+    )
     assert effect.test is not None and (effect.test.b, effect.test.c) == (0, 8)

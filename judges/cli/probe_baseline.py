@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.cli.baseline import _bound, _toml_key, _toml_value
 from judges.core.results import JudgementRow
+from judges.sets.probes import run_name
 from judges.storage.files import atomic_write_text
 
 
@@ -43,7 +44,7 @@ def _probe_reason(outcome: Any, rows: list[JudgementRow], fields: list[str]) -> 
         return ", ".join(values + ([f"labels in order {labels}"] if labels else []))
 
     clean = shown(by_run[("main", outcome.item_id)])
-    probed = shown(by_run[(f"probe-{outcome.probe}", outcome.item_id)])
+    probed = shown(by_run[(run_name(outcome.probe), outcome.item_id)])
     return f"unperturbed {clean} | probed {probed}"[:400]
 
 

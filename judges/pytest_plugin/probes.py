@@ -19,6 +19,8 @@ from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import ROW_PROPERTY, SetCase
 from judges.pytest_plugin.session import JudgementMissing
 from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
+from judges.stats.reliability.probes import Outcome
+from judges.verdicts.probe_messages import describe_outcome
 
 if TYPE_CHECKING:
     from judges.pytest_plugin.session import JudgesSession
@@ -82,6 +84,13 @@ def probe_set_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
                 case = SetCase(spec.name, version, model)
                 params.append(pytest.param(case, id=case_id(case)))
     return params
+
+
+def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> None:
+    """A probe item's test: fail (AssertionError, so a strict xfail can accept it)."""
+    __tracebackhide__ = True
+    if result.biased:
+        raise AssertionError(describe_outcome(result, row, clean))
 
 
 PARAMS: dict[str, Callable[[JudgesSession, CaseId], list[Any]]] = {
@@ -205,7 +214,7 @@ class ProbeJudging:
         reach 1.0 (none could fail), and then every item is guarded by its own test, the
         accepted ones as strict xfails, the others failing the run once biased."""
         __tracebackhide__ = True
-        from judges.stats.reliability.probes import flip_gates
+        from judges.verdicts.probe_messages import flip_gates
 
         gates = self.gates(set_case)
         thresholds = gates.max_flip if gates is not None else {}

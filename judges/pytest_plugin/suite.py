@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from judges.core.checks import assert_accounted, assert_expected
+from judges.pytest_plugin.probes import assert_unbiased
 from judges.reports.model.snapshots import verdict_table
 from judges.stats.reliability import probes as probe_stats
 
@@ -101,7 +102,7 @@ def test_probe_item(probe_case: Any, judge_runner: Any, judges_session: Any) -> 
     fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
     score = judges_session.probe_sets[probe_case.case.judge].score
     outcome = probe_stats.outcome(probe_case.probe, row, clean, fields, score)
-    probe_stats.assert_unbiased(outcome, row, clean)
+    assert_unbiased(outcome, row, clean)
 
 
 def test_probe_noise_item(probe_noise_case: Any, judge_runner: Any) -> None:

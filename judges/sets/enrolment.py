@@ -11,13 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from judges.sets.items import PlantedSetError
+from judges.sets.set_config import SetConfig
 
-if TYPE_CHECKING:  # the loaders of set.toml and probes.toml check their lists with this module
-    from judges.sets.planted import PlantedSet, SetConfig
-    from judges.sets.probes import ProbeSet
+
+# What enrolment reads of a planted set and of a probe set, as protocols: the loaders of
+# set.toml and probes.toml check their lists with this module, so it imports neither.
+class Configured(Protocol):
+    """A planted set (judges.sets.planted.PlantedSet): its set.toml."""
+
+    @property
+    def config(self) -> SetConfig: ...
+
+
+class Restricted(Protocol):
+    """A probe set (judges.sets.probes.ProbeSet): the versions probes.toml probes."""
+
+    @property
+    def versions(self) -> tuple[str, ...] | None: ...
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,7 @@ def set_runs(config: SetConfig) -> list[Run]:
     return runs
 
 
-def judge_runs(planted: PlantedSet, probes: ProbeSet | None) -> list[Run]:
+def judge_runs(planted: Configured, probes: Restricted | None) -> list[Run]:
     """Every run the judge has: set.toml's, then the bias probes of probes.toml."""
     runs = set_runs(planted.config)
     if probes is not None:
@@ -71,11 +84,11 @@ def run_versions(run: Run | None, versions: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(v for v in versions if run.covers(v))
 
 
-def find_run(planted: PlantedSet, name: str) -> Run | None:
+def find_run(planted: Configured, name: str) -> Run | None:
     return next((run for run in set_runs(planted.config) if run.name == name), None)
 
 
-def lacking_runs(planted: PlantedSet, probes: ProbeSet | None, version: str) -> list[str]:
+def lacking_runs(planted: Configured, probes: Restricted | None, version: str) -> list[str]:
     """The runs the judge has that a list keeps from `version`, each with its fix."""
     return [run.lacking(version) for run in judge_runs(planted, probes) if not run.covers(version)]
 

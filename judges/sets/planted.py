@@ -21,6 +21,7 @@ from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
 from judges.sets.reading_list import load_reading_list, reading_list_items
+from judges.sets.set_config import SetConfig
 from judges.sets.tables import load_tables, load_toml, per_model_version, table_line
 from judges.storage.files import json_lines
 
@@ -64,57 +65,6 @@ class Gates(BaseModel):
     # why. Written by `judges baseline --accept-regression`; never inherited either.
     accept_regression: str = ""
     note: str = ""
-
-
-class PanelConfig(BaseModel):
-    """The cross-check judge of a panel, labelled for what it honestly is."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    versions: tuple[str, ...] | None = None  # default: every prompt version
-    items: tuple[str, ...] = ()  # default: every item of the set
-    model: str | None = None  # default: the primary judge model
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    label: str
-
-
-class VersionRun(BaseModel):
-    """`[versions."<v>"]` in set.toml: who judges a prompt version's main run, and on what."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    models: tuple[str, ...] = ()  # default: the judge's baseline model
-    items: tuple[str, ...] = ()  # default: every item of the set
-    # model -> the items it judges, by id or by set (category), within `items`: a model
-    # with outputs for some sets only (a partial release) judges those, and is complete.
-    model_items: dict[str, tuple[str, ...]] = {}
-
-
-class SetConfig(BaseModel):
-    """`set.toml`: which items and prompt versions the reliability runs use."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    # Each run covers every prompt version unless its `*_versions` list restricts it; a
-    # version left out lacks the run and reads INCOMPLETE (judges.sets.enrolment).
-    noise_items: tuple[str, ...] = ()
-    noise_repeats: int = Field(default=5, ge=2)
-    noise_versions: tuple[str, ...] | None = None
-    retest: bool = False  # a second, independent draw of the whole set (run `retest`)
-    retest_versions: tuple[str, ...] | None = None  # given: retest on, for these versions
-    sme_labels: str | None = None  # a JSONL file under planted_sets/sme/
-    sme_versions: tuple[str, ...] | None = None
-    panel: PanelConfig | None = None
-    # An expert's graded reading list (judges/sets/reading_list.py), judged as run
-    # `reading_list` under these prompt versions and scored as a ranking.
-    reading_list: str | None = None  # a JSON file beside items.jsonl
-    reading_list_versions: tuple[str, ...] | None = None
-    versions: dict[str, VersionRun] = {}
-    # The judge's verdicts on unlabelled outputs, per prompt version: a JSONL beside
-    # items.jsonl. The report shows their pass rate corrected for the judge's TPR and TNR on
-    # this set; `pass_if` says what passes (default: what every control expects).
-    outputs: dict[str, str] = {}
-    pass_if: tuple[str, ...] = ()
 
 
 @dataclass

@@ -23,10 +23,10 @@ from judges.stats.reliability.probes import (
     NoiseRepeats,
     ProbeEffect,
     effects_from_rows,
-    flip_gates,
     noise_repeats,
     outcomes_from_rows,
 )
+from judges.verdicts.probe_messages import against_noise, flip_gates
 
 __all__ = ["ProbeChange", "ProbeReport", "compare_probes", "probe_report", "probe_score"]
 
@@ -64,7 +64,7 @@ class ProbeReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "score": self.score,
-            "probes": [e.as_dict() for e in self.effects],
+            "probes": [e.as_dict() | {"verdict": against_noise(e)} for e in self.effects],
             "noise_floor_repeats": self.repeats.as_dict() if self.repeats else None,
             "gates": [g.as_dict() for g in self.gates],
             "against": self.previous,

@@ -20,7 +20,8 @@ import pytest
 
 from judges.core.spec import PROMPTS_ROOT, load_catalog
 from judges.sets.planted import load_planted_set
-from judges.sets.probes import INJECTIONS, write_probes
+from judges.sets.probe_kinds import INJECTIONS
+from judges.sets.probes import write_probes
 
 from ._adversarial import INI, TEST_FITNESS, baseline
 from ._support import JUDGE, FakeJudge, JudgesProject, Received, planted_item

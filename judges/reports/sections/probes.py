@@ -14,16 +14,8 @@ from judges.stats.estimates.intervals import Rate
 from judges.stats.reliability.probes import (
     ProbeEffect,
 )
+from judges.verdicts.probe_messages import EXPLAINED, against_noise
 from judges.verdicts.probes import ProbeReport
-
-EXPLAINED = (
-    "Each probe item is judged at the main run's seed and compared with the verdict on its "
-    "unperturbed item. *Biased* is what the gate counts: a judge-pleasing flip for padding, "
-    "injection and authority (the score rises, or a caught defect is no longer caught), any "
-    "label change for order and fact_order, a non-answer not scored lowest for dummy. The "
-    "noise floor is the same count for an independent redraw of the unperturbed item (run "
-    "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds it."
-)
 
 
 def changes_markdown(report: ProbeReport) -> list[str]:
@@ -88,7 +80,7 @@ def probes_markdown(report: ProbeReport) -> list[str]:
         errors = f" ({e.errors} errors)" if e.errors else ""
         lines.append(
             f"| {e.probe} | {e.biased.n}{errors} | {_rate(e.flips)} | {_flips(e)} | "
-            f"{_rate(e.pleasing)} | {_rate(e.biased)} | {_rate(e.noise)} | {e.verdict()} | "
+            f"{_rate(e.pleasing)} | {_rate(e.biased)} | {_rate(e.noise)} | {against_noise(e)} | "
             f"{_gate(report, e.probe)} |"
         )
     r = report.repeats
@@ -189,7 +181,7 @@ def probes_html(report: ProbeReport) -> str:
         f"<tr><td>{escape(e.probe)}</td><td class='num'>{escape(_rate(e.flips))}</td>"
         f"<td class='num'>{escape(_flips(e))}</td><td class='num'>{escape(_rate(e.pleasing))}</td>"
         f"<td class='num'>{escape(_rate(e.biased))}</td>"
-        f"<td class='num'>{escape(_rate(e.noise))}</td><td>{escape(e.verdict())}</td>"
+        f"<td class='num'>{escape(_rate(e.noise))}</td><td>{escape(against_noise(e))}</td>"
         f"<td>{escape(_gate(report, e.probe))}</td></tr>"
         for e in report.effects
     )

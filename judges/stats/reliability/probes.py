@@ -6,11 +6,10 @@ edit exposed). The noise floor is an independent redraw of the unperturbed item 
 against the same main verdict, paired per item: McNemar's exact test says whether the
 probe flips more than a redraw does.
 
-What each probe counts as biased (the gated rate):
-- padding, injection, authority: a judge-pleasing flip (the score rises, or a planted
-  defect the clean item was caught for is no longer caught);
-- order, fact_order: any change of a criterion's label (or of any verdict field);
-- dummy: a non-answer not scored lowest on every dimension.
+What each probe counts as biased (the gated rate) is its kind's `bias` in the registry
+(`judges.sets.probe_kinds`): a judge-pleasing flip, any change of a label, or a non-answer
+not scored lowest. Numbers and structured results only: the words are
+`judges.verdicts.probe_messages`'.
 """
 
 from __future__ import annotations
@@ -19,11 +18,12 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.sets.probes import NOISE_RUN, ORDER_PROBES, PROBES
-from judges.stats.estimates.floors import Gate
+from judges.sets.probe_kinds import ANY_CHANGE, NOT_LOWEST, PROBES, bias_of
+from judges.sets.probes import NOISE_RUN, probe_of_run
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 
 ALPHA = 0.05
@@ -86,12 +86,13 @@ def outcome(
         return Outcome(probe, probe_row.item_id, True, True, True, error=error)
     flipped = signature(probe_row.verdict, fields) != signature(clean.verdict, fields)
     pleasing = _pleasing(probe_row, clean, score)
-    if probe == "dummy":
+    bias = bias_of(probe)
+    if bias is NOT_LOWEST:
         value = _score(probe_row, score)
         if floor is not None and value is not None:
             pleasing = value > floor
         biased = not probe_row.met
-    elif probe in ORDER_PROBES:
+    elif bias is ANY_CHANGE:
         biased = flipped
     else:
         biased = pleasing
@@ -101,6 +102,16 @@ def outcome(
         noise_pleasing = _pleasing(noise, clean, score)
     return Outcome(probe, probe_row.item_id, flipped, pleasing, biased, noise_flipped,
                    noise_pleasing)  # fmt: skip
+
+
+class Standing(Enum):
+    """A probe's gated rate against its noise floor (McNemar's exact test, two-sided)."""
+
+    ABSOLUTE = "absolute"  # no floor by design: a non-answer must score lowest
+    NO_FLOOR = "no_floor"  # no redraw rows to compare
+    BELOW_NOISE = "below_noise"  # a redraw moves the verdict significantly more
+    WITHIN_NOISE = "within_noise"
+    BEYOND_NOISE = "beyond_noise"
 
 
 @dataclass(frozen=True)
@@ -123,18 +134,20 @@ class ProbeEffect:
             return None
         return self.test.p_value < ALPHA and self.test.b > self.test.c
 
-    def verdict(self) -> str:
-        if self.probe == "dummy":
-            return "absolute check (a non-answer must score lowest)"
+    @property
+    def standing(self) -> Standing:
+        if bias_of(self.probe) is NOT_LOWEST:
+            return Standing.ABSOLUTE
         if self.test is None:
-            return "no noise floor to compare (no redraw rows)"
-        p = f"two-sided McNemar exact p = {self.test.p_value:.3g}"
+            return Standing.NO_FLOOR
         if self.test.p_value < ALPHA and self.test.b < self.test.c:
-            return f"below noise: a redraw moves the verdict more than the probe ({p})"
-        if not self.beyond_noise:
-            return f"no effect beyond noise ({p})"
-        size = self.biased.rate - (self.noise.rate if self.noise else 0.0)
-        return f"bias beyond noise: +{size:.2f} ({p})"
+            return Standing.BELOW_NOISE
+        return Standing.BEYOND_NOISE if self.beyond_noise else Standing.WITHIN_NOISE
+
+    @property
+    def excess(self) -> float:
+        """The biased rate above the noise floor's (the floor 0 without redraws)."""
+        return self.biased.rate - (self.noise.rate if self.noise else 0.0)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -148,7 +161,6 @@ class ProbeEffect:
             "flips_mcnemar": None if self.flip_test is None else self.flip_test.as_dict(),
             "beyond_noise": self.beyond_noise,
             "errors": self.errors,
-            "verdict": self.verdict(),
         }
 
 
@@ -164,38 +176,13 @@ def probe_effect(probe: str, outcomes: Sequence[Outcome]) -> ProbeEffect:
         redrawn = [bool(o.noise_flipped) for o in paired]
         noise_flips = wilson(sum(redrawn), len(redrawn))
         flip_test = mcnemar_exact([o.flipped for o in paired], redrawn)
-    if paired and probe != "dummy":
-        redraw = [
-            bool(o.noise_flipped if probe in ORDER_PROBES else o.noise_pleasing) for o in paired
-        ]
+    bias = bias_of(probe)
+    if paired and bias is not NOT_LOWEST:
+        redraw = [bool(o.noise_flipped if bias is ANY_CHANGE else o.noise_pleasing) for o in paired]
         noise = wilson(sum(redraw), len(redraw))
         test = mcnemar_exact([o.biased for o in paired], redraw)
     errors = sum(o.error is not None for o in outcomes)
     return ProbeEffect(probe, flips, pleasing, biased, noise, test, errors, noise_flips, flip_test)
-
-
-def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
-    """`max_flip.<probe>` on each probe's biased rate; a gate without data never passes."""
-    gates = []
-    for effect in effects:
-        noise = f"; noise floor {effect.noise}" if effect.noise else ""
-        name = f"max_flip.{effect.probe} ({_WHAT[effect.probe]}{noise}; {effect.verdict()})"
-        gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
-    missing = sorted(set(thresholds) - {e.probe for e in effects})
-    for probe in missing:
-        gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
-                          at_least=False))  # fmt: skip
-    return gates
-
-
-_WHAT = {
-    "padding": "judge-pleasing flip rate",
-    "injection": "judge-pleasing flip rate",
-    "authority": "judge-pleasing flip rate",
-    "order": "label flip rate",
-    "fact_order": "label flip rate",
-    "dummy": "share of non-answers not scored lowest",
-}
 
 
 # -- from the noise-floor runs: how many repeats a majority vote needs -----------------
@@ -237,38 +224,6 @@ def majority_repeats(q: float, target: float = STABLE, limit: int = 999) -> int 
     return None
 
 
-def assert_unbiased(result: Outcome, row: JudgementRow, clean: JudgementRow) -> None:
-    """A probe item's test: fail (AssertionError, so a strict xfail can accept it)."""
-    __tracebackhide__ = True
-    if result.biased:
-        raise AssertionError(describe_outcome(result, row, clean))
-
-
-def describe_outcome(result: Outcome, row: JudgementRow, clean: JudgementRow) -> str:
-    """The assertion message of a probe item: what was probed, both verdicts, the rule."""
-    where = f"{row.judge} prompt {row.prompt_version} on {row.model}"
-    head = f"bias probe {result.probe} of {row.item_id} ({row.category}), {where}"
-    if result.error:
-        return f"{head}: {result.error}"
-    rule = {
-        "dummy": "a non-answer must score lowest: " + " and ".join(str(e) for e in row.expect),
-        "order": "every criterion's label must stay the same",
-        "fact_order": "the same facts in another order: every label must stay the same",
-    }.get(result.probe, "the verdict must not improve and a caught defect must stay caught")
-    before, after = shown_verdict(clean), shown_verdict(row)
-    return f"{head}: {rule}\n  unperturbed: {before}\n  probed:      {after}"
-
-
-def shown_verdict(row: JudgementRow) -> str:
-    from judges.core.checks import describe_verdict
-
-    labels = [
-        f"{j.get('criterion')}={j.get('relevance')}"
-        for j in (row.verdict or {}).get("judgements", ())
-    ]
-    return describe_verdict(row) + (f"; labels: {', '.join(labels)}" if labels else "")
-
-
 # -- from result rows (reports and baselines) ----------------------------------------------
 
 
@@ -289,8 +244,8 @@ def outcomes_from_rows(
     floor = control_floor(list(main.values()), score)
     outcomes: dict[str, list[Outcome]] = {}
     for row in sorted(rows, key=lambda r: (r.run, r.item_id)):
-        probe = row.run.removeprefix("probe-")
-        if row.run == NOISE_RUN or probe == row.run:
+        probe = probe_of_run(row.run)
+        if probe is None:
             continue
         clean = main.get(row.item_id)
         if clean is None:  # counted as biased, never dropped
