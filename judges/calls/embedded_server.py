@@ -34,7 +34,9 @@ def main() -> None:
     import llama_cpp
     from llama_cpp.server.__main__ import main as serve
 
-    llama_cpp.Llama.generate = from_empty_context(llama_cpp.Llama.generate)  # type: ignore[method-assign]
+    # Patched on purpose; "unused" where llama_cpp (the local extra) is not installed.
+    patched = from_empty_context(llama_cpp.Llama.generate)
+    llama_cpp.Llama.generate = patched  # type: ignore[method-assign, unused-ignore]
     serve()
 
 

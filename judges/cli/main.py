@@ -103,6 +103,9 @@ def _baseline(args: argparse.Namespace) -> int:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
     accepted_rows = rows_by_version[accept]
+    if sources.planted is None:  # no set says which items the baseline must hold
+        print(f"python -m judges baseline: {'; '.join(sources.notes)}", file=sys.stderr)
+        return 2
     asked = asked_items(sources.planted, accept, sorted({r.model for r in accepted_rows}))
     gaps = recording_gaps(accepted_rows, asked)
     if gaps:

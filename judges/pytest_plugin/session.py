@@ -378,7 +378,8 @@ class JudgesSession:
 
     # -- gathering ----------------------------------------------------------------------
 
-    def add_rows(self, rows: Iterable[dict[str, Any]]) -> None:
+    def add_rows(self, rows: Iterable[object]) -> None:
+        """Rows as they travel on test reports (JSON objects), each validated here."""
         self.rows.extend(JudgementRow.model_validate(row) for row in rows)
 
     def add_unreported(self, rows: Iterable[JudgementRow]) -> int:

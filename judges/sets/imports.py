@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.builtin.pairwise import ORDERS
+from judges.core.results import Expectation
 from judges.sets.items import PlantedItem, Provenance
 from judges.storage.files import json_lines
 
@@ -158,8 +159,8 @@ def _item(
             "output_2": entry["output_2"],
         },
         expect=(
-            {"field": "winner_original", "op": "==", "value": label},  # type: ignore[arg-type]
-            {"field": "winner_swapped", "op": "==", "value": label},  # type: ignore[arg-type]
+            Expectation(field="winner_original", op="==", value=label),
+            Expectation(field="winner_swapped", op="==", value=label),
         ),
         provenance=Provenance(
             source="imported", release=release, release_set=set_name, release_index=index

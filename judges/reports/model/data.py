@@ -231,7 +231,7 @@ class ModelReport:
     def gate_counts(self) -> tuple[int, int, int]:
         """(passed, failed, not evaluated), floors and regression gates together. A statistic
         shown without a threshold is informational: not a gate left unevaluated."""
-        gates = (*self.gates, *self.regressions)
+        gates: tuple[Gate | Regression, ...] = (*self.gates, *self.regressions)
         results = [gate.passed for gate in gates]
         return results.count(True), results.count(False), sum(map(not_evaluated, gates))
 
