@@ -32,6 +32,7 @@ def block_network() -> Callable[[], None]:
             return original_ex(self, address)
         raise NetworkBlocked(f"network access to {address!r} during an offline run")
 
+    # The methods are replaced on purpose; mypy refuses any assignment to a method.
     socket.socket.connect = refuse  # type: ignore[method-assign]
     socket.socket.connect_ex = refuse_ex  # type: ignore[method-assign]
 

@@ -97,7 +97,7 @@ def _item_line(item: PlantedItem) -> str:
 
 def _response(model: str, item_id: str, order: str, reply: Released) -> dict[str, Any]:
     """A chat completion carrying the released reply; no usage was released (none here)."""
-    content = {"winner": to_position(order, reply.winner), "rationale": reply.reply}  # type: ignore[arg-type]
+    content = {"winner": to_position(order, reply.winner), "rationale": reply.reply}
     return {
         "model": model,
         "choices": [

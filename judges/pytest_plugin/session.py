@@ -203,7 +203,7 @@ class JudgesSession:
         """Check prompts, model tables and cassettes; raise SpecError naming file and line."""
         for planted in self.planted_sets.values():
             spec = self.catalog[planted.judge]
-            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()  # type: ignore[attr-defined]
+            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
             preflight.check_prompt_placeholders(spec, fields)
             known = self._known_models(spec, planted)
             for name, tables in (

@@ -290,5 +290,6 @@ def test_retest(
     )
 
 
-# Imported into a test module, the name would otherwise be collected as a test.
+# Imported into a test module, the name would otherwise be collected as a test. (mypy knows
+# no attributes on a function but its own.)
 test_retest.__test__ = False  # type: ignore[attr-defined]
