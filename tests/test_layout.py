@@ -1,7 +1,7 @@
 """The package layout holds: the core knows no pytest, layers import downwards only, no import
 cycle (not even one closed by an import inside a function), no module over 500 lines, no
 folder over 16 modules; inside `stats` and `reports`, each concern imports only the concerns
-below it.
+below it. In `tests/`, no module imports a test module.
 
 The checker reads the source with `ast` (nothing is imported), so it sees imports inside
 functions too. Each rule is shown to fail on a small planted package in tmp_path.
@@ -21,6 +21,7 @@ import pytest
 import judges
 
 ROOT = Path(judges.__file__).resolve().parent
+TESTS = ROOT.parent / "tests"
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
 CORE = ("judges.core", "judges.stats", "judges.reports", "judges.sets", "judges.builtin")
 # The only modules that may import pytest, xdist or vcrpy: the pytest layer and vcrpy's one
@@ -241,6 +242,22 @@ def long_modules(root: Path, allowed: Mapping[str, str]) -> list[str]:
     return too_long
 
 
+def imports_of_test_modules(imports: Mapping[str, list[Import]]) -> list[str]:
+    """Imports of a test module (`test_*`) by any other module of the tree. What two test
+    modules share belongs in a conftest (fixtures) or a private `_*.py` module (helpers):
+    an imported test module has its tests collected twice and its fixtures used unseen."""
+
+    def is_test_module(name: str) -> bool:
+        return name in imports and name.rsplit(".", 1)[-1].startswith("test_")
+
+    return [
+        f"{module}:{imp.line} imports {imp.target}"
+        for module, found in sorted(imports.items())
+        for imp in found
+        if is_test_module(imp.target) and imp.target != module
+    ]
+
+
 # --------------------------------------------------------------------------- the package
 
 
@@ -294,6 +311,14 @@ def test_no_folder_holds_more_than_16_modules() -> None:
 def test_no_module_over_500_lines() -> None:
     problems = long_modules(ROOT, LONG_MODULES)
     assert not problems, "split these modules by responsibility:\n" + "\n".join(problems)
+
+
+def test_no_test_module_is_imported_by_another_module() -> None:
+    problems = imports_of_test_modules(graph(TESTS, "tests"))
+    assert not problems, (
+        "share fixtures through tests/conftest.py and helpers through a private "
+        "tests/_*.py module:\n" + "\n".join(problems)
+    )
 
 
 def test_the_allow_list_names_existing_long_modules() -> None:
@@ -413,6 +438,24 @@ def test_a_long_module_is_found_unless_allowed(tmp_path: Path) -> None:
     package = plant(tmp_path, {"big.py": "x = 1\n" * (MAX_LINES + 1), "ok.py": "x = 1\n" * 500})
     assert long_modules(package, {}) == [f"pkg/big.py: {MAX_LINES + 1} lines (at most 500)"]
     assert long_modules(package, {"pkg/big.py": "a flat table"}) == []
+
+
+def test_a_module_importing_a_test_module_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "conftest.py": "from pkg import test_b\n",
+        "_helpers.py": "ROWS = []\n",
+        "test_a.py": "from pkg.test_b import demo\nfrom pkg._helpers import ROWS\n",
+        "test_b.py": "import pkg._helpers\ndef demo():\n    pass\n",
+        "core/test_c.py": "def f():\n    from .test_d import x\n",
+        "core/test_d.py": "x = 1\n",
+    })  # fmt: skip
+    assert imports_of_test_modules(graph(package, "pkg")) == [
+        "pkg.conftest:1 imports pkg.test_b",
+        "pkg.core.test_c:2 imports pkg.core.test_d",
+        "pkg.test_a:1 imports pkg.test_b",
+    ]
+    clean = plant(tmp_path / "clean", {"test_a.py": "from pkg._helpers import ROWS\n"})
+    assert imports_of_test_modules(graph(clean, "pkg")) == []
 
 
 @pytest.mark.parametrize(
