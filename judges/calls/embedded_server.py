@@ -34,9 +34,7 @@ def main() -> None:
     import llama_cpp
     from llama_cpp.server.__main__ import main as serve
 
-    # Patched on purpose; "unused" where llama_cpp (the local extra) is not installed.
-    patched = from_empty_context(llama_cpp.Llama.generate)
-    llama_cpp.Llama.generate = patched  # type: ignore[method-assign, unused-ignore]
+    llama_cpp.Llama.generate = from_empty_context(llama_cpp.Llama.generate)
     serve()
 
 
