@@ -19,7 +19,7 @@ from judges.calls.backends import (
     token_count,
 )
 from judges.core.runner import BUDGET_TIMEOUTS, Call, judge
-from tests.test_backends import CATALOG, GOOD, SUBJECTS, latest
+from tests._scripted_judge import CATALOG, GOOD, SUBJECTS, latest
 
 JUDGE = "product_identity"
 

@@ -16,9 +16,7 @@ from judges.sets.enrolment import lacking_runs
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_planted_set
 from judges.sets.probes import load_probe_set
-from tests.test_report import AFTER, BEFORE, MODEL, demo, folder, row, version_rows
-
-__all__ = ["demo"]  # the fixture, shared with test_report
+from tests._report_demo import AFTER, BEFORE, MODEL, folder, row, version_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 

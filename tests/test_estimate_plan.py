@@ -12,7 +12,7 @@ import pytest
 import scipy.stats
 
 from judges.__main__ import main
-from judges.core.results import Expectation, JudgementRow
+from judges.core.results import Expectation
 from judges.reports.sections.estimate import (
     EstimateError,
     estimate_pass_rate,
@@ -23,6 +23,7 @@ from judges.stats.estimates.intervals import Estimate
 from judges.stats.estimates.power import items_for_mcnemar, items_for_mean
 from judges.stats.estimates.prevalence import corrected_pass_rate, rogan_gladen
 from judges.stats.planning.set_sizes import noise_df_needed, plan_set
+from tests._estimate_rows import estimate_row
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,28 +53,22 @@ def test_interval_covers_the_true_rate_about_95_percent() -> None:
     assert covered >= 180
 
 
-def _row(item: str, control: bool, verdict: dict | None, status: str = "ok") -> JudgementRow:
-    return JudgementRow(
-        judge="j", prompt_version="1", prompt_hash="h", model="m", item_id=item,
-        category="control" if control else "cousin", control=control, status=status,
-        verdict=verdict, met=None if status != "ok" else True,
-    )  # fmt: skip
-
-
 def test_estimate_applies_the_rule_to_controls_defects_and_outputs(tmp_path: Path) -> None:
     rule = (parse_condition("score >= 2"), parse_condition("ok != false"))
     assert rule[0] == Expectation(field="score", op=">=", value=2)
-    main = [_row(f"C{i}", True, {"score": 3, "ok": True}) for i in range(18)]
-    main += [_row(f"C{i + 18}", True, {"score": 1, "ok": True}) for i in range(2)]  # TPR 18/20
-    main += [_row(f"D{i}", False, {"score": 0, "ok": True}) for i in range(16)]
-    main += [_row(f"D{i + 16}", False, {"score": 3, "ok": False}) for i in range(2)]
-    main += [_row(f"D{i + 18}", False, {"score": 3, "ok": True}) for i in range(2)]  # TNR 18/20
-    main.append(_row("D99", False, None, status="transport"))
+    main = [estimate_row(f"C{i}", True, {"score": 3, "ok": True}) for i in range(18)]
+    # TPR 18/20
+    main += [estimate_row(f"C{i + 18}", True, {"score": 1, "ok": True}) for i in range(2)]
+    main += [estimate_row(f"D{i}", False, {"score": 0, "ok": True}) for i in range(16)]
+    main += [estimate_row(f"D{i + 16}", False, {"score": 3, "ok": False}) for i in range(2)]
+    # TNR 18/20
+    main += [estimate_row(f"D{i + 18}", False, {"score": 3, "ok": True}) for i in range(2)]
+    main.append(estimate_row("D99", False, None, status="transport"))
     outputs = tmp_path / "outputs.jsonl"
     lines = [json.dumps({"score": 3, "ok": True})] * 60 + [
         json.dumps({"verdict": {"score": 0}})
     ] * 40
-    lines.append(_row("X", False, None, status="unparseable").model_dump_json())
+    lines.append(estimate_row("X", False, None, status="unparseable").model_dump_json())
     outputs.write_text("\n".join(lines) + "\n", encoding="utf-8")
     verdicts, left_out = read_outputs(outputs)
     assert len(verdicts) == 100 and left_out == {"failed judgement (unparseable)": 1}
@@ -115,7 +110,7 @@ def test_estimate_command_on_the_recorded_retest(
 
 
 def test_plan_needs_match_the_power_functions() -> None:
-    main = [_row(f"D{i}", False, {"s": i % 4}) for i in range(40)]
+    main = [estimate_row(f"D{i}", False, {"s": i % 4}) for i in range(40)]
     main = [r.model_copy(update={"met": i % 3 != 0}) for i, r in enumerate(main)]
     retest = [
         r.model_copy(update={"run": "retest", "met": not r.met if i < 8 else r.met,

@@ -22,58 +22,14 @@ from judges.core.runner import Call, judge
 from judges.core.spec import load_catalog
 from judges.sets.imports import ImportError_, published_statistics
 from judges.sets.planted import load_items
-from judges.stats.fitness.pairwise import Judged, llmbar_statistics
-
-ITEMS = [
-    ("Name a prime number.", "7", "8", 1),
-    ("Write one word about cats.", "Cats purr and sleep a lot.", "Fluffy", 2),
-    ("Say hello in French.", "Bonjour", "Hello", 1),
-]
-
-
-def _write_set(
-    root: Path, name: str, replies: dict[str, list[tuple[str | None, str | None]]]
-) -> None:
-    folder = root / name
-    folder.mkdir(parents=True)
-    dataset = [
-        {"input": i, "output_1": a, "output_2": b, "label": label} for i, a, b, label in ITEMS
-    ]
-    (folder / "dataset.json").write_text(json.dumps(dataset), encoding="utf-8")
-    for model, winners in replies.items():
-        result = []
-        for entry, (original, swapped) in zip(dataset, winners, strict=True):
-            result.append(
-                entry
-                | {
-                    "results": [
-                        {
-                            "swap = False": {
-                                "completion": ["Output (a)", "stop"],
-                                "winner": original,
-                            },
-                            "swap = True": {"completion": ["Output (b)", ""], "winner": swapped},
-                        }
-                    ]
-                }
-            )
-        path = folder / "evaluators" / model / "Vanilla"
-        path.mkdir(parents=True)
-        (path / "result.json").write_text(json.dumps(result), encoding="utf-8")
-        items = [
-            Judged(f"X-{i}", "s", str(label), o, s)
-            for i, ((*_, label), (o, s)) in enumerate(zip(ITEMS, winners, strict=True))
-        ]
-        (path / "statistics.json").write_text(
-            json.dumps(llmbar_statistics(items)), encoding="utf-8"
-        )
+from tests._llmbar_release import write_llmbar_set
 
 
 @pytest.fixture
 def release(tmp_path: Path) -> Path:
     src = tmp_path / "release"
-    _write_set(src, "Natural", {"Good": [("1", "1"), ("2", "2"), ("1", None)]})
-    _write_set(
+    write_llmbar_set(src, "Natural", {"Good": [("1", "1"), ("2", "2"), ("1", None)]})
+    write_llmbar_set(
         src,
         "Adversarial/Neighbor",
         {
@@ -176,7 +132,7 @@ def test_a_further_set_imports_without_renumbering(release: Path, tmp_path: Path
     project = tmp_path / "project"
     import_llmbar(release, project)
     before = (project / "planted_sets/pairwise/items.jsonl").read_text()
-    _write_set(release, "Adversarial/Manual", {"Good": [("1", "1"), ("2", "2"), ("1", "1")]})
+    write_llmbar_set(release, "Adversarial/Manual", {"Good": [("1", "1"), ("2", "2"), ("1", "1")]})
     done = import_llmbar(release, project)
     assert done.items == 9
     after = (project / "planted_sets/pairwise/items.jsonl").read_text()

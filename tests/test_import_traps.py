@@ -2,7 +2,7 @@
 own prompt version, an import that finds no judge output refused, the id-prefix fallback,
 per-model items in set.toml, and imported cost said to be unknown.
 
-Sources are small LLMBar-style folders written in tmp_path (tests/test_import.py's).
+Sources are small LLMBar-style folders written in tmp_path (tests/_llmbar_release.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from judges.sets.imports import ImportError_, prefix_for
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_items, load_planted_set
 from judges.stats.fitness.published import published_checks
-from tests.test_import import _write_set
+from tests._llmbar_release import write_llmbar_set
 
 REPLIES = {"Good": [("1", "1"), ("2", "2"), ("1", "1")], "First": [("1", "2")] * 3}
 
@@ -36,7 +36,7 @@ REPLIES = {"Good": [("1", "1"), ("2", "2"), ("1", "1")], "First": [("1", "2")] *
 def _release(root: Path, strategies: tuple[str, ...] = ("Vanilla",), readme: bool = True) -> Path:
     src = root
     for name in ("Natural", "Adversarial/Neighbor"):
-        _write_set(src, name, REPLIES)
+        write_llmbar_set(src, name, REPLIES)
         for strategy in strategies:
             if strategy == "Vanilla":
                 continue

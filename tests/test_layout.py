@@ -2,6 +2,7 @@
 cycle (not even one closed by an import inside a function or under TYPE_CHECKING), no module
 over 500 lines, no folder over 16 modules; inside `stats` and `reports`, each concern imports
 only the concerns below it; a probe kind is named in its registry alone.
+In `tests/`, no module imports a test module.
 
 The checker reads the source with `ast` (nothing is imported), so it sees imports inside
 functions too. Each rule is shown to fail on a small planted package in tmp_path.
@@ -22,6 +23,7 @@ import judges
 from judges.sets.probe_kinds import PROBES
 
 ROOT = Path(judges.__file__).resolve().parent
+TESTS = ROOT.parent / "tests"
 # Subpackages that must run without pytest or vcrpy (`python -m judges report` has neither).
 CORE = (
     "judges.core", "judges.stats", "judges.verdicts", "judges.reports", "judges.sets",
@@ -284,6 +286,22 @@ def kind_literals(
     return found
 
 
+def imports_of_test_modules(imports: Mapping[str, list[Import]]) -> list[str]:
+    """Imports of a test module (`test_*`) by any other module of the tree. What two test
+    modules share belongs in a conftest (fixtures) or a private `_*.py` module (helpers):
+    an imported test module has its tests collected twice and its fixtures used unseen."""
+
+    def is_test_module(name: str) -> bool:
+        return name in imports and name.rsplit(".", 1)[-1].startswith("test_")
+
+    return [
+        f"{module}:{imp.line} imports {imp.target}"
+        for module, found in sorted(imports.items())
+        for imp in found
+        if is_test_module(imp.target) and imp.target != module
+    ]
+
+
 # --------------------------------------------------------------------------- the package
 
 
@@ -353,6 +371,14 @@ def test_the_probe_kind_allow_list_names_existing_literals() -> None:
         assert f'"{word}"' in (ROOT.parent / name).read_text(encoding="utf-8"), (
             f"{name} no longer spells {word!r}: remove it from NOT_PROBE_KINDS"
         )
+
+
+def test_no_test_module_is_imported_by_another_module() -> None:
+    problems = imports_of_test_modules(graph(TESTS, "tests"))
+    assert not problems, (
+        "share fixtures through tests/conftest.py and helpers through a private "
+        "tests/_*.py module:\n" + "\n".join(problems)
+    )
 
 
 def test_the_allow_list_names_existing_long_modules() -> None:
@@ -493,6 +519,24 @@ def test_a_probe_kind_spelled_outside_its_registry_is_found(tmp_path: Path) -> N
         "pkg/gates.py:1 spells 'max_flip.order'",
         "pkg/rates.py:2 spells 'dummy'",
     ]
+
+
+def test_a_module_importing_a_test_module_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "conftest.py": "from pkg import test_b\n",
+        "_helpers.py": "ROWS = []\n",
+        "test_a.py": "from pkg.test_b import demo\nfrom pkg._helpers import ROWS\n",
+        "test_b.py": "import pkg._helpers\ndef demo():\n    pass\n",
+        "core/test_c.py": "def f():\n    from .test_d import x\n",
+        "core/test_d.py": "x = 1\n",
+    })  # fmt: skip
+    assert imports_of_test_modules(graph(package, "pkg")) == [
+        "pkg.conftest:1 imports pkg.test_b",
+        "pkg.core.test_c:2 imports pkg.core.test_d",
+        "pkg.test_a:1 imports pkg.test_b",
+    ]
+    clean = plant(tmp_path / "clean", {"test_a.py": "from pkg._helpers import ROWS\n"})
+    assert imports_of_test_modules(graph(clean, "pkg")) == []
 
 
 @pytest.mark.parametrize(

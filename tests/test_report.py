@@ -19,130 +19,16 @@ import pytest
 
 import judges.reports
 from judges.cli.main import main
-from judges.core.results import Expectation, JudgementRow, Usage, read_jsonl, write_jsonl
-from judges.core.spec import load_judge, prompt_hash
+from judges.core.results import JudgementRow, Usage, read_jsonl, write_jsonl
+from judges.core.spec import prompt_hash
 from judges.reports import terminal
 from judges.reports.model.metadata import RUN_FILE
 from judges.reports.write import ReportSet, rebuild_reports, session_reports
 from judges.stats.estimates.intervals import wilson
 from judges.stats.regression.comparison import compare_versions
+from tests._report_demo import AFTER, BEFORE, MODEL, RAW_MISS, folder, version_rows
 
-MODEL = "local:smollm2-135m"
 FILES = {"results.jsonl", "report.md", "failures.md", "report.json", "index.html", ".run.json"}
-RAW_MISS = '{"factual_accuracy": 3, "note": "looks right to me"}'
-# Detection of the eight main items per version: True = the judge met the expectation.
-BEFORE = {"PE-01": True, "PE-02": False, "PE-03": False, "PE-04": False, "PE-05": True,
-          "PE-06": False, "PE-07": True}  # fmt: skip
-AFTER = {"PE-01": False, "PE-02": True, "PE-03": True, "PE-04": True, "PE-05": True,
-         "PE-06": True, "PE-07": True}  # fmt: skip
-CATEGORIES = {"PE-01": "cousin", "PE-02": "cousin", "PE-03": "cousin", "PE-04": "cousin",
-              "PE-05": "fabrication", "PE-06": "fabrication", "PE-07": "control",
-              "PE-08": "fabrication"}  # fmt: skip
-
-
-def row(
-    version: str,
-    item_id: str,
-    met: bool | None,
-    *,
-    judge: str = "demo",
-    status: str = "ok",
-    run: str = "main",
-    repeat: int = 0,
-    accuracy: int | None = None,
-    raw: str | None = None,
-) -> JudgementRow:
-    category = CATEGORIES[item_id]
-    ok = status == "ok"
-    if accuracy is None:
-        accuracy = 1 if met else 3
-    verdict = {
-        "factual_accuracy": accuracy,
-        "completeness": 2,
-        "causal_reasoning": 1,
-        "core_total": accuracy + 3,
-        "product_identity_match": True,
-        "rationale": f"{item_id} judged",
-        "raw": raw or json.dumps({"factual_accuracy": accuracy}),
-    }
-    return JudgementRow(
-        judge=judge,
-        prompt_version=version,
-        prompt_hash=f"hash-{version}",
-        model=MODEL,
-        item_id=item_id,
-        category=category,
-        control=category == "control",
-        run=run,
-        repeat=repeat,
-        status=status,  # type: ignore[arg-type]
-        verdict=verdict if ok else None,
-        error=None if ok else "connection reset",
-        expect=[Expectation(field="factual_accuracy", op="<=", value=1)],
-        met=met if ok else None,
-        usage=Usage(calls=1, input_tokens=200, output_tokens=40, cost_usd=0.0015),
-        latency_s=random.random(),
-    )
-
-
-def version_rows(
-    version: str, detection: dict[str, bool], judge: str = "demo"
-) -> list[JudgementRow]:
-    rows = [
-        row(version, item, met, judge=judge, raw=RAW_MISS if item == "PE-02" else None)
-        for item, met in detection.items()
-    ]
-    rows.append(row(version, "PE-08", None, judge=judge, status="transport"))
-    rows += [
-        row(version, "PE-05", True, judge=judge, run="noise", repeat=r, accuracy=1 + r % 2)
-        for r in range(3)
-    ]
-    return rows
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> dict[str, Any]:
-    """A judge `demo` with versions 1.0 and 1.1, its planted set, gates and accepted misses."""
-    prompts = tmp_path / "prompts" / "demo"
-    prompts.mkdir(parents=True)
-    (prompts / "judge.toml").write_text(
-        'name = "demo"\nmodule = "judges.builtin.product_identity"\n'
-        f'baseline_model = "{MODEL}"\n'
-        'dimensions = ["factual_accuracy", "completeness", "causal_reasoning", "core_total"]\n'
-        'flag = "product_identity_match"\n'
-    )
-    for version in ("1.0", "1.1"):
-        (prompts / f"{version}.md").write_text("Judge {{answer}} against {{reference}}.\n")
-    planted = tmp_path / "planted_sets" / "demo"
-    planted.mkdir(parents=True)
-    items = [
-        {
-            "id": item,
-            "slug": f"item-{item[-1]}",
-            "judge": "demo",
-            "category": category,
-            "control": category == "control",
-            "inputs": {"question": "q?", "reference": "r.", "answer": "a."},
-            "expect": [{"field": "factual_accuracy", "op": "<=", "value": 1}],
-            "provenance": {"source": "hand"},
-        }
-        for item, category in CATEGORIES.items()
-    ]
-    (planted / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    (planted / "gates.toml").write_text(
-        f'["{MODEL}"."1.1"]\nmin_detection = {{ cousin = 0.5, fabrication = 0.9 }}\n'
-        "max_control_false_positive = 0.2\nmax_error_rate = 0.5\n"
-    )
-    (planted / "expectations.toml").write_text(
-        f'["{MODEL}"."1.1"]\nPE-01 = "loses the cousin case to the longer preamble"\n'
-    )
-    spec = load_judge(prompts)
-    return {
-        "root": tmp_path,
-        "reports": tmp_path / "reports",
-        "planted": tmp_path / "planted_sets",
-        "catalog": {"demo": spec},
-    }
 
 
 def write_versions(demo: dict[str, Any], shuffle: int | None = None) -> None:
@@ -155,10 +41,6 @@ def write_versions(demo: dict[str, Any], shuffle: int | None = None) -> None:
 
 def rebuild(demo: dict[str, Any]) -> ReportSet:
     return rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
-
-
-def folder(demo: dict[str, Any], version: str) -> Path:
-    return demo["reports"] / "demo" / version
 
 
 def snapshot(demo: dict[str, Any]) -> dict[str, bytes]:

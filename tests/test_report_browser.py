@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import struct
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
@@ -20,12 +17,9 @@ from judges.reports.model.build import build_report
 from judges.reports.model.data import FolderReport
 from judges.reports.render.files import render_files
 from judges.verdicts.inputs import Sources
+from tests._chromium import chromium, needs_chromium, page_errors, png_size, widest_run
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="headless render needs /usr/bin/chromium (apt-get install -y chromium)",
-)
+pytestmark = needs_chromium
 CATEGORIES = ("cousin", "fabrication", "dropped_edge_case", "control")
 
 
@@ -77,50 +71,8 @@ def failing_report(rows: list[JudgementRow], **previous: Any) -> FolderReport:
     return built
 
 
-def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
-
-
 FAIL_BACKGROUND = (0xFF, 0xEB, 0xE9)  # the fail banner
 NEW_FAILURE = (0xCF, 0x22, 0x2E)  # the new-failure badge of the failures section
-
-
-def widest_run(image: Image.Image, colour: tuple[int, int, int], rows: range) -> int:
-    """The widest horizontal run of `colour` in the image's `rows`, in pixels."""
-    widest = 0
-    for y in rows:
-        run = 0
-        for x in range(image.width):
-            run = run + 1 if image.getpixel((x, y)) == colour else 0
-            widest = max(widest, run)
-    return widest
 
 
 def badge_rows(image: Image.Image, colour: tuple[int, int, int], start: int) -> list[int]:
@@ -130,11 +82,6 @@ def badge_rows(image: Image.Image, colour: tuple[int, int, int], start: int) -> 
         for y in range(start, image.height, 3)
         if 40 <= widest_run(image, colour, range(y, y + 1)) <= 200
     ]
-
-
-def page_errors(stderr: str) -> list[str]:
-    """Console messages and uncaught errors the page itself produced."""
-    return [line for line in stderr.splitlines() if "Uncaught" in line or ":CONSOLE" in line]
 
 
 def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:

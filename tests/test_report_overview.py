@@ -11,15 +11,11 @@ import pytest
 from PIL import Image
 
 from judges.reports.write import disk_reports
-from tests.test_report_browser import CHROMIUM, chromium, page_errors, png_size, widest_run
+from tests._chromium import chromium, needs_chromium, page_errors, png_size, widest_run
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"
 OVERVIEW = REPORTS / "index.html"
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="headless render needs /usr/bin/chromium (apt-get install -y chromium)",
-)
 # The verdict badges' backgrounds (render/overview.py) and the first-screen card's border.
 BADGES = {
     "PASS": (0xDA, 0xFB, 0xE1),

@@ -21,18 +21,7 @@ from judges.stats.estimates.intervals import wilson
 from judges.stats.fitness.chance import ChanceTest, Fitness
 from judges.stats.regression.comparison import compare_versions, comparison_markdown
 from judges.verdicts import fitness as fitness_section
-from tests.test_report import (
-    AFTER,
-    BEFORE,
-    CATEGORIES,
-    MODEL,
-    demo,
-    folder,
-    row,
-    version_rows,
-)
-
-__all__ = ["demo"]  # the fixture, shared with test_report
+from tests._report_demo import AFTER, BEFORE, CATEGORIES, MODEL, folder, row, version_rows
 
 # Every item of 1.1 met but the accepted miss PE-01; PE-08 answered and caught.
 ALL_MET = {**AFTER, "PE-08": True}

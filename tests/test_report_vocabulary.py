@@ -23,7 +23,7 @@ from judges.reports.sections.fitness import (
 from judges.stats.estimates.power import Power
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.planning.set_sizes import plan_set
-from tests.test_estimate_plan import _row
+from tests._estimate_rows import estimate_row
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 BUILT_IN = sorted(p.parent for p in REPORTS.glob("*/*/report.json"))
@@ -63,7 +63,7 @@ def test_no_power_statement_without_spread() -> None:
 
 
 def test_plan_states_no_count_for_scores_that_never_vary() -> None:
-    main = [_row(f"D{i}", False, {"s": 2 if i % 2 else 1}) for i in range(20)]
+    main = [estimate_row(f"D{i}", False, {"s": 2 if i % 2 else 1}) for i in range(20)]
     retest = [r.model_copy(update={"run": "retest"}) for r in main]  # every pair alike
     plan = plan_set("j", "1", "m", main + retest, ["s"], noise_sd={}, noise_items=9,
                     noise_repeats=5, kappa=None, drop=0.1)  # fmt: skip

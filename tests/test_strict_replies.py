@@ -14,8 +14,7 @@ from judges.builtin import geval, product_identity, relevance
 from judges.core.parsing import InvalidReply, parse_reply, parse_reply_coercing
 from judges.core.spec import JudgeSpec
 from judges.reports.sections.coercions import coercion_line
-
-from .test_backends import CATALOG, GOOD, Script, run
+from tests._scripted_judge import CATALOG, GOOD, Script, run
 
 # JSON spelling -> what lax validation makes of it.
 INTEGERS = {'"3"': 3, '" 2 "': 2, '"2.0"': 2, "1e0": 1, "true": 1}

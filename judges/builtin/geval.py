@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from judges.core.parsing import reply_as
+
 DIMENSIONS = ("faithfulness", "coverage", "coherence", "fluency")
 
 
@@ -41,7 +43,7 @@ class GEvalScore(BaseModel):
     judge_prompt_version: str
     raw: dict[str, str] = Field(description="each dimension's reply, byte for byte")
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented mypy gap
     @property
     def overall(self) -> float:
         return round(sum(getattr(self, d) for d in DIMENSIONS) / len(DIMENSIONS), 4)
@@ -50,10 +52,10 @@ class GEvalScore(BaseModel):
 def build_verdict(
     replies: dict[str | None, tuple[BaseModel, str]], inputs: Inputs, prompt_version: str
 ) -> GEvalScore:
-    scores = {dim: replies[dim][0] for dim in DIMENSIONS}
+    scores = {dim: reply_as(replies, dim, DimensionReply) for dim in DIMENSIONS}
     return GEvalScore(
-        **{dim: reply.score for dim, reply in scores.items()},  # type: ignore[attr-defined]
-        rationales={dim: reply.rationale for dim, reply in scores.items()},  # type: ignore[attr-defined]
+        **{dim: reply.score for dim, reply in scores.items()},
+        rationales={dim: reply.rationale for dim, reply in scores.items()},
         judge_prompt_version=prompt_version,
         raw={dim: replies[dim][1] for dim in DIMENSIONS},
     )

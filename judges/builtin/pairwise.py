@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judges.core.parsing import reply_as
+
 Position = Literal["a", "b"]
 Label = Literal["1", "2"]
 ORDERS = ("original", "swapped")
@@ -101,8 +103,7 @@ def build_verdict(
     if absent:
         raise ValueError(f"no reply for order(s) {absent}: the judge.toml facets must be {ORDERS}")
     winners = {
-        order: to_label(order, replies[order][0].winner)  # type: ignore[attr-defined]
-        for order in ORDERS
+        order: to_label(order, reply_as(replies, order, PairwiseReply).winner) for order in ORDERS
     }
     missing = tuple(order for order in ORDERS if winners[order] is None)
     return PairwiseVerdict(

@@ -109,12 +109,12 @@ class JudgeScore(BaseModel):
         object.__setattr__(self, "factual_accuracy", capped)
         return self
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented mypy gap
     @property
     def core_total(self) -> int:
         return self.factual_accuracy + self.completeness + self.causal_reasoning
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented mypy gap
     @property
     def capped(self) -> bool:
         return self.factual_accuracy != self.factual_accuracy_as_judged

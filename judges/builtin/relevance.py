@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from judges.core.parsing import reply_as
 from judges.core.rules import (
     RELEVANCE_POINTS,
     check_distinct_criteria,
@@ -255,11 +256,8 @@ def score_judgements(
 def build_verdict(
     replies: dict[str | None, tuple[BaseModel, str]], inputs: Inputs, prompt_version: str
 ) -> RelevanceVerdict:
-    reply, raw = replies[None]
-    judgements, missing, extra, score, level = score_judgements(
-        inputs.criteria,
-        reply.criteria,  # type: ignore[attr-defined]
-    )
+    reply, raw = reply_as(replies, None, RelevanceReply), replies[None][1]
+    judgements, missing, extra, score, level = score_judgements(inputs.criteria, reply.criteria)
     return RelevanceVerdict(
         document_id=inputs.document.id,
         judgements=tuple(judgements),

@@ -148,7 +148,7 @@ def make_vcr(*, record: bool) -> vcr.VCR:
         skip_patchers=_skipped_patchers(),
     )
     recorder.register_matcher("json_body", json_body)
-    recorder.register_persister(_AtomicPersister(fresh=record))  # type: ignore[arg-type]
+    recorder.register_persister(_AtomicPersister(fresh=record))
     return recorder
 
 

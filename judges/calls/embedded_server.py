@@ -34,7 +34,7 @@ def main() -> None:
     import llama_cpp
     from llama_cpp.server.__main__ import main as serve
 
-    llama_cpp.Llama.generate = from_empty_context(llama_cpp.Llama.generate)  # type: ignore[method-assign]
+    llama_cpp.Llama.generate = from_empty_context(llama_cpp.Llama.generate)
     serve()
 
 

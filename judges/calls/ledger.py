@@ -16,8 +16,12 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+# One ledger line as parsed JSON: its fields' types are the ones this module wrote.
+Entry = dict[str, Any]
 
 
 class Usage(BaseModel):
@@ -53,7 +57,7 @@ class Ledger:
             finally:
                 fcntl.flock(stream, fcntl.LOCK_UN)
 
-    def _entries(self) -> list[dict[str, object]]:
+    def _entries(self) -> list[Entry]:
         if not self.path.is_file():
             return []
         text = self.path.read_text(encoding="utf-8")
@@ -62,19 +66,19 @@ class Ledger:
         return [json.loads(line) for line in lines if line.strip()]
 
     @staticmethod
-    def _charges(entries: list[dict[str, object]]) -> list[dict[str, object]]:
+    def _charges(entries: list[Entry]) -> list[Entry]:
         return [e for e in entries if e.get("kind", "charge") == "charge"]
 
     def spent_usd(self) -> float:
         charges = self._charges(self._entries())
-        return sum(float(e["cost_usd"]) for e in charges)  # type: ignore[arg-type]
+        return sum(float(e["cost_usd"]) for e in charges)
 
     def held_usd(self) -> float:
         """Worst-case cost of the calls in flight: reserved, not yet settled."""
         entries = self._entries()
         released = {e["hold"] for e in entries if e.get("kind") == "release"}
         holds = [e for e in entries if e.get("kind") == "hold" and e["hold"] not in released]
-        return sum(float(e["cost_usd"]) for e in holds)  # type: ignore[arg-type]
+        return sum(float(e["cost_usd"]) for e in holds)
 
     def reserve(self, model: str, worst_usd: float) -> str:
         """Hold a call's worst-case cost; raise CostCapReached if it could pass the cap.
@@ -175,7 +179,7 @@ class Ledger:
         for entry in self._charges(self._entries()):
             usage = totals.setdefault(str(entry["model"]), Usage())
             usage.calls += 1
-            usage.input_tokens += int(entry["input_tokens"])  # type: ignore[call-overload]
-            usage.output_tokens += int(entry["output_tokens"])  # type: ignore[call-overload]
-            usage.cost_usd += float(entry["cost_usd"])  # type: ignore[arg-type]
+            usage.input_tokens += int(entry["input_tokens"])
+            usage.output_tokens += int(entry["output_tokens"])
+            usage.cost_usd += float(entry["cost_usd"])
         return dict(sorted(totals.items()))

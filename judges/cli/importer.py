@@ -97,7 +97,7 @@ def _item_line(item: PlantedItem) -> str:
 
 def _response(model: str, item_id: str, order: str, reply: Released) -> dict[str, Any]:
     """A chat completion carrying the released reply; no usage was released (none here)."""
-    content = {"winner": to_position(order, reply.winner), "rationale": reply.reply}  # type: ignore[arg-type]
+    content = {"winner": to_position(order, reply.winner), "rationale": reply.reply}
     return {
         "model": model,
         "choices": [
@@ -139,7 +139,7 @@ def write_cassettes(
         requests = first_requests(spec, version, item.subject())
         exchanges = [
             (
-                backend.body(requests[order]),  # type: ignore[attr-defined]
+                backend.body(requests[order]),
                 _response(model_name, item_id, order, orders[order]),
             )
             for order in ORDERS
@@ -295,7 +295,7 @@ def _strategies_under(version: str, release: str, cassettes: Path) -> list[str]:
 
 
 def _write_release(read: Release, folder: Path, version: str) -> int:
-    changed = _write_if_changed(folder / "LICENSE", read.license_text)
+    changed: int = _write_if_changed(folder / "LICENSE", read.license_text)
     if read.notes_text:
         changed += _write_if_changed(folder / "README.md", read.notes_text)
     prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())

@@ -175,7 +175,7 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def add_init_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_init_command(commands: argparse._SubParsersAction) -> None:
     init = commands.add_parser(
         "init",
         help="write a working skeleton for a new judge: prompts, verdict module, planted set, "

@@ -98,6 +98,9 @@ def _baseline(args: argparse.Namespace) -> int:
         print(f"python -m judges baseline: {error}", file=sys.stderr)
         return 2
     accepted_rows = rows_by_version[accept]
+    if sources.planted is None:  # no set says which items the baseline must hold
+        print(f"python -m judges baseline: {'; '.join(sources.notes)}", file=sys.stderr)
+        return 2
     # The policy is the verdicts' (judges.verdicts.acceptance); this prints what it decided.
     checks = acceptance(
         accept, models[accept], accepted_rows, sources.planted, args.accept_not_fit,
@@ -141,7 +144,7 @@ def _baseline(args: argparse.Namespace) -> int:
               "agrees, or replace every floor with its suggestion (--reset-floors)",
               file=sys.stderr)  # fmt: skip
         return 1
-    not_fit, regressed = checks.not_fit, checks.regressed(args.accept_regression)
+    not_fit, regressed = dict(checks.not_fit), checks.regressed(args.accept_regression or "")
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -28,6 +29,17 @@ MAX_REPLY_CHARS = 2_000_000
 MAX_JSON_DEPTH = 64
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+def reply_as(
+    replies: Mapping[str | None, tuple[BaseModel, str]], facet: str | None, model: type[R]
+) -> R:
+    """A facet's parsed reply, as the class its judge's `reply_model` returned for it: what a
+    verdict module's `build_verdict` reads its fields from."""
+    reply = replies[facet][0]
+    if not isinstance(reply, model):
+        raise TypeError(f"reply of {facet!r} is a {type(reply).__name__}, not {model.__name__}")
+    return reply
 
 
 class ReplyError(ValueError):

@@ -26,7 +26,7 @@ from judges.calls.backends import (
 )
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
-from judges.core.results import Attempt, Expectation, JudgementRow, Usage
+from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
@@ -166,7 +166,7 @@ class _Judgement:
         self.spec, self.version, self.subject, self.call = spec, version, subject, call
         self.inputs = spec.parse_inputs(subject.inputs)
         facets: list[str | None] = list(spec.config.facets) or [None]
-        fields = self.inputs.prompt_fields()  # type: ignore[attr-defined]
+        fields = self.inputs.prompt_fields()
         self.rendered = {facet: spec.prompts[version].render(facet, fields) for facet in facets}
         self.usage = Usage()
         self.started = time.perf_counter()
@@ -182,7 +182,7 @@ class _Judgement:
             return ended.row
         return self._verdict_row()
 
-    def row(self, status: str, **values: Any) -> JudgementRow:
+    def row(self, status: Status, **values: Any) -> JudgementRow:
         spec, call, subject = self.spec, self.call, self.subject
         return JudgementRow(
             judge=spec.name,
@@ -194,7 +194,7 @@ class _Judgement:
             control=subject.control,
             run=call.run,
             repeat=call.repeat,
-            status=status,  # type: ignore[arg-type]
+            status=status,
             expect=list(subject.expect),
             attempts=call.attempts,
             usage=self.usage,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -109,6 +109,13 @@ class Prompt:
         return _PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
 
 
+class ParsedInputs(Protocol):
+    """An item's inputs as its judge module's `Inputs` model parsed them: a pydantic model
+    with prompt fields (both checked when the module loads)."""
+
+    def prompt_fields(self) -> dict[str, str]: ...
+
+
 @dataclass(frozen=True)
 class JudgeSpec:
     """A judge: its configuration, its verdict module and every prompt version on disk."""
@@ -139,13 +146,15 @@ class JudgeSpec:
         """The model `build_verdict` returns, read from its annotation."""
         return typing.get_type_hints(self.module.build_verdict)["return"]
 
-    def parse_inputs(self, raw: dict[str, Any]) -> BaseModel:
+    def parse_inputs(self, raw: dict[str, Any]) -> ParsedInputs:
         return self.module.Inputs.model_validate(raw)
 
     def reply_model(self, version: str, facet: str | None) -> type[BaseModel]:
         return self.module.reply_model(version, facet)
 
-    def request_schema(self, version: str, facet: str | None, inputs: BaseModel) -> dict[str, Any]:
+    def request_schema(
+        self, version: str, facet: str | None, inputs: ParsedInputs
+    ) -> dict[str, Any]:
         """The JSON schema sent with a request: the reply model's, unless the judge narrows it."""
         from judges.calls.backends import strict_schema
 
@@ -163,7 +172,7 @@ class JudgeSpec:
         return strict_schema(self.reply_model(version, facet).model_json_schema())
 
     def build_verdict(
-        self, replies: dict[str | None, tuple[BaseModel, str]], inputs: BaseModel, version: str
+        self, replies: dict[str | None, tuple[BaseModel, str]], inputs: ParsedInputs, version: str
     ) -> BaseModel:
         return self.module.build_verdict(replies, inputs, version)
 

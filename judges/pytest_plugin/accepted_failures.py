@@ -41,5 +41,6 @@ def report_messages_only(config: pytest.Config, items: list[pytest.Item]) -> Non
         return
     for item in items:
         if isinstance(item, pytest.Function) and _accepts_assertion_failures(item):
-            # Per item, not per class: only these items fail this way by design.
+            # Per item, not per class: only these items fail this way by design (mypy
+            # refuses any assignment to a method).
             item.repr_failure = types.MethodType(_message_only, item)  # type: ignore[method-assign]

@@ -187,10 +187,11 @@ class BatchPhase:
         self.holds[batch.key] = hold
         self._create(api, batch)
 
-    def _create(self, api: BatchAPI, batch: Submitted) -> None:
+    def _create(self, api: BatchAPI, batch: Submitted) -> str:
+        """Submit the batch; its id, also saved with it."""
         requests = [self.store.manifest.requests[c] for c in batch.custom_ids]
         try:
-            batch.batch_id = api.submit(batch, requests)
+            batch_id = batch.batch_id = api.submit(batch, requests)
         except Exception as error:
             raise BatchError(
                 f"creating a batch of {len(requests)} request(s) for {batch.model} failed: "
@@ -204,6 +205,7 @@ class BatchPhase:
             f"to {batch.model}, up to ${batch.hold_usd:.4f})",
             True,
         )
+        return batch_id
 
     # -- polling ---------------------------------------------------------------------
 
@@ -232,11 +234,10 @@ class BatchPhase:
         for batch in self.store.open_batches():
             api = self.api(batch.model)
             if batch.batch_id is None:  # saved, then the session stopped: created or not?
-                batch.batch_id = api.find(batch)
-                if batch.batch_id is None:
-                    self._create(api, batch)
+                found = api.find(batch)
+                batch.batch_id = found if found is not None else self._create(api, batch)
                 self.store.save()
-            state = api.state(batch.batch_id)  # type: ignore[arg-type]
+            state = api.state(batch.batch_id)
             batch.status, batch.ended = state.status, state.ended
             batch.counts = {"done": state.done, "failed": state.failed, "total": state.total}
             if state.ended:

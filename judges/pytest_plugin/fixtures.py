@@ -43,8 +43,9 @@ class JudgeRunner(probing.ProbeJudging):
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
-        options = {"draw_offset": plan.draw_offset, "sampling": plan.sampling}
-        return self._judged(case, run, repeats=plan.repeats, **options)
+        return self._judged(
+            case, run, repeats=plan.repeats, draw_offset=plan.draw_offset, sampling=plan.sampling
+        )
 
     def case_id(self, case: Case) -> str:
         return case_id(self.session, case)

@@ -119,7 +119,11 @@ def _recorded_judgements(
 
 
 def missing_hint(
-    pins: Mapping[tuple[str, str], Pin], case: Case, path: Path, guard: BaselineGuard, run: str
+    pins: Mapping[tuple[str, str], Pin],
+    case: Case,
+    path: Path | str,
+    guard: BaselineGuard,
+    run: str,
 ) -> str:
     """For a replay miss of an accepted baseline: what to restore instead of re-recording.
     None for a judgement its recording never held: recording it is the fix, as anywhere."""
@@ -137,7 +141,7 @@ def missing_hint(
 def rerecorded_text(previous: Sequence[JudgementRow], new: Sequence[JudgementRow]) -> str:
     """The new main run against the previous recording of the same items, in one line."""
     from judges.stats.estimates.floors import detected
-    from judges.stats.regression.gates import detection_regression
+    from judges.stats.regression.gates import PairedCounts, detection_regression
 
     old = {row.item_id: row for row in previous if row.run == "main" and row.repeat == 0}
     now = [row for row in new if row.run == "main" and row.repeat == 0 and row.item_id in old]
@@ -153,7 +157,7 @@ def rerecorded_text(previous: Sequence[JudgementRow], new: Sequence[JudgementRow
     flips = (
         f"{counts.worse} caught->missed, {counts.better} missed->caught, one-sided McNemar "
         f"mid-p = {counts.p_value:.4f}"
-        if counts is not None and gate.decides
+        if isinstance(counts, PairedCounts) and gate.decides
         else gate.why
     )
     return (

@@ -205,7 +205,7 @@ class JudgesSession:
         """Check prompts, model tables and cassettes; raise SpecError naming file and line."""
         for planted in self.planted_sets.values():
             spec = self.catalog[planted.judge]
-            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()  # type: ignore[attr-defined]
+            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
             preflight.check_prompt_placeholders(spec, fields)
             known = self._known_models(spec, planted)
             for name, tables in (
@@ -380,7 +380,8 @@ class JudgesSession:
 
     # -- gathering ----------------------------------------------------------------------
 
-    def add_rows(self, rows: Iterable[dict[str, Any]]) -> None:
+    def add_rows(self, rows: Iterable[object]) -> None:
+        """Rows as they travel on test reports (JSON objects), each validated here."""
         self.rows.extend(JudgementRow.model_validate(row) for row in rows)
 
     def add_unreported(self, rows: Iterable[JudgementRow]) -> int:

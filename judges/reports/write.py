@@ -93,7 +93,9 @@ def _build_set(
 ) -> tuple[tuple[FolderReport, ...], dict[Path, str], tuple[Path, ...]]:
     """The folder reports of `targets`, their files by path, and the stale files."""
     cache: dict[str, Sources] = {}
-    folders, files, stale = [], {}, []
+    folders: list[FolderReport] = []
+    files: dict[Path, str] = {}
+    stale: list[Path] = []
     for judge, version in targets:
         if judge not in cache:
             cache[judge] = replace(load_sources(judge, catalog, planted_root), memo=memo)

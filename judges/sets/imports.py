@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.builtin.pairwise import ORDERS
+from judges.builtin.pairwise import ORDERS, Label
+from judges.core.results import Expectation
 from judges.sets.items import PlantedItem, Provenance
 from judges.storage.files import json_lines
 
@@ -43,7 +44,7 @@ class Released:
     model: str
     order: str  # "original" (the item's order) or "swapped"
     reply: str
-    winner: str | None  # the item's label the judge preferred; None: it named none
+    winner: Label | None  # the item's label the judge preferred; None: it named none
 
 
 @dataclass
@@ -133,11 +134,14 @@ def _load_json(path: Path) -> Any:
         raise ImportError_(f"{path}: cannot be read as JSON ({error})") from None
 
 
-def _label(value: Any, where: str) -> str:
-    text = str(value)
-    if text not in ("1", "2"):
+_LABELS: dict[str, Label] = {"1": "1", "2": "2"}
+
+
+def _label(value: Any, where: str) -> Label:
+    label = _LABELS.get(str(value))
+    if label is None:
         raise ImportError_(f"{where}: label {value!r} is not 1 or 2")
-    return text
+    return label
 
 
 def _item(
@@ -158,8 +162,8 @@ def _item(
             "output_2": entry["output_2"],
         },
         expect=(
-            {"field": "winner_original", "op": "==", "value": label},  # type: ignore[arg-type]
-            {"field": "winner_swapped", "op": "==", "value": label},  # type: ignore[arg-type]
+            Expectation(field="winner_original", op="==", value=label),
+            Expectation(field="winner_swapped", op="==", value=label),
         ),
         provenance=Provenance(
             source="imported", release=release, release_set=set_name, release_index=index

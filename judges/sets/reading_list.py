@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from judges.sets.items import PlantedItem, PlantedSetError
+from judges.core.results import Expectation
+from judges.sets.items import PlantedItem, PlantedSetError, Provenance
 
 TIERS = {4: "essential", 3: "relevant", 2: "method", 1: "background", 0: "hard_negative"}
 RUN = "reading_list"
@@ -96,12 +97,12 @@ def reading_list_items(reading_list: ReadingList, judge: str) -> list[PlantedIte
                         "text": candidate.text,
                     },
                 },
-                expect=({"field": "status", "op": "==", "value": "ok"},),
-                provenance={
-                    "source": "hand",
-                    "note": f"reading-list candidate {candidate.id}, expert grade "
+                expect=(Expectation(field="status", op="==", value="ok"),),
+                provenance=Provenance(
+                    source="hand",
+                    note=f"reading-list candidate {candidate.id}, expert grade "
                     f"{candidate.label}, {candidate.citations} citations",
-                },
+                ),
             )
         )
     return items

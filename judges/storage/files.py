@@ -116,10 +116,10 @@ def json_lines(
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as problem:
-        line = data.count(b"\n", 0, problem.start) + 1
+        bad_line = data.count(b"\n", 0, problem.start) + 1
         column = problem.start - data.rfind(b"\n", 0, problem.start)
         raise error(
-            f"{path}:{line}: not UTF-8 (byte 0x{data[problem.start]:02x} at column {column}); "
+            f"{path}:{bad_line}: not UTF-8 (byte 0x{data[problem.start]:02x} at column {column}); "
             "save the file as UTF-8"
         ) from None
     for number, line in enumerate(text.splitlines(), start=1):

@@ -58,7 +58,7 @@ class Acceptance:
             return Refusal.FLOORS
         return None
 
-    def regressed(self, reason: str | None) -> dict[tuple[str, str], str | None]:
+    def regressed(self, reason: str) -> dict[tuple[str, str], str]:
         """accept_regression to write per table: the reason, for each model found worse."""
         return {(model, self.version): reason for model in self.regressions}
 

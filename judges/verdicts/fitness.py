@@ -64,12 +64,21 @@ def sme_from_fitness(sme: SmeCalibration, fitness: Fitness | None) -> SmeCalibra
     if fitness is None:
         return sme
     tests = {test.name: test for test in fitness.tests}
-    found = {}
-    for field, name in (("spearman", "SME Spearman"), ("kappa", "SME kappa")):
+
+    def from_test(name: str) -> Estimate | None:
+        """The chance test's figure, when it was computed on the section's pairs."""
         test = tests.get(f"{name}: {sme.dimension}")
-        if test is not None and getattr(sme, field) is not None and test.n == sme.n_pairs:
-            found[field] = Estimate(test.value, test.low, test.high, test.n)
-    return replace(sme, **found)
+        if test is None or test.n != sme.n_pairs:
+            return None
+        return Estimate(test.value, test.low, test.high, test.n)
+
+    spearman = from_test("SME Spearman")
+    kappa = from_test("SME kappa") if sme.kappa is not None else None
+    return replace(
+        sme,
+        spearman=sme.spearman if spearman is None else spearman,
+        kappa=sme.kappa if kappa is None else kappa,
+    )
 
 
 def retest_from_fitness(retest: TestRetest, fitness: Fitness | None) -> TestRetest:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
-from judges.stats.planning.categories import category_power, discordance_of
+from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions
 from judges.stats.reliability.calibration import sme_dimension
@@ -18,6 +18,14 @@ from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
 
 __all__ = ["regressions"]
+
+
+class RegressionSections(TypedDict, total=False):
+    """The report model's fields this module fills, by their names there."""
+
+    regressions: tuple[Regression, ...]
+    retest_regressions: tuple[Regression, ...]
+    category_power: tuple[CategoryPower, ...]
 
 
 def regressions(
@@ -28,7 +36,7 @@ def regressions(
     baselines: Mapping[str, Sequence[JudgementRow]],
     dimensions: Sequence[str],
     notes: list[str],
-) -> dict[str, tuple[Any, ...]]:
+) -> RegressionSections:
     """The regression gates against the accepted baseline, the retest run against main, and
     what each defect category's detection gate can see (a note for each that is blind to a
     15-point drop)."""
@@ -45,7 +53,8 @@ def regressions(
         )
     power = tuple(category_power(main, discordance, alpha))
     notes += [warning for p in power if (warning := p.warning()) is not None]
-    return found | {"category_power": power}
+    found["category_power"] = power
+    return found
 
 
 def _table(model: str, version: str, sources: Sources) -> Gates | None:
@@ -60,17 +69,18 @@ def _gates(
     baselines: Mapping[str, Sequence[JudgementRow]],
     dimensions: Sequence[str],
     notes: list[str],
-) -> dict[str, tuple[Regression, ...]]:
+) -> RegressionSections:
     main = [row for row in rows if row.run == "main"]
     retest = [row for row in rows if row.run == "retest"]
-    found: dict[str, tuple[Regression, ...]] = {}
+    found: RegressionSections = {}
     if retest:
         label = f"prompt {version} main run (the retest re-records the same prompt)"
         found["retest_regressions"] = tuple(
             baseline_regressions(main, retest, label, prefix="retest.")
         )
     table = _table(model, version, sources)
-    if table is None or table.baseline is None or table.baseline == version:
+    planted = sources.planted  # never None when there is a table; named for the type checker
+    if planted is None or table is None or table.baseline is None or table.baseline == version:
         return found
     baseline = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
@@ -84,12 +94,12 @@ def _gates(
     noise = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "noise"]
     noise_sd: dict[str, float] = {}
     if noise:
-        floor = noise_floor(noise, dimensions, n_items=len(sources.planted.items))
+        floor = noise_floor(noise, dimensions, n_items=len(planted.items))
         noise_sd = {
             d: n.pooled_sd for d, n in floor.dimensions.items() if not math.isnan(n.pooled_sd)
         }
     sme = None
-    if sources.sme_labels and version in sources.planted.run_versions("sme"):
+    if sources.sme_labels and version in planted.run_versions("sme"):
         sme = (list(sources.sme_labels), sme_dimension(dimensions))
     retest = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"

@@ -161,7 +161,7 @@ class ModelVerdict:
     def gate_counts(self) -> tuple[int, int, int]:
         """(passed, failed, not evaluated), floors and regression gates together. A statistic
         shown without a threshold is informational: not a gate left unevaluated."""
-        gates = (*self.gates, *self.regressions)
+        gates: tuple[Gate | Regression, ...] = (*self.gates, *self.regressions)
         results = [gate.passed for gate in gates]
         return results.count(True), results.count(False), sum(map(not_evaluated, gates))
 
@@ -187,7 +187,7 @@ class ModelVerdict:
         reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
         return reasons + ([self.incomplete_reason()] if self.incomplete else [])
 
-    def verdict_word(self) -> State:
+    def verdict_word(self) -> str:
         """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
 
         An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.

@@ -186,3 +186,11 @@ def prove_never_pass(
     gates_test = f"regression_tests/test_gates.py::test_detection_gates[{judge}-{GOOD}]"
     assert f"PASSED {gates_test}" in after.outlines, after.stdout.str()[-3000:]
     assert not failed_tests(after, judge, GOOD), failed_tests(after, judge, GOOD)
+
+
+def without_reply_shapes(judge: str) -> str:
+    """The built-in judge.toml without its reply shapes: they name the built-in versions."""
+    text = (PROMPTS_ROOT / judge / "judge.toml").read_text(encoding="utf-8")
+    text = re.sub(r"\n\[reply_shapes\]\n(?:.+\n)*", "\n", text)
+    assert "[reply_shapes]" not in text
+    return text

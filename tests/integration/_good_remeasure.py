@@ -44,9 +44,8 @@ from judges.sets.probes import load_probe_set
 from judges.sets.reading_list import TIERS
 
 from .._good_judge import GOOD, load_shape
-from ._adversarial import INI, baseline
+from ._adversarial import INI, baseline, without_reply_shapes
 from ._support import JudgesProject, Received
-from .test_adversarial_relevance import _judge_toml as relevance_judge_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 # The built-in prompt each judge's copies are made of (the one its adversarial test uses).
@@ -107,7 +106,7 @@ def _copy_prompts(root: Path, judge: str, copies: int) -> None:
     prompts, built_in = root / "prompts" / judge, PROMPTS_ROOT / judge
     prompts.mkdir(parents=True)
     # relevance's reply shapes name its built-in versions (1.1 asks for another shape).
-    toml = relevance_judge_toml() if judge == "relevance" else None
+    toml = without_reply_shapes(judge) if judge == "relevance" else None
     (prompts / "judge.toml").write_text(
         toml or (built_in / "judge.toml").read_text(encoding="utf-8"), "utf-8"
     )

@@ -1,10 +1,13 @@
-"""Fixtures of the integration tests: a fake judge server and a project laid out around it."""
+"""Fixtures of the integration tests: a fake judge server, a project laid out around it, and
+an empty git repository for the walkthrough's commands."""
 
 from __future__ import annotations
 
 import _socket
 import socket
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import openai  # noqa: F401  (see below)
 import pytest
@@ -20,6 +23,7 @@ import judges.reports.write
 import judges.stats.estimates.floors  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
+from ._walkthrough import keyword_judge
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +65,18 @@ def project(
     monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
     return JudgesProject(pytester, fake_judge)
+
+
+@pytest.fixture
+def repository(
+    pytester: pytest.Pytester, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """An empty git repository; inner runs may reach the fake judge with a fake local key."""
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
+    subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
+    fake_judge.content = keyword_judge
+    return pytester.path

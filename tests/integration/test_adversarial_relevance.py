@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 from typing import Any
 
 import pytest
 
-from judges.core.spec import PROMPTS_ROOT
-
-from ._adversarial import prove_never_pass
+from ._adversarial import prove_never_pass, without_reply_shapes
 from ._support import FakeJudge, JudgesProject
 
 JUDGE = "relevance"
@@ -113,17 +110,15 @@ def _reply(policy: str, item: dict[str, Any], prompt: str) -> dict[str, Any]:
     }
 
 
-def _judge_toml() -> str:
-    """The built-in judge.toml without its reply shapes: they name the built-in versions."""
-    text = (PROMPTS_ROOT / JUDGE / "judge.toml").read_text(encoding="utf-8")
-    text = re.sub(r"\n\[reply_shapes\]\n(?:.+\n)*", "\n", text)
-    assert "[reply_shapes]" not in text
-    return text
-
-
 def test_adversarial_relevance_judges_are_never_pass(
     project: JudgesProject, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prove_never_pass(
-        project, monkeypatch, JUDGE, _items(), _reply, template="1.0", judge_toml=_judge_toml()
+        project,
+        monkeypatch,
+        JUDGE,
+        _items(),
+        _reply,
+        template="1.0",
+        judge_toml=without_reply_shapes(JUDGE),
     )

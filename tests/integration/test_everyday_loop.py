@@ -21,9 +21,7 @@ import pytest
 from judges.core.spec import load_catalog
 
 from ._support import FakeJudge, Received
-from .test_walkthrough import _INNER, MODEL, command, repository
-
-__all__ = ["repository"]  # the fixture: an empty git repository, the fake judge reachable
+from ._walkthrough import INNER_OPTIONS, MODEL, command
 
 JUDGE = "support_reply"
 POLICY = (
@@ -90,7 +88,7 @@ def project(repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge) 
         stream.writelines(json.dumps(item) + "\n" for item in grown)
     fake_judge.content = judge_by_version
     record(pytester, fake_judge)
-    pytester.runpytest_inprocess(*_INNER)  # the replay writes 1.0's report
+    pytester.runpytest_inprocess(*INNER_OPTIONS)  # the replay writes 1.0's report
     code, out = command(["baseline", JUDGE, "--accept", "1.0"])
     assert code == 0, out
     return repository
@@ -98,7 +96,7 @@ def project(repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge) 
 
 def record(pytester: pytest.Pytester, fake_judge: FakeJudge, *args: str) -> pytest.RunResult:
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
-    return pytester.runpytest_inprocess(*_INNER, *live, *args)
+    return pytester.runpytest_inprocess(*INNER_OPTIONS, *live, *args)
 
 
 def prompts(project: Path) -> Path:
@@ -140,7 +138,7 @@ def test_a_worse_version_is_refused_then_accepted_knowingly_without_a_failing_fl
 ) -> None:
     new_version(project, "1.1", "\n(sloppy)\n")
     record(pytester, fake_judge, "-k", f"{JUDGE}-1.1")
-    pytester.runpytest_inprocess(*_INNER)
+    pytester.runpytest_inprocess(*INNER_OPTIONS)
     code, out = command(["baseline", JUDGE, "--accept", "1.1"])
     assert code == 1 and "prompt 1.1 is significantly worse than the accepted baseline" in out
     assert "regression: support_reply 1.1 on local:fake-judge: regression.detection" in out
@@ -158,7 +156,7 @@ def test_a_worse_version_is_refused_then_accepted_knowingly_without_a_failing_fl
     assert code == 0, out
     table = gates(project)["1.1"]
     assert table["baseline"] == "1.1" and table["accept_regression"] == why
-    pytester.runpytest_inprocess(*_INNER)
+    pytester.runpytest_inprocess(*INNER_OPTIONS)
     report = (project / "reports" / JUDGE / "1.1" / "report.md").read_text(encoding="utf-8")
     assert why in report
     # The new table holds no floor the version fails: its first screen names no gate.
@@ -190,7 +188,7 @@ def test_a_rerecord_hint_runs_as_printed(
     first = json.loads(lines[0])
     first["inputs"]["reply"] += " Thank you."
     items.write_text(json.dumps(first) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    stale = pytester.runpytest_inprocess(*_INNER, "-k", f"{JUDGE}-1.1-SR-01")
+    stale = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-01")
     # SR-01's main run, its noise floor and its retest: each failed test prints its hint.
     hints = [
         line.split("Re-record it with:", 1)[1]
@@ -204,11 +202,12 @@ def test_a_rerecord_hint_runs_as_printed(
         assert printed[printed.index("--judge-model") + 1] == MODEL
         assert printed[printed.index("--judge-base-url") + 1] == fake_judge.url
         calls = len(fake_judge.calls)
-        rerun = pytester.runpytest_inprocess(*_INNER, *printed[1:])  # as printed, after `pytest`
+        # As printed, after `pytest`.
+        rerun = pytester.runpytest_inprocess(*INNER_OPTIONS, *printed[1:])
         assert rerun.ret == 0, rerun.stdout.str()[-2000:]
         assert len(fake_judge.calls) > calls
     # Re-recorded as the hints said, the item replays offline again.
-    replayed = pytester.runpytest_inprocess(*_INNER, "-k", f"{JUDGE}-1.1-SR-01")
+    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-01")
     assert replayed.ret == 0, replayed.stdout.str()[-2000:]
 
 
@@ -221,7 +220,7 @@ def test_a_control_without_its_flag_is_refused_at_load(
     assert control["category"] == "control"
     control["control"] = False
     items.write_text(json.dumps(control) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    refused = pytester.runpytest_inprocess(*_INNER)
+    refused = pytester.runpytest_inprocess(*INNER_OPTIONS)
     out = refused.stdout.str() + refused.stderr.str()
     assert refused.ret != 0
     assert f"{items}:1:" in out and '"control": true' in out

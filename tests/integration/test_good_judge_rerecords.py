@@ -35,9 +35,7 @@ import pytest
 from judges.core.spec import load_catalog
 
 from ._support import FakeJudge, Received
-from .test_walkthrough import _INNER, MODEL, command, repository
-
-__all__ = ["repository"]  # the fixture: an empty git repository, the fake judge reachable
+from ._walkthrough import INNER_OPTIONS, MODEL, command
 
 JUDGE = "support_reply"
 COPIES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5"]
@@ -102,7 +100,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
 
     # One call at a time: identical requests of the copies get their draws in one order.
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
-    pytester.runpytest_inprocess(*_INNER, *live, "--judge-concurrency", "1")
+    pytester.runpytest_inprocess(*INNER_OPTIONS, *live, "--judge-concurrency", "1")
     per_version = 6 + 2 * 3 + 6  # main, noise (2 items x 3), retest
     assert len(fake_judge.calls) == per_version * len(COPIES)
     print(f"wrong draws: {judge.right[False]} of {judge.right.total()}")
@@ -110,9 +108,9 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
 
     code, out = command(["baseline", JUDGE, "--accept", "1.0"])
     assert code == 0, out
-    assert pytester.runpytest_inprocess(*_INNER, "--snapshot-update").ret == 0
+    assert pytester.runpytest_inprocess(*INNER_OPTIONS, "--snapshot-update").ret == 0
     calls = len(fake_judge.calls)
-    replay = pytester.runpytest_inprocess(*_INNER, "-rA")
+    replay = pytester.runpytest_inprocess(*INNER_OPTIONS, "-rA")
     assert len(fake_judge.calls) == calls  # offline
     assert replay.ret == 0, replay.stdout.str()[-3000:]
 

@@ -7,45 +7,18 @@ order, end in a green replay and reports that match their results.
 
 from __future__ import annotations
 
-import _socket
-import contextlib
-import io
-import json
 import re
-import socket
-import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from judges.cli.main import main as judges_main
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FakeJudge
+from ._walkthrough import INNER_OPTIONS, MODEL, command
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "your-own-judge.md"
-MODEL = "local:fake-judge"
-# Plugins the inner runs do not need (pytest-benchmark would warn under the outer xdist).
-_INNER = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
-_INNER += ["-p", "no:anyio", "-p", "no:benchmark"]
-
-
-def keyword_judge(received: Received) -> str:
-    """A judge that reads the reply for the planted errors, but misses the shipping one."""
-    prompt = received.body["messages"][-1]["content"]
-    reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0]
-    accuracy = 0 if "90 days" in reply else 3
-    helpfulness = 0 if ("loyalty" in reply or "FAQ" in reply) else 3
-    verdict = {"accuracy": accuracy, "helpfulness": helpfulness, "rationale": "read the reply"}
-    return json.dumps(verdict)
-
-
-def command(argv: list[str]) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = judges_main(argv)
-    return code, out.getvalue()
 
 
 def walkthrough_commands() -> list[str]:
@@ -55,21 +28,6 @@ def walkthrough_commands() -> list[str]:
     block = re.search(r"```bash\n(.*?)```", step, re.S)
     assert block is not None
     return [line for line in block.group(1).splitlines() if line.strip()]
-
-
-@pytest.fixture
-def repository(
-    pytester: pytest.Pytester, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """An empty git repository; inner runs may reach the fake judge with a fake local key."""
-    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
-    subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
-    fake_judge.content = keyword_judge
-    return pytester.path
 
 
 def test_the_walkthrough_runs_as_written(
@@ -94,7 +52,7 @@ def test_the_walkthrough_runs_as_written(
 
     # 1. Record: every item, the noise floor (2 items x 3) and the retest run, live.
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
-    recorded = pytester.runpytest_inprocess(*_INNER, *live)
+    recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
     assert len(fake_judge.calls) == 6 + 2 * 3 + 6, [r.path for r in fake_judge.received]
     # SR-03 is missed; the set-level tests (gates, fitness, table, noise floor, retest) wait
     # for replay.
@@ -103,7 +61,7 @@ def test_the_walkthrough_runs_as_written(
     assert len(cassettes) == 6 + 2 + 6
 
     # 2. Replay, offline: the miss fails, and the verdict table has no snapshot yet.
-    replayed = pytester.runpytest_inprocess(*_INNER)
+    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS)
     assert replayed.ret == 1
     replayed.stdout.fnmatch_lines(["*SR-03*expected accuracy <= 1*returned accuracy=3*"])
 
@@ -118,9 +76,9 @@ def test_the_walkthrough_runs_as_written(
     assert tomllib.loads((planted / "gates.toml").read_text())[MODEL]["1.0"]["baseline"] == "1.0"
 
     # 4. Accept the verdict table, then 5. the replay is green.
-    assert pytester.runpytest_inprocess(*_INNER, "--snapshot-update").ret == 0
+    assert pytester.runpytest_inprocess(*INNER_OPTIONS, "--snapshot-update").ret == 0
     calls = len(fake_judge.calls)
-    green = pytester.runpytest_inprocess(*_INNER)
+    green = pytester.runpytest_inprocess(*INNER_OPTIONS)
     assert green.ret == 0, green.stdout.str()
     # One set-level test has nothing to decide (baseline suggests no floor for a kappa or an
     # sd, which one run cannot bound): skipped with that reason, never passed.
@@ -141,7 +99,7 @@ def test_the_walkthrough_runs_as_written(
     toml = repository / "judge_prompts" / "support_reply" / "judge.toml"
     toml.write_text(toml.read_text().replace(MODEL, "local:other"))
     load_catalog.cache_clear()  # in-process runs share the loaded judges
-    other = pytester.runpytest_inprocess(*_INNER)
+    other = pytester.runpytest_inprocess(*INNER_OPTIONS)
     other.stdout.fnmatch_lines(
         ["*support_reply prompt 1.0 on local:other has no recordings yet (recorded for "
          "local-fake-judge: replay with --judge-model, or set baseline_model in*judge.toml)*"]
@@ -157,12 +115,12 @@ def test_a_new_version_by_the_recipe_alone_gets_every_run(
     code, out = command(["init", "support_reply", "--model", MODEL])
     assert code == 0, out
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
-    pytester.runpytest_inprocess(*_INNER, *live)
+    pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
     prompts = repository / "judge_prompts" / "support_reply"
     (prompts / "1.1.md").write_text((prompts / "1.0.md").read_text(), encoding="utf-8")
     load_catalog.cache_clear()  # in-process runs share the loaded judges
     calls = len(fake_judge.calls)
-    recorded = pytester.runpytest_inprocess(*_INNER, *live, "-k", "support_reply-1.1")
+    recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *live, "-k", "support_reply-1.1")
     # Six items, the noise floor (2 items x 3 repeats) and the retest, said before calling.
     recorded.stderr.fnmatch_lines(
         [f"judges record: 18 calls to make on {MODEL}: main 6, retest 6, noise 6 (2 cassettes)"]
@@ -174,7 +132,7 @@ def test_a_new_version_by_the_recipe_alone_gets_every_run(
         "noise",
         "retest",
     }
-    pytester.runpytest_inprocess(*_INNER, "-k", "support_reply-1.1")  # the replay's report
+    pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", "support_reply-1.1")  # the replay's report
     report = (repository / "reports" / "support_reply" / "1.1" / "report.md").read_text()
     assert "INCOMPLETE" not in report, report[:600]
     assert "### Noise floor (run `noise`)" in report

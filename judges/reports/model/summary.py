@@ -191,11 +191,12 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
             )
         elif gate.passed is None and gate.threshold is not None:
             failing.append(f"{who}gate {gate.name} not evaluated: {gate.value_text()}")
-    for gate in m.regressions:
-        if gate.passed is False:
-            failing.append(f"{who}{gate.name} worse than {gate.baseline}: {gate.why}")
-        elif gate.passed is None and gate.decides:
-            failing.append(f"{who}{gate.name} vs {gate.baseline} not evaluated: {gate.why}")
+    for regression in m.regressions:
+        name, baseline, why = regression.name, regression.baseline, regression.why
+        if regression.passed is False:
+            failing.append(f"{who}{name} worse than {baseline}: {why}")
+        elif regression.passed is None and regression.decides:
+            failing.append(f"{who}{name} vs {baseline} not evaluated: {why}")
     if m.new_failures:
         n = len(m.new_failures)
         failing.append(f"{who}{n} new failure{'s' * (n != 1)} of {m.n_main} items (failures.md)")
@@ -221,9 +222,10 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         # Why it is accepted is in the verdict line itself, right above the reasons.
     elif m.fit and m.fitness is not None and m.chance_tests_apply:
         trust.append(f"{who}better than chance on all {len(m.fitness.decisive)} deciding tests")
-    worse = worse_than_previous(m.comparison) if m.comparison is not None else None
-    if worse is not None and m.baseline_version != m.comparison.after:  # a baseline: banner
-        trust.append(f"{who}{worse}")
+    if m.comparison is not None and m.baseline_version != m.comparison.after:  # else: banner
+        previous = worse_than_previous(m.comparison)
+        if previous is not None:
+            trust.append(f"{who}{previous}")
     return failing, trust
 
 

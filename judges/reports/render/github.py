@@ -224,7 +224,7 @@ def _item_annotations(
     return found
 
 
-def annotations(
+def all_annotations(
     folders: Iterable[FolderReport], planted_root: Path, root: Path
 ) -> list[Annotation]:
     """Failed gates at their `gates.toml` line, failed planted items at their item's line."""
@@ -254,5 +254,5 @@ def publish(
         except OSError as error:  # the gate's verdict stands; say why the summary is missing
             lines.append(f"::warning::could not append the step summary to {summary}: {error}")
     if environ.get(ACTIONS_VARIABLE):
-        lines += [a.command() for a in annotations(folders, planted_root, root)]
+        lines += [a.command() for a in all_annotations(folders, planted_root, root)]
     return lines

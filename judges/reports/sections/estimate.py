@@ -54,7 +54,8 @@ def parse_condition(text: str) -> Expectation:
         value = json.loads(raw)
     except json.JSONDecodeError:
         value = raw
-    return Expectation(field=field, op=op, value=value)
+    # The model checks the op, as it does one read from a set file.
+    return Expectation.model_validate({"field": field, "op": op, "value": value})
 
 
 def default_pass_rule(planted: PlantedSet) -> tuple[Expectation, ...]:

@@ -347,11 +347,14 @@ def bootstrap_means_loop(
     not bitwise.
     """
     check_confidence(confidence)
-    is_array = isinstance(values, np.ndarray)
-    source = values.tolist() if is_array else values
+    if isinstance(values, np.ndarray):
+        source = values.tolist()
+        empty_dims = values.shape[1] if values.ndim == 2 else 0
+    else:
+        source, empty_dims = values, 0
     rows: list[list[float]] = [[float(v) for v in row] for row in source]
     n = len(rows)
-    dims = len(rows[0]) if rows else (values.shape[1] if is_array and values.ndim == 2 else 0)
+    dims = len(rows[0]) if rows else empty_dims
     if n == 0:
         return [Estimate(NAN, NAN, NAN, 0) for _ in range(dims)]
     columns = [list(col) for col in zip(*rows, strict=True)]

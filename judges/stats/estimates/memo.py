@@ -30,7 +30,7 @@ class Memo:
         """The result stored under `key`, computing and storing it the first time."""
         if key in self._results:
             self.reused += 1
-            return self._results[key]  # type: ignore[no-any-return]
+            return self._results[key]
         result = compute()
         self._results[key] = result
         self.computed += 1

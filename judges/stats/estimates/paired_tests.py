@@ -126,8 +126,8 @@ def sign_flip_lower(
         return SignFlip(0.0, 1.0, True)
     unit = lattice_unit(d)
     if unit is not None and 2 * np.abs(d / unit).sum() + 1 <= _MAX_LATTICE:
-        below, equal = sign_flip_lower_batch((d / unit)[None, :])
-        return SignFlip(float(below[0]), float(equal[0]), True)
+        below_rows, equal_rows = sign_flip_lower_batch((d / unit)[None, :])
+        return SignFlip(float(below_rows[0]), float(equal_rows[0]), True)
     rng = np.random.default_rng(seed)
     observed = d.sum()
     below = equal = 0

@@ -282,7 +282,8 @@ def detection_vs_controls(
             name, "detection - control FP", diff, low, high, 0.0, 1.0, 1.0, defects + controls,
             detected, detail, alpha, testable=False,
         )  # fmt: skip
-    table = [[detected, defects - detected], [false_positives, controls - false_positives]]
+    flagged = [[detected, defects - detected], [false_positives, controls - false_positives]]
+    table = np.array(flagged)
     better = float(scipy.stats.fisher_exact(table, alternative="greater").pvalue)
     worse = float(scipy.stats.fisher_exact(table, alternative="less").pvalue)
     # The best a perfect judge can do: every defect flagged, no control flagged.

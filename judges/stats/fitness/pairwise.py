@@ -26,7 +26,7 @@ evidence either way.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -278,7 +278,7 @@ class ModelPair:
         }
 
 
-def model_pairs(by_model: dict[str, Sequence[Judged]]) -> list[ModelPair]:
+def model_pairs(by_model: Mapping[str, Sequence[Judged]]) -> list[ModelPair]:
     """Exact McNemar between every two models, per category, on the items both judged."""
     pairs = []
     for first, second in itertools.combinations(sorted(by_model), 2):

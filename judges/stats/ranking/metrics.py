@@ -87,10 +87,10 @@ def tie_groups(scores: Mapping[str, float | None]) -> list[list[str]]:
     for cid, score in scores.items():
         if score is not None and (isinstance(score, bool) or not isinstance(score, Real)):
             raise ValueError(f"score of {cid!r} must be a number or None, got {score!r}")
-        if _failed(score):
+        if score is None or _failed(score):
             failed.append(cid)
         else:
-            by_score.setdefault(float(score), []).append(cid)  # type: ignore[arg-type]
+            by_score.setdefault(float(score), []).append(cid)
     groups = [sorted(by_score[s]) for s in sorted(by_score, reverse=True)]
     return groups + ([sorted(failed)] if failed else [])
 

@@ -113,7 +113,7 @@ def bootstrap_over_candidates(
     # One draw per resample, in order: the stream the figures were first computed with.
     drawn = np.stack([rng.integers(0, len(ids), len(ids)) for _ in range(n_resamples)])
     grades = np.array([labels[i] for i in ids], dtype=np.int64)
-    values = np.array([np.nan if scores[i] is None else float(scores[i]) for i in ids])  # type: ignore[arg-type]
+    values = np.array([np.nan if (s := scores[i]) is None else float(s) for i in ids])
     samples = evaluate_rows(grades[drawn], values[drawn])
     return {key: _interval(point[key], samples[key], len(ids)) for key in SHOWN}
 

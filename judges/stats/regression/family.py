@@ -35,14 +35,16 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
     smaller one failed: the family fails an unchanged judge at most alpha of the time.
     Gates not evaluated (no p-value) stay not evaluated and are not counted in m.
     """
-    tested = sorted(
-        (i for i, gate in enumerate(gates) if gate.passed is not None and gate.p_value is not None),
-        key=lambda i: (gates[i].p_value, i),
+    by_p_value = sorted(
+        (gate.p_value, i)
+        for i, gate in enumerate(gates)
+        if gate.passed is not None and gate.p_value is not None
     )
+    tested = [i for _, i in by_p_value]
     m = len(tested)
     failing: set[int] = set()
-    for rank, i in enumerate(tested):
-        if gates[i].p_value >= alpha / (m - rank):  # type: ignore[operator]
+    for rank, (p_value, i) in enumerate(by_p_value):
+        if p_value >= alpha / (m - rank):
             break
         failing.add(i)
     adjusted = []

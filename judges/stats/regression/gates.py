@@ -139,7 +139,8 @@ def paired_rows(
     excluded: dict[str, int] = {}
     for item in sorted(set(old) | set(new)):
         a, b = old.get(item), new.get(item)
-        if (a if a is not None else b).control != control:  # type: ignore[union-attr]
+        either = a if a is not None else new[item]  # the item is in one of the two runs
+        if either.control != control:
             continue
         if a is None or b is None:
             why = "not in the baseline" if a is None else "not in this run"

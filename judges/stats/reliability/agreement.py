@@ -189,8 +189,8 @@ def _pair_cells(a: np.ndarray, b: np.ndarray, cats: np.ndarray) -> np.ndarray:
 
 
 def quadratic_kappa(
-    a: Sequence[int] | np.ndarray,
-    b: Sequence[int] | np.ndarray,
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
     *,
     labels: Sequence[int] | None = None,
     n_resamples: int = 2000,
@@ -233,9 +233,9 @@ def quadratic_kappa(
 
 
 def quadratic_kappa_change(
-    reference: Sequence[int] | np.ndarray,
-    before: Sequence[int] | np.ndarray,
-    after: Sequence[int] | np.ndarray,
+    reference: Sequence[float] | np.ndarray,
+    before: Sequence[float] | np.ndarray,
+    after: Sequence[float] | np.ndarray,
     *,
     n_resamples: int = 2000,
     seed: int = 0,

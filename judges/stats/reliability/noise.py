@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -260,7 +261,7 @@ def test_retest(
 
     dims: dict[str, RetestDimension] = {}
     for dim in dimensions:
-        _, a, b, missing = paired_values(pairs, lambda v, d=dim: number_of(v, d))
+        _, a, b, missing = paired_values(pairs, partial(number_of, name=dim))
         deltas = [abs(x - y) for x, y in zip(a, b, strict=True)]
         dims[dim] = RetestDimension(
             n_missing=missing,
@@ -289,5 +290,6 @@ def test_retest(
     )
 
 
-# Imported into a test module, the name would otherwise be collected as a test.
+# Imported into a test module, the name would otherwise be collected as a test. (mypy knows
+# no attributes on a function but its own.)
 test_retest.__test__ = False  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -140,7 +141,7 @@ def _agreement(pairs: Pairs, rubric: Sequence[str]) -> tuple[dict[str, Rate], Ra
     pooled_a: list[float] = []
     pooled_b: list[float] = []
     for dim in rubric:
-        _, a, b, _ = paired_values(pairs, lambda v, d=dim: number_of(v, d))
+        _, a, b, _ = paired_values(pairs, partial(number_of, name=dim))
         by_dim[dim] = adjacent_agreement(a, b, tolerance=1)
         pooled_a += a
         pooled_b += b
@@ -150,8 +151,9 @@ def _agreement(pairs: Pairs, rubric: Sequence[str]) -> tuple[dict[str, Rate], Ra
 def _flags(pairs: Pairs, flag: str) -> tuple[dict[str, Rate], Rate]:
     """Each side's rate of a false flag, and how often the two sides' flags agree."""
     flag_rate: dict[str, Rate] = {}
-    for side, index in (("primary", 1), ("cross", 2)):
-        flags = [f for f in (flag_of(pair[index], flag) for pair in pairs) if f is not None]
+    sides = {"primary": [a for _, a, _ in pairs], "cross": [b for _, _, b in pairs]}
+    for side, verdicts in sides.items():
+        flags = [f for f in (flag_of(verdict, flag) for verdict in verdicts) if f is not None]
         flag_rate[side] = wilson(sum(not f for f in flags), len(flags))
     _, fa, fb, _ = paired_values(pairs, lambda v: flag_of(v, flag))
     return flag_rate, wilson(sum(x == y for x, y in zip(fa, fb, strict=True)), len(fa))
