@@ -61,14 +61,8 @@ import yaml  # noqa: E402
 from openai.types.chat import ChatCompletion  # noqa: E402
 
 from judges.calls import _vcr  # noqa: E402
-from judges.calls.backends import (  # noqa: E402
-    _PINNED_HEADERS,
-    Backend,
-    JudgeRequest,
-    LocalBackend,
-    ModelRef,
-    make_backend,
-)
+from judges.calls.backend_registry import PINNED_HEADERS, make_backend  # noqa: E402
+from judges.calls.backends import Backend, JudgeRequest, LocalBackend, ModelRef  # noqa: E402
 from judges.calls.cassette_files import open_cassette  # noqa: E402
 
 MODEL = ModelRef.parse("local:smollm2-135m")
@@ -278,7 +272,7 @@ def sdk_only_backend(paths: Sequence[Path]) -> Backend:
         api_key="local-no-key",
         base_url=REPLAY_URL,
         max_retries=0,
-        default_headers=_PINNED_HEADERS,
+        default_headers=PINNED_HEADERS,
         http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
     )
     return LocalBackend(MODEL, client)

@@ -30,7 +30,8 @@ import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls import _vcr
-from judges.calls.backends import IMPORTED_PATH, ModelRef, make_backend
+from judges.calls.backend_registry import IMPORTED, make_backend
+from judges.calls.backends import IMPORTED_PATH, ModelRef
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -131,7 +132,7 @@ def write_cassettes(
         absent = [order for order in ORDERS if order not in orders]
         if absent:
             raise ImportError_(f"{model_name} on item {item_id}: no reply in order(s) {absent}")
-        model = ModelRef("imported", model_name)
+        model = ModelRef(IMPORTED, model_name)
         if model_name not in backends:  # one SDK client per model: building one is slow
             backends[model_name] = make_backend(model, live=False)
         backend = backends[model_name]
@@ -173,7 +174,7 @@ def import_llmbar(
     changed = _write_release(read, folder, version)
     changed += _merge_items(planted_sets / JUDGE / "items.jsonl", read.items, spec)
     fingerprint = {
-        "backend": "imported",
+        "backend": IMPORTED,
         "origin": IMPORTED_ORIGIN,
         "source": release,
         "strategy": strategy,
@@ -198,7 +199,7 @@ def import_jsonl(
     items = {i.id: i for i in load_items(root / "planted_sets" / JUDGE / "items.jsonl", spec)}
     replies = read_jsonl(path, model, set(items))
     fingerprint = {
-        "backend": "imported",
+        "backend": IMPORTED,
         "origin": IMPORTED_ORIGIN,
         "source": source,
         "strategy": strategy or f"prompt {version}",

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backends import ModelRef, is_transient, make_backend, price_for
-from judges.calls.batch_answers import Cursor, usage_of, worst_usd
-from judges.calls.batch_api import BatchAPI, batch_api
-from judges.calls.batch_store import BatchStore, Planned, Submitted
+from judges.calls.backend_registry import backend_of, make_backend, open_batch_api, price_for
+from judges.calls.backends import ModelRef, is_transient
+from judges.calls.batch.answers import Cursor, usage_of, worst_usd
+from judges.calls.batch.api import BatchAPI
+from judges.calls.batch.store import BatchStore, Planned, Submitted
 from judges.calls.ledger import CostCapReached
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
@@ -73,9 +74,9 @@ class BatchPhase:
     def api(self, model: str) -> BatchAPI:
         if model not in self.apis:
             ref = ModelRef.parse(model)
-            base_url = self.session.settings.base_url if ref.backend != "anthropic" else None
+            base_url = self.session.settings.base_url
             backend: Any = make_backend(ref, base_url=base_url, live=True)
-            self.apis[model] = batch_api(ref.backend, backend.client)
+            self.apis[model] = open_batch_api(ref, backend.client)
         return self.apis[model]
 
     def run(self, judgements: Sequence[Judgement]) -> dict[Path, list[JudgementRow]]:
@@ -83,9 +84,10 @@ class BatchPhase:
         from judges.calls import _vcr
 
         for model in {str(j.case.model) for j in judgements}:
-            if ModelRef.parse(model).backend == "local":
+            kind = backend_of(model)
+            if kind.batch_api is None:
                 raise BatchError(
-                    f"{model} is served locally: it has no batch API; record it without --batch"
+                    f"{model} is {kind.served}: it has no batch API; record it without --batch"
                 )
         retried = self.store.retire_failed()
         if retried:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
 from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -31,8 +32,6 @@ from judges.core.runner import Subject
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.session import JudgesSession, RunPlan
 
-HOSTED_CONCURRENCY = 8
-LOCAL_CONCURRENCY = 1  # llama.cpp serves one request at a time unless started with slots
 GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
 
 
@@ -66,8 +65,10 @@ def rows_file(scratch: Path, session_id: str) -> Path:
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
-    hosted = all(j.case.model.backend != "local" for j in judgements)
-    return HOSTED_CONCURRENCY if hosted else LOCAL_CONCURRENCY
+    """The fewest calls in flight any of the judgements' backends takes (a local server: one)."""
+    return min(
+        (backend_of(j.case.model).concurrency for j in judgements), default=HOSTED_CONCURRENCY
+    )
 
 
 def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> list[Judgement]:

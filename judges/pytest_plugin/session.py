@@ -16,7 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.backends import BackendError, ModelRef, load_prices, make_backend, price_for
+from judges.calls.backend_registry import backend_of, is_imported, make_backend, price_for
+from judges.calls.backends import BackendError, ModelRef, load_prices
 from judges.calls.cassette_files import (
     miss_reason,
     open_cassette,
@@ -257,15 +258,14 @@ class JudgesSession:
             return self._backends[key]
 
     def _make_backend(self, model: ModelRef, live: bool) -> Any:
-        base_url = self.settings.base_url if model.backend != "anthropic" else None
         backend = make_backend(
-            model, base_url=base_url, live=live, timeout=self.settings.judge_timeout_s
+            model, base_url=self.settings.base_url, live=live, timeout=self.settings.judge_timeout_s
         )
         # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
         return self.limiter.wrap(backend) if live and not self.settings.batch else backend
 
     def _should_record(self, path: Path, repeats: int, case: Case, run: str) -> bool:
-        if case.model.backend == "imported":
+        if is_imported(case.model):
             return False  # released by others: replayed, never called (re-import instead)
         mode = self.settings.record
         # An interrupted recording leaves fewer interactions than the test needs.
@@ -370,7 +370,7 @@ class JudgesSession:
         if not recorded.responses:
             return None  # no judge answered (e.g. the cost cap): no cassette is written either
         found = {"backend": model.backend, "model": model.model}
-        if model.backend != "anthropic":
+        if backend_of(model).takes_base_url:  # the server at --judge-base-url answered
             found |= self.settings.server_fingerprint
         found |= from_responses(response.get("body") for response in recorded.responses)
         _vcr.store_fingerprint(recorded, found)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from judges.calls.batch_store import Outcome, Planned, Submitted
+from judges.calls.batch.store import Outcome, Planned, Submitted
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 WINDOW = "24h"

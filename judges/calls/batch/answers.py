@@ -23,7 +23,7 @@ from typing import Any
 import httpx2
 
 from judges.calls.backends import Price, token_count
-from judges.calls.batch_store import BatchStore, Outcome, body_key
+from judges.calls.batch.store import BatchStore, Outcome, body_key
 
 FAILED_STATUS = 424
 _TEMPLATE_TOKENS = 64  # as judges.core.runner.worst_case_tokens
