@@ -25,7 +25,7 @@ from judges.calls.backends import (
     ModelRef,
     Price,
 )
-from judges.calls.cassette_files import open_cassette
+from judges.calls.cassettes import open_cassette
 from judges.core.runner import Call, Subject, first_requests, judge
 from judges.core.spec import load_catalog
 

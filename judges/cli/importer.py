@@ -29,9 +29,9 @@ from typing import Any
 import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
-from judges.calls import _vcr
 from judges.calls.backend_registry import IMPORTED, make_backend
 from judges.calls.backends import IMPORTED_PATH, ModelRef
+from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -146,7 +146,9 @@ def write_cassettes(
             for order in ORDERS
         ]
         path = Case(spec.name, version, model, item.id, item.slug).cassette(cassettes)
-        changed += _vcr.write_cassette(path, exchanges, fingerprint | {"model": model_name}, _URI)
+        changed += write_imported_cassette(
+            path, exchanges, fingerprint | {"model": model_name}, _URI
+        )
         written += 1
     return written, changed
 
@@ -289,7 +291,7 @@ def _strategies_under(version: str, release: str, cassettes: Path) -> list[str]:
         if first is None:
             continue
         metadata = (yaml.safe_load(first.read_text(encoding="utf-8")) or {}).get("metadata", {})
-        fingerprint = metadata.get(_vcr.FINGERPRINT_KEY) or {}
+        fingerprint = metadata.get(FINGERPRINT_KEY) or {}
         if fingerprint.get("source") == release and fingerprint.get("strategy"):
             found.add(str(fingerprint["strategy"]))
     return sorted(found)

@@ -16,7 +16,7 @@ from typing import Any
 
 from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
-from judges.calls.cassette_files import recorded_base_url
+from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
 

@@ -2,7 +2,7 @@
 must be called live is called concurrently, at most `--judge-concurrency` in flight.
 
 Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`, the same
-cassette, repeats in order), in a thread of its own; `_vcr.threaded_recording` sends each
+cassette, repeats in order), in a thread of its own; `cassettes.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
 The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
 tests then take them instead of calling again. A phase cut short by Ctrl-C or SIGTERM still
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
+from judges.calls.cassettes import threaded_recording
 from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -121,12 +122,10 @@ def record_all(
     """Call every judgement, `concurrency` at a time; each finished one is appended to
     `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
     what finished and raises KeyboardInterrupt again."""
-    from judges.calls import _vcr
-
     recorded: dict[Path, list[JudgementRow]] = {}
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
-    with _vcr.threaded_recording():
+    with threaded_recording():
         futures = {pool.submit(_judge, session, j, stop): j for j in judgements}
         pending: set[Future] = set(futures)
         try:

@@ -16,11 +16,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.backend_registry import backend_of, is_imported, make_backend, price_for
+from judges.calls.backend_registry import is_imported, make_backend, price_for
 from judges.calls.backends import BackendError, ModelRef, load_prices
-from judges.calls.cassette_files import (
-    miss_reason,
-    open_cassette,
+from judges.calls.cassettes import (
+    CassetteMiss,
+    is_answering,
+    is_replay_miss,
+    judge_in_cassette,
     recorded_base_url,
     recorded_interactions,
 )
@@ -294,8 +296,6 @@ class JudgesSession:
 
         `subject` overrides the planted item's inputs (a bias probe of it).
         """
-        from judges.calls import _vcr
-
         path = case.cassette(self.settings.cassettes, run)
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
@@ -305,7 +305,7 @@ class JudgesSession:
         if not record and replay_key in self._replayed:
             return list(self._replayed[replay_key])
         batch = record and self.settings.batch
-        if batch and not _vcr.is_answering():  # a batch session never calls on its own
+        if batch and not is_answering():  # a batch session never calls on its own
             raise JudgementMissing(f"{_relative(path)} was not recorded by the batch phase; "
                                    "resume it with:  pytest --record --batch --resume")  # fmt: skip
         spec = self.catalog[case.judge]
@@ -313,25 +313,23 @@ class JudgesSession:
         draws = range(draw_offset, draw_offset + repeats)
         calls = self._calls(case.model, record, run, draws, sampling)
         try:
-            with open_cassette(path, case.model, record=record) as recorded:
-                rows = [judge(spec, case.version, subject, call) for call in calls]
-                fingerprint = self._fingerprint(recorded, case.model, record)
-        except _vcr.UnreadableCassette as error:
+            rows = judge_in_cassette(
+                path, case.model, lambda: [judge(spec, case.version, subject, c) for c in calls],
+                record=record, server_fingerprint=self.settings.server_fingerprint,
+            )  # fmt: skip
+        except CassetteMiss as miss:
             rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
-            raise JudgementMissing(f"{error}.\nRe-record it with:  {rerecord}") from None
-        except Exception as error:
-            if not _vcr.is_replay_miss(error):
-                raise
-            state = miss_reason(path, case.model, repeats)
-            rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
+            if miss.unreadable:
+                raise JudgementMissing(
+                    f"{miss.unreadable}.\nRe-record it with:  {rerecord}"
+                ) from None
+            state = miss.reason(case.model, repeats)
             pinned = missing_hint(self._pins(case), case, _relative(path), self.baselines, run)
             raise JudgementMissing(
                 f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
                 f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
                 + (pinned or "\n" + missing_fix(case.model, rerecord))
             ) from None
-        for row in rows:
-            row.fingerprint = fingerprint
         if not record:
             self._replayed[replay_key] = tuple(rows)
         return rows
@@ -340,8 +338,6 @@ class JudgesSession:
         self, model: ModelRef, live: bool, run: str, draws: range, sampling: Sampling | None
     ) -> list[Call]:
         """The settings of each repeat's call, in order."""
-        from judges.calls import _vcr
-
         backend = self._backend(model, live)
         price = price_for(self.prices, model)
         return [
@@ -350,7 +346,7 @@ class JudgesSession:
                 price=price,
                 live=live,
                 ledger=None if live and self.settings.batch else self.ledger,  # batch: on download
-                is_fatal=_vcr.is_replay_miss,
+                is_fatal=is_replay_miss,
                 run=run,
                 repeat=repeat,
                 draw=draw,
@@ -359,22 +355,6 @@ class JudgesSession:
             )
             for repeat, draw in enumerate(draws)
         ]
-
-    def _fingerprint(self, recorded: Any, model: ModelRef, record: bool) -> dict[str, str] | None:
-        """The judge's fingerprint: stored in a new cassette, read back from a replayed one."""
-        from judges.calls import _vcr
-        from judges.calls.fingerprint import from_responses
-
-        if not record:
-            return _vcr.stored_fingerprint(recorded)
-        if not recorded.responses:
-            return None  # no judge answered (e.g. the cost cap): no cassette is written either
-        found = {"backend": model.backend, "model": model.model}
-        if backend_of(model).takes_base_url:  # the server at --judge-base-url answered
-            found |= self.settings.server_fingerprint
-        found |= from_responses(response.get("body") for response in recorded.responses)
-        _vcr.store_fingerprint(recorded, found)
-        return found
 
     # -- gathering ----------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ synchronous recording does. Here each request is answered from the batch store i
 the network: the next unused outcome of an identical request in the same cassette (a
 `Cursor`). The planner (`PlanTransport`) stops a judgement at the first request without
 an outcome and lists what it needs; the writer (`Cursor.answer`, run under vcrpy through
-`judges.calls._vcr.answering`) records the answers into the cassette.
+`judges.calls.cassettes.answering`) records the answers into the cassette.
 
 A request that came back without a reply (expired, errored, cancelled) is answered with
 HTTP 424 and the reason: not a transient status, so the runner does not retry it (a retry
