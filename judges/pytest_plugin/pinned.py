@@ -119,7 +119,11 @@ def _recorded_judgements(
 
 
 def missing_hint(
-    pins: Mapping[tuple[str, str], Pin], case: Case, path: Path, guard: BaselineGuard, run: str
+    pins: Mapping[tuple[str, str], Pin],
+    case: Case,
+    path: Path | str,
+    guard: BaselineGuard,
+    run: str,
 ) -> str:
     """For a replay miss of an accepted baseline: what to restore instead of re-recording.
     None for a judgement its recording never held: recording it is the fix, as anywhere."""
