@@ -14,7 +14,7 @@ and no network are involved.
   path the pytest plugin takes (one backend per session, one cassette per judgement).
 - plain vcrpy: `vcr.VCR(match_on=("method", "path", "body"), record_mode="none")` replaying
   the very same cassette files with the same backend.
-- direct (imported judgements): `judges.calls.cassette_files.open_cassette` for an
+- direct (imported judgements): `judges.calls.cassettes.open_cassette` for an
   `imported:` model: the cassette's YAML is read and its JSON bodies matched with no SDK and
   no vcrpy (`judges.calls.direct_replay`), the path imported releases take.
 - SDK alone (for reference): the same backend over an in-memory httpx2 `MockTransport` that
@@ -61,15 +61,9 @@ import yaml  # noqa: E402
 from openai.types.chat import ChatCompletion  # noqa: E402
 
 from judges.calls import _vcr  # noqa: E402
-from judges.calls.backends import (  # noqa: E402
-    _PINNED_HEADERS,
-    Backend,
-    JudgeRequest,
-    LocalBackend,
-    ModelRef,
-    make_backend,
-)
-from judges.calls.cassette_files import open_cassette  # noqa: E402
+from judges.calls.backend_registry import PINNED_HEADERS, make_backend  # noqa: E402
+from judges.calls.backends import Backend, JudgeRequest, LocalBackend, ModelRef  # noqa: E402
+from judges.calls.cassettes import open_cassette  # noqa: E402
 
 MODEL = ModelRef.parse("local:smollm2-135m")
 # The same model's cassettes replayed as an imported release would be (same request bodies).
@@ -278,7 +272,7 @@ def sdk_only_backend(paths: Sequence[Path]) -> Backend:
         api_key="local-no-key",
         base_url=REPLAY_URL,
         max_retries=0,
-        default_headers=_PINNED_HEADERS,
+        default_headers=PINNED_HEADERS,
         http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
     )
     return LocalBackend(MODEL, client)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judges.calls.backends import BackendError, ModelRef, Price, load_batch_prices
-from judges.calls.batch_store import RESULTS, BatchStore, Outcome, body_key
+from judges.calls.batch.store import RESULTS, BatchStore, Outcome, body_key
 from judges.core.naming import Case
 from judges.pytest_plugin.batch_plan import Planner
 from judges.pytest_plugin.record_phase import Judgement, gather

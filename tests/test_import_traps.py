@@ -15,8 +15,9 @@ import pytest
 
 from judges.__main__ import main
 from judges.calls import _vcr
-from judges.calls.backends import ModelRef, Price, make_backend
-from judges.calls.cassette_files import open_cassette
+from judges.calls.backend_registry import make_backend
+from judges.calls.backends import ModelRef, Price
+from judges.calls.cassettes import open_cassette
 from judges.cli.importer import import_llmbar
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage

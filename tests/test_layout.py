@@ -30,12 +30,18 @@ CORE = (
     "judges.builtin",
 )  # fmt: skip
 # The only modules that may import pytest, xdist or vcrpy: the pytest layer and vcrpy's one
-# private module.
+# private module. The cassette facade reaches vcrpy only through that module, inside its
+# functions (a cassette opened), so nothing that imports the facade pulls vcrpy in on import.
 PYTEST_LAYER = "judges.pytest_plugin"
+VCR_MODULE = "judges.calls._vcr"
 TEST_TOOL_MODULES = frozenset(
     {f"{PYTEST_LAYER}.{path.stem}" for path in (ROOT / "pytest_plugin").glob("[!_]*.py")}
-    | {"judges.calls._vcr"}
+    | {VCR_MODULE}
 )
+# The one module that may import VCR_MODULE: record or replay, fingerprints and misses are
+# said once, there, and every caller (session, record and batch phases, finale, importer)
+# goes through it.
+CASSETTE_FACADE = "judges.calls.cassettes"
 # The packages from the bottom up: each imports only itself and those before it, so "which
 # layer am I in" is a question the path answers and no change can close a cycle across them.
 LAYERS = (
@@ -223,6 +229,18 @@ def _path_to(
     return None
 
 
+def private_importers(
+    imports: Mapping[str, list[Import]], private: str, allowed: frozenset[str]
+) -> list[str]:
+    """Modules outside `allowed` that import the `private` module (in a function too)."""
+    return [
+        f"{module}:{imp.line} imports {private}"
+        for module, found in sorted(imports.items())
+        for imp in found
+        if imp.target == private and imp.runtime and module not in allowed | {private}
+    ]
+
+
 def layer_violations(
     imports: Mapping[str, list[Import]], package: str, layers: Sequence[str]
 ) -> list[str]:
@@ -310,6 +328,11 @@ def test_only_the_plugin_session_and_vcr_modules_import_test_tools() -> None:
     assert not problems, (
         f"only {sorted(TEST_TOOL_MODULES)} may import {sorted(FORBIDDEN)}:\n" + "\n".join(problems)
     )
+
+
+def test_only_the_cassette_facade_imports_the_vcr_module() -> None:
+    problems = private_importers(graph(ROOT, "judges"), VCR_MODULE, frozenset({CASSETTE_FACADE}))
+    assert not problems, f"go through {CASSETTE_FACADE}, not {VCR_MODULE}:\n" + "\n".join(problems)
 
 
 def test_the_core_reaches_no_test_tool() -> None:
@@ -416,6 +439,22 @@ def test_a_core_module_reaching_pytest_inside_a_function_is_found(tmp_path: Path
     ]
     assert direct_tool_imports(imports, frozenset()) == ["pkg.testing:1 imports _pytest"]
     assert direct_tool_imports(imports, frozenset({"pkg.testing"})) == []
+
+
+def test_a_private_module_imported_beside_its_facade_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "calls/__init__.py": "",
+        "calls/_vcr.py": "import vcr\n",
+        "calls/cassettes.py": "def open_():\n    from pkg.calls import _vcr\n",
+        "session.py": "def judge():\n    from pkg.calls._vcr import cassette\n",
+        "finale.py": "from pkg.calls import cassettes\n",
+    })  # fmt: skip
+    imports = graph(package, "pkg")
+    facade = frozenset({"pkg.calls.cassettes"})
+    assert private_importers(imports, "pkg.calls._vcr", facade) == [
+        "pkg.session:2 imports pkg.calls._vcr"
+    ]
+    assert private_importers(imports, "pkg.calls._vcr", facade | {"pkg.session"}) == []
 
 
 def test_a_vcr_import_under_type_checking_does_not_count(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Everything that touches vcrpy, in one private module imported lazily.
+"""Everything that touches vcrpy, in one private module imported lazily, and only by the
+cassette facade (`judges.calls.cassettes`).
 
 - Match on method, path and the parsed JSON body; never on headers (both SDKs send
   `x-stainless-*` headers that vary by machine) or host and port (the local server's port
@@ -40,6 +41,7 @@ from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
+from judges.calls.cassette_files import FINGERPRINT_KEY
 from judges.calls.credentials import scrub, scrub_bytes, strip_credentials
 from judges.calls.direct_replay import ReplayMiss, UnreadableCassette
 from judges.storage.files import atomic_write_text
@@ -268,9 +270,6 @@ def write_cassette(
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)
     return True
-
-
-FINGERPRINT_KEY = "judge_fingerprint"
 
 
 def store_fingerprint(recorded: Any, fingerprint: dict[str, str]) -> None:

@@ -1,29 +1,27 @@
-"""Judge backends: one small protocol, three implementations over the official SDKs.
+"""Judge backends: one small protocol, implementations over the official SDKs.
 
 Every call goes through the SDK's own HTTP client, so a cassette sees real HTTP and
 replays it offline. A backend returns the reply text, whether it was cut off, and the
 token usage; the runner turns that into a verdict and the price table into a cost.
+What tells the backends apart (keys, base URL, batch API, pricing, how each is built) is
+one entry each in `judges.calls.backend_registry`.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from judges.calls import direct_replay
 
 DEFAULT_PRICES = Path(__file__).parent / "prices.toml"
-# vcrpy cannot decode zstd, which httpx2 may advertise; pin an encoding it can.
-_PINNED_HEADERS = {"Accept-Encoding": "gzip, deflate"}
-KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-LOCAL_KEY_VARIABLE = "JUDGES_LOCAL_API_KEY"
 # The path an imported request is recorded under (an OpenAI-compatible server's).
 IMPORTED_PATH = "/v1/chat/completions"
+# The backend names `ModelRef.parse` accepts; each has its entry (key variable, base URL,
+# batch API, pricing, factory) in `judges.calls.backend_registry`, which a test holds equal.
 # `imported`: judgements released by others (`python -m judges import`), replayed only.
 BACKENDS = ("openai", "anthropic", "local", "imported")
 
@@ -147,18 +145,6 @@ def load_batch_prices(*paths: Path) -> dict[str, Price]:
     return found
 
 
-def price_for(prices: dict[str, Price], model: ModelRef) -> Price:
-    """Unknown local models are free; an unknown paid model is an error, not a silent 0."""
-    if str(model) in prices:
-        return prices[str(model)]
-    if model.backend in ("local", "imported"):  # imported: nothing was spent here
-        return Price(0.0, 0.0)
-    raise BackendError(
-        f'no price for {model}; add [models."{model}"] with input_per_mtok and '
-        "output_per_mtok to a price file passed with --judge-prices"
-    )
-
-
 @dataclass(frozen=True)
 class JudgeRequest:
     """Everything a backend needs for one call."""
@@ -213,17 +199,6 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
         return node
 
     return walk(schema)
-
-
-def _api_key(backend: str, environ: dict[str, str]) -> str:
-    variable = KEY_VARIABLES[backend]
-    key = environ.get(variable, "")
-    if not key:
-        raise BackendError(
-            f"live {backend} calls need {variable} in the environment; export it, or replay "
-            "the recorded cassettes by running pytest without --record"
-        )
-    return key
 
 
 def without_tuples(schema: dict[str, Any]) -> dict[str, Any]:
@@ -385,76 +360,3 @@ class AnthropicBackend:
                 getattr(message.usage, "output_tokens", None), "output_tokens"
             ),
         )
-
-
-def _split_query(url: str) -> tuple[str, dict[str, str]]:
-    """The base URL without its query, and the query's parameters (sent with every request:
-    the SDK would append paths after the query). A key among them never reaches a cassette
-    (`judges.calls.credentials`)."""
-    parts = urlsplit(url)
-    query = dict(parse_qsl(parts.query, keep_blank_values=True))
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", parts.fragment)), query
-
-
-def make_backend(
-    model: ModelRef,
-    *,
-    base_url: str | None = None,
-    live: bool,
-    environ: dict[str, str] | None = None,
-    timeout: float = 120.0,
-) -> Backend:
-    """Build the SDK client. In replay no key is needed.
-
-    The SDKs never retry: the runner does, within the judgement's time budget (an SDK
-    retries each timeout again at full length). Replay must not retry at all: anthropic
-    wraps vcrpy's "no match" error in a connection error and retries it with sleeps.
-    """
-    environ = dict(os.environ) if environ is None else environ
-    if model.backend == "anthropic":
-        import anthropic
-
-        key = _api_key("anthropic", environ) if live else "replay-no-key"
-        # The SDK's own variable (a proxy, a gateway, a test server); cassettes match on the
-        # path, never the host, so they replay whichever host recorded them.
-        client: Any = anthropic.Anthropic(
-            api_key=key,
-            base_url=environ.get("ANTHROPIC_BASE_URL") or None,
-            max_retries=0,
-            timeout=timeout,
-            default_headers=_PINNED_HEADERS,
-        )
-        return AnthropicBackend(model, client)
-
-    if model.backend == "imported":
-        if live:
-            raise BackendError(
-                f"{model} holds judgements imported from a release: they are replayed, never "
-                "called live; import them again with `python -m judges import`, or record "
-                "another judge model with --judge-model"
-            )
-        return ImportedBackend(model)
-    import openai
-
-    if model.backend == "openai":
-        key = _api_key("openai", environ) if live else "replay-no-key"
-        base, query = _split_query(base_url) if base_url else (None, {})
-        client = openai.OpenAI(
-            api_key=key,
-            base_url=base,
-            default_query=query or None,
-            max_retries=0,
-            timeout=timeout,
-            default_headers=_PINNED_HEADERS,
-        )
-        return OpenAIBackend(model, client)
-    base, query = _split_query(base_url or "http://127.0.0.1:8080/v1")
-    client = openai.OpenAI(
-        api_key=environ.get(LOCAL_KEY_VARIABLE) or "local-no-key",
-        base_url=base,
-        default_query=query or None,
-        max_retries=0,
-        timeout=timeout,
-        default_headers=_PINNED_HEADERS,
-    )
-    return LocalBackend(model, client)

@@ -1,5 +1,5 @@
-"""What a cassette file on disk holds, read without vcrpy: for precise replay-miss messages;
-and which replay opens it (`open_cassette`).
+"""What a cassette file on disk holds, read without vcrpy: for precise replay-miss messages
+(`judges.calls.cassettes`, the facade, says them) and re-record commands.
 
 A replay that finds no response says why as exactly as the file tells: it does not exist,
 it holds fewer repeats than asked (an interrupted recording), it was recorded for another
@@ -9,14 +9,10 @@ model, or the request changed.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from judges.calls import direct_replay
 from judges.calls.backends import ModelRef
 
 
@@ -63,6 +59,8 @@ def recorded_models(path: Path) -> set[str]:
 
 
 _ENDPOINTS = ("/chat/completions", "/messages")
+# The metadata entry of a cassette that holds the judge's fingerprint (`judges.calls.fingerprint`).
+FINGERPRINT_KEY = "judge_fingerprint"
 
 
 def recorded_base_url(path: Path) -> str | None:
@@ -71,7 +69,7 @@ def recorded_base_url(path: Path) -> str | None:
     a new port each time), hosted APIs and unreadable files."""
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        fingerprint = data.get("metadata", {}).get("judge_fingerprint", {}) or {}
+        fingerprint = data.get("metadata", {}).get(FINGERPRINT_KEY, {}) or {}
         uri = str(data["interactions"][0]["request"]["uri"])
     except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, LookupError, TypeError):
         return None
@@ -81,17 +79,3 @@ def recorded_base_url(path: Path) -> str | None:
         if uri.endswith(endpoint):
             return uri.removesuffix(endpoint)
     return None
-
-
-@contextmanager
-def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]:
-    """Replay or record one cassette: imported judgements straight from the file
-    (`judges.calls.direct_replay`), every other judge through vcrpy and its SDK."""
-    if model.backend == "imported" and not record:
-        with direct_replay.replaying(path) as replayed:
-            yield replayed
-        return
-    from judges.calls import _vcr  # vcrpy is imported only when a cassette goes through it
-
-    with _vcr.cassette(path, record=record) as recorded:
-        yield recorded

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE
+from judges.calls.backend_registry import KEY_VARIABLES
 
 REDACTED = "<redacted>"
 # Anchored on the left so words such as "task-specific" are never mistaken for a key.
@@ -25,7 +25,7 @@ SECRET_PATTERN = re.compile(
 )
 # Every match of SECRET_PATTERN contains one of these: text without them skips the pattern.
 SECRET_MARKERS = ("sk-", "Bearer")
-KEY_ENVIRONMENT = (*KEY_VARIABLES.values(), LOCAL_KEY_VARIABLE)
+KEY_ENVIRONMENT = KEY_VARIABLES
 # Query parameters that carry credentials (compared lower-case).
 CREDENTIAL_PARAMETERS = frozenset(
     {"key", "api_key", "api-key", "apikey", "token", "access_token", "sig", "signature"}

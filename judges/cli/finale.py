@@ -7,7 +7,6 @@ judge when a local model has no `--base-url`) and records every one into a casse
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -17,16 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from judges.calls.backends import (
-    LOCAL_KEY_VARIABLE,
-    Backend,
-    BackendError,
-    ModelRef,
-    Price,
-    load_prices,
+from judges.calls.backend_registry import (
+    backend_of,
+    embedded_server_key,
     make_backend,
     price_for,
 )
+from judges.calls.backends import Backend, BackendError, ModelRef, Price, load_prices
 from judges.core.spec import SpecError
 from judges.finale.cassettes import cassette_factory, cassette_path
 from judges.finale.config import (
@@ -207,16 +203,15 @@ def _cli_backends(
             from judges.calls.network import block_network
 
             restore = block_network()
-        elif base_url is None and any(m.backend == "local" for m in models.values()):
+        elif base_url is None and any(
+            backend_of(m).starts_embedded_server for m in models.values()
+        ):
             server = _start_embedded_judge(models)
             base_url = server.base_url
         backends = {
-            name: make_backend(
-                model, base_url=None if model.backend == "anthropic" else base_url,
-                live=args.record,
-            )
+            name: make_backend(model, base_url=base_url, live=args.record)
             for name, model in models.items()
-        }  # fmt: skip
+        }
         yield backends, resolved
     finally:
         if server is not None:
@@ -229,7 +224,7 @@ def _start_embedded_judge(models: dict[str, ModelRef]) -> LocalServer:
     """The embedded llama.cpp judge, for local models that have no --base-url."""
     from judges.calls.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
 
-    other = sorted(n for n, m in models.items() if m.backend == "local"
+    other = sorted(n for n, m in models.items() if backend_of(m).starts_embedded_server
                    and m.model != EMBEDDED_MODEL)  # fmt: skip
     if other:
         raise FinaleError(
@@ -237,8 +232,6 @@ def _start_embedded_judge(models: dict[str, ModelRef]) -> LocalServer:
             f"for {', '.join(other)}"
         )
     try:
-        return start_local_server(
-            log_dir=Path(".judges-tmp"), api_key=os.environ.get(LOCAL_KEY_VARIABLE)
-        )
+        return start_local_server(log_dir=Path(".judges-tmp"), api_key=embedded_server_key())
     except LocalServerError as error:
         raise FinaleError(f"{error}. Or pass --base-url URL.") from None

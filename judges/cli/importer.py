@@ -29,8 +29,9 @@ from typing import Any
 import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
-from judges.calls import _vcr
-from judges.calls.backends import IMPORTED_PATH, ModelRef, make_backend
+from judges.calls.backend_registry import IMPORTED, make_backend
+from judges.calls.backends import IMPORTED_PATH, ModelRef
+from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -131,7 +132,7 @@ def write_cassettes(
         absent = [order for order in ORDERS if order not in orders]
         if absent:
             raise ImportError_(f"{model_name} on item {item_id}: no reply in order(s) {absent}")
-        model = ModelRef("imported", model_name)
+        model = ModelRef(IMPORTED, model_name)
         if model_name not in backends:  # one SDK client per model: building one is slow
             backends[model_name] = make_backend(model, live=False)
         backend = backends[model_name]
@@ -145,7 +146,9 @@ def write_cassettes(
             for order in ORDERS
         ]
         path = Case(spec.name, version, model, item.id, item.slug).cassette(cassettes)
-        changed += _vcr.write_cassette(path, exchanges, fingerprint | {"model": model_name}, _URI)
+        changed += write_imported_cassette(
+            path, exchanges, fingerprint | {"model": model_name}, _URI
+        )
         written += 1
     return written, changed
 
@@ -173,7 +176,7 @@ def import_llmbar(
     changed = _write_release(read, folder, version)
     changed += _merge_items(planted_sets / JUDGE / "items.jsonl", read.items, spec)
     fingerprint = {
-        "backend": "imported",
+        "backend": IMPORTED,
         "origin": IMPORTED_ORIGIN,
         "source": release,
         "strategy": strategy,
@@ -198,7 +201,7 @@ def import_jsonl(
     items = {i.id: i for i in load_items(root / "planted_sets" / JUDGE / "items.jsonl", spec)}
     replies = read_jsonl(path, model, set(items))
     fingerprint = {
-        "backend": "imported",
+        "backend": IMPORTED,
         "origin": IMPORTED_ORIGIN,
         "source": source,
         "strategy": strategy or f"prompt {version}",
@@ -288,7 +291,7 @@ def _strategies_under(version: str, release: str, cassettes: Path) -> list[str]:
         if first is None:
             continue
         metadata = (yaml.safe_load(first.read_text(encoding="utf-8")) or {}).get("metadata", {})
-        fingerprint = metadata.get(_vcr.FINGERPRINT_KEY) or {}
+        fingerprint = metadata.get(FINGERPRINT_KEY) or {}
         if fingerprint.get("source") == release and fingerprint.get("strategy"):
             found.add(str(fingerprint["strategy"]))
     return sorted(found)

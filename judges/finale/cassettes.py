@@ -1,7 +1,8 @@
 """Where the finale's judge calls are recorded, and the `Call` factory that replays them.
 
 `<root>/<judge-model-slug>/<run>/<episode>.yaml`; the cross-check's cassette ends
-`.cross.yaml`. vcrpy is imported only when a factory opens a cassette.
+`.cross.yaml`. Each slot is judged inside its cassette through the cassette facade
+(`judges.calls.cassettes.in_cassette`), as the pytest session's judgements are.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from judges.calls.backends import Backend, JudgeRequest, JudgeResponse, ModelRef, Price
+from judges.calls.cassettes import CassetteMiss, in_cassette, is_replay_miss
 from judges.calls.ledger import Ledger
 from judges.core.naming import safe_name
 from judges.core.runner import Call
@@ -60,7 +62,6 @@ def cassette_factory(
     record_command: str,
 ) -> JudgeCallFactory:
     """A `Call` per slot inside its cassette; a replay miss raises `CassetteMissing`."""
-    from judges.calls import _vcr
 
     @contextmanager
     def factory(slot: CallSlot) -> Iterator[Call]:
@@ -70,14 +71,16 @@ def cassette_factory(
         if not record and slot.ledger.cap_usd is not None:
             backend = _ReplayBudget(backend, price, slot.ledger)
         try:
-            with _vcr.cassette(path, record=record):
+            with in_cassette(path, slot.model, record=record):
                 yield Call(
                     backend=backend, price=price, live=record, ledger=slot.ledger,
-                    is_fatal=_vcr.is_replay_miss, run=slot.role, sampling=slot.sampling,
+                    is_fatal=is_replay_miss, run=slot.role, sampling=slot.sampling,
                 )  # fmt: skip
-        except Exception as error:
-            if not _vcr.is_replay_miss(error):
-                raise
+        except CassetteMiss as miss:
+            if miss.unreadable:
+                raise CassetteMissing(
+                    f"{miss.unreadable}.\nRecord the finale with:  {record_command}"
+                ) from None
             state = (
                 "does not exist" if not path.is_file()
                 else "does not hold this request (the recording stopped earlier, e.g. at a "

@@ -6,7 +6,7 @@ In rounds, until every selected cassette is written:
 1. plan (`batch_plan`): which cassettes can be written from the outcomes there are, and
    which requests are still needed;
 2. write those cassettes: each judgement runs as its test would, its requests answered from
-   the outcomes and recorded by vcrpy (`_vcr.answering`): the cassette a synchronous
+   the outcomes and recorded by vcrpy (`cassettes.answering`): the cassette a synchronous
    recording of the same replies writes, and the same rows;
 3. submit what is needed, one batch per model (at most BATCH_MAX requests), each batch's
    worst case reserved against `--cost-cap` first (refused whole, with the figures), saved
@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backends import ModelRef, is_transient, make_backend, price_for
-from judges.calls.batch_answers import Cursor, usage_of, worst_usd
-from judges.calls.batch_api import BatchAPI, batch_api
-from judges.calls.batch_store import BatchStore, Planned, Submitted
+from judges.calls.backend_registry import backend_of, make_backend, open_batch_api, price_for
+from judges.calls.backends import ModelRef, is_transient
+from judges.calls.batch.answers import Cursor, usage_of, worst_usd
+from judges.calls.batch.api import BatchAPI
+from judges.calls.batch.store import BatchStore, Planned, Submitted
+from judges.calls.cassettes import answering, threaded_recording
 from judges.calls.ledger import CostCapReached
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
@@ -73,19 +75,18 @@ class BatchPhase:
     def api(self, model: str) -> BatchAPI:
         if model not in self.apis:
             ref = ModelRef.parse(model)
-            base_url = self.session.settings.base_url if ref.backend != "anthropic" else None
+            base_url = self.session.settings.base_url
             backend: Any = make_backend(ref, base_url=base_url, live=True)
-            self.apis[model] = batch_api(ref.backend, backend.client)
+            self.apis[model] = open_batch_api(ref, backend.client)
         return self.apis[model]
 
     def run(self, judgements: Sequence[Judgement]) -> dict[Path, list[JudgementRow]]:
         """Record every judgement through batches; Ctrl-C keeps the store and re-raises."""
-        from judges.calls import _vcr
-
         for model in {str(j.case.model) for j in judgements}:
-            if ModelRef.parse(model).backend == "local":
+            kind = backend_of(model)
+            if kind.batch_api is None:
                 raise BatchError(
-                    f"{model} is served locally: it has no batch API; record it without --batch"
+                    f"{model} is {kind.served}: it has no batch API; record it without --batch"
                 )
         retried = self.store.retire_failed()
         if retried:
@@ -96,7 +97,7 @@ class BatchPhase:
         recorded: dict[Path, list[JudgementRow]] = {}
         remaining = list(judgements)
         try:
-            with _vcr.threaded_recording():
+            with threaded_recording():
                 while remaining:
                     plan = planner.plan(self.store, remaining)
                     for judgement in plan.writable:
@@ -140,14 +141,12 @@ class BatchPhase:
     # -- writing ---------------------------------------------------------------------
 
     def _write(self, judgement: Judgement) -> list[JudgementRow]:
-        from judges.calls import _vcr
-
         cursor = Cursor(
             self.store,
             self.store.pools(),
             judgement.path.relative_to(self.store.cassettes).as_posix(),
         )
-        with _vcr.answering(cursor.answer):
+        with answering(cursor.answer):
             rows = judgement.judge(self.session)
         append_rows(self.rows_file, judgement.path, rows)
         self.store.mark_written(judgement.path)

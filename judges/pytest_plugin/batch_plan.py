@@ -1,7 +1,7 @@
 """What a batch recording still has to submit, and which cassettes it can write now.
 
 Each judgement is run as its test would run it (the runner, the official SDK, the same
-requests), with every request answered from the batch store (`batch_answers`). A judgement
+requests), with every request answered from the batch store (`calls.batch.answers`). A judgement
 whose every request has an outcome can be written; one that stops at a request without an
 outcome needs that request submitted, and also the first attempt of each facet it has not
 reached (every facet is asked in one round, not one facet per 24-hour round). Only reply
@@ -18,9 +18,10 @@ from typing import Any
 
 import httpx2
 
-from judges.calls.backends import ModelRef, Price, make_backend
-from judges.calls.batch_answers import Cursor, PlanTransport, stopped
-from judges.calls.batch_store import BatchStore
+from judges.calls.backend_registry import make_backend
+from judges.calls.backends import ModelRef, Price
+from judges.calls.batch.answers import Cursor, PlanTransport, stopped
+from judges.calls.batch.store import BatchStore
 from judges.core.naming import Case
 from judges.core.runner import Call, first_requests, judge
 from judges.pytest_plugin.record_phase import Judgement
@@ -66,7 +67,7 @@ class Planner:
     def backend(self, model: ModelRef) -> Any:
         """The model's SDK backend, built as the session builds it, sending to the planner."""
         if str(model) not in self._backends:
-            base_url = self.session.settings.base_url if model.backend != "anthropic" else None
+            base_url = self.session.settings.base_url
             backend: Any = make_backend(model, base_url=base_url, live=False)
             backend.client = backend.client.with_options(
                 http_client=httpx2.Client(transport=self.transport)

@@ -14,8 +14,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
-from judges.calls.cassette_files import recorded_base_url
+from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
 
@@ -193,7 +194,7 @@ def rerecord_command(
 def missing_fix(model: ModelRef, rerecord: str) -> str:
     """How to supply a missing judgement: record it, or, for an imported model (which is
     never called), import it or ask set.toml for only the items it has outputs for."""
-    if model.backend == "imported":
+    if is_imported(model):
         return (
             f"{model} is imported, never recorded: import its outputs (python -m judges import "
             "llmbar SRC --strategy S --prompt-version V), or list only the sets it has outputs "

@@ -6,12 +6,12 @@ Errors are `LiveSetupError`s whose message the plugin shows as a usage error.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backends import KEY_VARIABLES, LOCAL_KEY_VARIABLE, ModelRef
+from judges.calls.backend_registry import backend_of, embedded_server_key, missing_key
+from judges.calls.backends import ModelRef
 from judges.pytest_plugin.session import JudgesSession
 from judges.storage.files import FolderBusy, FolderLock, remove_stale_temporaries
 
@@ -75,8 +75,8 @@ def selected_models(session: JudgesSession) -> list[ModelRef]:
 def check_keys(session: JudgesSession) -> None:
     """A live run against a paid API without its key is a usage error, before any test."""
     for model in selected_models(session):
-        variable = KEY_VARIABLES.get(model.backend)
-        if variable and not os.environ.get(variable):
+        variable = missing_key(model)
+        if variable:
             raise LiveSetupError(
                 f"--record with {model} needs {variable} in the environment; export it, or "
                 "replay the recorded cassettes by running pytest without --record"
@@ -100,14 +100,14 @@ def lock_cassettes(cassettes: Path, option: str) -> FolderLock:
 
 
 def needs_embedded_server(session: JudgesSession) -> bool:
-    return any(model.backend == "local" for model in selected_models(session))
+    return any(backend_of(model).starts_embedded_server for model in selected_models(session))
 
 
 def start_embedded_server(session: JudgesSession, option: str) -> Any:
     from judges.calls.local_server import LocalServerError, start_local_server
 
     try:
-        api_key = os.environ.get(LOCAL_KEY_VARIABLE)
+        api_key = embedded_server_key()
         return start_local_server(log_dir=session.settings.scratch, api_key=api_key)
     except LocalServerError as error:
         raise LiveSetupError(f"{error}. Or pass {option} URL.") from None

@@ -153,7 +153,7 @@ def _batch_phase(
     config: pytest.Config, judges: Any, judgements: list[Any], rows_file: Any
 ) -> dict[Any, Any]:
     from judges.calls.backends import BackendError
-    from judges.calls.batch_store import BatchStore
+    from judges.calls.batch.store import BatchStore
     from judges.pytest_plugin.batch_phase import DEFAULT_POLL_S, BatchError, BatchPhase, check_store
 
     store = BatchStore(judges.settings.cassettes)

@@ -2,7 +2,7 @@
 must be called live is called concurrently, at most `--judge-concurrency` in flight.
 
 Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`, the same
-cassette, repeats in order), in a thread of its own; `_vcr.threaded_recording` sends each
+cassette, repeats in order), in a thread of its own; `cassettes.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
 The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
 tests then take them instead of calling again. A phase cut short by Ctrl-C or SIGTERM still
@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
+from judges.calls.cassettes import threaded_recording
 from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
@@ -31,8 +33,6 @@ from judges.core.runner import Subject
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.session import JudgesSession, RunPlan
 
-HOSTED_CONCURRENCY = 8
-LOCAL_CONCURRENCY = 1  # llama.cpp serves one request at a time unless started with slots
 GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
 
 
@@ -66,8 +66,10 @@ def rows_file(scratch: Path, session_id: str) -> Path:
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
-    hosted = all(j.case.model.backend != "local" for j in judgements)
-    return HOSTED_CONCURRENCY if hosted else LOCAL_CONCURRENCY
+    """The fewest calls in flight any of the judgements' backends takes (a local server: one)."""
+    return min(
+        (backend_of(j.case.model).concurrency for j in judgements), default=HOSTED_CONCURRENCY
+    )
 
 
 def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> list[Judgement]:
@@ -120,12 +122,10 @@ def record_all(
     """Call every judgement, `concurrency` at a time; each finished one is appended to
     `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
     what finished and raises KeyboardInterrupt again."""
-    from judges.calls import _vcr
-
     recorded: dict[Path, list[JudgementRow]] = {}
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
-    with _vcr.threaded_recording():
+    with threaded_recording():
         futures = {pool.submit(_judge, session, j, stop): j for j in judgements}
         pending: set[Future] = set(futures)
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from judges.calls.backend_registry import is_imported
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
 from judges.reports.model.data import FAILURES_MD, INDEX_HTML, NOT_FIT, REPORT_MD, ModelReport
@@ -112,7 +113,7 @@ def session_lines(
     counts = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
     lines = [f"{len(rows)} judgements: {counts}"]
     for model, usage in usage_by_model.items():
-        if model.startswith("imported:"):  # a release gives replies, not their tokens or price
+        if is_imported(model):  # a release gives replies, not their tokens or price
             lines.append(
                 f"{model}: {usage.calls} replayed replies; tokens and cost unknown (imported "
                 "from a release, which did not publish them)"

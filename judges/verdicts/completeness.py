@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from judges.calls.backend_registry import is_imported
 from judges.core.results import JudgementRow
 from judges.sets.enrolment import Run, judge_runs
 from judges.sets.items import PlantedSetError
@@ -55,7 +56,7 @@ def missing_runs(
     """The runs of the judge this version lacks: kept from it by a list, or not recorded.
     Each is named in a note with its fix. A released model (`imported:`) is never called,
     so only its main run is asked for."""
-    if planted is None or model.startswith("imported:"):
+    if planted is None or is_imported(model):
         return ()
     lacking: list[str] = []
     for run in judge_runs(planted, _probes(planted)):

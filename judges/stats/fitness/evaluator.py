@@ -34,6 +34,7 @@ from typing import Any
 
 import scipy.stats
 
+from judges.calls.backend_registry import is_imported
 from judges.core.results import JudgementRow
 from judges.stats.estimates.intervals import Estimate, McNemar, Rate, bootstrap_mean, wilson
 from judges.stats.fitness.pairwise import Judged
@@ -128,7 +129,7 @@ def spend(rows: Sequence[JudgementRow]) -> Spend:
     written to results.jsonl, so it is unknown unless every row was judged live here.
     """
     calls = sum(row.usage.calls for row in rows)
-    imported = any(row.model.startswith("imported:") for row in rows)
+    imported = any(is_imported(row.model) for row in rows)
     if imported:
         return Spend(calls, None, None, IMPORTED_COST, IMPORTED_TIME)
     if not calls:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.calls.backend_registry import is_imported
 from judges.core.results import JudgementRow
 from judges.sets.imports import published_statistics
 from judges.stats.fitness.pairwise import by_category, judged, llmbar_statistics
@@ -35,7 +36,7 @@ class PublishedCheck:
 
 def imported_rows(rows: Sequence[JudgementRow]) -> list[JudgementRow]:
     return [
-        r for r in rows if r.run == "main" and (r.fingerprint or {}).get("backend") == "imported"
+        r for r in rows if r.run == "main" and is_imported((r.fingerprint or {}).get("backend"))
     ]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from judges.calls.batch_store import Outcome, Planned, Submitted
+from judges.calls.batch.store import Outcome, Planned, Submitted
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 WINDOW = "24h"
@@ -207,11 +207,3 @@ def _timestamp(value: Any) -> float:
     if isinstance(value, datetime):
         return value.timestamp()
     return datetime.fromisoformat(str(value)).timestamp()
-
-
-def batch_api(backend: str, client: Any) -> BatchAPI:
-    """The batch API of a backend's SDK client (with retries: polling must outlast blips)."""
-    client = client.with_options(max_retries=3)
-    if backend == "anthropic":
-        return AnthropicBatches(client)
-    return OpenAIBatches(client)

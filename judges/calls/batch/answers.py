@@ -5,7 +5,7 @@ synchronous recording does. Here each request is answered from the batch store i
 the network: the next unused outcome of an identical request in the same cassette (a
 `Cursor`). The planner (`PlanTransport`) stops a judgement at the first request without
 an outcome and lists what it needs; the writer (`Cursor.answer`, run under vcrpy through
-`judges.calls._vcr.answering`) records the answers into the cassette.
+`judges.calls.cassettes.answering`) records the answers into the cassette.
 
 A request that came back without a reply (expired, errored, cancelled) is answered with
 HTTP 424 and the reason: not a transient status, so the runner does not retry it (a retry
@@ -23,7 +23,7 @@ from typing import Any
 import httpx2
 
 from judges.calls.backends import Price, token_count
-from judges.calls.batch_store import BatchStore, Outcome, body_key
+from judges.calls.batch.store import BatchStore, Outcome, body_key
 
 FAILED_STATUS = 424
 _TEMPLATE_TOKENS = 64  # as judges.core.runner.worst_case_tokens

@@ -1,0 +1,192 @@
+"""The cassette facade: record or replay one judgement inside its cassette, with the judge's
+fingerprint, and say why a replay missed. The only module that imports `judges.calls._vcr`.
+
+- `in_cassette` opens a cassette (recorded afresh, or replayed: imported judgements straight
+  from the file, every other judge through vcrpy and its SDK) and turns a replay's "no
+  recorded response", and a file that cannot be read, into one `CassetteMiss`.
+- `judge_in_cassette` judges one case's calls inside it and gives each row the fingerprint
+  of the judge that answered: the pytest session and the finale both judge through here.
+- `threaded_recording` / `answering` let a record phase's threads record at once, and a
+  batch recording answer requests from downloaded replies.
+- `write_imported_cassette` writes a release's judgements as a recording would have.
+- What a file holds, read without vcrpy (`judges.calls.cassette_files`): how many calls
+  (`recorded_interactions`), which server recorded it (`recorded_base_url`), why it missed.
+
+vcrpy is imported only when a cassette goes through it (`python -m judges report` and the
+statistics never import it), hence the imports inside functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from judges.calls import direct_replay
+from judges.calls.backend_registry import backend_of
+from judges.calls.backends import ModelRef
+from judges.calls.cassette_files import (
+    FINGERPRINT_KEY,
+    miss_reason,
+    recorded_base_url,
+    recorded_interactions,
+)
+from judges.calls.direct_replay import UnreadableCassette
+
+__all__ = [
+    "FINGERPRINT_KEY",
+    "CassetteMiss",
+    "answering",
+    "in_cassette",
+    "is_answering",
+    "is_replay_miss",
+    "judge_in_cassette",
+    "miss_reason",
+    "open_cassette",
+    "recorded_base_url",
+    "recorded_interactions",
+    "threaded_recording",
+    "write_imported_cassette",
+]
+
+
+class CassetteMiss(Exception):
+    """A replay found no recorded response in the cassette at `path`, or could not read it
+    (`unreadable` then says why). Callers add what fixes it: a re-record, an import."""
+
+    def __init__(self, path: Path, unreadable: str | None = None) -> None:
+        super().__init__(unreadable or f"cassette {path} holds no recorded response")
+        self.path = path
+        self.unreadable = unreadable
+
+    def reason(self, model: ModelRef, repeats: int = 1) -> str:
+        """Why the file had no answer, as precisely as it tells (`miss_reason`)."""
+        return miss_reason(self.path, model, repeats)
+
+
+@contextmanager
+def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]:
+    """Replay or record one cassette: imported judgements straight from the file
+    (`judges.calls.direct_replay`), every other judge through vcrpy and its SDK. Errors
+    pass through as they are; `in_cassette` names the misses."""
+    if backend_of(model).replay_only and not record:
+        with direct_replay.replaying(path) as replayed:
+            yield replayed
+        return
+    from judges.calls import _vcr  # vcrpy is imported only when a cassette goes through it
+
+    with _vcr.cassette(path, record=record) as recorded:
+        yield recorded
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A cassette opened for one case's judgements."""
+
+    recorded: Any  # vcrpy's cassette, or the direct replay of an imported one
+    model: ModelRef
+    record: bool
+
+    def fingerprint(self, server: Mapping[str, str]) -> dict[str, str] | None:
+        """The judge's fingerprint: stored in a new cassette (with `server`, what the server
+        at the base URL said of itself, where a base URL applies), read back from a
+        replayed one; None when no judge answered (e.g. the cost cap: nothing is written)."""
+        from judges.calls import _vcr
+        from judges.calls.fingerprint import from_responses
+
+        if not self.record:
+            return _vcr.stored_fingerprint(self.recorded)
+        if not self.recorded.responses:
+            return None
+        found = {"backend": self.model.backend, "model": self.model.model}
+        if backend_of(self.model).takes_base_url:  # the server at --judge-base-url answered
+            found |= server
+        found |= from_responses(response.get("body") for response in self.recorded.responses)
+        _vcr.store_fingerprint(self.recorded, found)
+        return found
+
+
+@contextmanager
+def in_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Opened]:
+    """Open the cassette at `path` for one case's calls (`Call.is_fatal = is_replay_miss`);
+    a replay without a recorded response, or an unreadable file, raises `CassetteMiss`."""
+    try:
+        with open_cassette(path, model, record=record) as recorded:
+            yield Opened(recorded, model, record)
+    except UnreadableCassette as error:
+        raise CassetteMiss(path, str(error)) from None
+    except Exception as error:
+        if not is_replay_miss(error):
+            raise
+        raise CassetteMiss(path) from None
+
+
+class _Row(Protocol):
+    fingerprint: dict[str, str] | None
+
+
+RowT = TypeVar("RowT", bound=_Row)
+
+
+def judge_in_cassette(
+    path: Path,
+    model: ModelRef,
+    judge: Callable[[], Sequence[RowT]],
+    *,
+    record: bool,
+    server_fingerprint: Mapping[str, str],
+) -> list[RowT]:
+    """Run `judge` (one case's calls, through `judges.core.runner`, a layer above) inside
+    its cassette, recorded or replayed, and give each row the fingerprint of the judge that
+    answered; raise `CassetteMiss`."""
+    with in_cassette(path, model, record=record) as opened:
+        rows = list(judge())
+        fingerprint = opened.fingerprint(server_fingerprint)
+    for row in rows:
+        row.fingerprint = fingerprint
+    return rows
+
+
+def is_replay_miss(error: BaseException) -> bool:
+    """True for a replay's "no recorded response" (vcrpy's, or a direct replay's), also when
+    an SDK wrapped it: the runner must not retry it (`Call.is_fatal`)."""
+    from judges.calls import _vcr
+
+    return _vcr.is_replay_miss(error)
+
+
+def threaded_recording() -> AbstractContextManager[None]:
+    """Let threads record their own cassettes at once (a record phase)."""
+    from judges.calls import _vcr
+
+    return _vcr.threaded_recording()
+
+
+def answering(answer: Any) -> AbstractContextManager[None]:
+    """Inside `threaded_recording`, answer this thread's requests with
+    `answer(transport, request) -> response`, recorded as if the network had answered."""
+    from judges.calls import _vcr
+
+    return _vcr.answering(answer)
+
+
+def is_answering() -> bool:
+    """Whether this thread's requests are answered by `answering` (not sent anywhere)."""
+    from judges.calls import _vcr
+
+    return _vcr.is_answering()
+
+
+def write_imported_cassette(
+    path: Path,
+    exchanges: list[tuple[dict[str, Any], dict[str, Any]]],
+    fingerprint: dict[str, str],
+    uri: str,
+) -> bool:
+    """Write a cassette of (request body, response body) pairs, as a recording would have;
+    return whether the file changed (an unchanged file is not rewritten)."""
+    from judges.calls import _vcr
+
+    return _vcr.write_cassette(path, exchanges, fingerprint, uri)

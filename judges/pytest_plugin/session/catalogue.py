@@ -1,0 +1,96 @@
+"""What there is to judge: the judges' catalogue, their planted sets and bias probes, the
+models each version is judged on, and how each kind of run over a set judges (`RunPlan`)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from judges.calls.backends import ModelRef
+from judges.core.naming import Case
+from judges.core.runner import Subject
+from judges.core.spec import PROMPTS_ROOT, JudgeSpec, load_catalog
+from judges.pytest_plugin.session.settings import RunPlan, Settings
+from judges.sets.enrolment import Run, run_versions
+from judges.sets.items import PlantedItem
+from judges.sets.pins import Pin
+from judges.sets.planted import PlantedSet, load_planted_sets
+from judges.sets.probes import ProbeSet, load_probe_set
+
+# The retest run's seeds sit far from the noise floor's repeats: independent draws.
+RETEST_DRAW = 100
+
+
+class Catalogue:
+    """The run's judges, planted sets and probes, loaded once, and the plans over them."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @property
+    def catalog(self) -> dict[str, JudgeSpec]:
+        return load_catalog(self.settings.prompts or PROMPTS_ROOT)
+
+    @cached_property
+    def planted_sets(self) -> dict[str, PlantedSet]:
+        return load_planted_sets(self.settings.planted_sets, self.catalog)
+
+    @cached_property
+    def probe_sets(self) -> dict[str, ProbeSet]:
+        """The bias probes of every planted set that has a probes.toml."""
+        loaded = {name: load_probe_set(planted) for name, planted in self.planted_sets.items()}
+        return {name: probes for name, probes in loaded.items() if probes is not None}
+
+    def probe_versions(self, probes: ProbeSet) -> tuple[str, ...]:
+        """Every prompt version of the judge, unless probes.toml's `versions` restricts."""
+        versions = tuple(self.catalog[probes.judge].versions)
+        return run_versions(Run("probes", "", probes.versions), versions)
+
+    def models_for(self, spec: JudgeSpec, version: str | None = None) -> list[ModelRef]:
+        """The selected models; else those set.toml names for the version; else the baseline."""
+        if self.settings.models:
+            return list(self.settings.models)
+        planted = self.planted_sets.get(spec.name)
+        named = planted.config.versions.get(version) if planted and version else None
+        if named is not None and named.models:
+            return [ModelRef.parse(model) for model in named.models]
+        return [ModelRef.parse(spec.config.baseline_model)]
+
+    def main_items(
+        self, planted: PlantedSet, version: str, model: str | None = None
+    ) -> tuple[PlantedItem, ...]:
+        """The items a version's main run (of `model`) judges: all, or what set.toml names."""
+        return planted.main_items(version, model)
+
+    def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
+        """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""
+        spec = self.catalog[planted.judge]
+        config = planted.config
+        versions = planted.run_versions(run)  # every version, unless set.toml restricts
+        if run == "main":
+            return RunPlan(run, tuple(spec.versions), tuple(planted.items))
+        if run == "noise":
+            repeats = self.settings.noise_repeats or config.noise_repeats
+            items = tuple(planted.item(i) for i in config.noise_items)
+            return RunPlan(run, versions, items, repeats=repeats)
+        if run == "retest":
+            return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+        if run == "reading_list":
+            return RunPlan(run, versions, tuple(planted.reading_list))
+        if run == "panel" and config.panel is not None:
+            sampling = spec.config.sampling.model_copy(
+                update={"temperature": config.panel.temperature}
+            )
+            model = ModelRef.parse(config.panel.model) if config.panel.model else None
+            items = tuple(planted.item(i) for i in config.panel.items) or tuple(planted.items)
+            return RunPlan(
+                run, versions, items, sampling=sampling, model=model, label=config.panel.label
+            )
+        return RunPlan(run, (), ())
+
+    def subject(self, case: Case) -> Subject:
+        return self.planted_sets[case.judge].item(case.item_id).subject()
+
+    def pins(self, case: Case) -> dict[tuple[str, str], Pin]:
+        """The accepted baselines' pinned prompt files of the case's judge."""
+        planted = self.planted_sets.get(case.judge)
+        return planted.pins if planted is not None else {}

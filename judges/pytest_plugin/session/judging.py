@@ -1,0 +1,155 @@
+"""One case judged inside its cassette, through the cassette facade: recorded or replayed,
+a replay read once for every test that asks, the record phase's rows taken first, and a
+miss explained with the command that fixes it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from judges.calls.backend_registry import price_for
+from judges.calls.backends import ModelRef, Price
+from judges.calls.cassettes import (
+    CassetteMiss,
+    is_answering,
+    is_replay_miss,
+    judge_in_cassette,
+    recorded_base_url,
+)
+from judges.calls.ledger import Ledger
+from judges.core.naming import Case
+from judges.core.results import JudgementRow
+from judges.core.runner import Call, Subject, judge
+from judges.core.spec import Sampling
+from judges.pytest_plugin.invocation import missing_fix, with_recording_options
+from judges.pytest_plugin.session.backends import SessionBackends
+from judges.pytest_plugin.session.catalogue import Catalogue
+from judges.pytest_plugin.session.policy import RecordPolicy
+from judges.pytest_plugin.session.settings import Settings
+
+
+class JudgementMissing(Exception):
+    """No recorded judgement matches: the cassette is absent or stale."""
+
+
+class Judging:
+    """Judges the session's cases: the catalogue says what, the policy record or replay."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        catalogue: Catalogue,
+        backends: SessionBackends,
+        policy: RecordPolicy,
+        ledger: Ledger,
+        prices: Mapping[str, Price],
+    ) -> None:
+        self.settings = settings
+        self.catalogue = catalogue
+        self.backends = backends
+        self.policy = policy
+        self.ledger = ledger
+        self.prices = prices
+        self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
+        # Cassette -> rows recorded by the record phase (judges.pytest_plugin.record_phase).
+        self.prerecorded: dict[Path, list[JudgementRow]] = {}
+
+    def judge_case(
+        self,
+        case: Case,
+        *,
+        rerecord: str,
+        run: str = "main",
+        repeats: int = 1,
+        draw_offset: int = 0,
+        replay_only: bool = False,
+        sampling: Sampling | None = None,
+        subject: Subject | None = None,
+    ) -> list[JudgementRow]:
+        """Judge one case `repeats` times inside its cassette; raise JudgementMissing.
+
+        `subject` overrides the planted item's inputs (a bias probe of it).
+        """
+        path = case.cassette(self.settings.cassettes, run)
+        if not replay_only and path in self.prerecorded:  # called live by the record phase
+            return self.prerecorded.pop(path)
+        record = not replay_only and self.policy.should_record(path, repeats, case, run)
+        # An item test and its set's test replay the same cassette: read it once.
+        replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
+        if not record and replay_key in self._replayed:
+            return list(self._replayed[replay_key])
+        batch = record and self.settings.batch
+        if batch and not is_answering():  # a batch session never calls on its own
+            raise JudgementMissing(f"{_relative(path)} was not recorded by the batch phase; "
+                                   "resume it with:  pytest --record --batch --resume")  # fmt: skip
+        spec = self.catalogue.catalog[case.judge]
+        judged = subject or self.catalogue.subject(case)
+        draws = range(draw_offset, draw_offset + repeats)
+        calls = self.calls(case.model, record, run, draws, sampling)
+        try:
+            rows = judge_in_cassette(
+                path, case.model, lambda: [judge(spec, case.version, judged, c) for c in calls],
+                record=record, server_fingerprint=self.settings.server_fingerprint,
+            )  # fmt: skip
+        except CassetteMiss as miss:
+            raise self._missing(miss, case, run, repeats, rerecord) from None
+        if not record:
+            self._replayed[replay_key] = tuple(rows)
+        return rows
+
+    def _missing(
+        self, miss: CassetteMiss, case: Case, run: str, repeats: int, rerecord: str
+    ) -> JudgementMissing:
+        """What the miss was, and what supplies the judgement: a re-record, an import."""
+        path = miss.path
+        rerecord = with_recording_options(rerecord, case.model, recorded_base_url(path))
+        if miss.unreadable:
+            return JudgementMissing(f"{miss.unreadable}.\nRe-record it with:  {rerecord}")
+        state = miss.reason(case.model, repeats)
+        kept = self.policy.kept_hint(case, _relative(path), run)
+        return JudgementMissing(
+            f"no recorded judgement for {case.judge} prompt {case.version} on {case.model} "
+            f"(item {case.item_id}, run {run}): cassette {_relative(path)} {state}."
+            + (kept or "\n" + missing_fix(case.model, rerecord))
+        )
+
+    def calls(
+        self, model: ModelRef, live: bool, run: str, draws: range, sampling: Sampling | None
+    ) -> list[Call]:
+        """The settings of each repeat's call, in order."""
+        backend = self.backends.get(model, live)
+        price = price_for(self.prices, model)
+        return [
+            Call(
+                backend=backend,
+                price=price,
+                live=live,
+                ledger=None if live and self.settings.batch else self.ledger,  # batch: on download
+                is_fatal=is_replay_miss,
+                run=run,
+                repeat=repeat,
+                draw=draw,
+                sampling=sampling,
+                timeout_s=self.settings.judge_timeout_s,
+            )
+            for repeat, draw in enumerate(draws)
+        ]
+
+
+def _sampling_key(sampling: Sampling | None) -> str | None:
+    return None if sampling is None else sampling.model_dump_json()
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:
+        return -1.0
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

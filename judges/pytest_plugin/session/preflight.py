@@ -1,0 +1,64 @@
+"""Checks before any call: prompts' placeholders, model tables, and the cassettes a replay
+will read; each problem a `SpecError` naming its file and line."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from judges.calls.backends import BackendError, ModelRef
+from judges.core.spec import JudgeSpec, SpecError
+from judges.pytest_plugin.session.catalogue import Catalogue
+from judges.pytest_plugin.session.settings import RecordMode, Settings
+from judges.sets import preflight
+from judges.sets.planted import PlantedSet
+
+
+def run_preflight(catalogue: Catalogue, settings: Settings) -> None:
+    """Check prompts, model tables and cassettes; raise SpecError naming file and line."""
+    for planted in catalogue.planted_sets.values():
+        spec = catalogue.catalog[planted.judge]
+        fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
+        preflight.check_prompt_placeholders(spec, fields)
+        known = _known_models(spec, planted, settings)
+        for name, tables in (
+            ("expectations.toml", planted.accepted_misses),
+            ("gates.toml", planted.gates),
+        ):
+            preflight.check_table_keys(planted.path / name, tables, spec, known)
+        if settings.record is not RecordMode.ALL:
+            for path, model in _cassettes_of(spec, planted, catalogue, settings):
+                problem = preflight.cassette_problem(path, model)
+                if problem:
+                    raise SpecError(problem)
+
+
+def _known_models(spec: JudgeSpec, planted: PlantedSet, settings: Settings) -> set[str]:
+    """Baseline, selected and panel models, and every model with recordings of this judge."""
+    known = {spec.config.baseline_model, *(str(m) for m in settings.models)}
+    known |= {m for named in planted.config.versions.values() for m in named.models}
+    if planted.config.panel is not None and planted.config.panel.model:
+        known.add(planted.config.panel.model)
+    recorded = {p.name for p in (settings.cassettes / spec.name).glob("*/*")}
+    for model, _ in [*planted.accepted_misses, *planted.gates]:
+        with contextlib.suppress(BackendError):
+            if ModelRef.parse(model).slug in recorded:
+                known.add(model)
+    return known
+
+
+def _cassettes_of(
+    spec: JudgeSpec, planted: PlantedSet, catalogue: Catalogue, settings: Settings
+) -> list[tuple[Path, str]]:
+    """The cassettes this run may replay (the selected models' and the panel model's),
+    each with the model name its requests must carry."""
+    root = settings.cassettes / spec.name
+    models = {m.slug: m.model for v in spec.versions for m in catalogue.models_for(spec, v)}
+    if planted.config.panel is not None and planted.config.panel.model:
+        panel = ModelRef.parse(planted.config.panel.model)
+        models[panel.slug] = panel.model
+    return [
+        (p, models[p.relative_to(root).parts[1]])
+        for p in sorted(root.glob("*/*/**/*.yaml"))
+        if p.relative_to(root).parts[1] in models
+    ]

@@ -1,0 +1,34 @@
+"""The rows a session gathered: from its tests, from xdist workers, and from a record phase
+cut short; with the usage they add up to per model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from judges.core.results import JudgementRow, Usage
+
+
+class GatheredRows:
+    def __init__(self) -> None:
+        self.rows: list[JudgementRow] = []
+
+    def add_rows(self, rows: Iterable[object]) -> None:
+        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
+
+    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
+        """Rows judged live that no test reported (a record phase cut short), each once."""
+        reported = {row.key for row in self.rows}
+        new = [row for row in rows if row.key not in reported]
+        self.rows.extend(new)
+        return len(new)
+
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Calls, tokens and cost per model over every row of this session."""
+        totals: dict[str, Usage] = {}
+        for row in self.rows:
+            usage = totals.setdefault(row.model, Usage())
+            usage.calls += row.usage.calls
+            usage.input_tokens += row.usage.input_tokens
+            usage.output_tokens += row.usage.output_tokens
+            usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
+        return dict(sorted(totals.items()))
