@@ -304,6 +304,49 @@ def kind_literals(
     return found
 
 
+# The modules that compose a verdict's parts: only `judges.verdicts` imports them, so the
+# suite, the reports and `baseline` read one verdict and never assemble their own.
+COMPOSERS = ("judges.stats.fitness.judge", "judges.stats.regression.family")
+# What `stats` must not reach: the set's loaders (inputs are read once, in
+# `judges.verdicts.inputs`) and the file system.
+FILE_CALLS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_bytes"})
+
+
+def composers_outside(imports: Mapping[str, list[Import]], home: str) -> list[str]:
+    """Modules outside `home` that import a verdict's composers."""
+    return [
+        f"{module}:{imp.line} imports {imp.target}"
+        for module, found in sorted(imports.items())
+        if not module.startswith(home)
+        for imp in found
+        if imp.target in COMPOSERS
+    ]
+
+
+def impure_statistics(root: Path, package: str) -> list[str]:
+    """Modules of `stats` that import a loader or a planted set from `sets`, or touch a file."""
+    found = []
+    for path in sorted((root / "stats").rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                f"{package}.sets"
+            ):
+                found += [
+                    f"{name}:{node.lineno} imports {alias.name} from {node.module}"
+                    for alias in node.names
+                    if alias.name.startswith("load") or alias.name == "PlantedSet"
+                ]
+            elif isinstance(node, ast.Call):
+                called = node.func
+                attr = called.attr if isinstance(called, ast.Attribute) else None
+                bare = called.id if isinstance(called, ast.Name) else None
+                if attr in FILE_CALLS or bare == "open":
+                    found.append(f"{name}:{node.lineno} calls {attr or bare}")
+    return found
+
+
 def imports_of_test_modules(imports: Mapping[str, list[Import]]) -> list[str]:
     """Imports of a test module (`test_*`) by any other module of the tree. What two test
     modules share belongs in a conftest (fixtures) or a private `_*.py` module (helpers):
@@ -576,6 +619,51 @@ def test_a_module_importing_a_test_module_is_found(tmp_path: Path) -> None:
     ]
     clean = plant(tmp_path / "clean", {"test_a.py": "from pkg._helpers import ROWS\n"})
     assert imports_of_test_modules(graph(clean, "pkg")) == []
+
+
+def test_only_the_verdicts_compose_fitness_and_regressions() -> None:
+    problems = composers_outside(graph(ROOT, "judges"), "judges.verdicts")
+    assert not problems, "build a verdict (judges.verdicts.build) instead:\n" + "\n".join(problems)
+
+
+def test_statistics_read_no_file_and_no_set_loader() -> None:
+    problems = impure_statistics(ROOT, "judges")
+    assert not problems, "load inputs in judges.verdicts.inputs:\n" + "\n".join(problems)
+
+
+def test_a_composer_imported_outside_the_verdicts_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "stats/fitness/judge.py": "X = 1\n",
+        "stats/regression/family.py": "Y = 1\n",
+        "verdicts/build.py": "from pkg.stats.fitness.judge import X\n",
+        "reports/build.py": "def f():\n    from pkg.stats.regression.family import Y\n",
+    })  # fmt: skip
+    imports = graph(package, "pkg")
+    found = [
+        line
+        for line in composers_outside(
+            {m.replace("pkg.", "judges.", 1): [
+                Import(i.target.replace("pkg.", "judges.", 1), i.line, i.top_level, i.runtime)
+                for i in imps
+            ] for m, imps in imports.items()},
+            "judges.verdicts",
+        )
+    ]  # fmt: skip
+    assert found == ["judges.reports.build:2 imports judges.stats.regression.family"]
+
+
+def test_a_statistic_reading_a_file_or_a_loader_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "sets/planted.py": "def load_planted_set(): ...\nclass PlantedSet: ...\nclass Gates: ...\n",
+        "stats/a.py": "from pkg.sets.planted import Gates, PlantedSet, load_planted_set\n",
+        "stats/b.py": "def f(path):\n    return path.read_text()\n",
+        "stats/c.py": "def g():\n    return sum([1, 2])\n",
+    })  # fmt: skip
+    assert impure_statistics(package, "pkg") == [
+        "pkg/stats/a.py:1 imports PlantedSet from pkg.sets.planted",
+        "pkg/stats/a.py:1 imports load_planted_set from pkg.sets.planted",
+        "pkg/stats/b.py:2 calls read_text",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from judges.core.spec import JudgeSpec
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import PlantedSet, load_planted_set
 from judges.sets.reading_list import ReadingList, load_reading_list
+from judges.sets.sme import SmeLabel, SmeLabelError, load_sme_labels
 from judges.stats.estimates.memo import Memo
 from judges.stats.fitness.judge import SetFacts
-from judges.stats.reliability.gates import SmeLabel, SmeLabelError, load_sme_labels
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from judges.sets.sme import SmeLabel, SmeLabelError, load_sme_labels
+from judges.sets.sme import SmeLabel
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.pairing import Stat
 from judges.stats.reliability.calibration import (
@@ -40,11 +40,9 @@ __all__ = [
     "SmeCalibration",
     "SmeDisagreement",
     "SmeLabel",
-    "SmeLabelError",
     "TestRetest",
     "evaluate_reliability",
     "gate_statistics",
-    "load_sme_labels",
     "noise_floor",
     "panel_agreement",
     "sme_calibration",
