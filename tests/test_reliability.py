@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
-from judges.sets.sme import SmeLabel, SmeLabelError
+from judges.sets.sme import SmeLabel, SmeLabelError, load_sme_labels
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import Estimate, Rate, wilson
 from judges.stats.reliability import gates as reliability
@@ -554,7 +554,7 @@ def test_load_sme_labels(tmp_path: Path) -> None:
         ' "factual_accuracy": 1, "completeness": 2, "causal_reasoning": 3}\n',
         encoding="utf-8",
     )
-    labels = reliability.load_sme_labels(good)
+    labels = load_sme_labels(good)
     assert [label.item_id for label in labels] == ["Q-01", "Q-02"]
     assert labels[0].scores == {"core_total": 7}
     assert labels[1].note == "x"
@@ -573,7 +573,7 @@ def test_load_sme_labels(tmp_path: Path) -> None:
         bad.write_text(text + "\n", encoding="utf-8")
         line = text.count("\n") + 1
         with pytest.raises(SmeLabelError, match=rf"bad\.jsonl:{line}: .*{message}"):
-            reliability.load_sme_labels(bad)
+            load_sme_labels(bad)
 
 
 # --------------------------------------------------------------------------- gates
