@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from judges.reports.format import p_value, rate, sided_p
 from judges.reports.model.data import NOT_FIT, PASS, FolderReport, ModelReport
 from judges.reports.sections.fitness import WORSE, chance_reading, named
 from judges.stats.estimates.intervals import Rate
@@ -89,12 +90,12 @@ class FirstScreen:
         }
 
 
-def _rate(rate: Rate) -> str:
-    return f"{rate.successes}/{rate.n} = {rate.rate:.2f}" if rate.n else "no items (n=0)"
+def _rate(r: Rate) -> str:
+    return rate(r.successes, r.n, r.rate)
 
 
 def _p(value: float) -> str:
-    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+    return p_value(value)
 
 
 def worse_than_previous(c: Comparison) -> str | None:
@@ -147,9 +148,7 @@ def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
     else:
         value = f"{test.value:.2f} [{test.low:.2f}, {test.high:.2f}]"
     reading = chance_reading(test)
-    p = f"p(better) = {test.p_value:.3g}"
-    if reading == WORSE:
-        p += f", p(worse) = {test.p_worse:.3g}"
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     return Figure(model, test.name, f"{test.statistic} {value}", test.n,
                   f"chance {test.chance:g}", f"{reading} ({p})", note)  # fmt: skip
 

@@ -4,6 +4,7 @@ interval and p-value, in report.md and index.html. Its figures come from
 
 from __future__ import annotations
 
+from judges.reports.format import sided_p
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
 from judges.reports.sections.fitness import AT_CHANCE, WORSE, chance_reading
@@ -70,7 +71,7 @@ def _cells(test: ChanceTest) -> list[str]:
     reading = chance_reading(test)
     # Each p-value names its side: better (the test that decides) and, for a judge below
     # chance, worse.
-    p = f"better: {test.p_value:.3g}" + (f", worse: {test.p_worse:.3g}" if reading == WORSE else "")
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     return [
         test.name, reading.upper(), test.statistic, value, interval, f"{test.chance:g}", p,
         str(test.n), "-" if test.power is None else f"{test.power:.2f}", test.detail,

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from judges.reports.format import p_value
 from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
 from judges.stats.estimates.floors import Gate
@@ -60,7 +61,7 @@ def _property(text: str) -> str:
 
 
 def _p(value: float) -> str:
-    return "-" if value != value else f"{value:.3g}"  # nan: no discordant pair
+    return p_value(value, "no discordant pair")
 
 
 def _comparison(m: ModelReport) -> str:

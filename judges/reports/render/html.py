@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judges.reports.format import p_value
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import baseline_warning, first_screen
 from judges.reports.render.charts import (
@@ -178,7 +179,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
     c = m.comparison
     if c is None:
         return f"<p>No main-run rows of prompt {esc(previous)} to pair with.</p>"
-    p = "&lt; 0.0001" if c.mcnemar.p_value < 0.0001 else f"{c.mcnemar.p_value:.4f}"
+    p = esc(p_value(c.mcnemar.p_value))
     lines = [
         f"<p>{c.n_pairs} items paired. Detection of planted defects: {esc(c.before)} "
         f"{esc(rate_text(c.detection_before))} &rarr; {esc(c.after)} "

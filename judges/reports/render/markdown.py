@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from judges.reports.format import number
 from judges.reports.model.data import (
     FAILURES_MD,
     RESULTS_FILE,
@@ -299,7 +300,7 @@ def _failures_summary_md(m: ModelReport) -> list[str]:
 
 
 def _num(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.2f}"
+    return number(value)
 
 
 def _usage_md(report: FolderReport) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from judges.core.results import JudgementRow
+from judges.reports.format import interval, number, sided_p, undefined
 from judges.reports.sections.sources import Sources
 from judges.stats.estimates.intervals import Estimate
 from judges.stats.fitness.chance import ChanceTest, Fitness
@@ -118,28 +119,16 @@ def not_fit_phrase(failing: Sequence[ChanceTest], limit: int = MAX_NAMED) -> str
     return "; ".join(parts)
 
 
-def _number(value: float) -> str:
-    return f"{value:.2f}"
-
-
 def figure_text(test: ChanceTest) -> str:
     """The test's figure as a reader sees it: value, interval, n, chance and each p-value
     with its side; an undefined value says why (its counts) instead of printing nan."""
     reading = chance_reading(test)
-    p = f"p(better) = {test.p_value:.3g}"
-    if reading == WORSE:
-        p += f", p(worse) = {test.p_worse:.3g}"
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     if math.isnan(test.value):
-        why = test.detail or "no data"
-        return f"{test.statistic} undefined ({why}), n={test.n}, chance {test.chance:g}, {p}"
-    interval = (
-        f" [{_number(test.low)}, {_number(test.high)}]"
-        if not (math.isnan(test.low) or math.isnan(test.high))
-        else " (no interval)"
-    )
-    return (
-        f"{test.statistic} {_number(test.value)}{interval} n={test.n}, chance {test.chance:g}, {p}"
-    )
+        why = undefined(test.detail or "no data")
+        return f"{test.statistic} {why}, n={test.n}, chance {test.chance:g}, {p}"
+    shown = f"{number(test.value)} {interval(test.low, test.high)}"
+    return f"{test.statistic} {shown} n={test.n}, chance {test.chance:g}, {p}"
 
 
 def reason_text(test: ChanceTest) -> str:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
+from judges.reports.format import p_is, p_value
 from judges.reports.sections.prose import inline_html
 from judges.stats.estimates.intervals import McNemar, Rate
 from judges.stats.fitness.evaluator import EvaluatorFigures, Preference
@@ -51,7 +52,7 @@ EXPLAINED = (
 
 
 def p_text(p: float) -> str:
-    return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
+    return p_is(p)
 
 
 def _pct(rate: Rate) -> str:
@@ -207,7 +208,7 @@ def _short_p(test: McNemar) -> str:
     """The p-value, or "no test" when no item differs (the last rank's "vs next" is "-")."""
     if test.n == 0:
         return "no test"
-    return "<0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}"
+    return p_value(test.p_value)
 
 
 def _short_pref(pref: Preference | None) -> tuple[str, str]:
