@@ -8,11 +8,12 @@ from pathlib import Path
 
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
-from judges.reports.model.data import FAILURES_MD, INDEX_HTML, NOT_FIT, REPORT_MD, ModelReport
+from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
 from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.fitness import not_fit_phrase
+from judges.reports.vocabulary import NOT_FIT
 from judges.reports.write import ReportSet
 
 CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"

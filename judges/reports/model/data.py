@@ -18,6 +18,7 @@ from judges.reports.sections.estimate import PassRateEstimate
 from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
 from judges.reports.sections.pairwise import PairwiseReport
 from judges.reports.sections.probes import ProbeReport
+from judges.reports.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import Fitness
@@ -58,10 +59,6 @@ def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
         if key not in ("raw", "rationale", "rationales", "judge_prompt_version")
         and (short(value) or (isinstance(value, list) and all(short(v) for v in value)))
     }
-
-
-# The four verdicts, one word each.
-PASS, FAIL, NOT_FIT, INCOMPLETE = "PASS", "FAIL", "NOT FIT", "INCOMPLETE"
 
 
 @dataclass(frozen=True)

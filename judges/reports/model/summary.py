@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.reports.format import p_value, rate, sided_p
-from judges.reports.model.data import NOT_FIT, PASS, FolderReport, ModelReport
-from judges.reports.sections.fitness import WORSE, chance_reading, named
+from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.sections.fitness import chance_reading, named
+from judges.reports.vocabulary import FAIL, NOT_FIT, PASS, WORSE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
@@ -168,7 +169,7 @@ def _figures(m: ModelReport) -> list[Figure]:
         if gate.passed is False:
             against = f"threshold {gate.threshold_text()}"
             what = f"gate {gate.name}"
-            figures.append(Figure(m.model, what, gate.value_text(), gate.value.n, against, "FAIL"))
+            figures.append(Figure(m.model, what, gate.value_text(), gate.value.n, against, FAIL))
     c = m.comparison
     if c is not None and c.detection_after.n:
         after = c.detection_after

@@ -7,7 +7,8 @@ from __future__ import annotations
 from judges.reports.format import sided_p
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
-from judges.reports.sections.fitness import AT_CHANCE, WORSE, chance_reading
+from judges.reports.sections.fitness import chance_reading
+from judges.reports.vocabulary import AT_CHANCE, BETTER, FIT, NOT_FIT, WORSE
 from judges.stats.fitness.chance import ChanceTest
 
 __all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
@@ -29,21 +30,22 @@ FITNESS_INTRO = (
 
 def _headline(m: ModelReport) -> str:
     if m.fitness is None:
-        return "**NOT FIT**: no planted set to test the judge against chance."
+        return f"**{NOT_FIT}**: no planted set to test the judge against chance."
     weak = "".join(f" {line[0].upper()}{line[1:]}." for line in m.fitness.weak_spots())
     if m.fit and m.fitness.undecided:
-        return f"**FIT, undecided**: {m.fitness.cannot_show()[0]}."
+        return f"**{FIT}, undecided**: {m.fitness.cannot_show()[0]}."
     if m.fit:
-        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests.{weak}"
+        deciding = len(m.fitness.decisive)
+        return f"**{FIT}**: {BETTER} on all {deciding} deciding tests.{weak}"
     failing = m.fitness.failing
     worse = sum(chance_reading(t) == WORSE for t in failing)
     split = f" ({worse} {WORSE}, {len(failing) - worse} {AT_CHANCE})" if worse else ""
     head = (
-        f"**NOT FIT**: not better than chance on {len(failing)} of "
+        f"**{NOT_FIT}**: not better than chance on {len(failing)} of "
         f"{len(m.fitness.decisive)} deciding tests{split}."
     )
     if not m.fitness.tests:
-        head = "**NOT FIT**: no chance test applies to this set."
+        head = f"**{NOT_FIT}**: no chance test applies to this set."
     if m.accept_not_fit:
         head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
     return head

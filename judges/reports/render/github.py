@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.reports.format import p_value
-from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
+from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
+from judges.reports.vocabulary import FAIL, NOT_FIT, PASS
 from judges.stats.estimates.floors import Gate
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"

@@ -25,6 +25,7 @@ from judges.reports.render.first_screen import fingerprint_rows, first_screen_ht
 from judges.reports.render.fitness import fitness_html
 from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
+from judges.reports.vocabulary import FAIL, NOT_FIT, PASS
 
 __all__ = ["render_html"]
 
@@ -251,17 +252,17 @@ def _banner(report: FolderReport) -> str:
     accepted = sum(len(m.accepted_misses) for m in report.models)
     fitness = (
         "Better than chance at what the set measures"
-        if verdict == "PASS"
+        if verdict == PASS
         else _sentence(verdict.removeprefix("PASS (fitness undecided: ").removesuffix(")"))
     )
     detail = (
         f"{fitness}; every planted item met its expectation "
         f"or is an accepted miss ({accepted} accepted), and every gate with a threshold passed "
         f"({gates} gates)."
-        if word == "PASS"
+        if word == PASS
         else _sentence(verdict.removeprefix(f"{word}: ")) + ". See fitness, gates and failures."
     )
-    kind = {"PASS": "pass", "FAIL": "fail", "NOT FIT": "notfit"}.get(word, "incomplete")
+    kind = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit"}.get(word, "incomplete")
     warning = baseline_warning(report)
     if warning:  # an accepted baseline worse than the prompt before it says so up here
         detail += f" Warning: {_sentence(warning)}."

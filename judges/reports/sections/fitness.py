@@ -12,6 +12,7 @@ from dataclasses import replace
 from judges.core.results import JudgementRow
 from judges.reports.format import interval, number, sided_p, undefined
 from judges.reports.sections.sources import Sources
+from judges.reports.vocabulary import AT_CHANCE, BETTER, TOO_FEW, WORSE, Reading
 from judges.stats.estimates.intervals import Estimate
 from judges.stats.fitness.chance import ChanceTest, Fitness
 from judges.stats.fitness.judge import judge_fitness
@@ -42,14 +43,6 @@ def model_fitness(
         return None
 
 
-# The words every section and format uses for one chance test; NOT FIT, FAIL, INCOMPLETE
-# and PASS are kept for a judge's verdict.
-BETTER, AT_CHANCE, WORSE, TOO_FEW = (
-    "better than chance",
-    "at chance",
-    "worse than chance",
-    "too few to test",
-)
 MAX_NAMED = 5  # reasons named in a verdict line; the rest are counted ("and 3 more")
 
 
@@ -87,7 +80,7 @@ def retest_from_fitness(retest: TestRetest, fitness: Fitness | None) -> TestRete
     return replace(retest, dimensions=dimensions)
 
 
-def chance_reading(test: ChanceTest) -> str:
+def chance_reading(test: ChanceTest) -> Reading:
     """How a chance test reads: better than, at or worse than chance, or too few to test.
 
     Worse than chance when its one-sided test says so or its 95% interval lies wholly below
