@@ -34,6 +34,8 @@ from judges.cli.baseline import _drop_below_chance, detection_floors, merge_floo
 from judges.cli.baseline import reliability_floors as suggest_reliability_floors
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
+from judges.reports.sections.fitness import fitness_reasons
+from judges.reports.vocabulary import NOT_FIT
 from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates, SetConfig, load_planted_sets
 from judges.sets.sme import SmeLabel, load_sme_labels
@@ -256,7 +258,7 @@ def verdict(
         sme_labels=shape.sme_labels,
     )  # fmt: skip
     if not fitness.fit:
-        return Verdict("NOT FIT", tuple(fitness.reasons()))
+        return Verdict(NOT_FIT, tuple(fitness_reasons(fitness)))
     main, base_main = _runs(rows, "main"), _runs(baseline, "main")
     found = reliability(shape, rows)
     results: list[Any] = list(evaluate(main, gates))

@@ -27,6 +27,7 @@ __all__ = [
     "percent",
     "rate",
     "rate_percent",
+    "rate_with_interval",
     "sided_p",
     "undefined",
 ]
@@ -118,3 +119,10 @@ def estimate(value: float, low: float, high: float, n: int, why: str = "") -> st
     if math.isnan(value):
         return f"{undefined(why)}, {n_is(n)}"
     return f"{value:.2f} {interval(low, high)} {n_is(n)}"
+
+
+def rate_with_interval(r: _Rate, empty: str = "") -> str:
+    """`k/n = 0.45 [0.30, 0.60] n=20`: a rate with its interval and n."""
+    if r.n == 0:
+        return empty or "no items (n=0)"
+    return f"{rate(r.successes, r.n, r.rate)} {interval(r.low, r.high)} {n_is(r.n)}"

@@ -13,6 +13,7 @@ from judges.reports.model.metadata import RUN_FILE
 from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.fitness import not_fit_phrase
+from judges.reports.sections.ranking import metric_sentence
 from judges.reports.vocabulary import NOT_FIT
 from judges.reports.write import ReportSet
 
@@ -63,7 +64,7 @@ def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
     """Ranking against random and lenient-parsing coercions, where they apply."""
     lines = []
     if m.ranking is not None:
-        auc = m.ranking.metrics["hard_negative_auc"].sentence()
+        auc = metric_sentence(m.ranking.metrics["hard_negative_auc"])
         lines.append(f"{judge} {version} on {m.model}: as a ranker, {auc}")
     if m.coercions:
         lines.append(f"{judge} {version} on {m.model}: {m.coercions}")

@@ -15,9 +15,15 @@ from typing import Any
 from judges.core.results import JudgementRow, Usage
 from judges.reports.sections.completeness import missing_reason
 from judges.reports.sections.estimate import PassRateEstimate
-from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
+from judges.reports.sections.fitness import (
+    cannot_show,
+    fitness_dict,
+    fitness_reasons,
+    not_fit_phrase,
+)
 from judges.reports.sections.pairwise import PairwiseReport
 from judges.reports.sections.probes import ProbeReport
+from judges.reports.sections.ranking import ranker_lines
 from judges.reports.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.estimates.intervals import Rate
@@ -153,9 +159,7 @@ class ModelReport:
         """Why this judge is NOT FIT, one line each; empty when it is fit."""
         if self.fitness is None:
             return ["no planted set to test it against chance"]
-        if not self.fitness.decisive:
-            return self.fitness.reasons()
-        return [reason_text(test) for test in self.fitness.failing]
+        return fitness_reasons(self.fitness)
 
     def incomplete_reason(self) -> str:
         """INCOMPLETE's reason, the same in every format: "3 items set.toml asks for not
@@ -183,7 +187,7 @@ class ModelReport:
         if self.ranking is None:
             return []
         note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
-        return [*self.ranking.lines(), *note]
+        return [*ranker_lines(self.ranking), *note]
 
     @property
     def new_failures(self) -> tuple[Failure, ...]:
@@ -300,13 +304,9 @@ class ModelReport:
         if self.pass_rate is not None:
             optional["pass_rate_estimate"] = self.pass_rate.as_dict()
         if self.fitness is not None and self.chance_tests_apply:
-            found = self.fitness.as_dict()
-            # The report's words for each test (at, better or worse than chance), not the
-            # statistics layer's: one vocabulary in every format.
-            for test, shown in zip(self.fitness.tests, found["tests"], strict=True):
-                shown["reading"] = chance_reading(test)
-            found["reasons"] = [reason_text(t) for t in self.fitness.failing]
-            optional["fitness"] = found | {"accepted": self.accept_not_fit}
+            # The report's words for each test (at, better or worse than chance): one
+            # vocabulary in every format.
+            optional["fitness"] = fitness_dict(self.fitness) | {"accepted": self.accept_not_fit}
         return optional
 
 
@@ -427,7 +427,7 @@ class FolderReport:
 
     def _cannot_show(self, models: list[ModelReport]) -> str:
         """What the set cannot yet show, per model where there are several."""
-        lines = [(m.model, m.fitness.cannot_show()[0]) for m in models if m.fitness is not None]
+        lines = [(m.model, cannot_show(m.fitness)[0]) for m in models if m.fitness is not None]
         if len(self.models) == 1:
             return lines[0][1]
         return "; ".join(f"{model}: {line}" for model, line in lines)

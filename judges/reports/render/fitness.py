@@ -7,7 +7,7 @@ from __future__ import annotations
 from judges.reports.format import sided_p
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
-from judges.reports.sections.fitness import chance_reading
+from judges.reports.sections.fitness import cannot_show, chance_reading, weak_spots
 from judges.reports.vocabulary import AT_CHANCE, BETTER, FIT, NOT_FIT, WORSE
 from judges.stats.fitness.chance import ChanceTest
 
@@ -31,9 +31,9 @@ FITNESS_INTRO = (
 def _headline(m: ModelReport) -> str:
     if m.fitness is None:
         return f"**{NOT_FIT}**: no planted set to test the judge against chance."
-    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in m.fitness.weak_spots())
+    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in weak_spots(m.fitness))
     if m.fit and m.fitness.undecided:
-        return f"**{FIT}, undecided**: {m.fitness.cannot_show()[0]}."
+        return f"**{FIT}, undecided**: {cannot_show(m.fitness)[0]}."
     if m.fit:
         deciding = len(m.fitness.decisive)
         return f"**{FIT}**: {BETTER} on all {deciding} deciding tests.{weak}"

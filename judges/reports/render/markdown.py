@@ -14,6 +14,7 @@ from judges.reports.model.data import (
     ModelReport,
 )
 from judges.reports.model.summary import first_screen
+from judges.reports.render.comparison import comparison_markdown
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.label_stability import label_stability_md
@@ -24,7 +25,7 @@ from judges.reports.sections.reading_list import reading_list_md
 from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.planning.categories import category_power_lines
-from judges.stats.regression.comparison import comparison_markdown, outcome
+from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.reports.format import interval, number, sided_p, undefined
@@ -19,7 +20,18 @@ from judges.stats.fitness.judge import judge_fitness
 from judges.stats.reliability.calibration import SmeCalibration
 from judges.stats.reliability.noise import TestRetest
 
-__all__ = ["chance_reading", "model_fitness", "named", "not_fit_phrase"]
+__all__ = [
+    "cannot_show",
+    "chance_reading",
+    "figure_text",
+    "fitness_dict",
+    "fitness_reasons",
+    "model_fitness",
+    "named",
+    "not_fit_phrase",
+    "reason_text",
+    "weak_spots",
+]
 
 
 def model_fitness(
@@ -126,5 +138,57 @@ def figure_text(test: ChanceTest) -> str:
 
 def reason_text(test: ChanceTest) -> str:
     """One line a report prints for a test: `name: AT CHANCE (figure; counts)`."""
-    detail = f"; {test.detail}" if test.detail and not math.isnan(test.value) else ""
-    return f"{test.name}: {chance_reading(test).upper()} ({figure_text(test)}{detail})"
+    return f"{test.name}: {chance_reading(test).upper()} ({figure_text(test)}{_detail(test)})"
+
+
+def _detail(test: ChanceTest) -> str:
+    """`; counts`, unless the figure already gave them as why its value is undefined."""
+    return f"; {test.detail}" if test.detail and not math.isnan(test.value) else ""
+
+
+def fitness_reasons(fitness: Fitness) -> list[str]:
+    """Why the judge is NOT FIT, one line per failing test (empty when FIT)."""
+    if fitness.fit:
+        return []
+    if not fitness.tests:
+        return ["no chance test applies: nothing in the set tests the judge against chance"]
+    return [reason_text(test) for test in fitness.failing]
+
+
+def weak_spots(fitness: Fitness) -> list[str]:
+    """Diagnostics at chance, one line each: "weak on fabrication (figure; 3/7 ...)".
+
+    Too weak to decide (a good judge fails each now and then), they point where to look.
+    """
+    return [
+        f"weak on {t.name} ({figure_text(t)}{_detail(t)}; a judge right 90% of the time "
+        f"passes it with probability {t.power:.2f}: shown, decides nothing)"
+        for t in fitness.diagnostics
+        if not t.fit_ignoring_power
+    ]
+
+
+def cannot_show(fitness: Fitness) -> list[str]:
+    """What the set cannot yet show: every test that cannot decide at its size."""
+    if not fitness.undecided:
+        return []
+    names = ", ".join(t.name for t in fitness.tests)
+    return [
+        "no chance test can decide at this set's size, so it cannot yet show that the "
+        f"judge is better than chance ({names}); grow the set (`python -m judges plan`)"
+    ]
+
+
+def fitness_dict(fitness: Fitness) -> dict[str, Any]:
+    """report.json's fitness: the verdict, its reasons in the report's words, and each test
+    with how it reads."""
+    found = fitness.as_dict()
+    tests = found.pop("tests")
+    for test, shown in zip(fitness.tests, tests, strict=True):
+        shown["reading"] = chance_reading(test)
+    return found | {
+        "reasons": [reason_text(test) for test in fitness.failing],
+        "weak_spots": weak_spots(fitness),
+        "cannot_show": cannot_show(fitness),
+        "tests": tests,
+    }
