@@ -21,7 +21,7 @@ from judges.reports.sections.fitness import (
     fitness_reasons,
     not_fit_phrase,
 )
-from judges.reports.sections.pairwise import PairwiseReport
+from judges.reports.sections.pairwise import PairwiseReport, set_verdict
 from judges.reports.sections.probes import ProbeReport
 from judges.reports.sections.ranking import ranker_lines
 from judges.reports.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
@@ -440,7 +440,7 @@ class FolderReport:
             f"{entry.model} {category}: {NOT_FIT}"
             for category, entries in self.pairwise.sets.items()
             for entry in entries
-            if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
+            if set_verdict(entry.outcome) == NOT_FIT and entry.outcome.accepted
         ]
 
     def _not_fit_parts(self, accepted: bool | None) -> list[str]:
