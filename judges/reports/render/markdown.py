@@ -22,9 +22,9 @@ from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
+from judges.reports.sections.regressions import category_power_lines
 from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
-from judges.stats.planning.categories import category_power_lines
 from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest

@@ -1,5 +1,5 @@
 """A report's regression gates against the accepted baseline, their power per category, and
-the judges that answered."""
+the judges that answered; the words a reader sees for what each category's gate can see."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from typing import Any
 
 from judges.calls.fingerprint import describe as describe_fingerprint
 from judges.core.results import JudgementRow
+from judges.reports.format import number
 from judges.reports.sections.sources import Sources
 from judges.sets.planted import Gates
-from judges.stats.planning.categories import category_power, discordance_of
+from judges.stats.estimates.power import POWER, WORTH_DETECTING
+from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions
 from judges.stats.reliability.calibration import sme_dimension
@@ -42,7 +44,7 @@ def regressions(
             f"it (gates.toml accept_regression): {table.accept_regression}"
         )
     power = tuple(category_power(main, discordance, alpha))
-    notes += [warning for p in power if (warning := p.warning()) is not None]
+    notes += [warning for p in power if (warning := category_power_warning(p)) is not None]
     return found | {"category_power": power}
 
 
@@ -105,3 +107,48 @@ def fingerprints(rows: Sequence[JudgementRow]) -> dict[str, tuple[str, ...]]:
     for row in rows:
         found.setdefault(row.run, set()).add(describe_fingerprint(row.fingerprint))
     return {run: tuple(sorted(found[run])) for run in sorted(found)}
+
+
+def category_power_warning(p: CategoryPower) -> str | None:
+    """A sentence for the report when the category cannot see a 15-point drop."""
+    if p.sees_worth_detecting:
+        return None
+    if p.nothing_to_drop:
+        return (
+            f"category {p.category} ({p.n} items) detects 0/{p.n}: there is no "
+            "detection to drop, so no power statement applies"
+        )
+    seen = "no drop at all" if math.isnan(p.drop) else f"only a drop of {p.drop:.2f} or more"
+    return (
+        f"category {p.category} ({p.n} items) cannot detect a "
+        f"{WORTH_DETECTING * 100:.0f}-point drop in detection: it sees {seen} with "
+        f"{POWER:.0%} power "
+        f"({p.basis}); `python -m judges plan` says how many items it needs"
+    )
+
+
+def category_power_lines(powers: Sequence[CategoryPower]) -> list[str]:
+    """The report's markdown table: what a paired gate can see per category."""
+    if not powers:
+        return []
+    bases = {p.basis for p in powers if not p.nothing_to_drop}
+    basis = (
+        "nothing detected in any category: no drop to detect"
+        if not bases
+        else bases.pop()
+        if len(bases) == 1
+        else "no paired run: discordance assumed 2 r (1 - r) at each category's detection rate r"
+    )
+    lines = [
+        "Smallest detection drop a paired gate detects per category, with 80% power at one-"
+        f"sided alpha ({basis}):",
+        "",
+        "| Category | Items | Discordance | Smallest detectable drop | Sees a 15-point drop |",
+        "|---|---|---|---|---|",
+    ]
+    for p in powers:
+        drop = number(p.drop, nan="none at this n")
+        drop = "none: nothing detected" if p.nothing_to_drop else drop
+        sees = "yes" if p.sees_worth_detecting else "**no**"
+        lines.append(f"| {p.category} | {p.n} | {p.discordance:.2f} | {drop} | {sees} |")
+    return [*lines, ""]
