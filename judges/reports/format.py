@@ -27,6 +27,7 @@ __all__ = [
     "percent",
     "rate",
     "rate_percent",
+    "rate_percent_short",
     "rate_with_interval",
     "sided_p",
     "undefined",
@@ -100,6 +101,13 @@ def rate_percent(r: _Rate, digits: int = 0, empty: str = "") -> str:
         return empty or "no items (n=0)"
     shown = f"{r.successes}/{r.n} = {percent(r.rate, digits)}"
     return f"{shown} [{percent(r.low, digits)}, {percent(r.high, digits)}] {n_is(r.n)}"
+
+
+def rate_percent_short(r: _Rate, empty: str = "") -> str:
+    """`k/n = 45.0% [30, 60]`: a rate as a percentage, its interval in points (tables)."""
+    if r.n == 0:
+        return empty or "no items (n=0)"
+    return f"{r.successes}/{r.n} = {percent(r.rate, 1)} [{r.low * 100:.0f}, {r.high * 100:.0f}]"
 
 
 def interval(low: float, high: float, digits: int = 2, missing: str = "(no interval)") -> str:

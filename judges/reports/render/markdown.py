@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from judges.reports.format import number
+from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
     FAILURES_MD,
     RESULTS_FILE,
@@ -36,7 +36,7 @@ def table_cell(text: str) -> str:
 
 
 def fraction(rate: Rate) -> str:
-    return f"{rate.successes}/{rate.n} = {rate}" if rate.n else "no data (n=0)"
+    return rate_with_interval(rate, empty="no data (n=0)")
 
 
 def _stat(stat: Rate | Estimate | None) -> str:

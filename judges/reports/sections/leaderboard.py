@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from judges.reports.format import p_is, p_value
+from judges.reports.format import p_is, p_value, rate_percent_short
 from judges.reports.sections.prose import inline_html
 from judges.stats.estimates.intervals import McNemar, Rate
 from judges.stats.fitness.evaluator import EvaluatorFigures, Preference
@@ -56,10 +56,7 @@ def p_text(p: float) -> str:
 
 
 def _pct(rate: Rate) -> str:
-    if rate.n == 0:
-        return "none judged"
-    interval = f"[{100 * rate.low:.0f}, {100 * rate.high:.0f}]"
-    return f"{rate.successes}/{rate.n} = {100 * rate.rate:.1f}% {interval}"
+    return rate_percent_short(rate, empty="none judged")
 
 
 def _agreement(f: EvaluatorFigures) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
-from judges.reports.format import number, p_value, sided_p
+from judges.reports.format import number, p_value, rate_percent_short, sided_p
 from judges.reports.vocabulary import (
     AT_CHANCE,
     BETTER,
@@ -186,8 +186,7 @@ def pairwise_report(
 
 
 def _rate(rate: Rate) -> str:
-    interval = f"[{100 * rate.low:.0f}, {100 * rate.high:.0f}]"
-    return f"{rate.successes}/{rate.n} = {100 * rate.rate:.1f}% {interval}"
+    return rate_percent_short(rate)
 
 
 def _verdict(entry: ModelSet) -> str:
