@@ -1,8 +1,10 @@
 """What people read: `reports/<judge>/<version>/`, rebuilt from its results.jsonl.
 
-Three subpackages and two entry modules, bottom up; each imports only itself and those
-before it (tests/test_layout.py holds it so). Data flows one way:
+Two base modules, three subpackages and two entry modules, bottom up; each imports only
+itself and those before it (tests/test_layout.py holds it so). Data flows one way:
 
+- `format`: every figure a reader sees (p-value, rate, interval, n), formatted once;
+- `vocabulary`: the verdict words and the chance-test readings, defined once;
 - `sections`: what the report needs besides rows (`sources`) and each section's figures
   and text from its own data (probes, pairwise, reading list, regressions, estimate ...);
 - `model`: rows -> the report model (`build.build_report`; `data`: the model, no
