@@ -27,6 +27,7 @@ import scipy.stats
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
+from judges.reports.vocabulary import FIT, NOT_FIT
 from judges.stats.estimates.floors import control_false_positive_rate, detection_rates, error_rate
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.reliability.gates import gate_statistics
@@ -391,7 +392,7 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
     """One line per model of a report folder: its verdict word and what is at chance."""
     lines = []
     for m in models:
-        line = f"fitness: {judge} {version} on {m.model}: {'FIT' if m.fit else 'NOT FIT'}"
+        line = f"fitness: {judge} {version} on {m.model}: {FIT if m.fit else NOT_FIT}"
         if not m.fit:
             line += "; " + "; ".join(m.fitness_reasons())
             if m.accept_not_fit:

@@ -16,7 +16,7 @@ from typing import Any
 from judges.reports.format import p_value, rate, sided_p
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.sections.fitness import chance_reading, named
-from judges.reports.vocabulary import FAIL, NOT_FIT, PASS, WORSE
+from judges.reports.vocabulary import AT_CHANCE, FAIL, NOT_FIT, PASS, WORSE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
@@ -215,7 +215,7 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         if worse:
             trust.append(f"{who}worse than chance on {named(worse, 3)}")
         if at:
-            trust.append(f"{who}at chance on {named(at, 3)}")
+            trust.append(f"{who}{AT_CHANCE} on {named(at, 3)}")
         if not tests:
             trust.append(f"{who}{m.fitness_reasons()[0]}")
         # Why it is accepted is in the verdict line itself, right above the reasons.
@@ -251,7 +251,9 @@ def first_screen(report: FolderReport) -> FirstScreen:
     accepted = report.pairwise_accepted_not_fit()
     if accepted:  # a pairwise judge: its sets at chance that gates.toml keeps
         sets = [entry.removesuffix(f": {NOT_FIT}") for entry in accepted]
-        pairwise.append(f"at chance on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}")
+        pairwise.append(
+            f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
+        )
     word = report.verdict_word()
     # What decides the word comes first: fitness for NOT FIT, failures for FAIL.
     reasons = [*trust, *pairwise, *failing] if word == NOT_FIT else [*failing, *pairwise, *trust]

@@ -95,7 +95,7 @@ def _gate_cell(passed: bool | None, threshold: float | None) -> str:
     if passed is None:
         text = "not evaluated" if threshold is not None else "no threshold"
         return f'<span class="na">{text}</span>'
-    return '<span class="pass">pass</span>' if passed else '<span class="fail">FAIL</span>'
+    return '<span class="pass">pass</span>' if passed else f'<span class="fail">{FAIL}</span>'
 
 
 def _facts(m: ModelReport) -> str:
@@ -253,7 +253,7 @@ def _banner(report: FolderReport) -> str:
     fitness = (
         "Better than chance at what the set measures"
         if verdict == PASS
-        else _sentence(verdict.removeprefix("PASS (fitness undecided: ").removesuffix(")"))
+        else _sentence(verdict.removeprefix(f"{PASS} (fitness undecided: ").removesuffix(")"))
     )
     detail = (
         f"{fitness}; every planted item met its expectation "

@@ -23,6 +23,7 @@ from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
 from judges.reports.sections.regressions import category_power_lines
+from judges.reports.vocabulary import FAIL
 from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.regression.comparison import outcome
@@ -87,7 +88,7 @@ def _errors(errors: Mapping[str, Any]) -> str:
 def _gate_result(gate: Gate) -> str:
     if gate.passed is None:
         return "not evaluated" if gate.threshold is not None else "no threshold"
-    return "pass" if gate.passed else "**FAIL**"
+    return "pass" if gate.passed else f"**{FAIL}**"
 
 
 def _detection_md(m: ModelReport) -> list[str]:
@@ -273,7 +274,7 @@ def _gates_md(m: ModelReport) -> list[str]:
 
 
 def _regression_row(gate: Regression) -> str:
-    result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
+    result = {True: "pass", False: f"**{FAIL}**", None: "not evaluated"}[gate.passed]
     result = result if gate.decides else "decides nothing"
     value = gate.why if gate.power is None else f"{gate.why}; {gate.power.describe()}"
     return f"| {gate.name} vs {gate.baseline} | {value} | not significantly worse | {result} |"
