@@ -70,9 +70,11 @@ def p_value(p: float, why: str = "") -> str:
 
 
 def p_is(p: float, name: str = "p", why: str = "") -> str:
-    """`p = 0.0123` or `p < 0.0001` (`name` names the test: `mid-p`, `p(better)`)."""
+    """`p = 0.0123`, `p < 0.0001` or `p undefined (why)`; `name` names the test (`mid-p`,
+    `p(better)`)."""
     shown = p_value(p, why)
-    return f"{name} {shown}" if shown.startswith("<") else f"{name} = {shown}"
+    # `p < 0.0001` and `p undefined (why)` take no equals sign.
+    return f"{name} = {shown}" if shown[0].isdigit() else f"{name} {shown}"
 
 
 def sided_p(better: float, worse: float | None = None) -> str:
