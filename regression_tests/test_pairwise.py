@@ -8,8 +8,10 @@ accepted by name that now passes fails the run until the line is removed.
 
 import pytest
 
-from judges.stats.fitness.pairwise import PASS, gated_outcomes, judged
+from judges.reports.sections.pairwise import set_reasons, set_verdict
+from judges.stats.fitness.pairwise import gated_outcomes, judged
 from judges.stats.fitness.published import imported_rows, published_checks
+from judges.verdicts.vocabulary import PASS
 
 
 def test_pairwise_fitness(pairwise_set, judge_runner):
@@ -22,18 +24,20 @@ def test_pairwise_fitness(pairwise_set, judge_runner):
     strange = sorted(set(accepted) - {o.figures.category for o in found})
     assert not strange, f"pairwise_accepted names sets {strange} that were not judged"
     lines = [
-        f"{o.figures.category}: {o.verdict} ({'; '.join(o.reasons())})"
+        f"{o.figures.category}: {set_verdict(o)} ({'; '.join(set_reasons(o))})"
         for o in found
-        if o.verdict != PASS and not o.accepted
+        if set_verdict(o) != PASS and not o.accepted
     ]
     lines += [
         f"{o.figures.category}: now PASS, but gates.toml accepts a failure ({o.accepted}); "
         "remove it from pairwise_accepted"
         for o in found
-        if o.verdict == PASS and o.accepted
+        if set_verdict(o) == PASS and o.accepted
     ]
     assert not lines, f"{pairwise_set.test_id} on {pairwise_set.model}:\n" + "\n".join(lines)
-    excused = [f"{o.figures.category}: {o.verdict} ({o.accepted})" for o in found if o.accepted]
+    excused = [
+        f"{o.figures.category}: {set_verdict(o)} ({o.accepted})" for o in found if o.accepted
+    ]
     if excused:
         pytest.xfail("accepted: " + "; ".join(excused))
 

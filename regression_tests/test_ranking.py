@@ -12,6 +12,7 @@ import random
 import pytest
 
 from judges.core.checks import assert_accounted
+from judges.reports.sections.ranking import metric_sentence, ranker_lines
 from judges.stats.ranking.metrics import (
     evaluate_ranking,
     mean_metrics,
@@ -44,7 +45,7 @@ def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
     random.Random(7).shuffle(shuffled)
     assert mean_metrics(per_query(queries_from_rows(shuffled, planted))) == metrics
     summary = summarise(queries, memo=judges_session.memo)  # the report reuses it
-    print("\n".join(summary.lines()))
+    print("\n".join(ranker_lines(summary)))
     print(f"judge: {metrics}")
     print(f"random: {mean_metrics([random_expectation(q.labels) for q in queries])}")
     gates = judge_runner.gates(gate_set)
@@ -52,13 +53,14 @@ def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
     below = below_threshold(summary, gates.ranking)
     assert not below, f"ranking below its gates (value, threshold): {below}"
     chance = not_better_than_random(summary, gates.ranking)
+    why = "; ".join(map(metric_sentence, chance.values()))
     if gates.ranking_known_failure:
         assert chance, (
             "the judge now ranks better than random on every gated metric: remove "
             "ranking_known_failure from gates.toml"
         )
-        pytest.xfail(f"{gates.ranking_known_failure}; " + "; ".join(chance.values()))
-    assert not chance, "; ".join(chance.values())
+        pytest.xfail(f"{gates.ranking_known_failure}; {why}")
+    assert not chance, why
 
 
 def test_reading_list_baselines(judges_session):

@@ -34,6 +34,7 @@ from judges.cli.baseline import _drop_below_chance, detection_floors, merge_floo
 from judges.cli.baseline import reliability_floors as suggest_reliability_floors
 from judges.core.results import Expectation, JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
+from judges.reports.sections.fitness import fitness_reasons
 from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates, SetConfig, load_planted_sets
 from judges.sets.sme import SmeLabel, load_sme_labels
@@ -44,6 +45,7 @@ from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
 from judges.verdicts.inputs import set_facts
+from judges.verdicts.vocabulary import NOT_FIT
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = "sim:good-judge"
@@ -255,7 +257,7 @@ def verdict(
     facts = set_facts(shape.planted, "rerecord", shape.sme_labels)
     fitness = judge_fitness(rows, facts, dimensions=shape.dimensions, flag=shape.flag)
     if not fitness.fit:
-        return Verdict("NOT FIT", tuple(fitness.reasons()))
+        return Verdict(NOT_FIT, tuple(fitness_reasons(fitness)))
     main, base_main = _runs(rows, "main"), _runs(baseline, "main")
     found = reliability(shape, rows)
     results: list[Any] = list(evaluate(main, gates))

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from judges.cli.main import build_parser, main
+from judges.reports.format import p_value
 from judges.stats.estimates.intervals import McNemar
-from judges.stats.regression.comparison import _p_value
 from judges.stats.regression.gates import mcnemar_one_sided
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +54,8 @@ def test_an_unknown_judge_names_the_known_ones(
 def test_a_tiny_p_value_prints_as_below_the_limit() -> None:
     tiny = mcnemar_one_sided([True] * 30, [False] * 30)
     assert tiny.p_value < 0.0001
-    assert _p_value(McNemar(30, 0, 30, tiny.p_value)) == "< 0.0001"
-    assert _p_value(McNemar(17, 3, 46, 0.002577)) == "0.0026"
+    assert p_value(McNemar(30, 0, 30, tiny.p_value).p_value) == "< 0.0001"
+    assert p_value(McNemar(17, 3, 46, 0.002577).p_value) == "0.0026"
 
 
 def test_finale_dry_run_stays_out_of_the_committed_reports(

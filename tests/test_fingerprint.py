@@ -17,7 +17,8 @@ from judges.calls.fingerprint import (
     server_props,
 )
 from judges.core.results import JudgementRow
-from judges.stats.regression.comparison import compare_versions, comparison_markdown
+from judges.reports.render.comparison import comparison_markdown
+from judges.stats.regression.comparison import compare_versions
 
 
 def test_hosted_responses_give_every_distinct_system_fingerprint() -> None:

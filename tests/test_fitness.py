@@ -20,6 +20,7 @@ import pytest
 import scipy.stats
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
+from judges.reports.sections.fitness import cannot_show, fitness_reasons, reason_text
 from judges.stats.fitness.chance import (
     ChanceTest,
     Fitness,
@@ -346,22 +347,23 @@ def test_fitness_needs_one_decisive_test_and_every_decisive_test_fit() -> None:
     assert collect([fit, tiny]).fit and not collect([fit, tiny]).undecided
     # Nothing could decide: nothing failed, and the set says what it cannot yet show.
     undecided = collect([tiny])
-    assert undecided.verdict == "FIT" and undecided.undecided and not undecided.reasons()
-    assert "cannot yet show" in undecided.cannot_show()[0]
-    assert "detection: sign_flip" in undecided.cannot_show()[0]
+    assert undecided.verdict == "FIT" and undecided.undecided and not fitness_reasons(undecided)
+    assert "cannot yet show" in cannot_show(undecided)[0]
+    assert "detection: sign_flip" in cannot_show(undecided)[0]
     both = collect([unfit, fit])
     assert both.verdict == "NOT FIT" and both.failing == [unfit]
-    assert both.reasons() == [unfit.sentence()]
+    assert fitness_reasons(both) == [reason_text(unfit)]
     assert [t.name for t in both.tests] == ["detection", "detection: cousin"]
     assert Fitness(()).verdict == "NOT FIT"  # no test at all is no evidence
-    assert "no chance test applies" in Fitness(()).reasons()[0]
+    assert "no chance test applies" in fitness_reasons(Fitness(()))[0]
 
 
 def test_sentence_and_json_carry_n_interval_and_p() -> None:
     test = detection_vs_controls(3, 10, 2, 10, name="planted detection: cousin")
-    line = test.sentence()
-    assert line.startswith("planted detection: cousin: NOT FIT (detection - control FP 0.10 [")
-    assert "k=3 n=20" in line and "p = " in line and "controls flagged 2/10" in line
+    line = reason_text(test)
+    assert line.startswith("planted detection: cousin: AT CHANCE (detection - control FP 0.10 [")
+    assert "n=20" in line and "p(better) = " in line and "defects flagged 3/10" in line
+    assert "controls flagged 2/10" in line
     data = test.as_dict()
     assert data["verdict"] == "not fit" and data["n"] == 20 and data["k"] == 3
     assert set(data) >= {"value", "low", "high", "chance", "p_value", "p_worse", "testable"}

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from judges.reports.sections.fitness import cannot_show, weak_spots
 from judges.stats.fitness import power
 from judges.stats.fitness.chance import collect, detection_vs_controls
 from judges.stats.fitness.permutation import (
@@ -48,7 +49,7 @@ def test_the_scaffolds_perfect_noise_and_retest_cannot_decide() -> None:
     main = [3, 1, 1, 3, 3, 3]
     retest = agreement_above_chance(main, main, name="test-retest: accuracy")
     assert retest.value == 1.0 and retest.p_value > 0.05 and not retest.testable
-    assert collect([noise, retest]).fit and collect([noise, retest]).cannot_show()
+    assert collect([noise, retest]).fit and cannot_show(collect([noise, retest]))
 
 
 def test_a_test_a_perfect_judge_can_pass_still_decides_against_an_unfit_judge() -> None:
@@ -130,8 +131,8 @@ def test_a_weak_subgroup_test_is_a_diagnostic_and_decides_nothing() -> None:
     pooled = detection_vs_controls(40, 46, 1, 15, name="planted detection")
     fitness = collect([pooled, shown])
     assert fitness.fit and not fitness.undecided
-    assert fitness.weak_spots()[0].startswith("weak on planted detection: fabrication")
-    assert "3/7" in fitness.weak_spots()[0]
+    assert weak_spots(fitness)[0].startswith("weak on planted detection: fabrication")
+    assert "3/7" in weak_spots(fitness)[0]
     # The same subgroup at a size a good judge passes 95% of the time decides.
     decided = decide_by_power(detection_vs_controls(3, 16, 1, 15), detection_power(16, 15))
     assert decided.testable and not collect([pooled, decided]).fit

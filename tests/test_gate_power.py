@@ -17,6 +17,7 @@ import pytest
 import scipy.stats
 
 from judges.core.results import JudgementRow
+from judges.reports.sections.category_power import category_power_lines
 from judges.stats.estimates.power import (
     assumed_discordance,
     items_for_mcnemar,
@@ -25,7 +26,7 @@ from judges.stats.estimates.power import (
     mcnemar_power,
     mean_drop,
 )
-from judges.stats.planning.categories import Discordance, category_power, category_power_lines
+from judges.stats.planning.categories import Discordance, category_power
 from judges.stats.planning.simulation import (
     NOISE_SD,
     Cell,
@@ -36,6 +37,7 @@ from judges.stats.planning.simulation import (
     simulate,
 )
 from judges.stats.regression.gates import mcnemar_one_sided, score_regression
+from judges.verdicts.regressions import category_power_warning
 
 SIZES = (20, 46, 200)
 
@@ -157,8 +159,10 @@ def test_category_power_warns_when_a_category_cannot_see_15_points() -> None:
     flips = Discordance(10, 100, "retest against main")
     powers = {p.category: p for p in category_power(main, flips)}
     assert powers["small"].n == 8 and powers["small"].drop == mcnemar_drop(8, 0.1)
-    assert "small (8 items) cannot detect a 15-point drop" in (powers["small"].warning() or "")
-    assert powers["large"].sees_worth_detecting and powers["large"].warning() is None
+    assert "small (8 items) cannot detect a 15-point drop" in (
+        category_power_warning(powers["small"]) or ""
+    )
+    assert powers["large"].sees_worth_detecting and category_power_warning(powers["large"]) is None
     assert powers["large"].as_dict()["detects_15_points"] is True
     # Without a paired run, the discordance is the most two runs can show at the rate.
     assumed = {p.category: p for p in category_power(main, None)}

@@ -9,6 +9,7 @@ import pytest
 
 from judges.core.results import JudgementRow
 from judges.core.spec import PROMPTS_ROOT, load_catalog
+from judges.reports.sections.fitness import cannot_show, fitness_reasons, weak_spots
 from judges.sets.planted import Gates, PlantedSet, PlantedSetError, load_planted_sets
 from judges.stats.fitness.chance import Fitness
 from judges.stats.fitness.judge import judge_fitness
@@ -67,7 +68,7 @@ def _fitness(rows: list[JudgementRow]):
 
 def test_a_good_judge_is_fit_on_every_deciding_test() -> None:
     fitness = _fitness(_rows("good"))
-    assert fitness.fit, fitness.reasons()
+    assert fitness.fit, fitness_reasons(fitness)
     names = {t.name for t in fitness.tests}
     assert "planted detection" in names and "planted detection: cousin" in names
     assert "scores: factual_accuracy lower on defects" in names
@@ -96,7 +97,7 @@ def test_retest_at_random_is_not_fit_and_a_constant_field_decides_nothing() -> N
     completeness = next(t for t in fitness.tests if t.name == "test-retest: completeness")
     assert completeness.diagnostic and completeness.power is not None
     assert completeness.power < 0.95 and completeness.verdict == "diagnostic: weak"
-    weak = fitness.weak_spots()
+    weak = weak_spots(fitness)
     assert any(line.startswith("weak on test-retest: completeness") for line in weak)
 
 
@@ -192,7 +193,7 @@ def test_a_judge_naming_one_position_is_not_fit_even_beside_a_fit_set() -> None:
     assert not fitness.fit and fitness.failing == [first]
     # A set too small for even a perfect judge (0.5 ** 4 > 0.05) decides nothing.
     small = _pairwise_fitness(_pairwise_rows({"tiny": "good"}, n=4))
-    assert not small.tests[0].testable and small.undecided and small.cannot_show()
+    assert not small.tests[0].testable and small.undecided and cannot_show(small)
 
 
 def test_pairwise_accepted_keeps_a_judge_only_when_it_names_every_set_at_chance() -> None:

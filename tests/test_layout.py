@@ -53,7 +53,7 @@ LAYERS = (
 # never reaches a higher one.
 SUBLAYERS: Mapping[str, tuple[str, ...]] = {
     "judges.stats": ("estimates", "reliability", "ranking", "regression", "planning", "fitness"),
-    "judges.reports": ("sections", "model", "render", "write", "terminal"),
+    "judges.reports": ("format", "sections", "model", "render", "write", "terminal"),
 }
 FORBIDDEN = frozenset({"pytest", "_pytest", "xdist", "vcr"})
 MAX_LINES = 500

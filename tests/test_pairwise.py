@@ -14,24 +14,19 @@ import scipy.stats
 from sklearn.metrics import cohen_kappa_score
 
 from judges.builtin.pairwise import to_label, to_position
+from judges.reports.sections.pairwise import finding, set_reasons, set_verdict
 from judges.sets.planted import Gates
 from judges.stats.fitness.pairwise import (
-    AT_CHANCE,
-    BETTER,
-    FAIL,
-    NOT_FIT,
-    PASS,
-    WORSE,
     Judged,
     chance_test,
     cohen_kappa,
     figures,
-    finding,
     gated_outcomes,
     llmbar_statistics,
     model_pairs,
     outcomes,
 )
+from judges.verdicts.vocabulary import AT_CHANCE, BETTER, FAIL, NOT_FIT, PASS, WORSE
 
 WINNERS = ("1", "2", None)
 
@@ -156,27 +151,27 @@ ADVERSARIAL = {
 def test_adversarial_judges_are_never_pass(name: str) -> None:
     judged_items = _judge_on(_items(), ADVERSARIAL[name])
     (outcome,) = outcomes(judged_items, {"min_agreement": 0.6}, {})
-    assert outcome.verdict in (NOT_FIT, FAIL), (name, outcome.reasons())
+    assert set_verdict(outcome) in (NOT_FIT, FAIL), (name, set_reasons(outcome))
     if name == "reversed":
         assert finding(outcome.figures.chance) == WORSE
     if name.startswith("constant"):  # right in exactly one order on every item
         assert outcome.figures.agreement.successes == 0
-        assert outcome.verdict == NOT_FIT
+        assert set_verdict(outcome) == NOT_FIT
 
 
 def test_a_good_judge_passes_and_a_position_biased_one_fails_agreement() -> None:
     items = _items()
     good = _judge_on(items, lambda order, a, b, gold: gold)
     (outcome,) = outcomes(good, {"min_agreement": 0.6}, {})
-    assert outcome.verdict == PASS and outcome.figures.both.rate == 1.0
+    assert set_verdict(outcome) == PASS and outcome.figures.both.rate == 1.0
     # Right when the gold is shown first, else follows position half the time.
     rng = random.Random(5)
     biased = _judge_on(
         items, lambda o, a, b, gold: gold if gold == "a" or rng.random() < 0.3 else "a"
     )
     (outcome,) = outcomes(biased, {"min_agreement": 0.6}, {})
-    assert outcome.figures.chance.fit and outcome.verdict == FAIL
-    assert "positional agreement" in outcome.reasons()[0]
+    assert outcome.figures.chance.fit and set_verdict(outcome) == FAIL
+    assert "positional agreement" in set_reasons(outcome)[0]
 
 
 def test_model_pairs_count_discordant_items_per_set() -> None:
@@ -213,4 +208,4 @@ def test_a_failing_positional_agreement_never_reads_as_its_floor() -> None:
     same = [Judged(f"NATU-{i:03d}", "natural", "1", "1", "1") for i in range(28)]
     flipped = [Judged(f"NATU-{i:03d}", "natural", "1", "1", "2") for i in range(28, 47)]
     (found,) = outcomes(same + flipped, {"min_agreement": 0.6}, {})
-    assert "positional agreement 28/47 = 0.596 below min_agreement 0.60" in found.reasons()
+    assert "positional agreement 28/47 = 0.596 below min_agreement 0.60" in set_reasons(found)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from judges.core.spec import load_catalog
+from judges.reports.sections.ranking import metric_sentence
 from judges.sets.planted import load_planted_set
 from judges.stats.ranking.metrics import (
     LEVEL_TO_LABEL,
@@ -55,7 +56,7 @@ def test_a_constant_judge_gets_the_random_expectation_and_fails(constant: float 
     for key in METRIC_KEYS:
         assert summary.metrics[key].judge.value == pytest.approx(summary.metrics[key].random)
     assert set(not_better_than_random(summary, GATED)) == set(GATED)
-    sentence = summary.metrics["hard_negative_auc"].sentence()
+    sentence = metric_sentence(summary.metrics["hard_negative_auc"])
     assert sentence.startswith("not better than a random ranking (hard-negative AUC 0.50 [")
     assert "random 0.50;" in sentence
 
@@ -70,7 +71,7 @@ def test_a_judge_that_orders_by_gold_level_beats_random_and_its_gates() -> None:
     assert not_better_than_random(summary, GATED) == {}
     assert below_threshold(summary, {"ndcg@10": 0.65, "hard_negative_auc": 0.45, "mrr": 0.6}) == {}
     assert summary.metrics["hard_negative_auc"].judge.value == 1.0
-    assert summary.metrics["ndcg@10"].sentence().startswith("better than a random ranking")
+    assert metric_sentence(summary.metrics["ndcg@10"]).startswith("better than a random ranking")
 
 
 def test_queries_are_seeded_apart() -> None:

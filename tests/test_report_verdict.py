@@ -14,12 +14,13 @@ import pytest
 from judges.core.results import Expectation, write_jsonl
 from judges.reports import terminal
 from judges.reports.render.charts import change_svg
+from judges.reports.render.comparison import comparison_markdown
 from judges.reports.render.github import summary_markdown
 from judges.reports.write import rebuild_reports
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
 from judges.stats.fitness.chance import ChanceTest, Fitness
-from judges.stats.regression.comparison import compare_versions, comparison_markdown
+from judges.stats.regression.comparison import compare_versions
 from judges.verdicts import fitness as fitness_section
 from tests._report_demo import AFTER, BEFORE, CATEGORIES, MODEL, folder, row, version_rows
 

@@ -31,6 +31,7 @@ from judges.stats.estimates.floors import control_false_positive_rate, detection
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.reliability.gates import gate_statistics
 from judges.storage.files import atomic_write_text
+from judges.verdicts.vocabulary import FIT, NOT_FIT
 
 _STEP = 0.05
 
@@ -394,7 +395,7 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
     """One line per model of a report folder: its verdict word and what is at chance."""
     lines = []
     for m in models:
-        line = f"fitness: {judge} {version} on {m.model}: {'FIT' if m.fit else 'NOT FIT'}"
+        line = f"fitness: {judge} {version} on {m.model}: {FIT if m.fit else NOT_FIT}"
         if not m.fit:
             line += "; " + "; ".join(m.fitness_reasons())
             if m.accept_not_fit:

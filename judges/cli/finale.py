@@ -38,6 +38,7 @@ from judges.finale.config import (
 from judges.finale.plan import judging_plan, plan_lines, write_promotion
 from judges.finale.promotion import Promotion, promote_finalists
 from judges.finale.run import FinaleResult, run_finale
+from judges.verdicts.vocabulary import INCOMPLETE
 
 if TYPE_CHECKING:
     from judges.calls.local_server import LocalServer
@@ -179,7 +180,7 @@ def _print_outcome(result: FinaleResult) -> None:
     missing = result.report["missing"]
     if missing["judgements"]:
         print(
-            f"INCOMPLETE: the cost cap stopped the run; {missing['judgements']} judgements are "
+            f"{INCOMPLETE}: the cost cap stopped the run; {missing['judgements']} judgements are "
             f"missing (listed in {result.paths['report_md']})"
         )
     if result.report["contested"]:

@@ -38,7 +38,7 @@ def _derive(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from judges.reports.model.folders import load_comparison
-    from judges.stats.regression.comparison import comparison_markdown
+    from judges.reports.render.comparison import comparison_markdown
 
     before, after = args.compare
     comparisons = load_comparison(args.reports, args.judge, before, after, args.catalog)

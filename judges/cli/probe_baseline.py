@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.cli.baseline import _bound, _toml_key, _toml_value
 from judges.core.results import JudgementRow
+from judges.reports.format import p_is
 from judges.sets.probes import run_name
 from judges.storage.files import atomic_write_text
 
@@ -94,6 +95,6 @@ def probe_regression(
         return None
     return (
         f"bias probes: {test.worse} probe items biased now only vs {test.better} biased "
-        f"before only, of {test.n} paired, one-sided McNemar mid-p = {test.p_value:.4f} "
+        f"before only, of {test.n} paired, one-sided McNemar {p_is(test.p_value, 'mid-p')} "
         f"(fails below {ALPHA:g})"
     )

@@ -16,7 +16,7 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
-from judges.reports.sections.fitness import reason_text
+from judges.reports.sections.fitness import fitness_reasons, reason_text
 from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
@@ -24,6 +24,7 @@ from judges.stats.regression.gates import SME_GATE, Regression
 from judges.verdicts.build import build_verdict
 from judges.verdicts.inputs import Sources
 from judges.verdicts.verdict import ModelVerdict
+from judges.verdicts.vocabulary import NOT_FIT
 
 
 @pytest.fixture(scope="session")
@@ -193,14 +194,18 @@ class JudgeRunner(probing.ProbeJudging):
         if not fitness.fit and accepted and gates is not None and not gates.accept_not_fit:
             pytest.xfail(f"pairwise_accepted: {accepted}")
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
-        fit = [f"  fit: {t.sentence()}" for t in fitness.tests if t.fit]
-        untested = [f"  decides nothing: {t.sentence()}" for t in fitness.tests if not t.testable]
+        fit = [f"  fit: {reason_text(t)}" for t in fitness.tests if t.fit]
+        untested = [f"  decides nothing: {reason_text(t)}" for t in fitness.tests if not t.testable]
         assert fitness.fit, "\n".join(
             [
-                f"{title} is NOT FIT: no better than chance at what its set measures "
+                f"{title} is {NOT_FIT}: no better than chance at what its set measures "
                 "(threshold: chance itself, so no floor in gates.toml can move it)",
                 *(f"  {reason_text(t)}" for t in fitness.failing),
-                *([f"  {line}" for line in fitness.reasons()] if not fitness.decisive else []),
+                *(
+                    [f"  {line}" for line in fitness_reasons(fitness)]
+                    if not fitness.decisive
+                    else []
+                ),
                 *fit,
                 *untested,
                 "A judge that is known to be unfit and kept anyway needs accept_not_fit = "

@@ -17,6 +17,7 @@ from typing import Any
 
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.reports.format import p_is
 from judges.sets.pins import PINS_FILE, Pin, note_rerecorded
 from judges.sets.planted import PlantedSet
 
@@ -156,7 +157,7 @@ def rerecorded_text(previous: Sequence[JudgementRow], new: Sequence[JudgementRow
     counts = gate.result
     flips = (
         f"{counts.worse} caught->missed, {counts.better} missed->caught, one-sided McNemar "
-        f"mid-p = {counts.p_value:.4f}"
+        f"{p_is(counts.p_value, 'mid-p')}"
         if isinstance(counts, PairedCounts) and gate.decides
         else gate.why
     )

@@ -1,9 +1,11 @@
 """What people read: `reports/<judge>/<version>/`, rebuilt from its results.jsonl.
 
-Three subpackages and two entry modules, bottom up; each imports only itself and those
-before it (tests/test_layout.py holds it so). Data flows one way:
+A base module, three subpackages and two entry modules, bottom up; each imports only
+itself and those before it (tests/test_layout.py holds it so). Data flows one way:
 
-- `sections`: what the report needs besides rows (`sources`) and each section's figures
+- `format`: every figure a reader sees (p-value, rate, interval, n), formatted once;
+- (the verdict words and the chance-test readings are `judges.verdicts.vocabulary`'s);
+- `sections`: each section's figures
   and text from its own data (probes, pairwise, reading list, regressions, estimate ...);
 - `model`: rows -> the report model (`build.build_report`; `data`: the model, no
   rendering), the results files of a folder (`folders`), run metadata, the snapshot table;

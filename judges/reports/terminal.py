@@ -9,12 +9,14 @@ from pathlib import Path
 from judges.calls.backend_registry import is_imported
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
-from judges.reports.model.data import FAILURES_MD, INDEX_HTML, NOT_FIT, REPORT_MD, ModelReport
+from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
 from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.fitness import not_fit_phrase
+from judges.reports.sections.ranking import metric_sentence
 from judges.reports.write import ReportSet
+from judges.verdicts.vocabulary import NOT_FIT
 
 CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"
 REBUILD_HINT = "run `python -m judges report` and commit the result"
@@ -63,7 +65,7 @@ def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
     """Ranking against random and lenient-parsing coercions, where they apply."""
     lines = []
     if m.ranking is not None:
-        auc = m.ranking.metrics["hard_negative_auc"].sentence()
+        auc = metric_sentence(m.ranking.metrics["hard_negative_auc"])
         lines.append(f"{judge} {version} on {m.model}: as a ranker, {auc}")
     if m.coercions:
         lines.append(f"{judge} {version} on {m.model}: {m.coercions}")

@@ -10,6 +10,7 @@ from typing import TypedDict
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
+from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions
@@ -52,7 +53,7 @@ def regressions(
             f"it (gates.toml accept_regression): {table.accept_regression}"
         )
     power = tuple(category_power(main, discordance, alpha))
-    notes += [warning for p in power if (warning := p.warning()) is not None]
+    notes += [warning for p in power if (warning := category_power_warning(p)) is not None]
     found["category_power"] = power
     return found
 
@@ -109,3 +110,21 @@ def _gates(
     )
     found["regressions"] = tuple(gates)
     return found
+
+
+def category_power_warning(p: CategoryPower) -> str | None:
+    """A sentence for the report when the category cannot see a 15-point drop."""
+    if p.sees_worth_detecting:
+        return None
+    if p.nothing_to_drop:
+        return (
+            f"category {p.category} ({p.n} items) detects 0/{p.n}: there is no "
+            "detection to drop, so no power statement applies"
+        )
+    seen = "no drop at all" if math.isnan(p.drop) else f"only a drop of {p.drop:.2f} or more"
+    return (
+        f"category {p.category} ({p.n} items) cannot detect a "
+        f"{WORTH_DETECTING * 100:.0f}-point drop in detection: it sees {seen} with "
+        f"{POWER:.0%} power "
+        f"({p.basis}); `python -m judges plan` says how many items it needs"
+    )

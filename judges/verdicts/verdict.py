@@ -8,7 +8,6 @@ it: one object, so the three can never disagree.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,17 +23,9 @@ from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, Te
 from judges.stats.reliability.label_stability import LabelStability
 from judges.verdicts.completeness import missing_reason
 from judges.verdicts.probes import ProbeReport
+from judges.verdicts.vocabulary import Verdict
 
-__all__ = ["Failure", "ModelVerdict", "State", "key_fields"]
-
-
-class State(enum.StrEnum):
-    """The verdict's four states, each spelt once: every format prints these words."""
-
-    PASS = "PASS"
-    FAIL = "FAIL"
-    NOT_FIT = "NOT FIT"
-    INCOMPLETE = "INCOMPLETE"
+__all__ = ["Failure", "ModelVerdict", "key_fields"]
 
 
 def key_fields(verdict: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -193,9 +184,9 @@ class ModelVerdict:
         An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
         """
         if self.incomplete:
-            return State.INCOMPLETE
+            return Verdict.INCOMPLETE
         if not self.fit and not self.accept_not_fit:
-            return State.NOT_FIT
+            return Verdict.NOT_FIT
         if self.problems():
-            return State.FAIL
-        return State.PASS if self.fit else State.NOT_FIT
+            return Verdict.FAIL
+        return Verdict.PASS if self.fit else Verdict.NOT_FIT

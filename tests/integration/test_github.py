@@ -64,7 +64,7 @@ def test_a_failed_gate_and_item_are_summarised_and_annotated(
     assert "| 2 passed, 1 failed :x: |" in rows[-1]
     for version, row in zip(versions()[:-1], rows[1:], strict=True):
         assert f"vs {version}: 0.50 -> 0.50 on {len(ITEMS)} paired items" in row
-        assert "two-sided McNemar p=1 |" in row  # the same misses under both versions
+        assert "two-sided McNemar p = 1.0000 |" in row  # the same misses under both versions
     assert "### Failed gates" in text
     assert (
         f"- {JUDGE} {latest} on {MODEL}: detection[cousin]: 0/1 = 0.00 [0.00, 0.79] n=1 "

@@ -13,13 +13,20 @@ from typing import Any
 
 from judges.core.results import Usage
 from judges.reports.sections.estimate import PassRateEstimate
-from judges.reports.sections.fitness import chance_reading, not_fit_phrase, reason_text
-from judges.reports.sections.pairwise import PairwiseReport
+from judges.reports.sections.fitness import (
+    cannot_show,
+    fitness_dict,
+    fitness_reasons,
+    not_fit_phrase,
+)
+from judges.reports.sections.pairwise import PairwiseReport, set_verdict
+from judges.reports.sections.ranking import ranker_lines
 from judges.stats.estimates.intervals import Rate
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
 from judges.verdicts.completeness import missing_reason
-from judges.verdicts.verdict import ModelVerdict, State
+from judges.verdicts.verdict import ModelVerdict
+from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -36,10 +43,6 @@ def _round(value: float | None) -> float | None:
 
 def _as_dict(result: Any) -> dict[str, Any] | None:
     return None if result is None else result.as_dict()
-
-
-# The four verdicts, one word each (judges.verdicts.verdict.State).
-PASS, FAIL, NOT_FIT, INCOMPLETE = State.PASS, State.FAIL, State.NOT_FIT, State.INCOMPLETE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,15 +68,13 @@ class ModelReport(ModelVerdict):
         """Why this judge is NOT FIT, one line each; empty when it is fit."""
         if self.fitness is None:
             return ["no planted set to test it against chance"]
-        if not self.fitness.decisive:
-            return self.fitness.reasons()
-        return [reason_text(test) for test in self.fitness.failing]
+        return fitness_reasons(self.fitness)
 
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
             return []
         note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
-        return [*self.ranking.lines(), *note]
+        return [*ranker_lines(self.ranking), *note]
 
     def failure_counts(self) -> str:
         """E.g. "2 new failures, 34 accepted misses": the two never counted together."""
@@ -150,13 +151,9 @@ class ModelReport(ModelVerdict):
         if self.pass_rate is not None:
             optional["pass_rate_estimate"] = self.pass_rate.as_dict()
         if self.fitness is not None and self.chance_tests_apply:
-            found = self.fitness.as_dict()
-            # The report's words for each test (at, better or worse than chance), not the
-            # statistics layer's: one vocabulary in every format.
-            for test, shown in zip(self.fitness.tests, found["tests"], strict=True):
-                shown["reading"] = chance_reading(test)
-            found["reasons"] = [reason_text(t) for t in self.fitness.failing]
-            optional["fitness"] = found | {"accepted": self.accept_not_fit}
+            # The report's words for each test (at, better or worse than chance): one
+            # vocabulary in every format.
+            optional["fitness"] = fitness_dict(self.fitness) | {"accepted": self.accept_not_fit}
         return optional
 
 
@@ -277,7 +274,7 @@ class FolderReport:
 
     def _cannot_show(self, models: list[ModelReport]) -> str:
         """What the set cannot yet show, per model where there are several."""
-        lines = [(m.model, m.fitness.cannot_show()[0]) for m in models if m.fitness is not None]
+        lines = [(m.model, cannot_show(m.fitness)[0]) for m in models if m.fitness is not None]
         if len(self.models) == 1:
             return lines[0][1]
         return "; ".join(f"{model}: {line}" for model, line in lines)
@@ -290,7 +287,7 @@ class FolderReport:
             f"{entry.model} {category}: {NOT_FIT}"
             for category, entries in self.pairwise.sets.items()
             for entry in entries
-            if entry.outcome.verdict == NOT_FIT and entry.outcome.accepted
+            if set_verdict(entry.outcome) == NOT_FIT and entry.outcome.accepted
         ]
 
     def _not_fit_parts(self, accepted: bool | None) -> list[str]:

@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judges.reports.model.data import NOT_FIT, PASS, FolderReport, ModelReport
-from judges.reports.sections.fitness import WORSE, chance_reading, named
+from judges.reports.format import p_value, rate, sided_p
+from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.sections.fitness import chance_reading, named
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
+from judges.verdicts.vocabulary import AT_CHANCE, FAIL, NOT_FIT, PASS, WORSE
 
 __all__ = [
     "MAX_REASONS",
@@ -89,12 +91,12 @@ class FirstScreen:
         }
 
 
-def _rate(rate: Rate) -> str:
-    return f"{rate.successes}/{rate.n} = {rate.rate:.2f}" if rate.n else "no items (n=0)"
+def _rate(r: Rate) -> str:
+    return rate(r.successes, r.n, r.rate)
 
 
 def _p(value: float) -> str:
-    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+    return p_value(value)
 
 
 def worse_than_previous(c: Comparison) -> str | None:
@@ -147,9 +149,7 @@ def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
     else:
         value = f"{test.value:.2f} [{test.low:.2f}, {test.high:.2f}]"
     reading = chance_reading(test)
-    p = f"p(better) = {test.p_value:.3g}"
-    if reading == WORSE:
-        p += f", p(worse) = {test.p_worse:.3g}"
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     return Figure(model, test.name, f"{test.statistic} {value}", test.n,
                   f"chance {test.chance:g}", f"{reading} ({p})", note)  # fmt: skip
 
@@ -169,7 +169,7 @@ def _figures(m: ModelReport) -> list[Figure]:
         if gate.passed is False:
             against = f"threshold {gate.threshold_text()}"
             what = f"gate {gate.name}"
-            figures.append(Figure(m.model, what, gate.value_text(), gate.value.n, against, "FAIL"))
+            figures.append(Figure(m.model, what, gate.value_text(), gate.value.n, against, FAIL))
     c = m.comparison
     if c is not None and c.detection_after.n:
         after = c.detection_after
@@ -216,7 +216,7 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         if worse:
             trust.append(f"{who}worse than chance on {named(worse, 3)}")
         if at:
-            trust.append(f"{who}at chance on {named(at, 3)}")
+            trust.append(f"{who}{AT_CHANCE} on {named(at, 3)}")
         if not tests:
             trust.append(f"{who}{m.fitness_reasons()[0]}")
         # Why it is accepted is in the verdict line itself, right above the reasons.
@@ -253,7 +253,9 @@ def first_screen(report: FolderReport) -> FirstScreen:
     accepted = report.pairwise_accepted_not_fit()
     if accepted:  # a pairwise judge: its sets at chance that gates.toml keeps
         sets = [entry.removesuffix(f": {NOT_FIT}") for entry in accepted]
-        pairwise.append(f"at chance on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}")
+        pairwise.append(
+            f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
+        )
     word = report.verdict_word()
     # What decides the word comes first: fitness for NOT FIT, failures for FAIL.
     reasons = [*trust, *pairwise, *failing] if word == NOT_FIT else [*failing, *pairwise, *trust]

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from html import escape
 
+from judges.reports.format import percent, rate_percent
 from judges.reports.model.data import ModelReport
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.regression.comparison import Comparison, DimensionChange
@@ -22,17 +23,11 @@ def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def pct(value: float) -> str:
-    return f"{value * 100:.0f}%"
+pct = percent
 
 
 def rate_text(rate: Rate) -> str:
-    if rate.n == 0:
-        return "no items (n=0)"
-    return (
-        f"{rate.successes}/{rate.n} = {pct(rate.rate)} "
-        f"[{pct(rate.low)}, {pct(rate.high)}] n={rate.n}"
-    )
+    return rate_percent(rate)
 
 
 def stat_text(stat: Rate | Estimate | None) -> str:

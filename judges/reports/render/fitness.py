@@ -4,10 +4,12 @@ interval and p-value, in report.md and index.html. Its figures come from
 
 from __future__ import annotations
 
+from judges.reports.format import sided_p
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
-from judges.reports.sections.fitness import AT_CHANCE, WORSE, chance_reading
+from judges.reports.sections.fitness import cannot_show, chance_reading, weak_spots
 from judges.stats.fitness.chance import ChanceTest
+from judges.verdicts.vocabulary import AT_CHANCE, BETTER, FIT, NOT_FIT, WORSE
 
 __all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
 
@@ -28,21 +30,22 @@ FITNESS_INTRO = (
 
 def _headline(m: ModelReport) -> str:
     if m.fitness is None:
-        return "**NOT FIT**: no planted set to test the judge against chance."
-    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in m.fitness.weak_spots())
+        return f"**{NOT_FIT}**: no planted set to test the judge against chance."
+    weak = "".join(f" {line[0].upper()}{line[1:]}." for line in weak_spots(m.fitness))
     if m.fit and m.fitness.undecided:
-        return f"**FIT, undecided**: {m.fitness.cannot_show()[0]}."
+        return f"**{FIT}, undecided**: {cannot_show(m.fitness)[0]}."
     if m.fit:
-        return f"**FIT**: better than chance on all {len(m.fitness.decisive)} deciding tests.{weak}"
+        deciding = len(m.fitness.decisive)
+        return f"**{FIT}**: {BETTER} on all {deciding} deciding tests.{weak}"
     failing = m.fitness.failing
     worse = sum(chance_reading(t) == WORSE for t in failing)
     split = f" ({worse} {WORSE}, {len(failing) - worse} {AT_CHANCE})" if worse else ""
     head = (
-        f"**NOT FIT**: not better than chance on {len(failing)} of "
+        f"**{NOT_FIT}**: not better than chance on {len(failing)} of "
         f"{len(m.fitness.decisive)} deciding tests{split}."
     )
     if not m.fitness.tests:
-        head = "**NOT FIT**: no chance test applies to this set."
+        head = f"**{NOT_FIT}**: no chance test applies to this set."
     if m.accept_not_fit:
         head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
     return head
@@ -70,7 +73,7 @@ def _cells(test: ChanceTest) -> list[str]:
     reading = chance_reading(test)
     # Each p-value names its side: better (the test that decides) and, for a judge below
     # chance, worse.
-    p = f"better: {test.p_value:.3g}" + (f", worse: {test.p_worse:.3g}" if reading == WORSE else "")
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     return [
         test.name, reading.upper(), test.statistic, value, interval, f"{test.chance:g}", p,
         str(test.n), "-" if test.power is None else f"{test.power:.2f}", test.detail,

@@ -17,9 +17,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.reports.model.data import FAIL, NOT_FIT, PASS, FolderReport, ModelReport
+from judges.reports.format import p_is
+from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
 from judges.stats.estimates.floors import Gate
+from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 ACTIONS_VARIABLE = "GITHUB_ACTIONS"
@@ -59,10 +61,6 @@ def _property(text: str) -> str:
 # --------------------------------------------------------------------------- the summary
 
 
-def _p(value: float) -> str:
-    return "-" if value != value else f"{value:.3g}"  # nan: no discordant pair
-
-
 def _comparison(m: ModelReport) -> str:
     c = m.comparison
     if c is None:
@@ -70,7 +68,8 @@ def _comparison(m: ModelReport) -> str:
     return (
         f"vs {c.before}: {c.detection_before.rate:.2f} -> {c.detection_after.rate:.2f} on "
         f"{c.n_pairs} paired items, {len(c.caught_to_missed)} caught->missed, "
-        f"{len(c.missed_to_caught)} missed->caught, two-sided McNemar p={_p(c.mcnemar.p_value)}"
+        f"{len(c.missed_to_caught)} missed->caught, two-sided McNemar "
+        f"{p_is(c.mcnemar.p_value, why='no discordant pair')}"
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judges.reports.format import p_value
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import baseline_warning, first_screen
 from judges.reports.render.charts import (
@@ -24,6 +25,7 @@ from judges.reports.render.first_screen import fingerprint_rows, first_screen_ht
 from judges.reports.render.fitness import fitness_html
 from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
+from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
 
 __all__ = ["render_html"]
 
@@ -93,7 +95,7 @@ def _gate_cell(passed: bool | None, threshold: float | None) -> str:
     if passed is None:
         text = "not evaluated" if threshold is not None else "no threshold"
         return f'<span class="na">{text}</span>'
-    return '<span class="pass">pass</span>' if passed else '<span class="fail">FAIL</span>'
+    return '<span class="pass">pass</span>' if passed else f'<span class="fail">{FAIL}</span>'
 
 
 def _facts(m: ModelReport) -> str:
@@ -178,7 +180,7 @@ def _changes(report: FolderReport, m: ModelReport) -> str:
     c = m.comparison
     if c is None:
         return f"<p>No main-run rows of prompt {esc(previous)} to pair with.</p>"
-    p = "&lt; 0.0001" if c.mcnemar.p_value < 0.0001 else f"{c.mcnemar.p_value:.4f}"
+    p = esc(p_value(c.mcnemar.p_value))
     lines = [
         f"<p>{c.n_pairs} items paired. Detection of planted defects: {esc(c.before)} "
         f"{esc(rate_text(c.detection_before))} &rarr; {esc(c.after)} "
@@ -250,17 +252,18 @@ def _banner(report: FolderReport) -> str:
     accepted = sum(len(m.accepted_misses) for m in report.models)
     fitness = (
         "Better than chance at what the set measures"
-        if verdict == "PASS"
-        else _sentence(verdict.removeprefix("PASS (fitness undecided: ").removesuffix(")"))
+        if verdict == PASS
+        else _sentence(verdict.removeprefix(f"{PASS} (fitness undecided: ").removesuffix(")"))
     )
     detail = (
         f"{fitness}; every planted item met its expectation "
         f"or is an accepted miss ({accepted} accepted), and every gate with a threshold passed "
         f"({gates} gates)."
-        if word == "PASS"
+        if word == PASS
         else _sentence(verdict.removeprefix(f"{word}: ")) + ". See fitness, gates and failures."
     )
-    kind = {"PASS": "pass", "FAIL": "fail", "NOT FIT": "notfit"}.get(word, "incomplete")
+    kinds: dict[str, str] = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit"}
+    kind = kinds.get(word, "incomplete")
     warning = baseline_warning(report)
     if warning:  # an accepted baseline worse than the prompt before it says so up here
         detail += f" Warning: {_sentence(warning)}."

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
     FAILURES_MD,
     RESULTS_FILE,
@@ -13,8 +14,10 @@ from judges.reports.model.data import (
     ModelReport,
 )
 from judges.reports.model.summary import first_screen
+from judges.reports.render.comparison import comparison_markdown
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
+from judges.reports.sections.category_power import category_power_lines
 from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
@@ -22,10 +25,10 @@ from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
 from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
-from judges.stats.planning.categories import category_power_lines
-from judges.stats.regression.comparison import comparison_markdown, outcome
+from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
+from judges.verdicts.vocabulary import FAIL
 
 
 def table_cell(text: str) -> str:
@@ -34,7 +37,7 @@ def table_cell(text: str) -> str:
 
 
 def fraction(rate: Rate) -> str:
-    return f"{rate.successes}/{rate.n} = {rate}" if rate.n else "no data (n=0)"
+    return rate_with_interval(rate, empty="no data (n=0)")
 
 
 def _stat(stat: Rate | Estimate | None) -> str:
@@ -85,7 +88,7 @@ def _errors(errors: Mapping[str, Any]) -> str:
 def _gate_result(gate: Gate) -> str:
     if gate.passed is None:
         return "not evaluated" if gate.threshold is not None else "no threshold"
-    return "pass" if gate.passed else "**FAIL**"
+    return "pass" if gate.passed else f"**{FAIL}**"
 
 
 def _detection_md(m: ModelReport) -> list[str]:
@@ -271,7 +274,7 @@ def _gates_md(m: ModelReport) -> list[str]:
 
 
 def _regression_row(gate: Regression) -> str:
-    result = {True: "pass", False: "**FAIL**", None: "not evaluated"}[gate.passed]
+    result = {True: "pass", False: f"**{FAIL}**", None: "not evaluated"}[gate.passed]
     result = result if gate.decides else "decides nothing"
     value = gate.why if gate.power is None else f"{gate.why}; {gate.power.describe()}"
     return f"| {gate.name} vs {gate.baseline} | {value} | not significantly worse | {result} |"
@@ -299,7 +302,7 @@ def _failures_summary_md(m: ModelReport) -> list[str]:
 
 
 def _num(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.2f}"
+    return number(value)
 
 
 def _usage_md(report: FolderReport) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from judges.reports.render.charts import esc
+from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
 
 __all__ = ["render_overview", "version_key"]
 
@@ -41,7 +42,7 @@ ul{margin:0 0 6px;padding-left:20px}
 .small{color:#57606a;font-size:12px}
 """
 
-_KIND = {"PASS": "pass", "FAIL": "fail", "NOT FIT": "notfit", "INCOMPLETE": "incomplete"}
+_KIND = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit", INCOMPLETE: "incomplete"}
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:

@@ -8,20 +8,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from judges.stats.fitness.chance import ChanceTest
+from judges.reports.format import interval, number, sided_p, undefined
+from judges.stats.fitness.chance import ChanceTest, Fitness
+from judges.verdicts.vocabulary import AT_CHANCE, BETTER, TOO_FEW, WORSE
 
-__all__ = ["chance_reading", "named", "not_fit_phrase"]
+__all__ = [
+    "cannot_show",
+    "chance_reading",
+    "figure_text",
+    "fitness_dict",
+    "fitness_reasons",
+    "named",
+    "not_fit_phrase",
+    "reason_text",
+    "weak_spots",
+]
 
 
-# The words every section and format uses for one chance test; NOT FIT, FAIL, INCOMPLETE
-# and PASS are kept for a judge's verdict.
-BETTER, AT_CHANCE, WORSE, TOO_FEW = (
-    "better than chance",
-    "at chance",
-    "worse than chance",
-    "too few to test",
-)
 MAX_NAMED = 5  # reasons named in a verdict line; the rest are counted ("and 3 more")
 
 
@@ -57,31 +62,71 @@ def not_fit_phrase(failing: Sequence[ChanceTest], limit: int = MAX_NAMED) -> str
     return "; ".join(parts)
 
 
-def _number(value: float) -> str:
-    return f"{value:.2f}"
-
-
 def figure_text(test: ChanceTest) -> str:
     """The test's figure as a reader sees it: value, interval, n, chance and each p-value
     with its side; an undefined value says why (its counts) instead of printing nan."""
     reading = chance_reading(test)
-    p = f"p(better) = {test.p_value:.3g}"
-    if reading == WORSE:
-        p += f", p(worse) = {test.p_worse:.3g}"
+    p = sided_p(test.p_value, test.p_worse if reading == WORSE else None)
     if math.isnan(test.value):
-        why = test.detail or "no data"
-        return f"{test.statistic} undefined ({why}), n={test.n}, chance {test.chance:g}, {p}"
-    interval = (
-        f" [{_number(test.low)}, {_number(test.high)}]"
-        if not (math.isnan(test.low) or math.isnan(test.high))
-        else " (no interval)"
-    )
-    return (
-        f"{test.statistic} {_number(test.value)}{interval} n={test.n}, chance {test.chance:g}, {p}"
-    )
+        why = undefined(test.detail or "no data")
+        return f"{test.statistic} {why}, n={test.n}, chance {test.chance:g}, {p}"
+    shown = f"{number(test.value)} {interval(test.low, test.high)}"
+    return f"{test.statistic} {shown} n={test.n}, chance {test.chance:g}, {p}"
 
 
 def reason_text(test: ChanceTest) -> str:
     """One line a report prints for a test: `name: AT CHANCE (figure; counts)`."""
-    detail = f"; {test.detail}" if test.detail and not math.isnan(test.value) else ""
-    return f"{test.name}: {chance_reading(test).upper()} ({figure_text(test)}{detail})"
+    return f"{test.name}: {chance_reading(test).upper()} ({figure_text(test)}{_detail(test)})"
+
+
+def _detail(test: ChanceTest) -> str:
+    """`; counts`, unless the figure already gave them as why its value is undefined."""
+    return f"; {test.detail}" if test.detail and not math.isnan(test.value) else ""
+
+
+def fitness_reasons(fitness: Fitness) -> list[str]:
+    """Why the judge is NOT FIT, one line per failing test (empty when FIT)."""
+    if fitness.fit:
+        return []
+    if not fitness.tests:
+        return ["no chance test applies: nothing in the set tests the judge against chance"]
+    return [reason_text(test) for test in fitness.failing]
+
+
+def weak_spots(fitness: Fitness) -> list[str]:
+    """Diagnostics at chance, one line each: "weak on fabrication (figure; 3/7 ...)".
+
+    Too weak to decide (a good judge fails each now and then), they point where to look.
+    """
+    return [
+        f"weak on {t.name} ({figure_text(t)}{_detail(t)}; a judge right 90% of the time "
+        f"passes it with probability {t.power:.2f}: shown, decides nothing)"
+        for t in fitness.diagnostics
+        if not t.fit_ignoring_power
+    ]
+
+
+def cannot_show(fitness: Fitness) -> list[str]:
+    """What the set cannot yet show: every test that cannot decide at its size."""
+    if not fitness.undecided:
+        return []
+    names = ", ".join(t.name for t in fitness.tests)
+    return [
+        "no chance test can decide at this set's size, so it cannot yet show that the "
+        f"judge is better than chance ({names}); grow the set (`python -m judges plan`)"
+    ]
+
+
+def fitness_dict(fitness: Fitness) -> dict[str, Any]:
+    """report.json's fitness: the verdict, its reasons in the report's words, and each test
+    with how it reads."""
+    found = fitness.as_dict()
+    tests = found.pop("tests")
+    for test, shown in zip(fitness.tests, tests, strict=True):
+        shown["reading"] = chance_reading(test)
+    return found | {
+        "reasons": [reason_text(test) for test in fitness.failing],
+        "weak_spots": weak_spots(fitness),
+        "cannot_show": cannot_show(fitness),
+        "tests": tests,
+    }

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
+from judges.reports.format import p_is, p_value, rate_percent_short
 from judges.reports.sections.prose import inline_html
 from judges.stats.estimates.intervals import McNemar, Rate
 from judges.stats.fitness.evaluator import EvaluatorFigures, Preference
@@ -51,14 +52,11 @@ EXPLAINED = (
 
 
 def p_text(p: float) -> str:
-    return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
+    return p_is(p)
 
 
 def _pct(rate: Rate) -> str:
-    if rate.n == 0:
-        return "none judged"
-    interval = f"[{100 * rate.low:.0f}, {100 * rate.high:.0f}]"
-    return f"{rate.successes}/{rate.n} = {100 * rate.rate:.1f}% {interval}"
+    return rate_percent_short(rate, empty="none judged")
 
 
 def _agreement(f: EvaluatorFigures) -> str:
@@ -207,7 +205,7 @@ def _short_p(test: McNemar) -> str:
     """The p-value, or "no test" when no item differs (the last rank's "vs next" is "-")."""
     if test.n == 0:
         return "no test"
-    return "<0.0001" if test.p_value < 0.0001 else f"{test.p_value:.4f}"
+    return p_value(test.p_value)
 
 
 def _short_pref(pref: Preference | None) -> tuple[str, str]:

@@ -14,22 +14,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.core.results import JudgementRow
+from judges.reports.format import number, p_value, rate_percent_short, sided_p
 from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates
+from judges.stats.estimates.floors import distinct_digits, threshold_text
 from judges.stats.estimates.intervals import Rate
+from judges.stats.fitness.chance import ChanceTest
 from judges.stats.fitness.evaluator import Outputs
 from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
 from judges.stats.fitness.pairwise import (
-    PASS,
     ModelPair,
     SetOutcome,
     by_category,
-    finding,
     gated_outcomes,
     judged,
     llmbar_statistics,
     model_pairs,
-    sided_p,
+)
+from judges.verdicts.vocabulary import (
+    AT_CHANCE,
+    BETTER,
+    FAIL,
+    NOT_FIT,
+    PASS,
+    TOO_FEW,
+    WORSE,
+    Reading,
+    Verdict,
 )
 
 EXPLAINED = (
@@ -54,7 +65,66 @@ class ModelSet:
     llmbar: dict[str, Any]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"model": self.model, **self.outcome.as_dict(), "llmbar": self.llmbar}
+        return {"model": self.model, **outcome_dict(self.outcome), "llmbar": self.llmbar}
+
+
+def finding(test: ChanceTest) -> Reading:
+    """How a set's chance test reads: better than, at or worse than chance (each by its
+    one-sided test), or too few to test."""
+    if test.fit:
+        return BETTER
+    if test.worse_than_chance:
+        return WORSE
+    return AT_CHANCE if test.testable else TOO_FEW
+
+
+def chance_p(test: ChanceTest) -> str:
+    """Both one-sided p-values, each naming its side; no figure when nothing was decided."""
+    if test.n == 0:
+        return "no item decided alike in both orders: nothing to test"
+    return f"one-sided {sided_p(test.p_value, test.p_worse)}"
+
+
+def chance_sentence(test: ChanceTest) -> str:
+    """The finding with its figure, interval, counts and sided p-values; never a nan."""
+    if test.n == 0:
+        return f"{finding(test)} ({chance_p(test)}; {test.detail})"
+    share = (
+        f"{test.statistic} {test.k}/{test.n} = {number(test.value)} "
+        f"[{number(test.low)}, {number(test.high)}], chance 0.5"
+    )
+    return f"{finding(test)} ({share}; {chance_p(test)}; {test.detail})"
+
+
+def set_verdict(outcome: SetOutcome) -> Verdict:
+    """NOT FIT unless better than chance; FAIL when the agreement floor fails; else PASS."""
+    if not outcome.figures.chance.fit:
+        return NOT_FIT
+    return FAIL if outcome.agreement_passed is False else PASS
+
+
+def set_reasons(outcome: SetOutcome) -> list[str]:
+    """Why a set is NOT FIT or FAILs, one line each."""
+    reasons = []
+    if not outcome.figures.chance.fit:
+        reasons.append(chance_sentence(outcome.figures.chance))
+    if outcome.agreement_passed is False and outcome.min_agreement is not None:
+        agreement, floor = outcome.figures.agreement, outcome.min_agreement
+        places = distinct_digits(agreement.rate, floor)  # 28/47 = 0.596, never 0.60
+        reasons.append(
+            f"positional agreement {agreement.successes}/{outcome.figures.n} = "
+            f"{agreement.rate:.{places}f} below min_agreement {threshold_text(floor)}"
+        )
+    return reasons
+
+
+def outcome_dict(outcome: SetOutcome) -> dict[str, Any]:
+    """report.json's entry for one set: the figures, the finding, the verdict and reasons."""
+    found = outcome.as_dict()
+    found["chance"] = {"finding": finding(outcome.figures.chance), **found["chance"]}
+    accepted = found.pop("accepted")
+    verdict = {"verdict": set_verdict(outcome), "reasons": set_reasons(outcome)}
+    return found | verdict | {"accepted": accepted}
 
 
 @dataclass(frozen=True)
@@ -66,10 +136,10 @@ class PairwiseReport:
     def problems(self) -> list[str]:
         """Sets a model is NOT FIT on, or FAILs, that gates.toml does not accept."""
         return [
-            f"{entry.model} {category}: {entry.outcome.verdict}"
+            f"{entry.model} {category}: {set_verdict(entry.outcome)}"
             for category, entries in self.sets.items()
             for entry in entries
-            if entry.outcome.verdict != PASS and not entry.outcome.accepted
+            if set_verdict(entry.outcome) != PASS and not entry.outcome.accepted
         ]
 
     def as_dict(self) -> dict[str, Any]:
@@ -116,15 +186,14 @@ def pairwise_report(
 
 
 def _rate(rate: Rate) -> str:
-    interval = f"[{100 * rate.low:.0f}, {100 * rate.high:.0f}]"
-    return f"{rate.successes}/{rate.n} = {100 * rate.rate:.1f}% {interval}"
+    return rate_percent_short(rate)
 
 
 def _verdict(entry: ModelSet) -> str:
     outcome = entry.outcome
-    verdict = f"**{outcome.verdict}**"
-    if outcome.reasons():
-        verdict += ": " + "; ".join(outcome.reasons())
+    verdict = f"**{set_verdict(outcome)}**"
+    if reasons := set_reasons(outcome):
+        verdict += ": " + "; ".join(reasons)
     if outcome.accepted:
         verdict += f" (accepted: {outcome.accepted})"
     return verdict
@@ -146,7 +215,7 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
             lines.append(
                 f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
                 f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
-                f"({sided_p(f.chance)}) | {f.no_winner} |"
+                f"({chance_p(f.chance)}) | {f.no_winner} |"
             )
         lines += [
             "",
@@ -174,7 +243,7 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
                 *(
                     f"| {p.first} | {p.second} | {p.first_right}/{p.test.n} | "
                     f"{p.second_right}/{p.test.n} | {p.test.b} | {p.test.c} "
-                    f"| {p.test.p_value:.2g} |"
+                    f"| {p_value(p.test.p_value)} |"
                     for p in pairs
                 ),
                 "",

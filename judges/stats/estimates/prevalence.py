@@ -65,14 +65,6 @@ class CorrectedRate:
             "dropped_resamples": self.dropped,
         }
 
-    def describe(self) -> str:
-        return (
-            f"corrected pass rate {self.value:.3f} [{self.low:.3f}, {self.high:.3f}] "
-            f"({self.confidence:.0%} bootstrap over outputs, TPR and TNR; {self.resamples} "
-            f"draws, {self.dropped} left out with TPR + TNR <= 1); raw {self.raw}; "
-            f"TPR {self.tpr}; TNR {self.tnr}"
-        )
-
 
 def corrected_pass_rate(
     passed: int,

@@ -18,7 +18,9 @@ never "not evaluated": its kappa and correlation are undefined, which is no agre
 chance, so the test reads NOT FIT with p = 1.
 
 `Fitness` collects the tests of one judge, prompt version and model: FIT when at least one
-test could decide and every test that could decide shows the judge above chance.
+test could decide and every test that could decide shows the judge above chance. The words a
+reader sees for them (reasons, weak spots, what a set cannot show) are written in
+`judges.reports.sections.fitness`: numbers here, prose there.
 """
 
 from __future__ import annotations
@@ -53,14 +55,6 @@ N_SPLITS = 9999
 
 def _round(value: float) -> float | None:
     return None if value is None or math.isnan(value) else round(float(value), 4)
-
-
-def _fmt(value: float) -> str:
-    return "nan" if math.isnan(value) else f"{value:.2f}"
-
-
-def _p(value: float) -> str:
-    return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
 
 
 @dataclass(frozen=True)
@@ -122,24 +116,6 @@ class ChanceTest:
             return "fit"
         return "worse than chance" if self.worse_than_chance else "not fit"
 
-    def figure(self) -> str:
-        counts = f"k={self.k} " if self.k is not None else ""
-        # The p-value of the side the judge is on: above chance, or below it when reversed.
-        p = (
-            f"p(worse) = {_p(self.p_worse)}"
-            if self.worse_than_chance
-            else f"p = {_p(self.p_value)}"
-        )
-        return (
-            f"{self.statistic} {_fmt(self.value)} [{_fmt(self.low)}, {_fmt(self.high)}] "
-            f"{counts}n={self.n}, chance {self.chance:g}, {p}"
-        )
-
-    def sentence(self) -> str:
-        """One line a report can print: name, verdict, figure, counts."""
-        detail = f"; {self.detail}" if self.detail else ""
-        return f"{self.name}: {self.verdict.upper()} ({self.figure()}{detail})"
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -194,49 +170,14 @@ class Fitness:
     def diagnostics(self) -> list[ChanceTest]:
         return [t for t in self.tests if t.diagnostic]
 
-    def reasons(self) -> list[str]:
-        """Why the judge is NOT FIT, one line each (empty when FIT)."""
-        if self.fit:
-            return []
-        if not self.tests:
-            return ["no chance test applies: nothing in the set tests the judge against chance"]
-        return [t.sentence() for t in self.failing]
-
-    def weak_spots(self) -> list[str]:
-        """Diagnostics at chance, one line each: "weak on fabrication: 3/7" and its figures.
-
-        Too weak to decide (a good judge fails each now and then), they point where to look.
-        """
-        return [
-            f"weak on {t.name} ({t.figure()}; {t.detail}; a judge right 90% of the time "
-            f"passes it with probability {t.power:.2f}: shown, decides nothing)"
-            for t in self.diagnostics
-            if not t.fit_ignoring_power
-        ]
-
     def false_alarm_bound(self) -> float:
         """At most how often a judge right on 90% of its judgements fails a deciding test
         here: each deciding test's chance to fail it (1 - power), summed (a union bound)."""
         return sum(1 - t.power for t in self.decisive if t.power is not None)
 
-    def cannot_show(self) -> list[str]:
-        """What the set cannot yet show: every test that cannot decide at its size."""
-        if not self.undecided:
-            return []
-        names = ", ".join(t.name for t in self.tests)
-        return [
-            "no chance test can decide at this set's size, so it cannot yet show that the "
-            f"judge is better than chance ({names}); grow the set (`python -m judges plan`)"
-        ]
-
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict,
-            "reasons": self.reasons(),
-            "weak_spots": self.weak_spots(),
-            "cannot_show": self.cannot_show(),
-            "tests": [t.as_dict() for t in self.tests],
-        }
+        """The figures alone; the report adds the prose (judges.reports.sections.fitness)."""
+        return {"verdict": self.verdict, "tests": [t.as_dict() for t in self.tests]}
 
 
 # --------------------------------------------------------------------------- proportions

@@ -34,11 +34,8 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
-from judges.stats.estimates.floors import distinct_digits, threshold_text
 from judges.stats.estimates.intervals import McNemar, Rate, mcnemar_exact, wilson
 from judges.stats.fitness.chance import ALPHA, ChanceTest, accuracy_vs_chance
-
-BETTER, AT_CHANCE, WORSE = "better than chance", "at chance", "significantly worse than chance"
 
 
 @dataclass(frozen=True)
@@ -118,39 +115,6 @@ def chance_test(right_both: int, wrong_both: int, alpha: float = ALPHA) -> Chanc
     )
 
 
-def sided_p(test: ChanceTest) -> str:
-    """Both one-sided p-values, each naming its side; no figure when nothing was decided."""
-    if test.n == 0:
-        return "no item decided alike in both orders: nothing to test"
-    return (
-        f"one-sided p(better than chance) = {_p(test.p_value)}, "
-        f"p(worse than chance) = {_p(test.p_worse)}"
-    )
-
-
-def chance_sentence(test: ChanceTest) -> str:
-    """The finding with its figure, interval, counts and sided p-values; never a nan."""
-    if test.n == 0:
-        return f"{finding(test)} ({sided_p(test)}; {test.detail})"
-    share = (
-        f"{test.statistic} {test.k}/{test.n} = {test.value:.2f} "
-        f"[{test.low:.2f}, {test.high:.2f}], chance 0.5"
-    )
-    return f"{finding(test)} ({share}; {sided_p(test)}; {test.detail})"
-
-
-def _p(value: float) -> str:
-    return f"{value:.3f}" if value >= 0.001 else f"{value:.1e}"
-
-
-def finding(test: ChanceTest) -> str:
-    if test.fit:
-        return BETTER
-    if test.worse_than_chance:
-        return WORSE
-    return AT_CHANCE if test.testable else "too few to test"
-
-
 @dataclass(frozen=True)
 class PairwiseFigures:
     """One judge model on one set (category): the harness's figures with Wilson intervals."""
@@ -175,7 +139,7 @@ class PairwiseFigures:
             "accuracy_average": self.average.as_dict(),
             "positional_agreement": self.agreement.as_dict(),
             "no_winner": self.no_winner,
-            "chance": {"finding": finding(self.chance), **self.chance.as_dict()},
+            "chance": self.chance.as_dict(),  # the report adds its finding
         }
 
 
@@ -297,9 +261,6 @@ def model_pairs(by_model: Mapping[str, Sequence[Judged]]) -> list[ModelPair]:
 # --------------------------------------------------------------------------- gates
 
 
-PASS, FAIL, NOT_FIT = "PASS", "FAIL", "NOT FIT"
-
-
 @dataclass(frozen=True)
 class SetOutcome:
     """One judge model on one set: fitness against chance, then the team's floors."""
@@ -314,31 +275,12 @@ class SetOutcome:
             return None
         return self.figures.agreement.rate >= self.min_agreement
 
-    @property
-    def verdict(self) -> str:
-        if not self.figures.chance.fit:
-            return NOT_FIT
-        return FAIL if self.agreement_passed is False else PASS
-
-    def reasons(self) -> list[str]:
-        reasons = []
-        if not self.figures.chance.fit:
-            reasons.append(chance_sentence(self.figures.chance))
-        if self.agreement_passed is False and self.min_agreement is not None:
-            agreement, floor = self.figures.agreement, self.min_agreement
-            places = distinct_digits(agreement.rate, floor)  # 28/47 = 0.596, never 0.60
-            reasons.append(
-                f"positional agreement {agreement.successes}/{self.figures.n} = "
-                f"{agreement.rate:.{places}f} below min_agreement {threshold_text(floor)}"
-            )
-        return reasons
-
     def as_dict(self) -> dict[str, Any]:
+        """The figures; the report adds the verdict word and its reasons
+        (judges.reports.sections.pairwise)."""
         return {
             **self.figures.as_dict(),
             "min_agreement": self.min_agreement,
-            "verdict": self.verdict,
-            "reasons": self.reasons(),
             "accepted": self.accepted,
         }
 

@@ -22,7 +22,6 @@ __all__ = [
     "CategoryPower",
     "Discordance",
     "category_power",
-    "category_power_lines",
     "discordance_of",
 ]
 
@@ -73,25 +72,6 @@ class CategoryPower:
             "detects_15_points": self.sees_worth_detecting,
         }
 
-    def warning(self) -> str | None:
-        """A sentence for the report when the category cannot see a 15-point drop."""
-        if self.sees_worth_detecting:
-            return None
-        if self.nothing_to_drop:
-            return (
-                f"category {self.category} ({self.n} items) detects 0/{self.n}: there is no "
-                "detection to drop, so no power statement applies"
-            )
-        seen = (
-            "no drop at all" if math.isnan(self.drop) else f"only a drop of {self.drop:.2f} or more"
-        )
-        return (
-            f"category {self.category} ({self.n} items) cannot detect a "
-            f"{WORTH_DETECTING * 100:.0f}-point drop in detection: it sees {seen} with "
-            f"{POWER:.0%} power "
-            f"({self.basis}); `python -m judges plan` says how many items it needs"
-        )
-
 
 def discordance_of(gates: Sequence[Regression], source: str) -> Discordance | None:
     """The detection gate's flips (both ways) among `gates`, if it was evaluated."""
@@ -129,30 +109,3 @@ def category_power(
         drop = mcnemar_drop(len(rows), share, alpha)
         found.append(CategoryPower(category, len(rows), share, drop, basis))
     return found
-
-
-def category_power_lines(powers: Sequence[CategoryPower]) -> list[str]:
-    """The report's markdown table: what a paired gate can see per category."""
-    if not powers:
-        return []
-    bases = {p.basis for p in powers if not p.nothing_to_drop}
-    basis = (
-        "nothing detected in any category: no drop to detect"
-        if not bases
-        else bases.pop()
-        if len(bases) == 1
-        else "no paired run: discordance assumed 2 r (1 - r) at each category's detection rate r"
-    )
-    lines = [
-        "Smallest detection drop a paired gate detects per category, with 80% power at one-"
-        f"sided alpha ({basis}):",
-        "",
-        "| Category | Items | Discordance | Smallest detectable drop | Sees a 15-point drop |",
-        "|---|---|---|---|---|",
-    ]
-    for p in powers:
-        drop = "none at this n" if math.isnan(p.drop) else f"{p.drop:.2f}"
-        drop = "none: nothing detected" if p.nothing_to_drop else drop
-        sees = "yes" if p.sees_worth_detecting else "**no**"
-        lines.append(f"| {p.category} | {p.n} | {p.discordance:.2f} | {drop} | {sees} |")
-    return [*lines, ""]

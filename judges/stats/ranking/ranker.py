@@ -65,13 +65,6 @@ class MetricSummary:
     def better_than_random(self) -> bool:
         return self.judge.value > self.random and self.p_value < ALPHA
 
-    def sentence(self) -> str:
-        name = SHOWN.get(self.key, self.key)
-        figure = f"{name} {self.judge}, random {self.random:.2f}"
-        if self.better_than_random:
-            return f"better than a random ranking ({figure}; p = {self.p_value:.3f})"
-        return f"not better than a random ranking ({figure}; p = {self.p_value:.2f})"
-
     def as_dict(self) -> dict[str, Any]:
         return {
             "metric": self.key,
@@ -97,13 +90,6 @@ class RankerSummary:
             "documents": self.documents,
             "metrics": [metric.as_dict() for metric in self.metrics.values()],
         }
-
-    def lines(self) -> list[str]:
-        head = (
-            f"Ranked by its scores, tie-aware, over {self.queries} queries ({self.documents} "
-            "documents), against a random ranking of the same documents:"
-        )
-        return [head, *(f"- {self.metrics[key].sentence()}" for key in SHOWN)]
 
 
 def queries_from_rows(rows: Sequence[JudgementRow], planted: _Items) -> list[Query]:
@@ -188,10 +174,9 @@ def below_threshold(summary: RankerSummary, thresholds: Mapping[str, float]) -> 
     }
 
 
-def not_better_than_random(summary: RankerSummary, keys: Iterable[str]) -> dict[str, str]:
-    """Gated metrics on which the judge does not beat a random ranking, with the sentence."""
+def not_better_than_random(summary: RankerSummary, keys: Iterable[str]) -> dict[str, MetricSummary]:
+    """Gated metrics on which the judge does not beat a random ranking (the sentence a reader
+    sees: judges.reports.sections.ranking)."""
     return {
-        key: summary.metrics[key].sentence()
-        for key in keys
-        if not summary.metrics[key].better_than_random
+        key: summary.metrics[key] for key in keys if not summary.metrics[key].better_than_random
     }
