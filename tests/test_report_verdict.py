@@ -90,13 +90,15 @@ def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str,
     write(demo, ALL_MET)
     built = rebuild(demo)
     html = (folder(demo, "1.1") / "index.html").read_text()
-    # Nothing failed. The set is too small for any chance test to decide: PASS, and the
-    # verdict says what the set cannot yet show.
-    assert banner(html).startswith("pass: PASS No chance test can decide at this set&#x27;s size")
+    # Nothing failed, but the set is too small for any chance test to decide: a coin flip
+    # would read the same, so the word is UNDECIDED (never PASS), saying what it cannot show.
+    assert banner(html).startswith(
+        "incomplete: UNDECIDED No chance test can decide at this set&#x27;s size"
+    )
     assert "0 new failures, 1 accepted miss" in html
     report_md = (folder(demo, "1.1") / "report.md").read_text()
-    assert report_md.startswith("# demo, prompt 1.1: PASS\n")
-    assert "**Result: PASS (fitness undecided: no chance test can decide" in report_md
+    assert report_md.startswith("# demo, prompt 1.1: UNDECIDED\n")
+    assert "**Result: UNDECIDED: no chance test can decide" in report_md
     assert "cannot yet show that the judge is better than chance" in report_md
     assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
     assert "| PE-01 | cousin | missed | accepted miss |" in report_md
@@ -271,4 +273,5 @@ def test_a_statistic_without_threshold_is_not_counted_as_a_gate_left_unevaluated
     assert counted.problems() == []
     unevaluated = dataclasses.replace(model, floors={**model.floors, "extra": (shown, no_data)})
     assert unevaluated.gate_counts == (passed, failed, 1)
-    assert unevaluated.problems() == ["1 gate not evaluated"]
+    # Shown as not evaluated, and no data decides nothing: it fails no verdict.
+    assert unevaluated.problems() == []

@@ -282,6 +282,7 @@ def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) ->
 _ORDER = (
     "accept_not_fit",
     "accept_regression",
+    "accept_undecided",
     "baseline",
     "alpha",
     "min_detection",
@@ -295,6 +296,10 @@ def _ordered(table: dict[str, Any]) -> dict[str, Any]:
     return {key: table[key] for key in first + sorted(set(table) - set(first))}
 
 
+# What a team accepts by name, per version: never inherited by the next version.
+ACCEPTANCES = ("accept_not_fit", "accept_regression", "accept_undecided", "pairwise_accepted")
+
+
 def inherited_table(
     existing: dict[tuple[str, str], dict[str, Any]], model: str, version: str
 ) -> dict[str, Any]:
@@ -305,7 +310,12 @@ def inherited_table(
     table = dict(existing[(model, max(earlier, key=version_key))])
     table.pop("baseline", None)  # set below from --accept
     # Never inherited: a new prompt version proves itself, or is accepted by name.
-    for acceptance in ("accept_not_fit", "accept_regression", "pairwise_accepted"):
+    for acceptance in (
+        "accept_not_fit",
+        "accept_regression",
+        "accept_undecided",
+        "pairwise_accepted",
+    ):
         table.pop(acceptance, None)
     return table
 
@@ -319,6 +329,7 @@ def write_baseline(
     existing: dict[tuple[str, str], dict[str, Any]],
     reset_floors: bool = False,
     not_fit: dict[tuple[str, str], str | None] | None = None,
+    undecided: dict[tuple[str, str], str] | None = None,
     regressed: dict[tuple[str, str], str] | None = None,
 ) -> tuple[Path, Path, list[str]]:
     """Accept prompt `accept`'s main run as the baseline of the regression gates.
@@ -333,6 +344,8 @@ def write_baseline(
     (a judge that is fit must not be accepted as unfit: its strict xfail would XPASS).
     `regressed`: (model, version) -> why a version worse than the baseline before it is
     accepted all the same (accept_regression); the accepted version's stale reason goes.
+    `undecided`: (model, version) -> why a version no chance test could decide is accepted
+    all the same (accept_undecided); likewise.
     """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
     gates = {key: dict(table) for key, table in existing.items()}
@@ -363,6 +376,9 @@ def write_baseline(
                 table.pop("accept_regression", None)
                 if (model, version) in (regressed or {}):
                     table["accept_regression"] = (regressed or {})[(model, version)]
+                table.pop("accept_undecided", None)
+                if (model, version) in (undecided or {}):
+                    table["accept_undecided"] = (undecided or {})[(model, version)]
             gates[(model, version)] = _ordered(table)
     expectations = folder / "expectations.toml"
     atomic_write_text(

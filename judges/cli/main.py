@@ -106,7 +106,9 @@ def _baseline(args: argparse.Namespace) -> int:
         accept, models[accept], accepted_rows, sources.planted, args.accept_not_fit,
         lambda: _probe_regressions(args, spec, rows_by_version, models[accept]),
     )  # fmt: skip
-    refused = checks.refusal(bool(args.accept_regression), args.reset_floors)
+    refused = checks.refusal(
+        bool(args.accept_regression), args.reset_floors, bool(args.accept_undecided)
+    )
     if refused is Refusal.PARTIAL:
         for line in refusal(args.judge, accept, checks.gaps, checks.asked):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
@@ -123,6 +125,13 @@ def _baseline(args: argparse.Namespace) -> int:
               f"{', '.join(checks.not_fit_refused)} (no better than chance at what the set "
               "measures): not accepted as a baseline, nothing written. Improve the judge, or "
               'keep it knowingly with --accept-not-fit "<why>"', file=sys.stderr)  # fmt: skip
+        return 1
+    if refused is Refusal.UNDECIDED:
+        print(f"python -m judges baseline: prompt {accept} is UNDECIDED on "
+              f"{', '.join(checks.undecided)}: no chance test can decide at its set's size, "
+              "so a coin flip would be accepted as well; not accepted, nothing written. Grow "
+              f"the set (`python -m judges plan {args.judge}` says how many items), or accept "
+              'it knowingly with --accept-undecided "<why>"', file=sys.stderr)  # fmt: skip
         return 1
     for model, lines in sorted(checks.regressions.items()):
         for line in lines:
@@ -145,6 +154,7 @@ def _baseline(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 1
     not_fit, regressed = dict(checks.not_fit), checks.regressed(args.accept_regression or "")
+    undecided = checks.undecided_reasons(args.accept_undecided or "")
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
     existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
     *written, notes = write_baseline(
@@ -156,6 +166,7 @@ def _baseline(args: argparse.Namespace) -> int:
         reset_floors=args.reset_floors,
         not_fit=not_fit,
         regressed=regressed,
+        undecided=undecided,
     )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
@@ -362,6 +373,12 @@ def _add_baseline(commands: Commands) -> None:
         metavar="REASON",
         help="accept a version significantly worse than the current baseline (a failing "
         "regression gate) anyway; the reason is written to gates.toml as accept_regression",
+    )
+    baseline.add_argument(
+        "--accept-undecided",
+        metavar="REASON",
+        help="accept an UNDECIDED version (its set too small for any chance test to decide) "
+        "anyway; the reason is written to gates.toml as accept_undecided",
     )
     baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

@@ -16,7 +16,7 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
-from judges.reports.sections.fitness import fitness_reasons, reason_text
+from judges.reports.sections.fitness import cannot_show, fitness_reasons, reason_text
 from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
@@ -24,7 +24,7 @@ from judges.stats.regression.gates import SME_GATE, Regression
 from judges.verdicts.build import build_verdict
 from judges.verdicts.inputs import Sources
 from judges.verdicts.verdict import ModelVerdict
-from judges.verdicts.vocabulary import NOT_FIT
+from judges.verdicts.vocabulary import NOT_FIT, UNDECIDED
 
 
 @pytest.fixture(scope="session")
@@ -103,6 +103,15 @@ class JudgeRunner(probing.ProbeJudging):
             )
         failed = [r for r in results if r.passed is False]
         unevaluated = [r for r in results if not_evaluated(r)]
+        if not failed and unevaluated and not any(r.passed for r in results):
+            # No data (a label the judge never gives, every call failed) decides nothing:
+            # never a pass, never a failure (a failed call fails its own item's test).
+            lines = "; ".join(r.describe() for r in unevaluated)
+            self.skip_gates(
+                f"{set_case.judge} prompt {set_case.version} on {set_case.model}: "
+                f"{len(unevaluated)} {section} gate(s) not evaluated, no data (gates in "
+                f"{where}): {lines}"
+            )
         if not failed and not unevaluated and not any(r.passed for r in results):
             # No threshold to hold and no pair that could show a regression: a pass would
             # say the judge was checked when nothing was.
@@ -115,27 +124,17 @@ class JudgeRunner(probing.ProbeJudging):
         passed = "\n".join(f"  passed {r.describe()}" for r in results if r.passed)
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
         if failed:
-            lines = "\n".join(f"  FAILED {r.describe()}" for r in failed + unevaluated)
+            lines = "\n".join(
+                [f"  FAILED {r.describe()}" for r in failed]
+                + [f"  NOT EVALUATED (no data) {r.describe()}" for r in unevaluated]
+            )
             pytest.fail(
                 f"{title}: {len(failed)} {section} gate(s) failed (thresholds in {where})\n"
                 f"{lines}\n{passed}",
                 pytrace=False,
             )
-        if unevaluated:
-            lines = "\n".join(f"  NOT EVALUATED {r.describe()}" for r in unevaluated)
-            why = self.session.partial_selection
-            if why:
-                self.skip_gates(
-                    f"set-level gates skipped: {len(unevaluated)} {section} gate(s) of {title} "
-                    f"have too few usable rows, and only a subset was selected ({why}); run "
-                    "the whole selection to evaluate them"
-                )
-            # Too few usable rows (every call failed, say) is no evidence of a good judge.
-            pytest.fail(
-                f"{title}: {len(unevaluated)} {section} gate(s) not evaluated: too few usable "
-                f"rows (gates in {where})\n{lines}\n{passed}",
-                pytrace=False,
-            )
+        # A gate without data beside gates that passed is shown (the report's gates table)
+        # and decides nothing.
 
     def verdict(self, set_case: SetCase) -> ModelVerdict:
         """The version's verdict on this model, as the report builds it (judges.verdicts),
@@ -194,6 +193,8 @@ class JudgeRunner(probing.ProbeJudging):
         if not fitness.fit and accepted and gates is not None and not gates.accept_not_fit:
             pytest.xfail(f"pairwise_accepted: {accepted}")
         title = f"{set_case.judge} prompt {set_case.version} on {set_case.model}"
+        if verdict.undecided:  # a coin flip would pass too: neither a pass nor a failure
+            self.skip_gates(f"{title} is {UNDECIDED}: {cannot_show(fitness)[0]}")
         fit = [f"  fit: {reason_text(t)}" for t in fitness.tests if t.fit]
         untested = [f"  decides nothing: {reason_text(t)}" for t in fitness.tests if not t.testable]
         assert fitness.fit, "\n".join(

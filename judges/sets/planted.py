@@ -64,6 +64,9 @@ class Gates(BaseModel):
     # Accepted as the baseline although significantly worse than the baseline before it:
     # why. Written by `judges baseline --accept-regression`; never inherited either.
     accept_regression: str = ""
+    # Accepted as the baseline although UNDECIDED (no chance test can decide at the set's
+    # size): why. Written by `judges baseline --accept-undecided`; never inherited either.
+    accept_undecided: str = ""
     note: str = ""
 
 
@@ -341,7 +344,12 @@ def _inherit_gates(
                 source = version
             elif source is not None:
                 gates[(model, version)] = gates[(model, source)].model_copy(
-                    update={"accept_not_fit": "", "accept_regression": "", "pairwise_accepted": {}}
+                    update={
+                        "accept_not_fit": "",
+                        "accept_regression": "",
+                        "accept_undecided": "",
+                        "pairwise_accepted": {},
+                    }
                 )
                 inherited[(model, version)] = source
     return inherited

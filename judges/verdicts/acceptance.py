@@ -2,8 +2,10 @@
 `python -m judges baseline --accept`, decided from the version's verdicts.
 
 The checks run in order and the first that refuses stops acceptance: a partial recording,
-runs the judge has that the version lacks, NOT FIT without a reason, significantly worse
-than the current baseline without a reason, floors its table would keep that it fails.
+runs the judge has that the version lacks, NOT FIT without a reason, UNDECIDED (no chance
+test can decide at the set's size, so a coin flip would be accepted too) without a reason,
+significantly worse than the current baseline without a reason, floors its table would
+keep that it fails.
 The command only prints what is decided here, and writes when nothing refuses.
 """
 
@@ -27,6 +29,7 @@ class Refusal(enum.Enum):
     PARTIAL = "partial"  # items set.toml asks for are not recorded
     LACKING = "lacking"  # runs the judge has are not recorded for the version
     NOT_FIT = "not_fit"  # no better than chance, and no --accept-not-fit reason
+    UNDECIDED = "undecided"  # nothing could show it, and no --accept-undecided reason
     REGRESSION = "regression"  # worse than the baseline, and no --accept-regression reason
     FLOORS = "floors"  # fails floors its table would keep, and no --reset-floors
 
@@ -41,10 +44,13 @@ class Acceptance:
     lacking: Mapping[str, tuple[str, ...]]  # runs of the judge the version lacks
     not_fit: Mapping[tuple[str, str], str | None]  # accept_not_fit to write per table
     not_fit_refused: tuple[str, ...]  # NOT FIT models nothing accepts
+    undecided: tuple[str, ...]  # models whose set no chance test can decide at its size
     regressions: Mapping[str, list[str]]  # gates worse than the current baseline
     failing_floors: Mapping[str, list[Gate]]  # floors the kept table would fail
 
-    def refusal(self, accept_regression: bool, reset_floors: bool) -> Refusal | None:
+    def refusal(
+        self, accept_regression: bool, reset_floors: bool, accept_undecided: bool = False
+    ) -> Refusal | None:
         """The first check that refuses, or None when the version may be accepted."""
         if self.gaps:
             return Refusal.PARTIAL
@@ -52,6 +58,8 @@ class Acceptance:
             return Refusal.LACKING
         if self.not_fit_refused:
             return Refusal.NOT_FIT
+        if self.undecided and not accept_undecided:
+            return Refusal.UNDECIDED
         if self.regressions and not accept_regression:
             return Refusal.REGRESSION
         if self.failing_floors and not reset_floors:
@@ -61,6 +69,10 @@ class Acceptance:
     def regressed(self, reason: str) -> dict[tuple[str, str], str]:
         """accept_regression to write per table: the reason, for each model found worse."""
         return {(model, self.version): reason for model in self.regressions}
+
+    def undecided_reasons(self, reason: str) -> dict[tuple[str, str], str]:
+        """accept_undecided to write per table: the reason, for each undecided model."""
+        return {(model, self.version): reason for model in self.undecided}
 
 
 def asked_items(planted: PlantedSet, version: str, models: list[str]) -> dict[str, list[str]]:
@@ -129,6 +141,7 @@ def acceptance(
         lacking=lacking,
         not_fit=writes,
         not_fit_refused=tuple(refused),
+        undecided=tuple(m.model for m in verdicts if m.undecided),
         regressions=worse,
         failing_floors={model: gates for model, gates in failing.items() if gates},
     )

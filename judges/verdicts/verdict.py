@@ -161,12 +161,13 @@ class ModelVerdict:
 
         It passes when every planted item has a row that met its expectation or is an
         accepted miss, no accepted miss is now met (a strict XPASS), and every gate with a
-        threshold passed (a gate not evaluated does not pass).
+        threshold and data passed. A gate without data (a label the judge never gives, a
+        run whose every call failed) decides nothing: it is shown as not evaluated, and a
+        failed call fails its own item.
         """
-        _, failed, unevaluated = self.gate_counts
+        _, failed, _ = self.gate_counts
         counts = [
             (failed, "gate failed", "gates failed"),
-            (unevaluated, "gate not evaluated", "gates not evaluated"),
             (len(self.new_failures), "new failure", "new failures"),
             (len(self.accepted_met), "accepted miss now met", "accepted misses now met"),
             (
@@ -178,10 +179,17 @@ class ModelVerdict:
         reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
         return reasons + ([self.incomplete_reason()] if self.incomplete else [])
 
+    @property
+    def undecided(self) -> bool:
+        """No chance test can decide at the set's size: a coin flip would pass as well."""
+        return self.fitness is not None and self.fitness.undecided
+
     def verdict_word(self) -> str:
-        """INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted) or PASS, in that order.
+        """INCOMPLETE, NOT FIT (unaccepted), FAIL, UNDECIDED, NOT FIT (accepted) or PASS, in
+        that order.
 
         An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
+        A version nothing failed is PASS only where its set could have shown it at chance.
         """
         if self.incomplete:
             return Verdict.INCOMPLETE
@@ -189,4 +197,6 @@ class ModelVerdict:
             return Verdict.NOT_FIT
         if self.problems():
             return Verdict.FAIL
+        if self.undecided:
+            return Verdict.UNDECIDED
         return Verdict.PASS if self.fit else Verdict.NOT_FIT

@@ -20,6 +20,7 @@ __all__ = [
     "NOT_FIT",
     "PASS",
     "TOO_FEW",
+    "UNDECIDED",
     "WORSE",
     "Reading",
     "Verdict",
@@ -29,13 +30,15 @@ __all__ = [
 class Verdict(StrEnum):
     """A prompt version's verdict on one model:
     INCOMPLETE (a run or items it needs are missing), NOT FIT (no better than chance),
-    FAIL (a gate failed), PASS. FIT is fitness alone (better than chance on every deciding
-    test), before the gates are read."""
+    FAIL (a gate failed), UNDECIDED (nothing failed, but no chance test can decide at the
+    set's size: a coin flip would read the same), PASS. FIT is fitness alone (better than
+    chance on every deciding test), before the gates are read."""
 
     PASS = "PASS"
     FAIL = "FAIL"
     NOT_FIT = "NOT FIT"
     INCOMPLETE = "INCOMPLETE"
+    UNDECIDED = "UNDECIDED"
     FIT = "FIT"
 
 
@@ -49,11 +52,12 @@ class Reading(StrEnum):
     TOO_FEW = "too few to test"
 
 
-PASS, FAIL, NOT_FIT, INCOMPLETE, FIT = (
+PASS, FAIL, NOT_FIT, INCOMPLETE, UNDECIDED, FIT = (
     Verdict.PASS,
     Verdict.FAIL,
     Verdict.NOT_FIT,
     Verdict.INCOMPLETE,
+    Verdict.UNDECIDED,
     Verdict.FIT,
 )
 BETTER, AT_CHANCE, WORSE, TOO_FEW = (

@@ -26,7 +26,7 @@ from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
 from judges.verdicts.completeness import missing_reason
 from judges.verdicts.verdict import ModelVerdict
-from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
+from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS, UNDECIDED
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -206,7 +206,8 @@ class FolderReport:
         return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
 
     def verdict_word(self) -> str:
-        """One word of four: PASS, FAIL, NOT FIT, INCOMPLETE (the worst of its models)."""
+        """One word of five: PASS, FAIL, NOT FIT, INCOMPLETE, UNDECIDED (the worst of its
+        models; UNDECIDED only where nothing else is wrong)."""
         if not self.models:
             return INCOMPLETE
         words = [m.verdict_word() for m in self.models]
@@ -220,7 +221,7 @@ class FolderReport:
         if self.pairwise_accepted_not_fit():
             words = [*words, NOT_FIT]
         order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
-        return next((word for word in order if word in words), PASS)
+        return next((word for word in [*order, UNDECIDED] if word in words), PASS)
 
     def label(self) -> str:
         """The word as a one-line overview shows it: NOT FIT says when gates.toml accepts
@@ -245,11 +246,11 @@ class FolderReport:
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
         if word == PASS:
-            undecided = [m for m in self.models if m.fitness is not None and m.fitness.undecided]
-            if undecided:
-                # Nothing failed, but nothing could show the judge better than chance either.
-                return f"{PASS} (fitness undecided: {self._cannot_show(undecided)})"
             return PASS
+        if word == UNDECIDED:
+            # Nothing failed, but nothing could show the judge better than chance either.
+            undecided = [m for m in self.models if m.undecided]
+            return f"{UNDECIDED}: {self._cannot_show(undecided)}"
         if word == INCOMPLETE:
             runs = sorted({run for m in self.models for run in m.missing_runs})
             return f"{INCOMPLETE}: " + missing_reason(

@@ -15,7 +15,7 @@ from typing import Any
 
 from judges.reports.format import p_value, rate, sided_p
 from judges.reports.model.data import FolderReport, ModelReport
-from judges.reports.sections.fitness import chance_reading, named
+from judges.reports.sections.fitness import cannot_show, chance_reading, named
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
@@ -189,8 +189,7 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
                 f"{who}gate {gate.name} failed: {gate.value_text()}, threshold "
                 f"{gate.threshold_text()}"
             )
-        elif gate.passed is None and gate.threshold is not None:
-            failing.append(f"{who}gate {gate.name} not evaluated: {gate.value_text()}")
+
     for regression in m.regressions:
         name, baseline, why = regression.name, regression.baseline, regression.why
         if regression.passed is False:
@@ -220,8 +219,16 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         if not tests:
             trust.append(f"{who}{m.fitness_reasons()[0]}")
         # Why it is accepted is in the verdict line itself, right above the reasons.
+    elif m.undecided and m.fitness is not None and m.chance_tests_apply:
+        trust.append(f"{who}{cannot_show(m.fitness)[0]}")
     elif m.fit and m.fitness is not None and m.chance_tests_apply:
         trust.append(f"{who}better than chance on all {len(m.fitness.decisive)} deciding tests")
+    # A gate without data decides nothing: named, never counted as a failure.
+    trust += [
+        f"{who}gate {gate.name} not evaluated (no data): {gate.value_text()}"
+        for gate in m.gates
+        if gate.passed is None and gate.threshold is not None
+    ]
     if m.comparison is not None and m.baseline_version != m.comparison.after:  # else: banner
         previous = worse_than_previous(m.comparison)
         if previous is not None:

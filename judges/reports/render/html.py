@@ -250,13 +250,8 @@ def _banner(report: FolderReport) -> str:
     verdict, word = report.verdict(), report.verdict_word()
     gates = sum(m.gate_counts[0] for m in report.models)  # those with a threshold, all passed
     accepted = sum(len(m.accepted_misses) for m in report.models)
-    fitness = (
-        "Better than chance at what the set measures"
-        if verdict == PASS
-        else _sentence(verdict.removeprefix(f"{PASS} (fitness undecided: ").removesuffix(")"))
-    )
     detail = (
-        f"{fitness}; every planted item met its expectation "
+        "Better than chance at what the set measures; every planted item met its expectation "
         f"or is an accepted miss ({accepted} accepted), and every gate with a threshold passed "
         f"({gates} gates)."
         if word == PASS
