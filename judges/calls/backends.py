@@ -332,12 +332,17 @@ class ImportedBackend(LocalBackend):
                 f"an imported reply of {self.model} is not a chat completion (a string or "
                 "null at choices[0].message.content); import the release again"
             ) from None
-        # Nothing was sent, so nothing billed: a release's missing usage costs nothing.
+        # As the SDK reads it; a release's missing usage costs nothing: imported is free.
+        prompt_tokens, completion_tokens = (
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+        )
         return JudgeResponse(
             text=text or "",
             truncated=finish == "length",
-            input_tokens=token_count(usage.get("prompt_tokens"), "prompt_tokens"),
-            output_tokens=token_count(usage.get("completion_tokens"), "completion_tokens"),
+            input_tokens=token_count(prompt_tokens, "prompt_tokens"),
+            output_tokens=token_count(completion_tokens, "completion_tokens"),
+            usage_reported=reported(prompt_tokens, completion_tokens),
         )
 
 
