@@ -17,13 +17,22 @@ from typing import Any
 
 import pytest
 
+from judges.calls.backends import load_batch_prices
+from judges.calls.batch.answers import worst_usd
+
+from . import _batch_fake
+from ._batch_fake import FakeBatches
 from ._support import (
+    FAKE_KEY,
+    ITEMS,
     KEEP_LEDGER,
     FakeJudge,
     JudgesProject,
+    Received,
     completion,
     kept_ledger,
     product_identity_verdict,
+    versions,
 )
 
 # Input is free and every output token costs $1: a call's worst case is its max_tokens
@@ -137,8 +146,12 @@ def test_replies_without_usage_count_at_their_worst_case(
     rows = project.results().values()
     assert sum(row["status"] == "ok" for row in rows) == CALLS_UNDER_CAP
     assert all(row["usage"]["estimated_usd"] == WORST_USD for row in rows if row["status"] == "ok")
-    report = next((project.root / "reports").glob("*/*/report.md")).read_text(encoding="utf-8")
-    assert "estimated" in report
+    reports = project.root / "reports"
+    markdown = "".join(p.read_text(encoding="utf-8") for p in reports.glob("*/*/report.md"))
+    html = "".join(p.read_text(encoding="utf-8") for p in reports.glob("*/*/index.html"))
+    for text in (markdown, html):
+        assert text.count(f"{WORST_USD:.4f} ({WORST_USD:.4f} estimated)") >= CALLS_UNDER_CAP
+        assert "reported no usage, or was cut off after the request was sent" in text
 
 
 @pytest.mark.parametrize("provider", [cut_off], indirect=True)
@@ -161,3 +174,41 @@ def test_replies_cut_off_count_at_their_worst_case_each_retry_again(
     _assert_capped_at_worst_case(project, provider, out)
     statuses = [row["status"] for row in project.results().values()]
     assert "ok" not in statuses and "cost_cap" in statuses
+
+
+def test_batch_replies_without_usage_count_at_their_worst_case(
+    project: JudgesProject,
+    fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = "openai:gpt-4o-mini"
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    batches = FakeBatches(fake_judge)
+    fake_judge.routes = batches.route
+
+    def without_usage(judge: FakeJudge, received: Received) -> dict[str, Any]:
+        body = completion(judge, received.body, json.dumps(judge.reply(received.item_id)))
+        del body["usage"]
+        return body
+
+    monkeypatch.setattr(_batch_fake, "judged", without_usage)
+    project.pytester.makeconftest(KEEP_LEDGER)
+    cap = 1.0
+
+    result = project.run(
+        *("--judge-model", model, "-k", "test_planted_item"),
+        *("--batch", "--batch-poll", "0.01", "--cost-cap", f"{cap:g}"),
+        record="all",
+    )
+
+    result.assert_outcomes(passed=len(versions()) * len(ITEMS))
+    charges = [e for e in _ledger_lines(project) if e["kind"] == "charge"]
+    assert len(charges) == len(versions()) * len(ITEMS)
+    assert all(e["estimated"] for e in charges)
+    price = load_batch_prices()[model]
+    worst = sum(worst_usd(price, line["body"]) for line in batches.submitted)
+    spent = sum(e["cost_usd"] for e in charges)
+    assert spent == pytest.approx(worst) and 0 < spent <= cap
+    assert f"cost cap ${cap:.4f}: spent ${spent:.4f}, of which ${spent:.4f} estimated" in (
+        result.stdout.str()
+    )
