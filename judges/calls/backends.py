@@ -47,6 +47,26 @@ def is_transient(error: BaseException) -> bool:
     return any(kind.__name__ == "APIConnectionError" for kind in type(error).__mro__)
 
 
+# Errors raised before a request left (no connection): the provider never saw it.
+_NOT_SENT = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror")
+
+
+def may_have_been_billed(error: BaseException) -> bool:
+    """A failed call the provider may still bill: the request was sent and no answer said
+    otherwise (a reply cut off mid-body, a read timeout, a reply not understood). An error
+    status (429, 5xx) is an answer, not work; a connection never made sent nothing."""
+    if isinstance(getattr(error, "status_code", None), int):
+        return False
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if any(kind.__name__ in _NOT_SENT for kind in type(current).__mro__):
+            return False
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return True
+
+
 def token_count(value: Any, name: str) -> int:
     """A usage field as a count; a missing one is 0, anything but a count is an error."""
     if value is None:
@@ -165,6 +185,14 @@ class JudgeResponse:
     truncated: bool
     input_tokens: int
     output_tokens: int
+    # False: the reply carried no token counts, so its cost is not known (a missing count
+    # reads as 0 above); the ledger then charges the call's worst case.
+    usage_reported: bool = True
+
+
+def reported(*counts: Any) -> bool:
+    """Whether a reply's usage holds every token count (a missing one is None)."""
+    return all(count is not None for count in counts)
 
 
 class Backend(Protocol):
@@ -259,14 +287,14 @@ class OpenAIBackend:
         options = {} if request.timeout is None else {"timeout": request.timeout}
         completion = self.client.chat.completions.create(**self.body(request), **options)
         choice = completion.choices[0]
-        usage = completion.usage
+        prompt_tokens = getattr(completion.usage, "prompt_tokens", None)
+        completion_tokens = getattr(completion.usage, "completion_tokens", None)
         return JudgeResponse(
             text=choice.message.content or "",
             truncated=choice.finish_reason == "length",
-            input_tokens=token_count(getattr(usage, "prompt_tokens", None), "prompt_tokens"),
-            output_tokens=token_count(
-                getattr(usage, "completion_tokens", None), "completion_tokens"
-            ),
+            input_tokens=token_count(prompt_tokens, "prompt_tokens"),
+            output_tokens=token_count(completion_tokens, "completion_tokens"),
+            usage_reported=reported(prompt_tokens, completion_tokens),
         )
 
 
@@ -304,11 +332,17 @@ class ImportedBackend(LocalBackend):
                 f"an imported reply of {self.model} is not a chat completion (a string or "
                 "null at choices[0].message.content); import the release again"
             ) from None
+        # As the SDK reads it; a release's missing usage costs nothing: imported is free.
+        prompt_tokens, completion_tokens = (
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+        )
         return JudgeResponse(
             text=text or "",
             truncated=finish == "length",
-            input_tokens=token_count(usage.get("prompt_tokens"), "prompt_tokens"),
-            output_tokens=token_count(usage.get("completion_tokens"), "completion_tokens"),
+            input_tokens=token_count(prompt_tokens, "prompt_tokens"),
+            output_tokens=token_count(completion_tokens, "completion_tokens"),
+            usage_reported=reported(prompt_tokens, completion_tokens),
         )
 
 
@@ -352,11 +386,12 @@ class AnthropicBackend:
             **options,
         )
         text = "".join(block.text for block in message.content if block.type == "text")
+        input_tokens = getattr(message.usage, "input_tokens", None)
+        output_tokens = getattr(message.usage, "output_tokens", None)
         return JudgeResponse(
             text=text,
             truncated=message.stop_reason == "max_tokens",
-            input_tokens=token_count(getattr(message.usage, "input_tokens", None), "input_tokens"),
-            output_tokens=token_count(
-                getattr(message.usage, "output_tokens", None), "output_tokens"
-            ),
+            input_tokens=token_count(input_tokens, "input_tokens"),
+            output_tokens=token_count(output_tokens, "output_tokens"),
+            usage_reported=reported(input_tokens, output_tokens),
         )

@@ -3,9 +3,14 @@
 One append-only JSONL file under an exclusive lock (fcntl: it excludes threads as well as
 processes, each opening the file anew). Before a live call the runner *reserves* the call's
 worst-case cost; the reservation is refused when spent + reserved + worst case would pass
-`--cost-cap`, and settled (released, the actual cost charged) on the reply. So the cap holds
-for the whole session even with many calls in flight, as long as a reply costs no more
-than its worst case (prompt bytes + `max_tokens`, see `judges.core.runner.worst_case_usd`).
+`--cost-cap`, and settled (released, the cost charged) once the call ended. So the cap
+holds for the whole session even with many calls in flight, as long as a reply costs no
+more than its worst case (prompt bytes + `max_tokens`, see `judges.core.runner.worst_case_usd`).
+
+Settling charges what the provider may bill (`settlement`): the reported usage at the
+model's price, or, when a call was sent but no usage came back (a reply without `usage`,
+or one cut off mid-body), its whole worst case, marked estimated. Each retry is a call of
+its own, reserved and settled again. A worst case of zero (a free model) is nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +37,47 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    # The part of `cost_usd` that is a worst case, not a reported usage, and its calls.
+    estimated_usd: float = 0.0
+    estimated_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd = round(self.cost_usd + other.cost_usd, 8)
+        self.estimated_usd = round(self.estimated_usd + other.estimated_usd, 8)
+        self.estimated_calls += other.estimated_calls
+
+    def stable_dump(self) -> dict[str, Any]:
+        """The usage as written to files; the estimated part only when there is one, so
+        that files of runs with none stay as they were."""
+        exclude = set() if self.estimated_calls else {"estimated_usd", "estimated_calls"}
+        return self.model_dump(mode="json", exclude=exclude)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What a reply says it used, priced: its tokens and their cost."""
+
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+def settlement(reported: Reported | None, worst_usd: float) -> Usage:
+    """What one sent call is charged: its reported usage, or, with none (no `usage` in the
+    reply, or no whole reply), its worst case, estimated. A free call stays free."""
+    if reported is not None:
+        return Usage(
+            calls=1,
+            input_tokens=reported.input_tokens,
+            output_tokens=reported.output_tokens,
+            cost_usd=reported.cost_usd,
+        )
+    if worst_usd <= 0:
+        return Usage(calls=1)
+    return Usage(calls=1, cost_usd=worst_usd, estimated_usd=worst_usd, estimated_calls=1)
 
 
 class CostCapReached(RuntimeError):
@@ -152,6 +199,13 @@ class Ledger:
                 "judge calls in this session"
             )
 
+    def settle(self, hold: str, model: str, worst_usd: float, reported: Reported | None) -> Usage:
+        """Settle a sent call's reservation by `settlement`; the call's usage, as charged."""
+        usage = settlement(reported, worst_usd)
+        estimated = bool(usage.estimated_calls)
+        self.charge(model, usage.input_tokens, usage.output_tokens, usage.cost_usd, hold, estimated)
+        return usage
+
     def charge(
         self,
         model: str,
@@ -159,15 +213,19 @@ class Ledger:
         output_tokens: int,
         cost_usd: float,
         hold: str | None = None,
+        estimated: bool = False,
     ) -> None:
-        """Charge a reply; with `hold`, settle that reservation in the same locked write."""
-        entry = {
+        """Charge a reply; with `hold`, settle that reservation in the same locked write.
+        `estimated`: the cost is a worst case, the provider reported no usage."""
+        entry: dict[str, object] = {
             "kind": "charge",
             "model": model,
             "input_tokens": input_tokens,
             "output_tokens": output_tokens,
             "cost_usd": cost_usd,
         }
+        if estimated:
+            entry["estimated"] = True
         with self._locked():
             if hold:
                 self._append({"kind": "release", "hold": hold, "cost_usd": 0.0})
@@ -182,4 +240,12 @@ class Ledger:
             usage.input_tokens += int(entry["input_tokens"])
             usage.output_tokens += int(entry["output_tokens"])
             usage.cost_usd += float(entry["cost_usd"])
+            if entry.get("estimated"):
+                usage.estimated_usd += float(entry["cost_usd"])
+                usage.estimated_calls += 1
         return dict(sorted(totals.items()))
+
+    def estimated_usd(self) -> float:
+        """The part of `spent_usd` that is a worst case: calls that reported no usage."""
+        charges = self._charges(self._entries())
+        return sum(float(e["cost_usd"]) for e in charges if e.get("estimated"))

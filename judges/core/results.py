@@ -169,7 +169,9 @@ class JudgementRow(BaseModel):
         exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
         if self.fingerprint is None:
             exclude.add("fingerprint")
-        return self.model_dump(mode="json", exclude=exclude)
+        dump = self.model_dump(mode="json", exclude=exclude)
+        dump["usage"] = self.usage.stable_dump()  # its estimated part only when there is one
+        return dump
 
 
 def jsonl_text(rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> str:

@@ -23,8 +23,9 @@ from judges.calls.backends import (
     Price,
     is_timeout,
     is_transient,
+    may_have_been_billed,
 )
-from judges.calls.ledger import CostCapReached, Ledger
+from judges.calls.ledger import CostCapReached, Ledger, Reported, settlement
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
@@ -75,8 +76,14 @@ class Call:
         return LIVE_RETRIES if self.live else 0
 
 
-def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeResponse:
-    """One call within the judgement's budget; transient failures are retried (live only)."""
+def _complete(
+    call: Call,
+    request: JudgeRequest,
+    deadline: float,
+    send: Callable[[JudgeRequest], JudgeResponse],
+) -> JudgeResponse:
+    """One call within the judgement's budget; transient failures are retried (live only).
+    `send` makes one attempt: each retry is a call of its own, charged on its own."""
     budget = BUDGET_TIMEOUTS * call.timeout_s
     for retry in range(call.retries + 1):
         remaining = deadline - time.monotonic()
@@ -88,7 +95,7 @@ def _complete(call: Call, request: JudgeRequest, deadline: float) -> JudgeRespon
             )
         timeout = min(call.timeout_s, remaining)
         try:
-            return call.backend.complete(replace(request, timeout=timeout))
+            return send(replace(request, timeout=timeout))
         except Exception as error:
             if is_timeout(error) and not call.is_fatal(error):
                 raise JudgeTimeout(
@@ -248,40 +255,52 @@ class _Judgement:
         )
 
     def _send(self, request: JudgeRequest) -> JudgeResponse:
-        """One call, charged to the row's usage and the session's ledger.
-
-        Its worst-case cost is reserved before sending, so calls in flight never pass the
-        cap; the reservation is settled by the charge, or released when no reply came."""
+        """One call (its retries included), charged to the row's usage and the ledger."""
         call = self.call
-        hold = ""
         try:
-            if call.live and call.ledger is not None:
-                worst = worst_case_usd(call.price, request)
-                hold = call.ledger.reserve(str(call.backend.model), worst)
-            response = _complete(call, request, self.deadline)
+            return _complete(call, request, self.deadline, self._attempt)
         except CostCapReached as error:
             raise _Ended(self.row("cost_cap", error=str(error))) from None
-        except BaseException as error:
-            if call.ledger is not None:
-                call.ledger.release(hold)
-            if not isinstance(error, Exception) or call.is_fatal(error):
+        except Exception as error:
+            if call.is_fatal(error):
                 raise
             message = f"{type(error).__name__}: {error}"
             raise _Ended(self.row("transport", error=message)) from None
+
+    def _attempt(self, request: JudgeRequest) -> JudgeResponse:
+        """One attempt, settled by what the provider may bill for it.
+
+        Live, its worst-case cost is reserved before sending, so calls in flight never pass
+        the cap. A reply settles it at its reported usage, or at the worst case when it
+        reported none; a failure after the request left (a reply cut off) at the worst
+        case too; a failure before it left, or an error status, releases it."""
+        call = self.call
+        worst = worst_case_usd(call.price, request)
+        ledger = call.ledger if call.live else None
+        model = str(call.backend.model)
+        hold = ledger.reserve(model, worst) if ledger is not None else ""
+        try:
+            response = call.backend.complete(request)
+        except BaseException as error:
+            sent = call.live and isinstance(error, Exception) and not call.is_fatal(error)
+            if sent and worst > 0 and may_have_been_billed(error):
+                self._charge(ledger, hold, worst, None)
+            elif ledger is not None:
+                ledger.release(hold)
+            raise
         cost = call.price.cost(response.input_tokens, response.output_tokens)
-        self.usage.calls += 1
-        self.usage.input_tokens += response.input_tokens
-        self.usage.output_tokens += response.output_tokens
-        self.usage.cost_usd = round(self.usage.cost_usd + cost, 8)
-        if call.live and call.ledger is not None:
-            call.ledger.charge(
-                str(call.backend.model),
-                response.input_tokens,
-                response.output_tokens,
-                cost,
-                hold=hold,
-            )
+        tokens = Reported(response.input_tokens, response.output_tokens, cost)
+        self._charge(ledger, hold, worst, tokens if response.usage_reported else None)
         return response
+
+    def _charge(
+        self, ledger: Ledger | None, hold: str, worst: float, reported: Reported | None
+    ) -> None:
+        # A replay charges no ledger, but its row counts the call as the recording did.
+        if ledger is None:
+            self.usage.add(settlement(reported, worst))
+        else:
+            self.usage.add(ledger.settle(hold, str(self.call.backend.model), worst, reported))
 
     def _verdict_row(self) -> JudgementRow:
         try:

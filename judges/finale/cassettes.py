@@ -13,9 +13,9 @@ from pathlib import Path
 
 from judges.calls.backends import Backend, JudgeRequest, JudgeResponse, ModelRef, Price
 from judges.calls.cassettes import CassetteMiss, in_cassette, is_replay_miss
-from judges.calls.ledger import Ledger
+from judges.calls.ledger import Ledger, Reported
 from judges.core.naming import safe_name
-from judges.core.runner import Call
+from judges.core.runner import Call, worst_case_usd
 from judges.finale.config import PRIMARY, FinaleError
 from judges.finale.plan import CallSlot, JudgeCallFactory
 
@@ -49,7 +49,10 @@ class _ReplayBudget:
         self.ledger.ensure_budget()
         response = self.inner.complete(request)
         cost = self.price.cost(response.input_tokens, response.output_tokens)
-        self.ledger.charge(str(self.model), response.input_tokens, response.output_tokens, cost)
+        tokens = Reported(response.input_tokens, response.output_tokens, cost)
+        # As the live run settled it: a reply without usage at its worst case.
+        reported = tokens if response.usage_reported else None
+        self.ledger.settle("", str(self.model), worst_case_usd(self.price, request), reported)
         return response
 
 

@@ -33,7 +33,7 @@ from judges.calls.batch.answers import Cursor, usage_of, worst_usd
 from judges.calls.batch.api import BatchAPI
 from judges.calls.batch.store import BatchStore, Planned, Submitted
 from judges.calls.cassettes import answering, threaded_recording
-from judges.calls.ledger import CostCapReached
+from judges.calls.ledger import CostCapReached, Reported
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
 from judges.pytest_plugin.record_phase import Judgement, append_rows
@@ -250,10 +250,13 @@ class BatchPhase:
         self.store.add_outcomes(outcomes)
         price = price_for(self.session.prices, ModelRef.parse(batch.model))
         ledger = self.session.ledger
+        requests = self.store.manifest.requests
         for outcome in outcomes:
             if outcome.body is not None:  # billed whether or not a cassette uses it
-                tokens_in, tokens_out = usage_of(outcome.body)
-                ledger.charge(batch.model, tokens_in, tokens_out, price.cost(tokens_in, tokens_out))
+                tokens = usage_of(outcome.body)
+                reported = None if tokens is None else Reported(*tokens, price.cost(*tokens))
+                worst = requests[outcome.custom_id].worst_usd
+                ledger.settle("", batch.model, worst, reported)  # no usage: its worst case
         ledger.release(self.holds.pop(batch.key, ""))
         batch.downloaded = True
         self.store.save()

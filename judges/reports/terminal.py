@@ -13,6 +13,7 @@ from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelR
 from judges.reports.model.metadata import RUN_FILE
 from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
+from judges.reports.sections.cost import estimated_part
 from judges.reports.sections.fitness import not_fit_phrase
 from judges.reports.sections.ranking import metric_sentence
 from judges.reports.write import ReportSet
@@ -123,15 +124,20 @@ def session_lines(
             continue
         lines.append(
             f"{model}: {usage.calls} calls, {usage.input_tokens} input + "
-            f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}"
+            f"{usage.output_tokens} output tokens, ${usage.cost_usd:.4f}{estimated_part(usage)}"
         )
     for model, usage in live.items():
         lines.append(
             f"live spend {model}: {usage.calls} calls, {usage.input_tokens} + "
-            f"{usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
+            f"{usage.output_tokens} tokens, ${usage.cost_usd:.4f}{estimated_part(usage)}"
         )
     if cost_cap is not None:
-        lines.append(f"cost cap ${cost_cap[0]:.4f}: spent ${cost_cap[1]:.4f}")
+        estimated = Usage()
+        for usage in live.values():
+            estimated.add(usage)
+        lines.append(
+            f"cost cap ${cost_cap[0]:.4f}: spent ${cost_cap[1]:.4f}{estimated_part(estimated)}"
+        )
     return lines
 
 

@@ -61,18 +61,16 @@ def worst_usd(price: Price, body: dict[str, Any]) -> float:
     return price.cost(prompt, int(out))
 
 
-def usage_of(body: dict[str, Any]) -> tuple[int, int]:
-    """Input and output tokens of a reply, OpenAI's or Anthropic's."""
+def usage_of(body: dict[str, Any]) -> tuple[int, int] | None:
+    """Input and output tokens of a reply, OpenAI's or Anthropic's; None when the reply
+    does not report both (its cost is then its worst case)."""
     usage = body.get("usage") or {}
-    if "prompt_tokens" in usage or "completion_tokens" in usage:
-        return (
-            token_count(usage.get("prompt_tokens"), "prompt_tokens"),
-            token_count(usage.get("completion_tokens"), "completion_tokens"),
-        )
-    return (
-        token_count(usage.get("input_tokens"), "input_tokens"),
-        token_count(usage.get("output_tokens"), "output_tokens"),
-    )
+    names = ("prompt_tokens", "completion_tokens")
+    if not any(name in usage for name in names):
+        names = ("input_tokens", "output_tokens")
+    if any(usage.get(name) is None for name in names):
+        return None
+    return token_count(usage[names[0]], names[0]), token_count(usage[names[1]], names[1])
 
 
 def response_for(outcome: Outcome, request: httpx2.Request) -> httpx2.Response:

@@ -26,9 +26,5 @@ class GatheredRows:
         """Calls, tokens and cost per model over every row of this session."""
         totals: dict[str, Usage] = {}
         for row in self.rows:
-            usage = totals.setdefault(row.model, Usage())
-            usage.calls += row.usage.calls
-            usage.input_tokens += row.usage.input_tokens
-            usage.output_tokens += row.usage.output_tokens
-            usage.cost_usd = round(usage.cost_usd + row.usage.cost_usd, 8)
+            totals.setdefault(row.model, Usage()).add(row.usage)
         return dict(sorted(totals.items()))

@@ -171,6 +171,8 @@ def _usage(rows: Sequence[JudgementRow]) -> tuple[UsageLine, ...]:
             input_tokens=sum(r.usage.input_tokens for r in group),
             output_tokens=sum(r.usage.output_tokens for r in group),
             cost_usd=round(math.fsum(r.usage.cost_usd for r in group), 4),
+            estimated_usd=round(math.fsum(r.usage.estimated_usd for r in group), 4),
+            estimated_calls=sum(r.usage.estimated_calls for r in group),
         )
         lines.append(UsageLine(model, run, len(group), usage))
     return tuple(lines)

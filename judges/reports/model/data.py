@@ -331,7 +331,7 @@ class FolderReport:
             "sme_labels": self.sme_labels,
             "models": [m.as_dict() for m in self.models],
             "usage": [
-                {"model": u.model, "run": u.run, "rows": u.rows, **u.usage.model_dump()}
+                {"model": u.model, "run": u.run, "rows": u.rows, **u.usage.stable_dump()}
                 for u in self.usage
             ],
             "notes": list(self.notes),

@@ -23,8 +23,10 @@ from judges.reports.render.charts import (
 from judges.reports.render.failures_html import FAILURES_CSS, failures_html
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_html
 from judges.reports.render.fitness import fitness_html
+from judges.reports.sections.cost import ESTIMATED_NOTE, cost_cell
 from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
+from judges.reports.sections.prose import inline_html
 from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
 
 __all__ = ["render_html"]
@@ -291,11 +293,13 @@ def render_html(report: FolderReport) -> str:
                 esc(u.run),
                 *map(str, (u.rows, u.usage.calls, u.usage.input_tokens)),
                 str(u.usage.output_tokens),
-                f"{u.usage.cost_usd:.4f}",
+                esc(cost_cell(u.usage)),
             ]
             for u in report.usage
         ],
     )
+    if any(u.usage.estimated_calls for u in report.usage):
+        usage += f'<p class="note">{inline_html(ESTIMATED_NOTE)}</p>'
     title = f"{report.judge}, prompt {report.version}"
     return "".join(
         [

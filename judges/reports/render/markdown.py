@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from judges.core.results import Usage
 from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
     FAILURES_MD,
@@ -18,6 +19,7 @@ from judges.reports.render.comparison import comparison_markdown
 from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.category_power import category_power_lines
+from judges.reports.sections.cost import ESTIMATED_NOTE, cost_cell
 from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
@@ -315,16 +317,20 @@ def _usage_md(report: FolderReport) -> list[str]:
     for u in report.usage:
         lines.append(
             f"| {u.model} | {u.run} | {u.rows} | {u.usage.calls} | {u.usage.input_tokens} | "
-            f"{u.usage.output_tokens} | {u.usage.cost_usd:.4f} |"
+            f"{u.usage.output_tokens} | {cost_cell(u.usage)} |"
         )
     for model in sorted({u.model for u in report.usage}):
         mine = [u for u in report.usage if u.model == model]
-        cost = round(math.fsum(u.usage.cost_usd for u in mine), 4)
+        total = Usage()
+        for u in mine:
+            total.add(u.usage)
+        total.cost_usd = round(math.fsum(u.usage.cost_usd for u in mine), 4)
         lines.append(
             f"| **{model}** | all | {sum(u.rows for u in mine)} | "
-            f"{sum(u.usage.calls for u in mine)} | {sum(u.usage.input_tokens for u in mine)} | "
-            f"{sum(u.usage.output_tokens for u in mine)} | {cost:.4f} |"
+            f"{total.calls} | {total.input_tokens} | {total.output_tokens} | {cost_cell(total)} |"
         )
+    if any(u.usage.estimated_calls for u in report.usage):
+        lines += ["", ESTIMATED_NOTE]
     return [*lines, ""]
 
 
