@@ -6,7 +6,6 @@ the line and what it needs.
 
 from __future__ import annotations
 
-import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -17,6 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judges.calls.backends import ModelRef
+from judges.storage.files import (
+    DuplicateKey,
+    duplicate_key_message,
+    read_json,
+    strict_json_loads,
+)
 
 __all__ = [
     "CROSS",
@@ -164,7 +169,9 @@ def _jsonl(path: Path, keys: tuple[str, ...]) -> list[dict[str, str]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = strict_json_loads(line)
+        except DuplicateKey as duplicate:
+            raise FinaleError(duplicate_key_message(path, duplicate, number)) from None
         except ValueError as error:
             raise FinaleError(f"{path}:{number}: not JSON: {error}") from None
         if not isinstance(record, dict) or any(
@@ -196,10 +203,7 @@ def load_candidates(folder: Path) -> list[Candidate]:
         metrics_path = run_dir / "metrics.json"
         if not metrics_path.is_file():
             continue
-        try:
-            metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise FinaleError(f"{metrics_path}: not a JSON object: {error}") from None
+        metrics = read_json(metrics_path, FinaleError)
         if not isinstance(metrics, dict):
             raise FinaleError(f"{metrics_path}: must hold a JSON object of metrics")
         predictions = run_dir / "predictions.jsonl"

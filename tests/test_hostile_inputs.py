@@ -1,0 +1,116 @@
+"""Input a careless teammate or an attacker hands the harness: a JSON key given twice, a
+name too long for a path, markup in what a report quotes. Each is refused with its file and
+line, bounded with the option and the limit, or escaped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from judges.core.spec import load_catalog
+from judges.finale.config import FinaleError, load_candidates, load_episodes
+from judges.reports.sections.estimate import EstimateError, read_outputs
+from judges.sets.imports import ImportError_, read_jsonl
+from judges.sets.items import PlantedSetError
+from judges.sets.planted import load_items
+from judges.sets.reading_list import load_reading_list
+from judges.sets.sme import SmeLabelError, load_sme_labels
+from judges.storage.files import DuplicateKey, strict_json_loads
+
+ROOT = Path(__file__).resolve().parents[1]
+PLANTED = ROOT / "planted_sets"
+
+
+def _first_line(path: Path, containing: str) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if containing in line)
+
+
+def _items_with_a_doubled_control(tmp_path: Path) -> Path:
+    """Two good items, the second a defect whose line also says `"control": true`."""
+    source = PLANTED / "product_identity" / "items.jsonl"
+    control = _first_line(source, '"control": true')
+    defect = _first_line(source, '"control": false')
+    doubled = defect.replace('"control": false', '"control": false, "control": true', 1)
+    path = tmp_path / "items.jsonl"
+    path.write_text(f"{control}\n{doubled}\n", encoding="utf-8")
+    return path
+
+
+def test_a_key_given_twice_in_an_items_line_is_refused_with_file_line_and_key(
+    tmp_path: Path,
+) -> None:
+    path = _items_with_a_doubled_control(tmp_path)
+    with pytest.raises(PlantedSetError) as caught:
+        load_items(path, load_catalog()["product_identity"])
+    message = str(caught.value)
+    assert f"{path}:2:" in message and "'control'" in message and "twice" in message
+
+
+def test_strict_json_names_the_line_of_the_object_holding_the_doubled_key() -> None:
+    text = '{\n  "a": 1,\n  "b": {\n    "c": 1,\n    "c": 2\n  }\n}'
+    with pytest.raises(DuplicateKey) as caught:
+        strict_json_loads(text)
+    assert (caught.value.key, caught.value.line) == ("c", 3)
+    assert json.loads(text) == strict_json_loads(text.replace('"c": 2', '"d": 2')) | {"b": {"c": 2}}
+
+
+def _sme(tmp_path: Path) -> Callable[[], object]:
+    line = _first_line(PLANTED / "sme" / "product_identity.jsonl", '"item_id"')
+    path = tmp_path / "labels.jsonl"
+    path.write_text(line.replace('"labeller"', '"item_id": "PE-02", "labeller"', 1) + "\n")
+    return lambda: load_sme_labels(path)
+
+
+def _reading_list(tmp_path: Path) -> Callable[[], object]:
+    text = (PLANTED / "relevance" / "reading_list.json").read_text(encoding="utf-8")
+    path = tmp_path / "reading_list.json"
+    path.write_text(text.replace('"label":', '"label": 0, "label":', 1), encoding="utf-8")
+    return lambda: load_reading_list(path)
+
+
+def _outputs(tmp_path: Path) -> Callable[[], object]:
+    path = tmp_path / "outputs.jsonl"
+    path.write_text('{"score": 1}\n{"score": 1, "score": 3}\n', encoding="utf-8")
+    return lambda: read_outputs(path)
+
+
+def _imported(tmp_path: Path) -> Callable[[], object]:
+    path = tmp_path / "decisions.jsonl"
+    path.write_text('{"item": "X-01", "order": "ab", "winner": 1, "winner": 2}\n')
+    return lambda: read_jsonl(path, "imported:team", {"X-01"})
+
+
+def _episodes(tmp_path: Path) -> Callable[[], object]:
+    path = tmp_path / "episodes.jsonl"
+    path.write_text('{"episode_id": "e1", "transcript": "t", "transcript": "u"}\n')
+    return lambda: load_episodes(path)
+
+
+def _metrics(tmp_path: Path) -> Callable[[], object]:
+    (tmp_path / "run-a").mkdir()
+    (tmp_path / "run-a" / "metrics.json").write_text('{\n"score": 0.1,\n"score": 0.9\n}\n')
+    return lambda: load_candidates(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "where"),
+    [
+        pytest.param(_sme, SmeLabelError, "labels.jsonl:1:", id="sme-labels"),
+        pytest.param(_reading_list, PlantedSetError, "reading_list.json:", id="reading-list"),
+        pytest.param(_outputs, EstimateError, "outputs.jsonl:2:", id="outputs"),
+        pytest.param(_imported, ImportError_, "decisions.jsonl:1:", id="import"),
+        pytest.param(_episodes, FinaleError, "episodes.jsonl:1:", id="finale-episodes"),
+        pytest.param(_metrics, FinaleError, "metrics.json:1:", id="finale-metrics"),
+    ],
+)
+def test_every_json_file_read_from_a_user_refuses_a_doubled_key(
+    tmp_path: Path, make: Callable[[Path], Callable[[], object]], error: type, where: str
+) -> None:
+    load = make(tmp_path)
+    with pytest.raises(error) as caught:
+        load()
+    assert where in str(caught.value) and "twice" in str(caught.value)
