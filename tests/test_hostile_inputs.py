@@ -5,18 +5,33 @@ line, bounded with the option and the limit, or escaped."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from judges.core.spec import load_catalog
+from judges.calls.backends import MAX_MODEL_NAME_BYTES, BackendError, ModelRef
+from judges.core.spec import (
+    MAX_JUDGE_NAME,
+    MAX_VERSION,
+    PROMPTS_ROOT,
+    JudgeConfig,
+    SpecError,
+    load_catalog,
+    load_judge,
+)
 from judges.finale.config import FinaleError, load_candidates, load_episodes
 from judges.reports.sections.estimate import EstimateError, read_outputs
 from judges.sets.imports import ImportError_, read_jsonl
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_items
 from judges.sets.reading_list import load_reading_list
+from judges.sets.set_config import SetConfig
 from judges.sets.sme import SmeLabelError, load_sme_labels
 from judges.storage.files import DuplicateKey, strict_json_loads
 
@@ -114,3 +129,77 @@ def test_every_json_file_read_from_a_user_refuses_a_doubled_key(
     with pytest.raises(error) as caught:
         load()
     assert where in str(caught.value) and "twice" in str(caught.value)
+
+
+LONG_MODEL = "local:" + "x" * 3000
+
+
+def test_a_model_name_too_long_for_a_folder_is_refused_naming_the_limit() -> None:
+    with pytest.raises(BackendError) as caught:
+        ModelRef.parse(LONG_MODEL)
+    message = str(caught.value)
+    assert str(MAX_MODEL_NAME_BYTES) in message and "3000 bytes" in message
+    assert len(message) < 400  # the message quotes the name cut short
+    with pytest.raises(BackendError, match="control characters"):
+        ModelRef.parse("local:a\nb")
+    assert ModelRef.parse("local:" + "é" * 64).slug  # 128 bytes: the limit itself is allowed
+
+
+def test_a_too_long_judge_model_option_is_a_usage_error_before_any_test() -> None:
+    """`--judge-model local:` and 3,000 characters: one usage error, not an OSError per test."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "regression_tests"]
+    done = subprocess.run(
+        [*command, "--co", "--judge-model", LONG_MODEL],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, output[-2000:]
+    assert "--judge-model" in output and f"limit of {MAX_MODEL_NAME_BYTES}" in output
+    assert "Traceback" not in output and "File name too long" not in output
+
+
+def _judge_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "product_identity"
+    shutil.copytree(PROMPTS_ROOT / "product_identity", folder)
+    return folder
+
+
+def test_a_judge_name_a_version_and_a_baseline_model_are_bounded(tmp_path: Path) -> None:
+    folder = _judge_copy(tmp_path)
+    toml = folder / "judge.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('"local:smollm2-135m"', f'"{LONG_MODEL}"', 1), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_judge(folder)
+    assert "judge.toml" in str(caught.value) and "baseline_model" in str(caught.value)
+    toml.write_text(text, encoding="utf-8")
+    long_version = ".".join(["1"] * 20)  # 39 characters, over MAX_VERSION
+    shutil.copy(folder / "0.3.md", folder / f"{long_version}.md")
+    with pytest.raises(SpecError, match=f"at most {MAX_VERSION} characters"):
+        load_judge(folder)
+    data = tomllib.loads(text) | {"name": "j" * (MAX_JUDGE_NAME + 1)}
+    with pytest.raises(ValueError, match=str(MAX_JUDGE_NAME)):
+        JudgeConfig.model_validate(data)
+
+
+def test_set_toml_models_are_bounded() -> None:
+    with pytest.raises(ValueError, match=f"limit of {MAX_MODEL_NAME_BYTES}"):
+        SetConfig.model_validate({"versions": {"0.3": {"models": [LONG_MODEL]}}})
+    with pytest.raises(ValueError, match=f"limit of {MAX_MODEL_NAME_BYTES}"):
+        SetConfig.model_validate({"panel": {"model": LONG_MODEL, "label": "x"}})
+
+
+def test_finale_ids_and_runs_that_name_cassettes_are_bounded(tmp_path: Path) -> None:
+    episodes = tmp_path / "episodes.jsonl"
+    episodes.write_text(json.dumps({"episode_id": "e" * 81, "transcript": "t"}) + "\n")
+    with pytest.raises(FinaleError, match=r"episodes\.jsonl:1: episode_id is 81 characters"):
+        load_episodes(episodes)
+    run = tmp_path / "candidates" / ("r" * 81)
+    run.mkdir(parents=True)
+    (run / "metrics.json").write_text('{"score": 1}')
+    with pytest.raises(FinaleError, match="at most 80 characters"):
+        load_candidates(tmp_path / "candidates")

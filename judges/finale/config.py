@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judges.calls.backends import ModelRef
+from judges.core.naming import NAME_LIMIT
 from judges.storage.files import (
     DuplicateKey,
     duplicate_key_message,
@@ -178,6 +179,11 @@ def _jsonl(path: Path, keys: tuple[str, ...]) -> list[dict[str, str]]:
             not isinstance(record.get(key), str) or not record[key].strip() for key in keys
         ):
             raise FinaleError(f"{path}:{number}: needs non-empty string fields {list(keys)}")
+        if len(record[keys[0]]) > NAME_LIMIT:  # it names a cassette file
+            raise FinaleError(
+                f"{path}:{number}: {keys[0]} is {len(record[keys[0]])} characters long, over the "
+                f"limit of {NAME_LIMIT} (it names a cassette file)"
+            )
         records.append({key: record[key] for key in keys})
     ids = [r[keys[0]] for r in records]
     doubled = sorted({i for i in ids if ids.count(i) > 1})
@@ -203,6 +209,11 @@ def load_candidates(folder: Path) -> list[Candidate]:
         metrics_path = run_dir / "metrics.json"
         if not metrics_path.is_file():
             continue
+        if len(run_dir.name) > NAME_LIMIT:  # it names a cassette folder
+            raise FinaleError(
+                f"{run_dir}: a candidate run's folder name is at most {NAME_LIMIT} characters "
+                f"long (it names a cassette folder); this one has {len(run_dir.name)}"
+            )
         metrics = read_json(metrics_path, FinaleError)
         if not isinstance(metrics, dict):
             raise FinaleError(f"{metrics_path}: must hold a JSON object of metrics")
