@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judges.calls.backends import MAX_MODEL_NAME_BYTES, BackendError, ModelRef
+from judges.core.quoting import md_cell, md_prose, md_text
+from judges.core.results import JudgementRow, write_jsonl
 from judges.core.spec import (
     MAX_JUDGE_NAME,
     MAX_VERSION,
@@ -27,6 +31,7 @@ from judges.core.spec import (
 )
 from judges.finale.config import FinaleError, load_candidates, load_episodes
 from judges.reports.sections.estimate import EstimateError, read_outputs
+from judges.reports.write import rebuild_reports
 from judges.sets.imports import ImportError_, read_jsonl
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_items
@@ -34,6 +39,7 @@ from judges.sets.reading_list import load_reading_list
 from judges.sets.set_config import SetConfig
 from judges.sets.sme import SmeLabelError, load_sme_labels
 from judges.storage.files import DuplicateKey, strict_json_loads
+from tests._report_demo import AFTER, BEFORE, folder, version_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANTED = ROOT / "planted_sets"
@@ -203,3 +209,53 @@ def test_finale_ids_and_runs_that_name_cassettes_are_bounded(tmp_path: Path) -> 
     (run / "metrics.json").write_text('{"score": 1}')
     with pytest.raises(FinaleError, match="at most 80 characters"):
         load_candidates(tmp_path / "candidates")
+
+
+HOSTILE = "m<script>alert(1)</script>|</table>&amp;"
+
+
+def _hostile_rows(version: str, detection: dict[str, bool]) -> list[JudgementRow]:
+    """The demo judge's rows, with markup in what a judge and a server said of themselves."""
+    rows = []
+    for row in version_rows(version, detection):
+        fingerprint = {"backend": "local", "model": "m", "response_model": HOSTILE}
+        changes: dict[str, Any] = {"fingerprint": fingerprint}
+        if row.verdict is not None:
+            changes["verdict"] = {**row.verdict, "rationale": f"<b>{row.item_id}</b> {HOSTILE}"}
+        else:
+            changes["error"] = f"server said {HOSTILE}"
+        rows.append(row.model_copy(update=changes))
+    return rows
+
+
+def test_markdown_reports_escape_the_markup_they_quote(demo: dict[str, Any]) -> None:
+    for version, detection in (("1.0", BEFORE), ("1.1", AFTER)):
+        write_jsonl(folder(demo, version) / "results.jsonl", _hostile_rows(version, detection))
+    rebuild_reports(demo["reports"], demo["planted"], catalog=demo["catalog"])
+    pages = {
+        name: (folder(demo, "1.1") / name).read_text(encoding="utf-8")
+        for name in ("report.md", "comparison.md")
+    }
+    pages["failures.md"] = (folder(demo, "1.0") / "failures.md").read_text(encoding="utf-8")
+    for name, text in pages.items():
+        outside_fences = re.sub(r"(?ms)^(`{3,})json$.*?^\1$", "", text)
+        for tag in ("<script", "</script", "</table", "<b>"):
+            assert tag not in outside_fences, f"{name} quotes {tag!r} raw"
+        assert "&lt;script&gt;" in outside_fences, name
+    fingerprint_rows = [
+        line for line in pages["report.md"].splitlines() if line.startswith("| Judge fingerprint")
+    ]
+    assert fingerprint_rows and all(
+        len(re.findall(r"(?<!\\)\|", line)) == 3 for line in fingerprint_rows
+    )
+    assert '- Rationale: "&lt;b&gt;PE-02&lt;/b&gt;' in pages["failures.md"]
+    assert "server said m&lt;script&gt;" in pages["failures.md"]
+    assert "- Expected: factual_accuracy <= 1" in pages["failures.md"]  # the harness's own op
+
+
+def test_md_escapes_keep_the_harness_prose_and_fences() -> None:
+    assert md_text("a<b>&c\nd") == "a&lt;b&gt;&amp;c d"
+    assert md_cell("x | y\nz <i>") == "x \\| y z &lt;i&gt;"
+    assert md_prose("mid-p < 0.05, 3 -> 4, >= 0.8, m<script>") == (
+        "mid-p < 0.05, 3 -> 4, >= 0.8, m&lt;script>"
+    )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judges.calls.fingerprint import describe as describe_fingerprint
+from judges.core.quoting import md_text
 from judges.core.results import JudgementRow
 from judges.stats.estimates.floors import detected
 from judges.stats.estimates.intervals import (
@@ -334,16 +335,21 @@ def _number(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.2f}"
 
 
+def _quoted(fingerprints: Sequence[str]) -> str:
+    """What the servers said of themselves, escaped: a reply's model name may hold markup."""
+    return md_text("; ".join(fingerprints))
+
+
 def _fingerprint_lines(c: Comparison) -> list[str]:
     """Mixed judges first: flips between two judges are not the prompt's doing."""
     if not c.mixed_fingerprints:
-        return [f"- Judge fingerprint (both versions): {'; '.join(c.fingerprints_after)}"]
+        return [f"- Judge fingerprint (both versions): {_quoted(c.fingerprints_after)}"]
     command = (
         f'pytest regression_tests --record=all --judge-model {c.model} -k "{c.judge}-{c.before}-"'
     )
     return [
         f"**Mixed judge fingerprints:** {c.before} was judged by "
-        f"{'; '.join(c.fingerprints_before)}, {c.after} by {'; '.join(c.fingerprints_after)}. "
+        f"{_quoted(c.fingerprints_before)}, {c.after} by {_quoted(c.fingerprints_after)}. "
         "The differences below may come from the judge, not the prompt. Re-record the older "
         f"version in this environment so one judge answers both: `{command}`",
         "",
@@ -365,7 +371,7 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     """The comparison as a markdown section headed at `level`."""
     c = comparison
     lines = [
-        f"{'#' * level} {c.judge} on {c.model}: prompt {c.before} -> {c.after}",
+        f"{'#' * level} {c.judge} on {md_text(c.model)}: prompt {c.before} -> {c.after}",
         "",
         *_fingerprint_lines(c),
         f"- Paired items (main run): {c.n_pairs}"
