@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import json.scanner
 import os
 import re
 import tempfile
@@ -112,10 +113,10 @@ class FolderLock:
 class DuplicateKey(ValueError):
     """One JSON object names a key twice (the json module would silently keep the last)."""
 
-    def __init__(self, key: str, line: int = 1) -> None:
+    def __init__(self, key: str, line: int | None = None) -> None:
         super().__init__(f"the key {key!r} appears twice in one object")
         self.key = key
-        self.line = line
+        self.line = line  # of the object holding it, within the parsed text; None: not known
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -129,24 +130,26 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _line_of_duplicate(text: str) -> int:
     """The line of the object holding the first key given twice: a second, pure-Python parse
-    that knows where each object starts, run only once a duplicate was found."""
+    that knows where each object starts, run only once a duplicate was found. The stdlib's
+    scanner and object parser are not in its type stubs, hence getattr and setattr."""
     decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicates)
+    parse_pairs = getattr(json.decoder, "JSONObject")  # noqa: B009
 
     def parse_object(state: tuple[str, int], *args: Any) -> Any:
         source, end = state
         try:
-            return json.decoder.JSONObject(state, *args)  # type: ignore[attr-defined]
+            return parse_pairs(state, *args)
         except DuplicateKey as duplicate:
-            if duplicate.line == 1:  # the innermost object is the one that holds it
+            if duplicate.line is None:  # the innermost object is the one that holds it
                 duplicate.line = source.count("\n", 0, end) + 1
             raise
 
-    decoder.parse_object = parse_object  # type: ignore[method-assign]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    setattr(decoder, "parse_object", parse_object)  # noqa: B010
+    setattr(decoder, "scan_once", getattr(json.scanner, "py_make_scanner")(decoder))  # noqa: B009, B010
     try:
         decoder.decode(text)
     except DuplicateKey as duplicate:
-        return duplicate.line
+        return duplicate.line or 1
     return 1
 
 
@@ -161,9 +164,10 @@ def strict_json_loads(text: str) -> Any:
 
 def duplicate_key_message(path: Path, duplicate: DuplicateKey, first_line: int = 1) -> str:
     """`<file>:<line>: the key 'k' appears twice in one object ...`: what to fix, and where."""
+    line = first_line + (duplicate.line or 1) - 1
     return (
-        f"{path}:{first_line + duplicate.line - 1}: {duplicate}; JSON would keep only the last "
-        "silently, so keep the one you mean and delete the other"
+        f"{path}:{line}: {duplicate}; JSON would keep only the last silently, so keep the one "
+        "you mean and delete the other"
     )
 
 
