@@ -41,7 +41,7 @@ class ResultsMissing(FileNotFoundError):
         how = (
             f"judge it first: `{record_command(judge, version)}`"
             if judge is not None and version is not None
-            else "run `python -m pytest` first to judge and write it"
+            else "run `pytest` first to judge and write it"
         )
         super().__init__(f"no results file {path}: {how}")
         self.path = path
