@@ -53,7 +53,9 @@ FSTRINGS_LEFT: Mapping[str, int] = {
     "judges.stats.fitness.pairwise": 3,  # LLMBar's published percent strings, a detail
     "judges.stats.fitness.permutation": 7,  # the tests' details
     "judges.stats.planning.categories": 4,  # the power bases (report.json)
-    "judges.stats.planning.set_sizes": 14,  # `plan`'s lines
+    # `plan`'s lines; the scale of a score drop (its own 0-3, or the range given) added two:
+    # the next to move, with the rest of `plan`'s words, to the reports layer.
+    "judges.stats.planning.set_sizes": 16,
     "judges.stats.planning.simulation": 1,  # the simulation's table row
     "judges.stats.ranking.reading_list": 1,  # the reading list's summary sentence
     "judges.stats.regression.comparison": 1,  # an error row's label

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.reports.render.markdown import table_cell
+from judges.core.quoting import md_cell as table_cell
 from judges.reports.sections.prose import inline_html
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"

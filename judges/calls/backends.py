@@ -24,6 +24,9 @@ IMPORTED_PATH = "/v1/chat/completions"
 # batch API, pricing, factory) in `judges.calls.backend_registry`, which a test holds equal.
 # `imported`: judgements released by others (`python -m judges import`), replayed only.
 BACKENDS = ("openai", "anthropic", "local", "imported")
+# A model's name becomes a cassette folder (`<backend>-<model>`), and a file name may hold
+# 255 bytes: a longer name, or one with control characters, is refused before any call.
+MAX_MODEL_NAME_BYTES = 128
 
 
 class BackendError(ValueError):
@@ -78,6 +81,11 @@ def token_count(value: Any, name: str) -> int:
     return value
 
 
+def _shown(text: str, limit: int = 60) -> str:
+    """A user's string quoted in a message, cut short: an error need not repeat 3,000 bytes."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
 @dataclass(frozen=True)
 class ModelRef:
     """`backend:model`, e.g. `local:smollm2-135m` or `openai:gpt-4o-2024-11-20`."""
@@ -90,9 +98,20 @@ class ModelRef:
         backend, sep, model = text.partition(":")
         if not sep or not model or backend not in BACKENDS:
             raise BackendError(
-                f"judge model {text!r} must be backend:model with backend one of openai, "
+                f"judge model {_shown(text)} must be backend:model with backend one of openai, "
                 "anthropic, local, imported (e.g. local:smollm2-135m, openai:gpt-4o-2024-11-20, "
                 "anthropic:claude-sonnet-4-6, imported:GPT-4)"
+            )
+        size = len(model.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_MODEL_NAME_BYTES:
+            raise BackendError(
+                f"judge model {_shown(text)}: its model name is {size} bytes long, over "
+                f"the limit of {MAX_MODEL_NAME_BYTES} (it names the model's cassette folder)"
+            )
+        if any(ord(char) < 32 or ord(char) == 127 for char in model):
+            raise BackendError(
+                f"judge model {_shown(text)}: a model name holds no control characters (it names "
+                "the model's cassette folder)"
             )
         return cls(backend, model)
 

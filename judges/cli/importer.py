@@ -30,7 +30,7 @@ import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls.backend_registry import IMPORTED, make_backend
-from judges.calls.backends import IMPORTED_PATH, ModelRef
+from judges.calls.backends import IMPORTED_PATH, BackendError, ModelRef
 from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
 from judges.core.naming import Case
 from judges.core.runner import first_requests
@@ -132,7 +132,10 @@ def write_cassettes(
         absent = [order for order in ORDERS if order not in orders]
         if absent:
             raise ImportError_(f"{model_name} on item {item_id}: no reply in order(s) {absent}")
-        model = ModelRef(IMPORTED, model_name)
+        try:  # the release names the model, and the name becomes a cassette folder
+            model = ModelRef.parse(f"{IMPORTED}:{model_name}")
+        except BackendError as error:
+            raise ImportError_(str(error)) from None
         if model_name not in backends:  # one SDK client per model: building one is slow
             backends[model_name] = make_backend(model, live=False)
         backend = backends[model_name]

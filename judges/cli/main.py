@@ -13,7 +13,7 @@ from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
 from judges.cli.leaderboard import add_leaderboard_command
-from judges.cli.power import add_power_commands
+from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
 from judges.cli.project import find_project
 from judges.cli.recorded import lacking_refusal, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges leaderboard pairwise --version 0.1   rank the judge models per set\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
-        "  python -m judges estimate product_identity --version 0.3.1 --outputs out.jsonl",
+        f"  {ESTIMATE_EXAMPLE}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -338,6 +338,26 @@ def _add_report(commands: Commands) -> None:
     report.set_defaults(run=_report)
 
 
+class _VersionWithoutAccept(argparse.Action):
+    """`baseline JUDGE 1.0`: a version accepted only with --accept, so say the command."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values is None:  # no positional version: what a correct command gives
+            setattr(namespace, self.dest, None)
+            return
+        judge = getattr(namespace, "judge", None) or "JUDGE"
+        parser.error(
+            f"a prompt version is accepted only with --accept: did you mean "
+            f"`python -m judges baseline {judge} --accept {values}`?"
+        )
+
+
 def _add_baseline(commands: Commands) -> None:
     baseline = commands.add_parser(
         "baseline",
@@ -351,6 +371,10 @@ def _add_baseline(commands: Commands) -> None:
         "Review both files before committing.",
     )
     baseline.add_argument("judge", help="judge name, e.g. product_identity")
+    # A version given without --accept would be "unrecognized": name the fix instead.
+    baseline.add_argument(
+        "version", nargs="?", action=_VersionWithoutAccept, help=argparse.SUPPRESS
+    )
     baseline.add_argument(
         "--accept",
         metavar="VERSION",

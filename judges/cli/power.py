@@ -12,6 +12,12 @@ from typing import Any
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec
 
+# A file that exists, so the example runs as printed (tests/test_hostile_inputs.py runs it).
+ESTIMATE_EXAMPLE = (
+    "python -m judges estimate product_identity --version 0.3.1 "
+    "--outputs reports/product_identity/0.3.1/results.jsonl"
+)
+
 
 def _fail(command: str, message: str) -> int:
     print(f"python -m judges {command}: {message}", file=sys.stderr)
@@ -19,12 +25,13 @@ def _fail(command: str, message: str) -> int:
 
 
 def _version_rows(
-    command: str, args: argparse.Namespace, spec: JudgeSpec
+    command: str, args: argparse.Namespace, spec: JudgeSpec, default: str | None = None
 ) -> tuple[str, str, list[JudgementRow]] | str:
-    """(version, model, rows) of the chosen prompt version, or an error message."""
+    """(version, model, rows) of the chosen prompt version (else `default`, else the newest),
+    or an error message."""
     from judges.reports.model.folders import Results, ResultsMissing
 
-    version = args.version or spec.versions[-1]
+    version = args.version or default or spec.versions[-1]
     if version not in spec.versions:
         return (
             f"--version {version}: not a prompt version of {spec.name} ({', '.join(spec.versions)})"
@@ -32,7 +39,7 @@ def _version_rows(
     try:
         rows = Results(args.reports).rows(spec.name, version)
     except ResultsMissing as error:
-        return f"{error}; record the version first"
+        return str(error)
     models = sorted({row.model for row in rows if row.run == "main"})
     model = args.model or (models[0] if len(models) == 1 else spec.config.baseline_model)
     if model not in models:
@@ -50,11 +57,12 @@ def _plan(args: argparse.Namespace) -> int:
 
     catalog = args.catalog
     spec = catalog[args.judge]
-    found = _version_rows("plan", args, spec)
+    sources = load_sources(args.judge, catalog, args.planted_sets)
+    baseline = _accepted_baseline(spec, sources.planted, args.model)
+    found = _version_rows("plan", args, spec, baseline)
     if isinstance(found, str):
         return _fail("plan", found)
     version, model, rows = found
-    sources = load_sources(args.judge, catalog, args.planted_sets)
     dimensions = spec.config.dimensions
     noise = [r for r in rows if r.run == "noise" and r.model == model]
     floor = noise_floor(noise, dimensions) if noise else None
@@ -78,12 +86,53 @@ def _plan(args: argparse.Namespace) -> int:
             noise_items=floor.n_items if floor else 0,
             noise_repeats=floor.n_repeats if floor else (config.noise_repeats if config else 5),
             kappa=kappa, drop=args.drop, power=args.power, alpha=args.alpha,
+            scales=score_scales(spec, version),
         )  # fmt: skip
     except ValueError as error:
         return _fail("plan", str(error))
-    weak = weak_set_lines(sources.planted) if sources.planted else []
-    _emit(args, plan.as_dict() | {"set_design": weak}, [*plan.lines(), *weak])
+    # The plan itself says how many items a weak category needs: no pointer back to it.
+    weak = weak_set_lines(sources.planted, suggest_plan=False) if sources.planted else []
+    chosen = _chosen(args.version, version, baseline)
+    _emit(args, plan.as_dict() | {"set_design": weak}, [chosen, *plan.lines(), *weak])
     return 0
+
+
+def _accepted_baseline(spec: JudgeSpec, planted: Any, model: str | None) -> str | None:
+    """The prompt version gates.toml accepts as the baseline of the model (the judge's
+    baseline model by default), as the newest version's table says; None when none."""
+    if planted is None:
+        return None
+    gates = planted.gates.get((model or spec.config.baseline_model, spec.versions[-1]))
+    baseline = gates.baseline if gates is not None else None
+    return baseline if baseline in spec.versions else None
+
+
+def _chosen(asked: str | None, version: str, baseline: str | None) -> str:
+    """Which prompt version the plan is for, and why that one."""
+    if asked is not None:
+        return f"prompt {version} (--version)"
+    if baseline is not None:
+        return f"prompt {version}: the accepted baseline in gates.toml (--version V for another)"
+    return f"prompt {version}: the newest; gates.toml names no baseline (--version V for another)"
+
+
+def score_scales(spec: JudgeSpec, version: str) -> dict[str, tuple[float, float]]:
+    """Each reply field's (minimum, maximum), where the reply model states both: the scale
+    a score dimension's drop is a share of. A derived dimension (a total) states none."""
+    scales: dict[str, tuple[float, float]] = {}
+    for facet in spec.config.facets or (None,):
+        schema = spec.reply_model(version, facet).model_json_schema()
+        bounded = {
+            name: (float(field["minimum"]), float(field["maximum"]))
+            for name, field in schema.get("properties", {}).items()
+            if isinstance(field.get("minimum"), int | float)
+            and isinstance(field.get("maximum"), int | float)
+        }
+        if facet is not None and len(bounded) == 1:  # a facet's one score is its dimension's
+            bounded = {facet: next(iter(bounded.values()))}
+        for name, scale in bounded.items():
+            scales.setdefault(name, scale)
+    return scales
 
 
 def _estimate(args: argparse.Namespace) -> int:
@@ -169,6 +218,9 @@ def add_power_commands(commands: Any, judge_type: Any) -> None:
         "passes) and TNR (planted defects it fails) on the planted set's main run of the "
         "same version (Rogan-Gladen), with a bootstrap interval that includes the "
         "uncertainty of TPR and TNR. See docs/statistics-power.md.",
+        epilog=f"example (from the harness's own repository; a results file stands in for "
+        f"unlabelled outputs):\n  {ESTIMATE_EXAMPLE}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(estimate, judge_type)
     estimate.add_argument(

@@ -8,18 +8,14 @@ every later run compared with a fraction of the set. So `baseline --accept` refu
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from judges.core.results import read_jsonl
 from judges.core.spec import JudgeSpec
+from judges.reports.model.folders import record_command
 from judges.sets.planted import load_gate_tables, load_planted_set
 from judges.verdicts.acceptance import asked_items, recording_gaps
-
-
-def record_command(judge: str, version: str) -> str:
-    return f"python -m pytest --record=missing -k {shlex.quote(f'{judge}-{version}')}"
 
 
 def refusal(

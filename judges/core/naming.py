@@ -9,9 +9,13 @@ from pathlib import Path
 from judges.calls.backends import ModelRef
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# What one path part built from a user's string may hold. The loaders refuse a longer
+# string (judge names, versions, ids, model names: see `judges.core.spec`, `ModelRef`), so
+# the cut below never makes two names one.
+NAME_LIMIT = 80
 
 
-def safe_name(text: str, limit: int = 80) -> str:
+def safe_name(text: str, limit: int = NAME_LIMIT) -> str:
     """A file-system-safe, bounded name."""
     return _UNSAFE.sub("_", text).strip("_")[:limit] or "_"
 

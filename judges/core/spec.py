@@ -28,9 +28,14 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judges.calls.backends import ModelRef
 from judges.core.label_paths import check_path
 
 PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
+# A judge's name and a prompt version name cassette and report folders (and test ids): each
+# is bounded, so no path the harness builds from them outgrows what a file system holds.
+MAX_JUDGE_NAME = 64
+MAX_VERSION = 32
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
@@ -56,7 +61,7 @@ class JudgeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_JUDGE_NAME)
     description: str = ""
     module: str
     baseline_model: str
@@ -75,6 +80,12 @@ class JudgeConfig(BaseModel):
     # Categorical verdict fields whose stability is reported per value (retest, noise):
     # name -> verdict path, e.g. `level` or `judgements[criterion].relevance`.
     labels: dict[str, str] = {}
+
+    @field_validator("baseline_model")
+    @classmethod
+    def _a_model(cls, model: str) -> str:
+        ModelRef.parse(model)  # BackendError is a ValueError: pydantic names the field
+        return model
 
     @field_validator("labels")
     @classmethod
@@ -209,6 +220,11 @@ def _load_prompts(root: Path, config: JudgeConfig) -> dict[str, Prompt]:
             continue
         if not re.fullmatch(r"\d+(\.\d+)*", version):
             raise SpecError(f"{path}: prompt versions are dotted numbers such as 0.3.1")
+        if len(version) > MAX_VERSION:
+            raise SpecError(
+                f"{path}: a prompt version is at most {MAX_VERSION} characters (it names "
+                f"cassette and report folders); {version[:40]}... has {len(version)}"
+            )
         prompts[version] = Prompt(
             config.name,
             version,

@@ -6,7 +6,6 @@ the line and what it needs.
 
 from __future__ import annotations
 
-import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -17,6 +16,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judges.calls.backends import ModelRef
+from judges.core.naming import NAME_LIMIT
+from judges.storage.files import (
+    DuplicateKey,
+    duplicate_key_message,
+    read_json,
+    strict_json_loads,
+)
 
 __all__ = [
     "CROSS",
@@ -164,13 +170,20 @@ def _jsonl(path: Path, keys: tuple[str, ...]) -> list[dict[str, str]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = strict_json_loads(line)
+        except DuplicateKey as duplicate:
+            raise FinaleError(duplicate_key_message(path, duplicate, number)) from None
         except ValueError as error:
             raise FinaleError(f"{path}:{number}: not JSON: {error}") from None
         if not isinstance(record, dict) or any(
             not isinstance(record.get(key), str) or not record[key].strip() for key in keys
         ):
             raise FinaleError(f"{path}:{number}: needs non-empty string fields {list(keys)}")
+        if len(record[keys[0]]) > NAME_LIMIT:  # it names a cassette file
+            raise FinaleError(
+                f"{path}:{number}: {keys[0]} is {len(record[keys[0]])} characters long, over the "
+                f"limit of {NAME_LIMIT} (it names a cassette file)"
+            )
         records.append({key: record[key] for key in keys})
     ids = [r[keys[0]] for r in records]
     doubled = sorted({i for i in ids if ids.count(i) > 1})
@@ -196,10 +209,12 @@ def load_candidates(folder: Path) -> list[Candidate]:
         metrics_path = run_dir / "metrics.json"
         if not metrics_path.is_file():
             continue
-        try:
-            metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise FinaleError(f"{metrics_path}: not a JSON object: {error}") from None
+        if len(run_dir.name) > NAME_LIMIT:  # it names a cassette folder
+            raise FinaleError(
+                f"{run_dir}: a candidate run's folder name is at most {NAME_LIMIT} characters "
+                f"long (it names a cassette folder); this one has {len(run_dir.name)}"
+            )
+        metrics = read_json(metrics_path, FinaleError)
         if not isinstance(metrics, dict):
             raise FinaleError(f"{metrics_path}: must hold a JSON object of metrics")
         predictions = run_dir / "predictions.jsonl"

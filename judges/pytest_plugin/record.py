@@ -139,6 +139,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _writer(config, tty)(record_phase.plan_line(judges, judgements), True)
         progress = Progress(
             total=len(judgements),
+            calls=sum(record_phase.calls_of(judges, j) for j in judgements),
             write=_writer(config, tty),
             spent=judges.ledger.spent_usd,
             cap_usd=settings.cost_cap_usd,

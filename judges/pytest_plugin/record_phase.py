@@ -86,15 +86,19 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     return judgements
 
 
+def calls_of(session: JudgesSession, judgement: Judgement) -> int:
+    """The calls one judgement makes: a call per facet, per repeat (retries aside)."""
+    return judgement.plan.repeats * (len(session.catalog[judgement.case.judge].config.facets) or 1)
+
+
 def plan_line(session: JudgesSession, judgements: Sequence[Judgement]) -> str:
     """What the phase will call, per run, before the first call: a new prompt version gets
     every run of its judge, and this says what that costs in calls."""
     cassettes: Counter[str] = Counter()
     calls: Counter[str] = Counter()
     for judgement in judgements:
-        facets = len(session.catalog[judgement.case.judge].config.facets) or 1
         cassettes[judgement.run] += 1
-        calls[judgement.run] += judgement.plan.repeats * facets
+        calls[judgement.run] += calls_of(session, judgement)
     runs = ", ".join(
         f"{run} {calls[run]}"
         + (f" ({cassettes[run]} cassettes)" if calls[run] > cassettes[run] else "")
@@ -132,7 +136,7 @@ def record_all(
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    _keep(futures[future], future, recorded, progress, rows_file)
+                    _keep(session, futures[future], future, recorded, progress, rows_file)
                 progress.tick()
         except KeyboardInterrupt:
             stop.set()
@@ -142,7 +146,7 @@ def record_all(
             running = {future for future in pending if not future.cancelled()}
             finished, _ = wait(running, timeout=GRACE_S)
             for future in finished:
-                _keep(futures[future], future, recorded, progress, rows_file)
+                _keep(session, futures[future], future, recorded, progress, rows_file)
             progress.tick(final=True)
             raise
         pool.shutdown()
@@ -151,6 +155,7 @@ def record_all(
 
 
 def _keep(
+    session: JudgesSession,
     judgement: Judgement,
     future: Future,
     recorded: dict[Path, list[JudgementRow]],
@@ -165,7 +170,8 @@ def _keep(
     if rows:
         recorded[judgement.path] = rows
         append_rows(rows_file, judgement.path, rows)
-    progress.finished(failed=error is not None or any(r.status != "ok" for r in rows))
+    failed = error is not None or any(r.status != "ok" for r in rows)
+    progress.finished(failed, calls_of(session, judgement))
 
 
 def append_rows(rows_file: Path, path: Path, rows: list[JudgementRow]) -> None:

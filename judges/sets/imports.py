@@ -16,7 +16,6 @@ Two forms are read, both pure (no file is written here; `judges.cli.importer` wr
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 from judges.builtin.pairwise import ORDERS, Label
 from judges.core.results import Expectation
 from judges.sets.items import PlantedItem, Provenance
-from judges.storage.files import json_lines
+from judges.storage.files import json_lines, read_json
 
 JUDGE = "pairwise"
 _SWAP = {"swap = False": "original", "swap = True": "swapped"}
@@ -92,7 +91,7 @@ def published_statistics(
     )
     if not path.is_file():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path, ImportError_)
 
 
 def category_of(set_name: str) -> str:
@@ -128,10 +127,7 @@ def prefix_for(set_name: str, taken: set[str]) -> str:
 
 
 def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportError_(f"{path}: cannot be read as JSON ({error})") from None
+    return read_json(path, ImportError_)
 
 
 _LABELS: dict[str, Label] = {"1": "1", "2": "2"}

@@ -10,7 +10,6 @@ reported like every other judgement; the run is then scored as a ranking, not pe
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 
 from judges.core.results import Expectation
 from judges.sets.items import PlantedItem, PlantedSetError, Provenance
+from judges.storage.files import read_json
 
 TIERS = {4: "essential", 3: "relevant", 2: "method", 1: "background", 0: "hard_negative"}
 RUN = "reading_list"
@@ -59,10 +59,7 @@ class ReadingList(BaseModel):
 
 def load_reading_list(path: Path) -> ReadingList:
     """The reading list, validated; a bad file names itself, the field and the fix."""
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PlantedSetError(f"{path}: not a readable JSON file: {error}") from None
+    raw = read_json(path, PlantedSetError)
     try:
         return ReadingList.model_validate(raw)
     except ValidationError as error:

@@ -6,7 +6,9 @@ without importing the planted-set loader that checks it with enrolment.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judges.calls.backends import ModelRef
 
 
 class PanelConfig(BaseModel):
@@ -20,6 +22,13 @@ class PanelConfig(BaseModel):
     temperature: float | None = Field(default=None, ge=0, le=2)
     label: str
 
+    @field_validator("model")
+    @classmethod
+    def _a_model(cls, model: str | None) -> str | None:
+        if model is not None:
+            ModelRef.parse(model)  # BackendError is a ValueError: pydantic names the field
+        return model
+
 
 class VersionRun(BaseModel):
     """`[versions."<v>"]` in set.toml: who judges a prompt version's main run, and on what."""
@@ -31,6 +40,13 @@ class VersionRun(BaseModel):
     # model -> the items it judges, by id or by set (category), within `items`: a model
     # with outputs for some sets only (a partial release) judges those, and is complete.
     model_items: dict[str, tuple[str, ...]] = {}
+
+    @field_validator("models")
+    @classmethod
+    def _models(cls, models: tuple[str, ...]) -> tuple[str, ...]:
+        for model in models:
+            ModelRef.parse(model)  # a model names a cassette folder: bounded there
+        return models
 
 
 class SetConfig(BaseModel):

@@ -1,11 +1,13 @@
 """Files on disk: writes that never leave a half-written file (a temporary file, then a
 rename), the clean-up of temporaries a killed process left, an advisory folder lock, and
-JSONL reading with errors that name the file and the line."""
+JSON and JSONL reading with errors that name the file, the line and, for a key given twice
+in one object, the key."""
 
 from __future__ import annotations
 
 import fcntl
 import json
+import json.scanner
 import os
 import re
 import tempfile
@@ -108,10 +110,90 @@ class FolderLock:
             self._handle = None
 
 
+class DuplicateKey(ValueError):
+    """One JSON object names a key twice (the json module would silently keep the last)."""
+
+    def __init__(self, key: str, line: int | None = None) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+        self.line = line  # of the object holding it, within the parsed text; None: not known
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+def _line_of_duplicate(text: str) -> int:
+    """The line of the object holding the first key given twice: a second, pure-Python parse
+    that knows where each object starts, run only once a duplicate was found. The stdlib's
+    scanner and object parser are not in its type stubs, hence getattr and setattr."""
+    decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicates)
+    parse_pairs = getattr(json.decoder, "JSONObject")  # noqa: B009
+
+    def parse_object(state: tuple[str, int], *args: Any) -> Any:
+        source, end = state
+        try:
+            return parse_pairs(state, *args)
+        except DuplicateKey as duplicate:
+            if duplicate.line is None:  # the innermost object is the one that holds it
+                duplicate.line = source.count("\n", 0, end) + 1
+            raise
+
+    setattr(decoder, "parse_object", parse_object)  # noqa: B010
+    setattr(decoder, "scan_once", getattr(json.scanner, "py_make_scanner")(decoder))  # noqa: B009, B010
+    try:
+        decoder.decode(text)
+    except DuplicateKey as duplicate:
+        return duplicate.line or 1
+    return 1
+
+
+def strict_json_loads(text: str) -> Any:
+    """`json.loads`, refusing an object that names a key twice: raises `DuplicateKey` with the
+    key and the line (within `text`) of the object holding it."""
+    try:
+        return json.loads(text, object_pairs_hook=_refuse_duplicates)
+    except DuplicateKey as duplicate:
+        raise DuplicateKey(duplicate.key, _line_of_duplicate(text)) from None
+
+
+def duplicate_key_message(path: Path, duplicate: DuplicateKey, first_line: int = 1) -> str:
+    """`<file>:<line>: the key 'k' appears twice in one object ...`: what to fix, and where."""
+    line = first_line + (duplicate.line or 1) - 1
+    return (
+        f"{path}:{line}: {duplicate}; JSON would keep only the last silently, so keep the one "
+        "you mean and delete the other"
+    )
+
+
+def read_json(path: Path, error: type[ValueError] = ValueError) -> Any:
+    """A whole JSON file; unreadable, not UTF-8, not JSON or a key given twice raises `error`
+    naming the file (and the line where JSON says)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        raise error(f"{path}: not a readable JSON file: {problem}") from None
+    try:
+        return strict_json_loads(text)
+    except DuplicateKey as duplicate:
+        raise error(duplicate_key_message(path, duplicate)) from None
+    except json.JSONDecodeError as problem:
+        raise error(
+            f"{path}:{problem.lineno}: not a readable JSON file ({problem.msg} at column "
+            f"{problem.colno})"
+        ) from None
+
+
 def json_lines(
     path: Path, error: type[ValueError] = ValueError, hint: str = ""
 ) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed value) for every non-blank line; bad JSON raises `error`."""
+    """(line number, parsed value) for every non-blank line; bad JSON, or a key given twice in
+    one object, raises `error` naming the file and the line."""
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
@@ -126,7 +208,9 @@ def json_lines(
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, strict_json_loads(line)
+        except DuplicateKey as duplicate:
+            raise error(duplicate_key_message(path, duplicate, number)) from None
         except json.JSONDecodeError as problem:
             raise error(
                 f"{path}:{number}: not JSON ({problem.msg} at column {problem.colno}){hint}"

@@ -17,8 +17,9 @@ from judges.stats.fitness.power import GOOD, MIN_POWER, detection_power
 __all__ = ["weak_set_lines"]
 
 
-def weak_set_lines(planted: PlantedSet) -> list[str]:
-    """One line per weakness of the set, naming its file and the fix; none for a sound one."""
+def weak_set_lines(planted: PlantedSet, suggest_plan: bool = True) -> list[str]:
+    """One line per weakness of the set, naming its file and the fix; none for a sound one.
+    `suggest_plan`: point to `judges plan` for the counts (not when it is `plan` speaking)."""
     if is_pairwise_set(planted.items) or is_ranking_set(planted.items):
         return []  # no controls by design: chance is a coin flip, or a random ranking
     items = planted.path / "items.jsonl"
@@ -46,6 +47,10 @@ def weak_set_lines(planted: PlantedSet) -> list[str]:
     return [
         f"{items}: against its {controls} controls, a judge right {GOOD:.0%} of the time beats "
         f"chance with probability below {MIN_POWER} on {shown}: these categories are "
-        "diagnostics, not deciding tests; add controls or defects (`python -m judges plan "
-        f"{planted.judge}` says how many)"
+        "diagnostics, not deciding tests; add controls or defects "
+        + (
+            f"(`python -m judges plan {planted.judge}` says how many)"
+            if suggest_plan
+            else "(the categories above say how many)"
+        )
     ]

@@ -8,6 +8,7 @@ reports are written (or only checked), so both read the same rows.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,11 +28,22 @@ from judges.stats.regression.comparison import Comparison, compare_versions
 from judges.verdicts.inputs import Sources
 
 
-class ResultsMissing(FileNotFoundError):
-    """A results file a report needs does not exist yet."""
+def record_command(judge: str, version: str) -> str:
+    """The command that judges one prompt version: what has a cassette is replayed, the rest
+    recorded live."""
+    return f"python -m pytest --record=missing -k {shlex.quote(f'{judge}-{version}')}"
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(f"no results file {path}: run `pytest` first to judge and write it")
+
+class ResultsMissing(FileNotFoundError):
+    """A results file a report needs does not exist yet; the message says how to write it."""
+
+    def __init__(self, path: Path, judge: str | None = None, version: str | None = None) -> None:
+        how = (
+            f"judge it first: `{record_command(judge, version)}`"
+            if judge is not None and version is not None
+            else "run `pytest` first to judge and write it"
+        )
+        super().__init__(f"no results file {path}: {how}")
         self.path = path
 
 
@@ -71,7 +83,7 @@ class Results:
         if (judge, version) in self.merged:
             return parse_results(path, self.merged[(judge, version)])
         if not path.is_file():
-            raise ResultsMissing(path)
+            raise ResultsMissing(path, judge, version)
         return read_results(path)
 
     def rows(self, judge: str, version: str) -> list[JudgementRow]:

@@ -5,6 +5,9 @@ The figures come from `judges.stats.regression.comparison`; this module only wri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from judges.core.quoting import md_text
 from judges.reports.format import number, p_is, rate_with_interval
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
@@ -17,16 +20,21 @@ def _fraction(r: Rate) -> str:
     return rate_with_interval(r, empty="no items")
 
 
+def _quoted(fingerprints: Sequence[str]) -> str:
+    """What the servers said of themselves, escaped: a reply's model name may hold markup."""
+    return md_text("; ".join(fingerprints))
+
+
 def _fingerprint_lines(c: Comparison) -> list[str]:
     """Mixed judges first: flips between two judges are not the prompt's doing."""
     if not c.mixed_fingerprints:
-        return [f"- Judge fingerprint (both versions): {'; '.join(c.fingerprints_after)}"]
+        return [f"- Judge fingerprint (both versions): {_quoted(c.fingerprints_after)}"]
     command = (
         f'pytest regression_tests --record=all --judge-model {c.model} -k "{c.judge}-{c.before}-"'
     )
     return [
         f"**Mixed judge fingerprints:** {c.before} was judged by "
-        f"{'; '.join(c.fingerprints_before)}, {c.after} by {'; '.join(c.fingerprints_after)}. "
+        f"{_quoted(c.fingerprints_before)}, {c.after} by {_quoted(c.fingerprints_after)}. "
         "The differences below may come from the judge, not the prompt. Re-record the older "
         f"version in this environment so one judge answers both: `{command}`",
         "",
@@ -47,7 +55,7 @@ def comparison_markdown(comparison: Comparison, level: int = 2) -> str:
     """The comparison as a markdown section headed at `level`."""
     c = comparison
     lines = [
-        f"{'#' * level} {c.judge} on {c.model}: prompt {c.before} -> {c.after}",
+        f"{'#' * level} {c.judge} on {md_text(c.model)}: prompt {c.before} -> {c.after}",
         "",
         *_fingerprint_lines(c),
         f"- Paired items (main run): {c.n_pairs}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 from judges.core.checks import describe_verdict
+from judges.core.quoting import md_prose, md_text
+from judges.core.results import Expectation
 from judges.reports.model.data import FolderReport
 from judges.stats.regression.comparison import outcome
 from judges.verdicts.verdict import Failure, key_fields
@@ -31,29 +33,36 @@ def _backtick_runs(line: str) -> list[str]:
     return [*runs, current] if current else runs
 
 
+def _expectation(e: Expectation) -> str:
+    """`field op value`, the item's field and value escaped (the op is the harness's own)."""
+    return f"{md_text(e.field)} {e.op} {md_text(json.dumps(e.value, ensure_ascii=False))}"
+
+
 def _failure_md(f: Failure) -> list[str]:
     row = f.row
     kind = f"{row.category}, control" if row.control and row.category != "control" else row.category
     label = "new failure" if f.accepted_miss is None else "accepted miss"
     lines = [f"### {row.item_id} ({kind}): {outcome(row)}, {label}", ""]
     if f.accepted_miss is not None:
-        lines += [f"**Accepted miss** (expectations.toml): {f.accepted_miss}", ""]
-    lines.append(f"- Expected: {' and '.join(str(e) for e in row.expect) or '-'}")
+        # The harness's sentence (`baseline --accept` writes it), which a teammate may edit.
+        lines += [f"**Accepted miss** (expectations.toml): {md_prose(f.accepted_miss)}", ""]
+    lines.append(f"- Expected: {' and '.join(_expectation(e) for e in row.expect) or '-'}")
     if row.status == "ok":
         returned = describe_verdict(row) or json.dumps(key_fields(row.verdict), ensure_ascii=False)
-        lines.append(f"- Returned: {returned}")
+        lines.append(f"- Returned: {md_text(returned)}")
     else:
-        lines.append(f"- Status: {row.status}: {row.error}")
+        lines.append(f"- Status: {row.status}: {md_text(str(row.error))}")
     rationale = f.rationale
     if isinstance(rationale, dict):
         for facet, text in sorted(rationale.items()):
-            lines.append(f"- Rationale ({facet}): {json.dumps(text, ensure_ascii=False)}")
+            quoted = md_text(json.dumps(text, ensure_ascii=False))
+            lines.append(f"- Rationale ({md_text(facet)}): {quoted}")
     elif rationale:
-        lines.append(f"- Rationale: {json.dumps(rationale, ensure_ascii=False)}")
+        lines.append(f"- Rationale: {md_text(json.dumps(rationale, ensure_ascii=False))}")
     raw = f.raw
     if isinstance(raw, dict):
         for facet, text in sorted(raw.items()):
-            lines += ["", f"Raw reply ({facet}):", "", *_fence(text, "json")]
+            lines += ["", f"Raw reply ({md_text(facet)}):", "", *_fence(text, "json")]
     elif raw is not None:
         lines += ["", "Raw reply:", "", *_fence(raw, "json")]
     for attempt in row.attempts:
@@ -61,7 +70,8 @@ def _failure_md(f: Failure) -> list[str]:
             facet = f" {attempt.facet}" if attempt.facet else ""
             lines += [
                 "",
-                f"Attempt {attempt.attempt + 1}{facet}: {attempt.error_kind}: {attempt.error}",
+                f"Attempt {attempt.attempt + 1}{md_text(facet)}: {attempt.error_kind}: "
+                f"{md_text(attempt.error)}",
                 "",
                 *_fence(attempt.text or "(empty reply)", "json"),
             ]
@@ -82,7 +92,7 @@ def render_failures_md(report: FolderReport) -> str:
         "",
     ]
     for m in report.models:
-        lines += [f"## Model {m.model}", "", f"{m.failure_counts()}.", ""]
+        lines += [f"## Model {md_text(m.model)}", "", f"{m.failure_counts()}.", ""]
         if not m.failures:
             lines += ["No failures.", ""]
         for failure in (*m.new_failures, *m.accepted_misses):

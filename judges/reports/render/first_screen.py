@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from judges.core.quoting import md_prose
 from judges.reports.model.summary import FirstScreen
 from judges.reports.render.charts import esc
 
@@ -14,7 +15,8 @@ FIGURES_HEAD = ("Deciding figure", "Value [95%]", "n", "Against", "Reads")
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """A figure's cell: the harness's words around a model's name, which may hold markup."""
+    return " ".join(md_prose(text).split()).replace("|", "\\|")
 
 
 def _rows(screen: FirstScreen) -> list[list[str]]:
@@ -26,8 +28,9 @@ def _rows(screen: FirstScreen) -> list[list[str]]:
 
 
 def first_screen_md(screen: FirstScreen) -> list[str]:
-    lines = [f"**Warning: {screen.warning}.**", ""] if screen.warning else []
-    lines += ["Why:", "", *(f"- {reason}" for reason in screen.shown_reasons()), ""]
+    # The reasons and the warning are the harness's sentences, naming models and sets.
+    lines = [f"**Warning: {md_prose(screen.warning)}.**", ""] if screen.warning else []
+    lines += ["Why:", "", *(f"- {md_prose(reason)}" for reason in screen.shown_reasons()), ""]
     if screen.figures:
         lines += [
             "| " + " | ".join(FIGURES_HEAD) + " |",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from judges.core.quoting import md_cell, md_text
 from judges.core.results import Usage
 from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
@@ -31,11 +32,6 @@ from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.verdicts.vocabulary import FAIL
-
-
-def table_cell(text: str) -> str:
-    """Text that stays in one Markdown table cell: `|` escaped, line breaks as spaces."""
-    return " ".join(text.split()).replace("|", "\\|")
 
 
 def fraction(rate: Rate) -> str:
@@ -187,8 +183,8 @@ def _panel_md(result: Panel) -> list[str]:
     lines = [
         "### Panel agreement (runs `main` and `panel`)",
         "",
-        f"- Primary judge: {result.primary_label}",
-        f"- Cross-check: {result.cross_label}",
+        f"- Primary judge: {md_text(result.primary_label)}",
+        f"- Cross-check: {md_text(result.cross_label)}",
         f"- {result.n_pairs} items answered by both; left out: {_left_out(result.excluded)}; "
         f"failed rows: {_errors(result.errors)}",
         f"- Exact-or-adjacent agreement over every item and dimension: {_stat(result.agreement)}",
@@ -237,7 +233,7 @@ def _sme_md(result: SmeCalibration, labels_file: str) -> list[str]:
             "|---|---|---|---|",
         ]
         for d in result.disagreements:
-            lines.append(f"| {d.item_id} | {d.judge:g} | {d.human:g} | {d.labeller} |")
+            lines.append(f"| {d.item_id} | {d.judge:g} | {d.human:g} | {md_cell(d.labeller)} |")
     return [*lines, ""]
 
 
@@ -316,8 +312,8 @@ def _usage_md(report: FolderReport) -> list[str]:
     ]
     for u in report.usage:
         lines.append(
-            f"| {u.model} | {u.run} | {u.rows} | {u.usage.calls} | {u.usage.input_tokens} | "
-            f"{u.usage.output_tokens} | {cost_cell(u.usage)} |"
+            f"| {md_cell(u.model)} | {u.run} | {u.rows} | {u.usage.calls} | "
+            f"{u.usage.input_tokens} | {u.usage.output_tokens} | {cost_cell(u.usage)} |"
         )
     for model in sorted({u.model for u in report.usage}):
         mine = [u for u in report.usage if u.model == model]
@@ -326,7 +322,7 @@ def _usage_md(report: FolderReport) -> list[str]:
             total.add(u.usage)
         total.cost_usd = round(math.fsum(u.usage.cost_usd for u in mine), 4)
         lines.append(
-            f"| **{model}** | all | {sum(u.rows for u in mine)} | "
+            f"| **{md_cell(model)}** | all | {sum(u.rows for u in mine)} | "
             f"{total.calls} | {total.input_tokens} | {total.output_tokens} | {cost_cell(total)} |"
         )
     if any(u.usage.estimated_calls for u in report.usage):
@@ -355,7 +351,7 @@ def _comparison_body(report: FolderReport) -> list[str]:
         lines.append(comparison_markdown(comparison, level=3))
     for m in report.models:
         if m.probes is not None and m.probes.changes:
-            lines += ["", f"### Bias probes, {m.model}", "", *changes_markdown(m.probes)]
+            lines += ["", f"### Bias probes, {md_text(m.model)}", "", *changes_markdown(m.probes)]
     return [*lines, ""]
 
 
@@ -373,11 +369,11 @@ def _header_md(report: FolderReport) -> list[str]:
         f"| Prompt version | {report.version} |",
         f"| Previous version | {report.previous_version or '-'} |",
         f"| Prompt hash | {report.prompt_line()} |",
-        f"| Models | {', '.join(m.model for m in report.models) or '-'} |",
+        f"| Models | {md_cell(', '.join(m.model for m in report.models)) or '-'} |",
         f"| Rows by run | {runs} |",
         f"| Dimensions | {', '.join(report.dimensions) or '-'} |",
         *(
-            f"| Judge fingerprint ({runs}) | {table_cell(judge)} |"
+            f"| Judge fingerprint ({runs}) | {md_cell(judge)} |"
             for runs, judge in fingerprint_rows(report.fingerprints)
         ),
         "",
@@ -401,7 +397,7 @@ def _header_md(report: FolderReport) -> list[str]:
 
 
 def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
-    lines = [f"## Model {m.model}", ""]
+    lines = [f"## Model {md_text(m.model)}", ""]
     if m.notes:
         lines += [*(f"- {note}" for note in m.notes), ""]
     lines += [*fitness_md(m), *_detection_md(m)]
@@ -419,7 +415,7 @@ def _model_md(m: ModelReport, sme_labels: str | None) -> list[str]:
     if m.sme is not None:
         lines += _sme_md(m.sme, sme_labels or "-")
     if m.reading_list is not None:
-        lines += reading_list_md(m.reading_list, f"{m.model} (this prompt)")
+        lines += reading_list_md(m.reading_list, f"{md_cell(m.model)} (this prompt)")
     if m.probes is not None:
         lines += [*probes_markdown(m.probes), ""]
     return [*lines, *_gates_md(m), *_failures_summary_md(m)]

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from judges.core.results import Expectation, JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.stats.estimates.prevalence import CorrectedRate, corrected_pass_rate
+from judges.storage.files import DuplicateKey, duplicate_key_message, strict_json_loads
 
 __all__ = [
     "EstimateError",
@@ -93,7 +94,9 @@ def read_outputs(path: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = strict_json_loads(line)
+        except DuplicateKey as duplicate:
+            raise EstimateError(duplicate_key_message(path, duplicate, number)) from None
         except json.JSONDecodeError as error:
             raise EstimateError(f"{path}:{number}: not JSON ({error.msg})") from error
         if not isinstance(data, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from judges.core.quoting import md_cell
 from judges.stats.reliability.label_stability import LabelStability
 
 _WHAT = {
@@ -25,7 +26,7 @@ def label_stability_md(result: LabelStability) -> list[str]:
         left_out = ", ".join(f"{k}: {v}" for k, v in field.excluded.items()) or "none"
         lines.append(f"| {name} | all | {field.overall} | {left_out} |")
         for value, rate in field.per_value.items():
-            lines.append(f"| {name} | {value} | {rate} | |")
+            lines.append(f"| {name} | {md_cell(str(value))} | {rate} | |")  # a judge's label
     constant = [name for name, field in result.fields.items() if len(field.per_value) == 1]
     if constant:
         lines += [

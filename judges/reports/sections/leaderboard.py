@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
+from judges.core.quoting import md_prose
 from judges.reports.format import p_is, p_value, rate_percent_short
 from judges.reports.sections.prose import inline_html
 from judges.stats.estimates.intervals import McNemar, Rate
@@ -146,6 +147,11 @@ def _title(board: SetLeaderboard) -> str:
     return f"{board.category} ({n} items, {models} model{'s' * (models != 1)})"
 
 
+def _md_cell(text: str) -> str:
+    """A cell of the harness's words around a model's name, which may hold markup."""
+    return md_prose(text).replace("|", "\\|")
+
+
 def leaderboard_markdown(boards: Sequence[SetLeaderboard]) -> list[str]:
     if not boards:
         return []
@@ -156,9 +162,9 @@ def leaderboard_markdown(boards: Sequence[SetLeaderboard]) -> list[str]:
             "",
             "| " + " | ".join(HEAD) + " |",
             "|" + "---|" * len(HEAD),
-            *("| " + " | ".join(row) + " |" for row in cells(board)),
+            *("| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in cells(board)),
             "",
-            *(f"- {line}" for line in unknown_lines(board)),
+            *(f"- {md_prose(line)}" for line in unknown_lines(board)),
             *([""] if unknown_lines(board) else []),
         ]
     return lines

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from judges.core.quoting import md_cell, md_prose, md_text
 from judges.core.results import JudgementRow
 from judges.reports.format import number, p_value, rate_percent_short, sided_p
 from judges.sets.items import PlantedItem
@@ -213,9 +214,9 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
         for e in entries:
             f = e.outcome.figures
             lines.append(
-                f"| {e.model} | {_rate(f.original)} | {_rate(f.swapped)} | {_rate(f.average)} "
-                f"| {_rate(f.both)} | {_rate(f.agreement)} | {finding(f.chance)} "
-                f"({chance_p(f.chance)}) | {f.no_winner} |"
+                f"| {md_cell(e.model)} | {_rate(f.original)} | {_rate(f.swapped)} "
+                f"| {_rate(f.average)} | {_rate(f.both)} | {_rate(f.agreement)} "
+                f"| {finding(f.chance)} ({chance_p(f.chance)}) | {f.no_winner} |"
             )
         lines += [
             "",
@@ -228,11 +229,11 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
         for e in entries:
             s = e.llmbar
             lines.append(
-                f"| {e.model} | {s['correct_False']} | {s['correct_True']} | "
+                f"| {md_cell(e.model)} | {s['correct_False']} | {s['correct_True']} | "
                 f"{s['correct_average']} | {s['correct_both']} | {s['equal']} | "
                 f"{s['kappa_False']:.4f} | {s['kappa_True']:.4f} | {s['kappa_agreement']:.4f} |"
             )
-        lines += ["", *(f"- {e.model}: {_verdict(e)}" for e in entries), ""]
+        lines += ["", *(f"- {md_text(e.model)}: {md_prose(_verdict(e))}" for e in entries), ""]
         pairs = [p for p in report.pairs if p.category == category]
         if pairs:
             lines += [
@@ -241,7 +242,7 @@ def pairwise_markdown(report: PairwiseReport) -> list[str]:
                 "| first | second | first right | second right | only first | only second | p |",
                 "|---|---|---|---|---|---|---|",
                 *(
-                    f"| {p.first} | {p.second} | {p.first_right}/{p.test.n} | "
+                    f"| {md_cell(p.first)} | {md_cell(p.second)} | {p.first_right}/{p.test.n} | "
                     f"{p.second_right}/{p.test.n} | {p.test.b} | {p.test.c} "
                     f"| {p_value(p.test.p_value)} |"
                     for p in pairs

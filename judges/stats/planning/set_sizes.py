@@ -7,8 +7,9 @@ gates are):
 - planted defects per category: the detection gate's McNemar power, with the discordance
   the retest showed against main (else 2 r (1 - r) of the category's detection rate);
 - score gates per dimension and side: the sd of the paired differences main -> retest (else
-  sqrt 2 times the noise floor's pooled sd); the drop is the named share of the range of
-  scores the judge gave;
+  sqrt 2 times the noise floor's pooled sd); the drop is the named share of the
+  dimension's scale (0-3: a drop of 0.1 is 0.3 points), or, for a dimension whose reply
+  states no scale, of the range of scores the judge gave;
 - the noise floor: items x (repeats - 1) degrees of freedom for its pooled sd to be known
   within +25% (95% chi-square bound), since that sd enters the power statements;
 - SME labels: labelled items for the kappa gate to detect a kappa drop of the named size,
@@ -19,7 +20,7 @@ gates are):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,8 @@ class Plan:
     def lines(self) -> list[str]:
         return [
             f"{self.judge} prompt {self.version} on {self.model}: items needed to detect a drop "
-            f"of {self.drop:g} with {self.power:.0%} power (one-sided alpha {self.alpha:g})",
+            f"of {self.drop:g} (in a detection rate, in a kappa, or as a share of a score's "
+            f"range) with {self.power:.0%} power (one-sided alpha {self.alpha:g})",
             *(need.line() for need in self.needs),
         ]
 
@@ -146,6 +148,7 @@ def _score_needs(
     drop: float,
     alpha: float,
     power: float,
+    scales: Mapping[str, tuple[float, float]],
 ) -> list[Need]:
     needs = []
     for control, side in ((True, "controls"), (False, "defects")):
@@ -173,10 +176,15 @@ def _score_needs(
                 basis = f"noise floor sd {noise_sd[dim]:.2f} per judgement"
             else:
                 continue
+            if dim in scales:
+                low, high = scales[dim]
+                span, range_text = high - low, f"of its {low:g}-{high:g} scale"
+            else:
+                range_text = f"of the range of scores given, {min(values):g}-{max(values):g}"
             if span == 0:
                 continue  # every score alike: no drop of a share of the range to name
             points = drop * span
-            basis += f"; drop {points:.2f} points = {drop:g} of the range {span:g}"
+            basis += f"; drop {points:.2f} points = {drop:g} {range_text}"
             part = f"score {dim} ({side})"
             if sd == 0:  # no spread: no power statement, so no item count follows from it
                 needs.append(Need(part, len(values), None, "items", basis, no_spread=True))
@@ -211,14 +219,16 @@ def plan_set(
     drop: float,
     power: float = 0.8,
     alpha: float = 0.05,
+    scales: Mapping[str, tuple[float, float]] | None = None,
 ) -> Plan:
-    """Every part's need for one (judge, version, model) from its recorded rows."""
+    """Every part's need for one (judge, version, model) from its recorded rows. `scales`:
+    each dimension's (lowest, highest) score, the range a drop is a share of."""
     if not 0.0 < drop < 1.0:
         raise ValueError(f"--drop must be in (0, 1), got {drop}")
     main = [r for r in rows if r.run == "main" and r.model == model]
     retest = [r for r in rows if r.run == "retest" and r.model == model]
     needs = _category_needs(main, retest, drop, alpha, power)
-    needs += _score_needs(main, retest, noise_sd, dimensions, drop, alpha, power)
+    needs += _score_needs(main, retest, noise_sd, dimensions, drop, alpha, power, scales or {})
     if noise_items:
         df = noise_df_needed()
         repeats = 1 + math.ceil(df / noise_items)
