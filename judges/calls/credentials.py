@@ -68,6 +68,7 @@ _GRAMS = re.compile(f".{{{_GRAM}}}", re.DOTALL)
 _URL_SAFE = str.maketrans("+/", "-_")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN_EDGE = "A-Za-z0-9_-"
+_MEMO_LENGTH = 200  # texts up to this long are scrubbed once each (`_scrub_short`)
 
 _remembered: set[str] = set()
 
@@ -202,7 +203,20 @@ def scrub(text: str, secrets: Sequence[str] | None = None) -> str:
 
     `secrets`: `known_secrets()` taken once by a caller that scrubs many strings at once
     (reading the environment for each of them was most of the cost)."""
-    secrets = known_secrets() if secrets is None else secrets
+    secrets = known_secrets() if secrets is None else tuple(secrets)
+    if len(text) <= _MEMO_LENGTH:
+        return _scrub_short(text, secrets)
+    return _scrub(text, secrets)
+
+
+@functools.lru_cache(maxsize=8192)
+def _scrub_short(text: str, secrets: tuple[str, ...]) -> str:
+    """Rows repeat the same short strings (judge, model, category, verdict fields) across
+    thousands of rows: each is scrubbed once."""
+    return _scrub(text, secrets)
+
+
+def _scrub(text: str, secrets: tuple[str, ...]) -> str:
     if secrets:
         text = fragment_index(secrets).scrub(text)
     for secret in secrets:
