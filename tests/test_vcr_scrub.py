@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import threading
 from pathlib import Path
 
@@ -475,3 +476,29 @@ def test_a_row_scrubs_every_form_it_echoes() -> None:
     )  # fmt: skip
     assert fragments_in(row.model_dump_json(), FAKE_OPENAI_KEY) == []
     assert row.verdict == {"rationale": REDACTED, "b": [REDACTED]}
+
+
+@pytest.mark.usefixtures("configured")
+@pytest.mark.parametrize("seed", range(5))
+def test_random_pieces_cases_gaps_and_encodings_are_all_scrubbed(seed: int) -> None:
+    """Pieces of random length and place, case flipped at random or base64-encoded after
+    random text, split by a random gap, among non-ASCII words that change length in lower
+    case ("İ")."""
+    chance = random.Random(seed)
+    for key in (FAKE_OPENAI_KEY, FAKE_ANTHROPIC_KEY, LOCAL):
+        body = body_of(key)
+        for _ in range(40):
+            start = chance.randrange(len(body) - 12)
+            piece = body[start : chance.randrange(start + 12, len(body) + 1)]
+            if chance.random() < 0.3:
+                encoded = chance.choice([base64.b64encode, base64.urlsafe_b64encode])
+                around = "".join(chance.choices("xyz", k=chance.randrange(3)))
+                piece = encoded((around + piece).encode()).decode()
+            else:
+                piece = "".join(c.upper() if chance.random() < 0.5 else c for c in piece)
+            cut = chance.randrange(1, len(piece))
+            gap = chance.choice([" ", "\n", "\t  ", "\\n", "\r\n"])
+            text = f"İstanbul Nestlé {piece[:cut]}{gap}{piece[cut:]} ünd"
+            cleaned = scrub(text)
+            assert fragments_in(cleaned, key) == [], (text, cleaned)
+            assert cleaned.startswith("İstanbul Nestlé ") and cleaned.endswith(" ünd")
