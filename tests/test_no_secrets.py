@@ -1,6 +1,7 @@
 """Nothing secret is committed: cassettes, reports, results and planted sets are scanned for
 key-shaped strings, credentials in URL query strings, and the value of every key variable
-set while the tests run."""
+set while the tests run, and every piece of 12 characters of one (of 16 or more) in any
+case, split by white space or base64-encoded."""
 
 import os
 import re
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from judges.calls.credentials import KEY_ENVIRONMENT, MIN_SECRET_LENGTH
+from tests._key_forms import LOCAL_KEY, fragments_in, key_forms
 
 ROOT = Path(__file__).resolve().parents[1]
 # Wider than the recorder's own redaction pattern on purpose: a second, independent net.
@@ -33,7 +35,9 @@ def key_values() -> list[str]:
 def leaks(text: str) -> list[str]:
     found = [m.group() for m in KEY_SHAPED.finditer(text)]
     found += [m.group() for m in QUERY_CREDENTIAL.finditer(text)]
-    return found + [value for value in key_values() if value in text]
+    found += [value for value in key_values() if value in text]
+    return found + [piece for value in key_values() if len(value) >= 16
+                    for piece in fragments_in(text, value)]  # fmt: skip
 
 
 def test_scanner_finds_key_shaped_strings():
@@ -56,6 +60,13 @@ def test_scanner_finds_the_value_of_a_key_variable(monkeypatch: pytest.MonkeyPat
     assert leaks('{"echo": "you sent plainvalue0123456789"}')
     monkeypatch.delenv("JUDGES_LOCAL_API_KEY")
     assert not leaks('{"echo": "you sent plainvalue0123456789"}')
+
+
+@pytest.mark.parametrize("form", list(key_forms(LOCAL_KEY)))
+def test_scanner_finds_every_form_of_a_key_variable(monkeypatch: pytest.MonkeyPatch, form: str):
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", LOCAL_KEY)
+    assert leaks(f'{{"echo": "you sent {key_forms(LOCAL_KEY)[form]}"}}')
+    assert not leaks('{"echo": "you sent nothing of it"}')
 
 
 @pytest.mark.parametrize("folder", SCANNED)

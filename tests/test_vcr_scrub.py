@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import threading
 from pathlib import Path
 
@@ -21,6 +23,10 @@ from judges.calls._vcr import (
 from judges.calls.credentials import REDACTED, remember, scrub, scrub_bytes, strip_credentials
 from judges.calls.ledger import CostCapReached, Ledger
 from judges.core.results import JudgementRow, Usage
+from tests._key_forms import ANTHROPIC_KEY as FAKE_ANTHROPIC_KEY
+from tests._key_forms import LOCAL_KEY as LOCAL
+from tests._key_forms import OPENAI_KEY as FAKE_OPENAI_KEY
+from tests._key_forms import body_of, fragments_in, key_forms
 
 SECRET_HEADERS = {
     "Authorization": "Bearer sk-proj-abcdefghijklmnopqrstuvwx",
@@ -352,3 +358,147 @@ def test_a_row_scrubs_every_key_it_echoes_at_any_depth(monkeypatch: pytest.Monke
     both = f"{REDACTED} and {REDACTED}"
     assert row.verdict == {"why": both, both: [both, {"deep": [both]}], "n": 3}
     assert row.error == both
+
+
+# --------------------------------------------------------------------------- key fragments
+
+
+@pytest.fixture
+def configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The three fake keys set as a session sets them: two variables and one remembered."""
+    monkeypatch.setattr(credentials, "_remembered", set())
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_ANTHROPIC_KEY)
+    monkeypatch.delenv("JUDGES_LOCAL_API_KEY", raising=False)
+    remember(LOCAL)  # as a credential of --judge-base-url is
+
+
+FAKE_KEYS = [
+    pytest.param(FAKE_OPENAI_KEY, id="openai"),
+    pytest.param(FAKE_ANTHROPIC_KEY, id="anthropic"),
+    pytest.param(LOCAL, id="local"),
+]
+FORMS = list(key_forms(LOCAL))
+
+
+@pytest.mark.usefixtures("configured")
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("key", FAKE_KEYS)
+def test_every_form_of_a_key_is_scrubbed(key: str, form: str) -> None:
+    echoed = key_forms(key)[form]
+    cleaned = scrub(f"the judge said: {echoed} and more")
+    assert fragments_in(cleaned, key) == [], cleaned
+    assert cleaned.startswith(f"the judge said: {REDACTED}") and cleaned.endswith(" and more")
+
+
+@pytest.mark.usefixtures("configured")
+@pytest.mark.parametrize("key", FAKE_KEYS)
+def test_a_key_split_by_any_run_of_white_space_is_scrubbed(key: str) -> None:
+    spread = "  \t".join(key[i : i + 3] for i in range(0, len(key), 3))
+    assert scrub(f"[{spread}]") == f"[{REDACTED}]"
+    assert scrub(f"[{key[:15]}\r\n  {key[15:]}]") == f"[{REDACTED}]"
+
+
+@pytest.mark.usefixtures("configured")
+@pytest.mark.parametrize("key", FAKE_KEYS)
+@pytest.mark.parametrize("as_bytes", [True, False], ids=["bytes", "str"])
+def test_a_fragment_inside_json_with_escapes_is_scrubbed(key: str, as_bytes: bool) -> None:
+    body = body_of(key)
+    base64_body = base64.b64encode(("ab" + body).encode()).decode()[3:]
+    echo = {
+        "split": f"{body[:9]}\n\t{body[9:24]}",
+        "quoted": f'"{body[3:18]}"',
+        "escaped slashes": f"<{base64_body}>",
+        "upper": f"key={key.upper()}",
+    }
+    text = json.dumps({"echo": echo}).replace("/", "\\/")
+    assert "\\n\\t" in text and '\\"' in text
+    scrubbed = scrub_response(response(body=text.encode() if as_bytes else text))
+    raw = scrubbed["body"]["string"]
+    raw = raw.decode() if isinstance(raw, bytes) else raw
+    assert fragments_in(raw, key) == [], raw
+    assert json.loads(raw)["echo"] == {
+        "split": REDACTED,
+        "quoted": f'"{REDACTED}"',
+        "escaped slashes": f"<{REDACTED}>",
+        "upper": f"key={REDACTED}",
+    }
+
+
+@pytest.mark.usefixtures("configured")
+def test_several_keys_and_forms_in_one_text_are_all_scrubbed() -> None:
+    keys = [FAKE_OPENAI_KEY, FAKE_ANTHROPIC_KEY, LOCAL]
+    text = " | ".join(form for key in keys for form in key_forms(key).values())
+    cleaned = scrub(text)
+    for key in keys:
+        assert fragments_in(cleaned, key) == []
+    assert cleaned.count(REDACTED) >= 3 * len(FORMS) - 3  # adjacent forms may merge
+
+
+@pytest.mark.usefixtures("configured")
+def test_short_pieces_and_shared_prefixes_are_kept() -> None:
+    body = body_of(FAKE_ANTHROPIC_KEY)
+    kept = [
+        f"eleven: {body[:11]} and {LOCAL[5:16]}",  # shorter than a fragment
+        "every key starts with sk-ant-api03- or sk-proj-",  # the shared prefix is no secret
+        "a task-specific-fine-tuning baseline, 0123456789 abcdefghijklmnop",
+    ]
+    for text in kept:
+        assert scrub(text) == text
+
+
+def test_a_key_shorter_than_16_is_scrubbed_whole_but_not_by_fragment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(credentials, "_remembered", set())
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", "Wq3Er5Ty7Ui9Op1")  # 15 characters
+    assert scrub("the key Wq3Er5Ty7Ui9Op1 itself") == f"the key {REDACTED} itself"
+    assert scrub("a piece Wq3Er5Ty7Ui9O of it") == "a piece Wq3Er5Ty7Ui9O of it"
+
+
+@pytest.mark.usefixtures("configured")
+def test_the_fragment_index_is_built_once_per_set_of_keys() -> None:
+    keys = credentials.known_secrets()
+    assert credentials.fragment_index(keys) is credentials.fragment_index(tuple(keys))
+    remember("Yh6Tg5Rf4Ed3Ws2Qa1Zx9Cv")
+    assert credentials.fragment_index(credentials.known_secrets()) is not (
+        credentials.fragment_index(keys)
+    )
+
+
+@pytest.mark.usefixtures("configured")
+def test_a_row_scrubs_every_form_it_echoes() -> None:
+    forms = key_forms(FAKE_OPENAI_KEY)
+    row = JudgementRow(
+        judge="j", prompt_version="1", prompt_hash="h", model="openai:m", item_id="I-1",
+        category="c", control=False, status="ok", error=forms["upper case"],
+        verdict={"rationale": forms["split by a newline"], "b": [forms["base64 of the body"]]},
+    )  # fmt: skip
+    assert fragments_in(row.model_dump_json(), FAKE_OPENAI_KEY) == []
+    assert row.verdict == {"rationale": REDACTED, "b": [REDACTED]}
+
+
+@pytest.mark.usefixtures("configured")
+@pytest.mark.parametrize("seed", range(5))
+def test_random_pieces_cases_gaps_and_encodings_are_all_scrubbed(seed: int) -> None:
+    """Pieces of random length and place, case flipped at random or base64-encoded after
+    random text, split by a random gap, among non-ASCII words that change length in lower
+    case ("İ")."""
+    chance = random.Random(seed)
+    for key in (FAKE_OPENAI_KEY, FAKE_ANTHROPIC_KEY, LOCAL):
+        body = body_of(key)
+        for _ in range(40):
+            start = chance.randrange(len(body) - 12)
+            piece = body[start : chance.randrange(start + 12, len(body) + 1)]
+            if chance.random() < 0.3:
+                encoded = chance.choice([base64.b64encode, base64.urlsafe_b64encode])
+                around = "".join(chance.choices("xyz", k=chance.randrange(3)))
+                piece = encoded((around + piece).encode()).decode()
+            else:
+                piece = "".join(c.upper() if chance.random() < 0.5 else c for c in piece)
+            cut = chance.randrange(1, len(piece))
+            gap = chance.choice([" ", "\n", "\t  ", "\\n", "\r\n"])
+            text = f"İstanbul Nestlé {piece[:cut]}{gap}{piece[cut:]} ünd"
+            cleaned = scrub(text)
+            assert fragments_in(cleaned, key) == [], (text, cleaned)
+            assert cleaned.startswith("İstanbul Nestlé ") and cleaned.endswith(" ünd")

@@ -6,8 +6,8 @@ cassette facade (`judges.calls.cassettes`).
   is random).
 - Keep only `content-type` in recorded headers: authorisation, keys, cookies, organisation,
   project and request ids never reach disk. Key-shaped strings and every key the session
-  knows are redacted from bodies, and credential query parameters from URIs
-  (`judges.calls.credentials`).
+  knows, and every piece of one in any form, are redacted from bodies, and credential
+  query parameters from URIs (`judges.calls.credentials`).
 - Drop non-2xx interactions: a retried call leaves only its success.
 - Cassettes are written atomically; recording always starts a fresh cassette, so N
   identical requests (repeats) are all recorded and replay in order, each once.
