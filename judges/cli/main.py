@@ -163,8 +163,8 @@ def _baseline(args: argparse.Namespace) -> int:
     today = datetime.date.today().isoformat()
     # Pinned with its cassettes and results: an accepted recording is never edited unseen.
     cassettes = find_project(Path.cwd()).rootdir / "cassettes"
-    pins = write_pins(args.planted_sets / args.judge, spec, accepted, today, cassettes, args.reports)
-    written.append(pins)
+    folder = args.planted_sets / args.judge
+    written.append(write_pins(folder, spec, accepted, today, cassettes, args.reports))
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")

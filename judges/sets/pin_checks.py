@@ -46,8 +46,8 @@ def pins_against_gates(planted: PlantedSet) -> None:
         )
     for (model, version), pin in sorted(planted.pins.items()):
         line = table_line(pins_path, (model, version)) or 1
-        table = planted.gates.get((model, version))
-        if table is None or table.baseline is None:
+        governing = planted.gates.get((model, version))
+        if governing is None or governing.baseline is None:
             raise PlantedSetError(
                 f'{pins_path}:{line}: ["{model}"."{version}"] is pinned as an accepted '
                 f"baseline, but {gates_path} names no baseline for prompt {version} on "
