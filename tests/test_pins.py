@@ -9,9 +9,19 @@ import pytest
 from judges.core.spec import load_judge
 from judges.sets.items import PlantedSetError
 from judges.sets.pins import MANIFEST_FILE, PINS_FILE, load_pins, note_rerecorded, write_pins
-from tests.test_spec_and_planted import make_judge
 
 MODEL = "local:m"
+
+
+def make_judge(parent: Path) -> Path:
+    """A judge `demo` with one prompt version, 1.0, of two lines."""
+    root = parent / "demo"
+    root.mkdir()
+    (root / "judge.toml").write_text(
+        'name = "demo"\nmodule = "judges.builtin.geval"\nbaseline_model = "local:m"\n'
+    )
+    (root / "1.0.md").write_text("Rate {{summary}} against {{ transcript }}.\nBe brief.\n")
+    return root
 
 
 def _recorded(cassettes: Path, name: str, text: str) -> Path:
@@ -70,5 +80,4 @@ def test_a_cassette_list_edited_by_hand_is_named_with_both_files(folder: Path) -
 
 def test_a_templates_own_text_is_its_lines_without_placeholders(tmp_path: Path) -> None:
     spec = load_judge(make_judge(tmp_path))
-    lines = spec.prompts["1.0"].literal_lines(None)
-    assert lines and not any("{{" in line for line in lines)
+    assert spec.prompts["1.0"].literal_lines(None) == ["Rate", "against", ".", "Be brief."]
