@@ -79,3 +79,34 @@ def recorded_base_url(path: Path) -> str | None:
         if uri.endswith(endpoint):
             return uri.removesuffix(endpoint)
     return None
+
+
+def recorded_request_text(path: Path) -> str:
+    """Every string of every request body a cassette holds, one per line (its prompts, as
+    sent); empty when the file cannot be read."""
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER)
+        bodies = [i["request"]["body"] for i in data["interactions"]]
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, LookupError, TypeError):
+        return ""
+    found: list[str] = []
+    for body in bodies:
+        try:
+            _strings(json.loads(body) if isinstance(body, str | bytes) else body, found)
+        except ValueError:
+            continue
+    return "\n".join(found)
+
+
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _strings(value: object, found: list[str]) -> None:
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, dict):
+        for inner in value.values():
+            _strings(inner, found)
+    elif isinstance(value, list):
+        for inner in value:
+            _strings(inner, found)

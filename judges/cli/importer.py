@@ -80,6 +80,49 @@ def known_prefixes(folder: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in tomllib.loads(path.read_text(encoding="utf-8")).items()}
 
 
+def taken_prefixes(
+    planted_sets: Path, folder: Path, kept: list[PlantedItem], release: str
+) -> set[str]:
+    """The id prefixes of every other release of the judge (their prefixes.toml) and of the
+    set's items not imported from this release: a new set's prefix repeats none of them."""
+    taken: set[str] = set()
+    for other in sorted((planted_sets / JUDGE / "releases").glob("*/prefixes.toml")):
+        if other.parent != folder:
+            taken |= set(known_prefixes(other.parent).values())
+    taken |= {item.id.rsplit("-", 1)[0] for item in kept if item.provenance.release != release}
+    return taken
+
+
+def refuse_changes_elsewhere(read: Release, kept: list[PlantedItem], path: Path) -> None:
+    """An import changes the items of the sets it imports, and no other set's figures: an
+    item of another set (another release's, or the team's own) with a new item's id would
+    be replaced, one in a new item's category would be scored with it."""
+    new = {item.id: item for item in read.items}
+    categories = {item.category: item for item in read.items}
+
+    def origin(item: PlantedItem) -> tuple[str | None, str | None]:
+        return item.provenance.release, item.provenance.release_set
+
+    for item in kept:
+        clash = new.get(item.id) or categories.get(item.category)
+        if clash is None or origin(clash) == origin(item):
+            continue
+        theirs = item.provenance.release_set or item.category
+        source = item.provenance.release or f"the team's own {item.provenance.source} items"
+        how = (
+            f"its item {item.id} would be replaced by {clash.provenance.release_set}'s"
+            if item.id in new
+            else f"its category {item.category} would also hold {clash.provenance.release_set}'s "
+            "items"
+        )
+        raise ImportError_(
+            f"{path}: importing {clash.provenance.release_set} of {read.name} would change "
+            f"the figures of {theirs} ({source}), which this import does not import: {how}. "
+            "Nothing was written. Give the set an id prefix of its own in the release's "
+            "prefixes.toml, or import this release into a project of its own"
+        )
+
+
 def _merge_items(path: Path, items: list[PlantedItem], spec: JudgeSpec) -> bool:
     """The set's items with these replaced or appended; every other line kept as it is."""
     new = {item.id: item for item in items}
@@ -175,9 +218,13 @@ def import_llmbar(
     folder = release_folder(planted_sets, release)
     version = _version_for(strategy, version, release, folder, root / "cassettes")
     spec = _spec(version)
-    read = read_llmbar(src, strategy, release, known_prefixes(folder))
+    items_path = planted_sets / JUDGE / "items.jsonl"
+    kept = load_items(items_path, spec) if items_path.is_file() else []
+    taken = taken_prefixes(planted_sets, folder, kept, release)
+    read = read_llmbar(src, strategy, release, known_prefixes(folder), taken)
+    refuse_changes_elsewhere(read, kept, items_path)  # before anything is written
     changed = _write_release(read, folder, version)
-    changed += _merge_items(planted_sets / JUDGE / "items.jsonl", read.items, spec)
+    changed += _merge_items(items_path, read.items, spec)
     fingerprint = {
         "backend": IMPORTED,
         "origin": IMPORTED_ORIGIN,

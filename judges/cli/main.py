@@ -172,7 +172,10 @@ def _baseline(args: argparse.Namespace) -> int:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
     accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
     today = datetime.date.today().isoformat()
-    written.append(write_pins(args.planted_sets / args.judge, spec, accepted, today))
+    # Pinned with its cassettes and results: an accepted recording is never edited unseen.
+    cassettes = find_project(Path.cwd()).rootdir / "cassettes"
+    folder = args.planted_sets / args.judge
+    written.append(write_pins(folder, spec, accepted, today, cassettes, args.reports))
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")

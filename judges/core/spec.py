@@ -119,6 +119,12 @@ class Prompt:
             )
         return _PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
 
+    def literal_lines(self, facet: str | None) -> list[str]:
+        """The template's own text, line by line, without its placeholders: what every
+        rendering of it contains, whatever the item."""
+        pieces = _PLACEHOLDER.split(self.templates[facet])[::2]
+        return [line.strip() for piece in pieces for line in piece.splitlines() if line.strip()]
+
 
 class ParsedInputs(Protocol):
     """An item's inputs as its judge module's `Inputs` model parsed them: a pydantic model

@@ -21,7 +21,7 @@ from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.regression.gates import SME_GATE, Regression
-from judges.verdicts.build import build_verdict
+from judges.verdicts.build import build_verdict, earlier_baseline
 from judges.verdicts.inputs import Sources
 from judges.verdicts.verdict import ModelVerdict
 from judges.verdicts.vocabulary import NOT_FIT, UNDECIDED
@@ -159,6 +159,11 @@ class JudgeRunner(probing.ProbeJudging):
             baselines[gates.baseline] = self._version_rows(
                 baseline_case, ("main", "retest", "noise")
             )
+        # A version that is its own baseline answers to the one accepted before it.
+        earlier = earlier_baseline(sources, str(set_case.model), set_case.version)
+        if earlier is not None and earlier in self.session.catalog[set_case.judge].versions:
+            earlier_case = SetCase(set_case.judge, earlier, set_case.model)
+            baselines[earlier] = self._version_rows(earlier_case, ("main",))
         dimensions = tuple(spec.config.dimensions)
         return build_verdict(
             str(set_case.model), set_case.version, rows, folder_rows, sources, dimensions,

@@ -173,14 +173,20 @@ def compare_with_previous(session: Any) -> list[str]:
     settings = session.settings
     if not (settings.rerecord_baseline and settings.live):
         return []
-    return note_rerecorded_baselines(session.rows, session.planted_sets, settings.reports)
+    return note_rerecorded_baselines(
+        session.rows, session.planted_sets, settings.reports, settings.cassettes
+    )
 
 
 def note_rerecorded_baselines(
-    rows: Sequence[JudgementRow], planted_sets: dict[str, PlantedSet], reports: Path
+    rows: Sequence[JudgementRow],
+    planted_sets: dict[str, PlantedSet],
+    reports: Path,
+    cassettes: Path | None = None,
 ) -> list[str]:
     """For each accepted baseline this `--rerecord-baseline` session judged: compare with the
-    results on disk (the previous recording), note it on the pin, and return the lines."""
+    results on disk (the previous recording), note it on the pin (and pin the new
+    recording's cassettes), and return the lines."""
     from judges.reports.model.folders import Results, ResultsMissing
 
     today = datetime.date.today().isoformat()
@@ -198,6 +204,6 @@ def note_rerecorded_baselines(
         key = (judge, version, model)
         mine = [row for row in rows if (row.judge, row.prompt_version, row.model) == key]
         text = f"{today} with --rerecord-baseline: " + rerecorded_text(previous, mine)
-        note_rerecorded(planted.path, model, version, text)
+        note_rerecorded(planted.path, model, version, text, cassettes)
         lines.append(f"accepted baseline {judge} prompt {version} on {model} re-recorded {text}")
     return lines

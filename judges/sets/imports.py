@@ -168,14 +168,22 @@ def _item(
 
 
 def read_llmbar(
-    src: Path, strategy: str, release: str, prefixes: dict[str, str] | None = None
+    src: Path,
+    strategy: str,
+    release: str,
+    prefixes: dict[str, str] | None = None,
+    taken: set[str] | None = None,
 ) -> Release:
     """Every set under `src` (a folder holding `dataset.json`) and its judges' replies.
 
     `prefixes` (set name -> id prefix) keeps the ids of sets imported before; a new set gets
     a new prefix, so importing more sets never renumbers the items already imported.
+    `taken`: the prefixes of every other release of the judge (and of its other items),
+    which a new set's prefix never repeats: two releases' sets that share initials
+    (Adversarial/GPTInst, Adversarial/GPTOut) would otherwise share their ids.
     """
     known = dict(prefixes or {})
+    elsewhere = set(taken or ()) - set(known.values())
     out = Release(name=release, strategy=strategy)
     for name in ("LICENSE", "LICENSE.txt", "LICENSE.md"):
         if (src / name).is_file():
@@ -189,7 +197,7 @@ def read_llmbar(
     for dataset in datasets:
         set_name = dataset.parent.relative_to(src).as_posix()
         if set_name not in known:
-            known[set_name] = prefix_for(set_name, set(known.values()))
+            known[set_name] = prefix_for(set_name, set(known.values()) | elsewhere)
         entries = _load_json(dataset)
         if not isinstance(entries, list) or not 0 < len(entries) < 1000:
             raise ImportError_(f"{dataset}: expected a list of 1 to 999 items")

@@ -5,10 +5,17 @@ planted_sets/<judge>/accepted.toml, written by `python -m judges baseline --acce
     ["local:smollm2-135m"."0.3.1"]
     pinned = "2026-12-02"
     prompts = { "0.3.1.md" = "<sha256 of the file>" }
+    cassettes = { files = 171, sha256 = "<one digest over the sorted (path, sha256) list>" }
+    results = "<sha256 of the model's lines of reports/<judge>/<version>/results.jsonl>"
+
+and beside it accepted-cassettes.sha256, one `<sha256>  <path under cassettes/>` line per
+pinned cassette (the format `sha256sum -c` reads, from the cassettes folder).
 
 A pinned prompt file that changed is a usage error naming the file: a published prompt is
 never edited, a change is a new version. Its recording is kept too: `--record` never
-replaces an accepted baseline's cassettes unless asked by name (`--rerecord-baseline`).
+replaces an accepted baseline's cassettes unless asked by name (`--rerecord-baseline`),
+and a pinned cassette whose bytes changed fails the session before any call
+(judges.sets.pin_checks), naming the file.
 """
 
 from __future__ import annotations
@@ -24,10 +31,11 @@ from judges.sets.tables import load_tables, table_line
 from judges.storage.files import atomic_write_text
 
 PINS_FILE = "accepted.toml"
+MANIFEST_FILE = "accepted-cassettes.sha256"
 _HEADER = """# Accepted baselines, pinned by `python -m judges baseline --accept`: the prompt
-# files each was recorded with. A pinned prompt is never edited (add a new version
-# instead), and `pytest --record` never replaces its cassettes unless given
-# --rerecord-baseline.
+# files each was recorded with, its cassettes (listed in accepted-cassettes.sha256) and
+# its results. A pinned prompt is never edited (add a new version instead), and
+# `pytest --record` never replaces its cassettes unless given --rerecord-baseline.
 """
 
 
@@ -39,6 +47,41 @@ class Pin:
     prompts: dict[str, str] = field(default_factory=dict)  # file under the judge's folder -> sha256
     # Set by a `--rerecord-baseline` session: when, and what the new recording changed.
     rerecorded: str = ""
+    # Path under the cassettes folder -> sha256 of each cassette of the accepted recording;
+    # None for a pin written without its cassettes (before they were pinned: re-accept it).
+    cassettes: dict[str, str] | None = None
+    results: str = ""  # sha256 of the accepted recording's results (this model's lines)
+
+
+def cassettes_digest(files: dict[str, str]) -> str:
+    """One digest over the sorted (path, sha256) list of a recording's cassettes."""
+    listing = "".join(f"{digest}  {path}\n" for path, digest in sorted(files.items()))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def recorded_cassettes(cassettes: Path, judge: str, version: str, model: str) -> dict[str, str]:
+    """The sha256 of every cassette of one version on one model, by its path under
+    `cassettes` (its main run and every other run's folder)."""
+    from judges.calls.backends import ModelRef
+
+    folder = cassettes / judge / version / ModelRef.parse(model).slug
+    return {
+        path.relative_to(cassettes).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.glob("**/*.yaml"))
+    }
+
+
+def results_digest(reports: Path, judge: str, version: str, model: str) -> str:
+    """The sha256 of one model's lines of a version's results.jsonl ("" when there is none)."""
+    path = reports / judge / version / "results.jsonl"
+    if not path.is_file():
+        return ""
+    mine = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line).get("model") == model
+    ]
+    return hashlib.sha256("\n".join(mine).encode("utf-8")).hexdigest()
 
 
 def prompt_digests(spec: JudgeSpec, version: str) -> dict[str, str]:
@@ -51,8 +94,10 @@ def prompt_digests(spec: JudgeSpec, version: str) -> dict[str, str]:
 
 
 def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
-    """The pins of accepted.toml, keyed by (model, version); none when there is no file."""
+    """The pins of accepted.toml, keyed by (model, version), each with its cassettes from
+    accepted-cassettes.sha256; none when there is no file."""
     path = folder / PINS_FILE
+    manifest = _load_manifest(folder / MANIFEST_FILE)
     pins: dict[tuple[str, str], Pin] = {}
     for (model, version), table in load_tables(path).items():
         prompts = table.get("prompts")
@@ -65,8 +110,63 @@ def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
                 '{ "<file>" = "<sha256>" }, as `python -m judges baseline --accept` writes it'
             )
         pinned, rerecorded = str(table.get("pinned", "")), str(table.get("rerecorded", ""))
-        pins[(model, version)] = Pin(model, version, pinned, prompts, rerecorded)
+        cassettes = _pinned_cassettes(path, folder / MANIFEST_FILE, manifest, table, model, version)
+        results = str(table.get("results", ""))
+        pins[(model, version)] = Pin(
+            model, version, pinned, prompts, rerecorded, cassettes, results
+        )
     return pins
+
+
+def _load_manifest(path: Path) -> dict[str, str]:
+    """accepted-cassettes.sha256: path under the cassettes folder -> sha256."""
+    if not path.is_file():
+        return {}
+    files: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        digest, _, name = line.partition("  ")
+        if len(digest) != 64 or not name:
+            raise PlantedSetError(
+                f"{path}:{number}: expected `<sha256>  <path under cassettes/>`, as "
+                "`python -m judges baseline --accept` writes it"
+            )
+        files[name] = digest
+    return files
+
+
+def _pinned_cassettes(
+    path: Path,
+    manifest_path: Path,
+    manifest: dict[str, str],
+    table: dict[str, object],
+    model: str,
+    version: str,
+) -> dict[str, str] | None:
+    """A pin's cassettes from the manifest, checked against accepted.toml's digest."""
+    from judges.calls.backends import ModelRef
+
+    pinned = table.get("cassettes")
+    if pinned is None:
+        return None
+    line = table_line(path, (model, version)) or 1
+    if not isinstance(pinned, dict) or not isinstance(pinned.get("sha256"), str):
+        raise PlantedSetError(
+            f'{path}:{line}: ["{model}"."{version}"] needs cassettes = '
+            '{ files = <count>, sha256 = "<digest>" }, as `python -m judges baseline '
+            "--accept` writes it"
+        )
+    prefix = f"{path.parent.name}/{version}/{ModelRef.parse(model).slug}/"
+    files = {name: digest for name, digest in manifest.items() if name.startswith(prefix)}
+    if cassettes_digest(files) != pinned["sha256"] or len(files) != pinned.get("files"):
+        raise PlantedSetError(
+            f'{path}:{line}: ["{model}"."{version}"] pins {pinned.get("files")} cassettes '
+            f"whose digest is not that of the {len(files)} listed in {manifest_path}: one "
+            "of the two was edited by hand. Restore both (git checkout -- "
+            f"{path} {manifest_path})"
+        )
+    return files
 
 
 def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path) -> None:
@@ -83,7 +183,7 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
         now = prompt_digests(spec, version)
         for name, digest in sorted(pin.prompts.items()):
             if now.get(name) != digest:
-                newer = _next_version(spec.versions)
+                newer = next_version(spec.versions)
                 raise PlantedSetError(
                     f"{spec.root / name}: prompt {version} of {spec.name} is the accepted "
                     f"baseline on {model} (pinned in {path} on {pin.pinned or 'acceptance'}) "
@@ -93,36 +193,76 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
                 )
 
 
-def write_pins(folder: Path, spec: JudgeSpec, accepted: list[tuple[str, str]], today: str) -> Path:
-    """Pin each (model, version) accepted now, keeping every earlier pin."""
+def write_pins(
+    folder: Path,
+    spec: JudgeSpec,
+    accepted: list[tuple[str, str]],
+    today: str,
+    cassettes: Path | None = None,
+    reports: Path | None = None,
+) -> Path:
+    """Pin each (model, version) accepted now (its prompt files, and with `cassettes` and
+    `reports` its cassettes and results), keeping every earlier pin. Accepting again what
+    is pinned already, with the same prompt files, keeps its date and re-recording note."""
     pins = load_pins(folder)
     for model, version in accepted:
-        pins[(model, version)] = Pin(model, version, today, prompt_digests(spec, version))
+        prompts = prompt_digests(spec, version)
+        pin = Pin(model, version, today, prompts)
+        earlier = pins.get((model, version))
+        if earlier is not None and earlier.prompts == prompts:
+            pin = replace(pin, pinned=earlier.pinned or today, rerecorded=earlier.rerecorded)
+        if cassettes is not None:
+            files = recorded_cassettes(cassettes, spec.name, version, model)
+            pin = replace(pin, cassettes=files)
+        if reports is not None:
+            pin = replace(pin, results=results_digest(reports, spec.name, version, model))
+        pins[(model, version)] = pin
     return _write(folder, pins)
 
 
-def note_rerecorded(folder: Path, model: str, version: str, text: str) -> Path:
-    """Record on a pin that its baseline was re-recorded on purpose, when and what changed."""
+def note_rerecorded(
+    folder: Path, model: str, version: str, text: str, cassettes: Path | None = None
+) -> Path:
+    """Record on a pin that its baseline was re-recorded on purpose, when and what changed;
+    with `cassettes`, the new recording's cassettes are pinned in place of the old."""
     pins = load_pins(folder)
-    pins[(model, version)] = replace(pins[(model, version)], rerecorded=text)
+    pin = replace(pins[(model, version)], rerecorded=text)
+    if cassettes is not None:
+        judge = folder.name
+        pin = replace(pin, cassettes=recorded_cassettes(cassettes, judge, version, model))
+    pins[(model, version)] = pin
     return _write(folder, pins)
 
 
 def _write(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
     path = folder / PINS_FILE
     lines = [_HEADER]
+    manifest: dict[str, str] = {}
     for model, version in sorted(pins, key=lambda key: (key[0], version_key(key[1]))):
         pin = pins[(model, version)]
         files = ", ".join(f'"{name}" = "{digest}"' for name, digest in sorted(pin.prompts.items()))
         lines += [f'["{model}"."{version}"]', f'pinned = "{pin.pinned}"']
         lines += [f"prompts = {{ {files} }}"]
+        if pin.cassettes is not None:
+            count, digest = len(pin.cassettes), cassettes_digest(pin.cassettes)
+            lines += [f'cassettes = {{ files = {count}, sha256 = "{digest}" }}']
+            manifest |= pin.cassettes
+        lines += [f'results = "{pin.results}"'] if pin.results else []
         lines += [f"rerecorded = {json.dumps(pin.rerecorded)}"] if pin.rerecorded else []
         lines += [""]
     atomic_write_text(path, "\n".join(lines))
+    if manifest or (folder / MANIFEST_FILE).is_file():
+        listing = "".join(f"{digest}  {name}\n" for name, digest in sorted(manifest.items()))
+        atomic_write_text(folder / MANIFEST_FILE, _MANIFEST_HEADER + listing)
     return path
 
 
-def _next_version(versions: list[str]) -> str:
+_MANIFEST_HEADER = """# The cassettes of the accepted baselines (accepted.toml), pinned by
+# `python -m judges baseline --accept`: check them with `sha256sum -c` from cassettes/.
+"""
+
+
+def next_version(versions: list[str]) -> str:
     newest = [int(part) for part in max(versions, key=version_key).split(".")]
     newest[-1] += 1
     return ".".join(str(part) for part in newest)

@@ -27,10 +27,10 @@ from judges.verdicts.floors import (
 )
 from judges.verdicts.inputs import Sources
 from judges.verdicts.probes import ProbeReport, probe_report, probe_score
-from judges.verdicts.regressions import regressions
+from judges.verdicts.regressions import earlier_baseline, regressions
 from judges.verdicts.verdict import Failure, ModelVerdict
 
-__all__ = ["build_verdict"]
+__all__ = ["build_verdict", "earlier_baseline"]
 
 
 def build_verdict(

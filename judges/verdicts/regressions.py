@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 from judges.core.results import JudgementRow
+from judges.core.spec import version_key
 from judges.sets.planted import Gates
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
@@ -18,7 +19,7 @@ from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
 
-__all__ = ["regressions"]
+__all__ = ["earlier_baseline", "regressions"]
 
 
 class RegressionSections(TypedDict, total=False):
@@ -58,6 +59,19 @@ def regressions(
     return found
 
 
+def earlier_baseline(sources: Sources, model: str, version: str) -> str | None:
+    """For a version that is its own baseline: the accepted baseline before it on this model
+    (the newest earlier pin of accepted.toml), which acceptance compared it with; None
+    when there is none, or when the version is not its own baseline."""
+    table = _table(model, version, sources)
+    planted = sources.planted
+    if planted is None or table is None or table.baseline != version:
+        return None
+    key = version_key(version)
+    earlier = [v for (m, v) in planted.pins if m == model and version_key(v) < key]
+    return max(earlier, key=version_key) if earlier else None
+
+
 def _table(model: str, version: str, sources: Sources) -> Gates | None:
     return sources.planted.gates.get((model, version)) if sources.planted else None
 
@@ -81,7 +95,10 @@ def _gates(
         )
     table = _table(model, version, sources)
     planted = sources.planted  # never None when there is a table; named for the type checker
-    if planted is None or table is None or table.baseline is None or table.baseline == version:
+    if planted is None or table is None or table.baseline is None:
+        return found
+    if table.baseline == version:
+        found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
         return found
     baseline = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
@@ -128,3 +145,37 @@ def category_power_warning(p: CategoryPower) -> str | None:
         f"{POWER:.0%} power "
         f"({p.basis}); `python -m judges plan` says how many items it needs"
     )
+
+
+def _acceptance_regressions(
+    model: str,
+    version: str,
+    main: Sequence[JudgementRow],
+    sources: Sources,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    notes: list[str],
+) -> RegressionSections:
+    """A baseline is what acceptance let through: one significantly worse than the baseline
+    before it, with no accept_regression, was made the baseline by hand (`judges baseline
+    --accept` refuses it) and fails here, against that earlier baseline. One that passes
+    adds nothing: its verdict is as before."""
+    table = _table(model, version, sources)
+    earlier = earlier_baseline(sources, model, version)
+    if table is None or earlier is None or table.accept_regression or sources.planted is None:
+        return {}
+    before = [r for r in baselines.get(earlier, ()) if r.model == model and r.run == "main"]
+    if not before:
+        return {}
+    label = f"prompt {earlier} main run (the accepted baseline before it)"
+    gates = baseline_regressions(before, main, label, table.alpha)
+    if not any(gate.passed is False for gate in gates):
+        return {}
+    notes.append(
+        f"prompt {version} is the baseline in gates.toml but acceptance refuses it: it is "
+        f"significantly worse than prompt {earlier}, the accepted baseline before it, and "
+        "no accept_regression says why. `python -m judges baseline --accept` never made it "
+        f"the baseline; restore gates.toml and accepted.toml, or accept it knowingly with "
+        f"`python -m judges baseline {sources.planted.judge} --accept {version} "
+        '--accept-regression "<why>"`'
+    )
+    return {"regressions": tuple(gates)}

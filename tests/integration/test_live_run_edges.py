@@ -7,6 +7,9 @@ import shutil
 
 import pytest
 
+from judges.core.spec import load_catalog
+from judges.sets.pins import write_pins
+
 from ._support import (
     GATES,
     ITEMS,
@@ -163,6 +166,13 @@ def test_a_version_without_recordings_gets_one_summary_line_and_command(
     assert "has no recordings yet" not in project.run().stdout.str()
 
 
+def _pin(project: JudgesProject, version: str) -> None:
+    """A baseline gates.toml names is pinned in accepted.toml (before its first recording:
+    no cassette to pin yet), as the session's preflight requires."""
+    spec = load_catalog()[JUDGE]
+    write_pins(project.set_dir, spec, [(MODEL, version)], "2026-12-02", project.root / "cassettes")
+
+
 def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
     project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
@@ -173,6 +183,7 @@ def test_a_version_without_a_gates_table_is_gated_by_the_one_before(
         "gates.toml",
         f'["{MODEL}"."{first}"]\nbaseline = "{first}"\nmin_detection = {{ cousin = 0.5 }}\n',
     )
+    _pin(project, first)
     fake_judge.scores[cousin["id"]] = 3  # the judge misses the cousin defect
     project.run(record="all")
 
@@ -193,6 +204,7 @@ def test_regression_gates_in_reports_read_the_recorded_baseline_whatever_the_rep
     recorded run, as the gate tests did, not a missing or stale copy in the report folder."""
     first, latest = versions()[0], versions()[-1]
     project.write_set_file("gates.toml", f'["{MODEL}"."{first}"]\nbaseline = "{first}"\n')
+    _pin(project, first)
     assert project.run(record="all").ret == pytest.ExitCode.OK
     elsewhere = project.root / "elsewhere"
 

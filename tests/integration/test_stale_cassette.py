@@ -96,7 +96,11 @@ def test_record_keeps_an_accepted_baselines_cassettes_unless_asked_by_name(
 ) -> None:
     assert project.run(record="all").ret == pytest.ExitCode.OK
     accepted = versions()[-1]
-    write_pins(project.set_dir, load_catalog()[JUDGE], [(MODEL, accepted)], "2026-12-02")
+    # Accepted as `judges baseline --accept` would: named in gates.toml, pinned with its
+    # cassettes in accepted.toml.
+    project.write_set_file("gates.toml", f'["{MODEL}"."{accepted}"]\nbaseline = "{accepted}"\n')
+    spec, cassettes = load_catalog()[JUDGE], project.root / "cassettes"
+    write_pins(project.set_dir, spec, [(MODEL, accepted)], "2026-12-02", cassettes)
     cassette = project.cassette_dir(accepted) / f"{STALE['id']}-{STALE['slug']}.yaml"
     before = cassette.read_bytes()
     calls = len(fake_judge.calls)

@@ -1,5 +1,6 @@
-"""Checks before any call: prompts' placeholders, model tables, and the cassettes a replay
-will read; each problem a `SpecError` naming its file and line."""
+"""Checks before any call: prompts' placeholders, model tables, the cassettes a replay
+will read, and the accepted and recorded prompt versions (judges.sets.pin_checks); each
+problem a `SpecError` or `PlantedSetError` naming its file and line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from judges.core.spec import JudgeSpec, SpecError
 from judges.pytest_plugin.session.catalogue import Catalogue
 from judges.pytest_plugin.session.settings import RecordMode, Settings
 from judges.sets import preflight
+from judges.sets.pin_checks import changed_cassettes, edited_recorded_prompts, pins_against_gates
 from judges.sets.planted import PlantedSet
 
 
@@ -26,6 +28,10 @@ def run_preflight(catalogue: Catalogue, settings: Settings) -> None:
             ("gates.toml", planted.gates),
         ):
             preflight.check_table_keys(planted.path / name, tables, spec, known)
+        pins_against_gates(planted)
+        if not (settings.rerecord_baseline and settings.live):  # replaced on purpose
+            changed_cassettes(planted, settings.cassettes)
+        edited_recorded_prompts(spec, settings.cassettes)
         if settings.record is not RecordMode.ALL:
             for path, model in _cassettes_of(spec, planted, catalogue, settings):
                 problem = preflight.cassette_problem(path, model)

@@ -126,6 +126,8 @@ def build_folder(results: Results, judge: str, version: str, sources: Sources) -
         there = results.exists(judge, previous_version)
         previous = (previous_version, results.rows(judge, previous_version) if there else None)
     named = {g.baseline for g in (sources.planted.gates if sources.planted else {}).values()}
+    # A version that is its own baseline answers to the pins accepted before it.
+    named |= {v for _, v in (sources.planted.pins if sources.planted else {})}
     found_baselines = {
         b: results.baseline_rows(judge, b)
         for b in sorted(b for b in named if b is not None and b != version)

@@ -1,0 +1,125 @@
+"""Checks at session start that accepted and recorded prompt versions are what they were.
+
+- gates.toml's `baseline` and accepted.toml agree both ways: every baseline a table names
+  is pinned, and every pin is a version whose table names a baseline;
+- an accepted baseline's cassettes are the bytes pinned at acceptance
+  (accepted-cassettes.sha256): a hand-edited or copied-in cassette fails the run;
+- a recorded prompt version's file still says what its recording sent: a published prompt
+  is never edited in place, accepted or not (a change is a new version).
+
+Each problem is a PlantedSetError naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from judges.calls.cassette_files import recorded_request_text
+from judges.core.spec import JudgeSpec
+from judges.sets.items import PlantedSetError
+from judges.sets.pins import MANIFEST_FILE, PINS_FILE, next_version
+from judges.sets.planted import PlantedSet
+from judges.sets.tables import table_line
+
+__all__ = ["changed_cassettes", "edited_recorded_prompts", "pins_against_gates"]
+
+RERECORD = "--rerecord-baseline"
+
+
+def pins_against_gates(planted: PlantedSet) -> None:
+    """Every baseline gates.toml names is pinned in accepted.toml, and every pin's version
+    has a table that names a baseline."""
+    gates_path, pins_path = planted.path / "gates.toml", planted.path / PINS_FILE
+    accept = f"python -m judges baseline {planted.judge} --accept"
+    for (model, version), table in sorted(planted.gates.items()):
+        baseline = table.baseline
+        if baseline is None or (model, baseline) in planted.pins:
+            continue
+        source = planted.inherited_gates.get((model, version), version)
+        line = table_line(gates_path, (model, source)) or 1
+        raise PlantedSetError(
+            f'{gates_path}:{line}: ["{model}"."{source}"] names baseline = "{baseline}", but '
+            f'{pins_path} pins no ["{model}"."{baseline}"]: a baseline is accepted by '
+            f"`{accept} {baseline}`, which writes both files. Restore accepted.toml (git "
+            f"checkout -- {pins_path}) or accept the baseline again with that command"
+        )
+    for (model, version), pin in sorted(planted.pins.items()):
+        line = table_line(pins_path, (model, version)) or 1
+        governing = planted.gates.get((model, version))
+        if governing is None or governing.baseline is None:
+            raise PlantedSetError(
+                f'{pins_path}:{line}: ["{model}"."{version}"] is pinned as an accepted '
+                f"baseline, but {gates_path} names no baseline for prompt {version} on "
+                f"{model}: restore its `baseline = ...` line (git checkout -- {gates_path}), "
+                f"or accept a baseline again with `{accept} {version}`"
+            )
+        if pin.cassettes is None:
+            raise PlantedSetError(
+                f'{pins_path}:{line}: ["{model}"."{version}"] pins the prompt files but not '
+                f"the cassettes of the accepted recording (an accepted.toml older than "
+                f"{MANIFEST_FILE}, or edited by hand): pin them with `{accept} {version}`"
+            )
+
+
+def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
+    """Refuse a session whose accepted baseline's cassette differs from the pinned bytes. A
+    cassette that is gone is the replay's to report (it names the file to restore)."""
+    manifest = planted.path / MANIFEST_FILE
+    for (model, version), pin in sorted(planted.pins.items()):
+        changed = [
+            name
+            for name, digest in sorted((pin.cassettes or {}).items())
+            if (path := cassettes / name).is_file()
+            and hashlib.sha256(path.read_bytes()).hexdigest() != digest
+        ]
+        if not changed:
+            continue
+        shown = ", ".join(str(cassettes / name) for name in changed[:3])
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        raise PlantedSetError(
+            f"{shown}{more}: {'a cassette' if len(changed) == 1 else 'cassettes'} of the "
+            f"accepted baseline {planted.judge} prompt {version} on {model} changed since it "
+            f"was accepted (pinned in {manifest}): an accepted recording is never edited or "
+            f"replaced by hand. Restore it (git checkout -- {cassettes / changed[0]}), or "
+            f"re-record the baseline on purpose with `pytest --record {RERECORD}`"
+        )
+
+
+def edited_recorded_prompts(spec: JudgeSpec, cassettes: Path) -> None:
+    """Refuse a session whose recorded prompt version's file no longer says what its
+    recording sent: each line of the template's own text must be in its first main-run
+    cassette of every model (an item's change alters only what fills the placeholders)."""
+    for version, prompt in spec.prompts.items():
+        for folder in sorted(p for p in (cassettes / spec.name / version).glob("*") if p.is_dir()):
+            first = next(iter(sorted(folder.glob("*.yaml"))), None)
+            if first is None or _imported(folder.name):
+                continue
+            sent = recorded_request_text(first)
+            if not sent:
+                continue
+            for facet in prompt.templates:
+                lines = prompt.literal_lines(facet)
+                missing = [line for line in lines if line not in sent]
+                # Not one line sent: this cassette holds none of this facet's calls.
+                if missing and len(missing) < len(lines):
+                    _refuse_edit(spec, version, prompt.paths[facet], first, missing[0])
+
+
+def _imported(slug: str) -> bool:
+    """Judgements released by others (judges.calls.backend_registry): their cassettes hold
+    no prompt of ours."""
+    return slug.startswith("imported-")
+
+
+def _refuse_edit(spec: JudgeSpec, version: str, path: Path, cassette: Path, line: str) -> None:
+    newer = next_version(spec.versions)
+    newer += ".md" if path.parent == spec.root else "/ (a folder like this version's)"
+    shown = line if len(line) <= 80 else line[:77] + "..."
+    raise PlantedSetError(
+        f"{path}: prompt {version} of {spec.name} was recorded ({cassette.parent}) and has "
+        f"been edited since: its recording never sent {shown!r}. Published prompts are never "
+        f"edited: add {newer} with the change and restore this file (git checkout -- "
+        f"{path}); if {version} was never shared, delete its cassettes "
+        f"({cassette.parent.parent}) and record it again"
+    )

@@ -1,0 +1,288 @@
+"""An accepted recording is pinned, cassettes included, in a repository made by `judges init`.
+
+Each case once went through without a word (issue 46, "Accepted recordings"): a hand-edited
+cassette of the accepted baseline; a pinned prompt edited, its hash in accepted.toml updated
+and its cassettes re-recorded elsewhere and copied in; accepted.toml emptied before a
+`--record`; gates.toml's baseline line deleted; a version acceptance refused made the
+baseline by hand; a recorded (not accepted) prompt edited in place and re-recorded.
+
+One repository is built per module (init, 28 grown items, 1.0 and the worse 1.1 recorded
+and replayed, 1.0 accepted) and copied into each test's own folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from judges.core.results import read_jsonl
+from judges.core.spec import load_catalog
+
+from ._support import FakeJudge, Received
+from ._walkthrough import INNER_OPTIONS, MODEL, command
+
+JUDGE = "support_reply"
+SLUG = MODEL.replace(":", "-")
+POLICY = (
+    "Refunds: an unused item in its original packaging can be returned within 30 days of "
+    "delivery for a refund to the original payment method. Shipping costs are not refunded."
+)
+MISSED = 7  # the window defect every version misses: 1.0's one accepted miss
+
+
+def _item(number: int) -> dict:
+    """Odd numbers: a defect stating a 90-day window (the policy says 30); even: a control."""
+    control = number % 2 == 0
+    days = 30 if control else 90
+    reply = (
+        f"Yes: unused items in their original packaging can be returned within {days} days "
+        f"of delivery (case {number}), refunded to your original payment method."
+    )
+    expect = [{"field": "accuracy", "op": "<=", "value": 1}]
+    if control:
+        expect = [
+            {"field": "accuracy", "op": ">=", "value": 2},
+            {"field": "helpfulness", "op": ">=", "value": 2},
+        ]
+    return {
+        "id": f"SR-{number:02d}",
+        "slug": f"{'control' if control else 'window'}-{number:02d}",
+        "judge": JUDGE,
+        "category": "control" if control else "wrong_window",
+        "control": control,
+        "inputs": {"policy": POLICY, "question": "Can I return it?", "reply": reply},
+        "expect": expect,
+        "provenance": {"source": "hand", "note": "grown for the pins"},
+    }
+
+
+def judge(received: Received) -> str:
+    """Reads the reply for a wrong window, but misses case 7; a prompt marked "(sloppy)"
+    misses cases 9, 13, ... 33 too: significantly worse than 1.0."""
+    prompt = received.body["messages"][-1]["content"]
+    reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0]
+    found = re.search(r"\(case (\d+)\)", reply)
+    case = int(found[1]) if found else 0
+    missed = case == MISSED or ("(sloppy)" in prompt and case % 4 == 1)
+    accuracy = 0 if "90 days" in reply and not missed else 3
+    helpfulness = 0 if ("loyalty" in reply or "FAQ" in reply) else 3
+    return json.dumps({"accuracy": accuracy, "helpfulness": helpfulness, "rationale": "read"})
+
+
+def record(pytester: pytest.Pytester, fake_judge: FakeJudge, *args: str) -> pytest.RunResult:
+    live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    return pytester.runpytest_inprocess(*INNER_OPTIONS, *live, *args)
+
+
+def replay(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_inprocess(*INNER_OPTIONS, *args)
+
+
+def said(result: pytest.RunResult) -> str:
+    return result.stdout.str() + result.stderr.str()
+
+
+@pytest.fixture
+def project(
+    repository: Path,
+    pytester: pytest.Pytester,
+    fake_judge: FakeJudge,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """The module's repository, copied here: built by the first test that asks for it."""
+    fake_judge.content = judge
+    built = tmp_path_factory.getbasetemp() / f"accepted-pins-{fake_judge.url.rsplit(':', 1)[1]}"
+    if not built.is_dir():
+        _build(repository, pytester, fake_judge)
+        shutil.copytree(repository, built, ignore=shutil.ignore_patterns(".judges-tmp"))
+    else:
+        shutil.copytree(built, repository, dirs_exist_ok=True)
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    return repository
+
+
+def _build(repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge) -> None:
+    code, out = command(["init", JUDGE, "--model", MODEL])
+    assert code == 0, out
+    items = repository / "planted_sets" / JUDGE / "items.jsonl"
+    with items.open("a", encoding="utf-8") as stream:
+        stream.writelines(json.dumps(_item(n)) + "\n" for n in range(7, 35))
+    prompt = repository / "judge_prompts" / JUDGE / "1.0.md"
+    sloppy = prompt.read_text(encoding="utf-8") + "\n(sloppy)\n"
+    (prompt.parent / "1.1.md").write_text(sloppy, encoding="utf-8")
+    load_catalog.cache_clear()
+    record(pytester, fake_judge)  # fails: its misses are not accepted yet
+    replay(pytester)  # writes both versions' reports
+    code, out = command(["baseline", JUDGE, "--accept", "1.0"])
+    assert code == 0, out
+    replay(pytester, "--snapshot-update")  # the verdict tables' snapshots (1.1 fails gates)
+
+
+def set_file(project: Path, name: str) -> Path:
+    return project / "planted_sets" / JUDGE / name
+
+
+def cassette(project: Path, version: str, number: int, root: str = "cassettes") -> Path:
+    item = _item(number)
+    return project / root / JUDGE / version / SLUG / f"{item['id']}-{item['slug']}.yaml"
+
+
+def without_table(text: str, model: str, version: str) -> str:
+    """A TOML file's text without its ["model"."version"] table."""
+    header = f'["{model}"."{version}"]'
+    if header not in text:
+        return text
+    before, after = text.split(header, 1)
+    rest = after.split("\n[", 1)
+    return before + ("[" + rest[1] if len(rest) > 1 else "")
+
+
+def test_a_hand_edited_cassette_of_the_accepted_baseline_fails_the_replay(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    """A verdict flipped by hand (the miss made a catch), its accepted miss deleted and the
+    reports regenerated: the replay refuses the cassette, naming it and the way to
+    re-record the baseline on purpose."""
+    path = cassette(project, "1.0", MISSED)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for interaction in data["interactions"]:
+        body = interaction["response"]["body"]
+        body["string"] = body["string"].replace('\\"accuracy\\": 3', '\\"accuracy\\": 0')
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    expectations = set_file(project, "expectations.toml")
+    text = expectations.read_text(encoding="utf-8")
+    before, table = text.split(f'["{MODEL}"."1.0"]', 1)
+    table = re.sub(r"(?m)^SR-07 = .*\n", "", table, count=1)
+    expectations.write_text(before + f'["{MODEL}"."1.0"]' + table, encoding="utf-8")
+
+    replay(pytester, "--snapshot-update")  # the reports and verdict tables regenerated
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.0", "--check-reports")
+
+    assert result.ret != 0
+    assert f"{path}: a cassette of the accepted baseline {JUDGE} prompt 1.0" in said(result)
+    assert "--rerecord-baseline" in said(result)
+
+
+def test_a_pinned_prompt_rehashed_by_hand_with_cassettes_copied_in_fails_the_replay(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    prompt = project / "judge_prompts" / JUDGE / "1.0.md"
+    old = hashlib.sha256(prompt.read_bytes()).hexdigest()
+    prompt.write_text(prompt.read_text(encoding="utf-8") + "\nBe strict.\n", encoding="utf-8")
+    new = hashlib.sha256(prompt.read_bytes()).hexdigest()
+    pins = set_file(project, "accepted.toml")
+    pins.write_text(pins.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    load_catalog.cache_clear()
+    elsewhere = record(pytester, fake_judge, "--cassette-dir", "elsewhere", "-k", f"{JUDGE}-1.0")
+    assert elsewhere.ret == 0, said(elsewhere)[-2000:]
+    shutil.copytree(
+        project / "elsewhere" / JUDGE / "1.0", project / "cassettes" / JUDGE / "1.0",
+        dirs_exist_ok=True,
+    )  # fmt: skip
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.0")
+
+    assert result.ret != 0
+    assert f"of the accepted baseline {JUDGE} prompt 1.0 on {MODEL} changed" in said(result)
+
+
+def test_an_emptied_accepted_toml_stops_a_recording_before_any_call(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    set_file(project, "accepted.toml").write_text("", encoding="utf-8")
+    before = cassette(project, "1.0", 8).read_bytes()
+
+    result = record(pytester, fake_judge, "-k", f"{JUDGE}-1.0")
+
+    assert result.ret != 0 and not fake_judge.calls
+    assert cassette(project, "1.0", 8).read_bytes() == before
+    out = said(result)
+    assert f'names baseline = "1.0", but {set_file(project, "accepted.toml")}' in out
+    assert f"python -m judges baseline {JUDGE} --accept 1.0" in out
+
+
+def test_a_pinned_baseline_missing_from_gates_toml_is_named(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    gates = set_file(project, "gates.toml")
+    text = gates.read_text(encoding="utf-8")
+    gates.write_text(text.replace('baseline = "1.0"\n', ""), encoding="utf-8")
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.0")
+
+    assert result.ret != 0
+    out = said(result)
+    assert f"{set_file(project, 'accepted.toml')}:" in out
+    assert f"is pinned as an accepted baseline, but {gates} names no baseline" in out
+
+
+def test_a_refused_version_made_the_baseline_by_hand_fails_the_run(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    code, out = command(["baseline", JUDGE, "--accept", "1.1"])
+    assert code == 1 and "significantly worse than the accepted baseline" in out
+    # By hand: gates.toml, accepted.toml (its hashes computed as acceptance would) and the
+    # accepted misses of 1.1.
+    gates = set_file(project, "gates.toml")
+    text = without_table(gates.read_text(encoding="utf-8"), MODEL, "1.1")
+    gates.write_text(text + f'\n["{MODEL}"."1.1"]\nbaseline = "1.1"\n', encoding="utf-8")
+    _forge_pin(project, "1.1")
+    rows = read_jsonl(project / "reports" / JUDGE / "1.1" / "results.jsonl")
+    missed = sorted({r.item_id for r in rows if r.run == "main" and not r.met})
+    expectations = set_file(project, "expectations.toml")
+    text = without_table(expectations.read_text(encoding="utf-8"), MODEL, "1.1")
+    table = "".join(f'{item} = "missed"\n' for item in missed)
+    expectations.write_text(f'{text}\n["{MODEL}"."1.1"]\n{table}', encoding="utf-8")
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.1")
+
+    assert result.ret != 0
+    assert "prompt 1.0 main run (the accepted baseline before it)" in said(result)
+    report = (project / "reports" / JUDGE / "1.1" / "report.md").read_text(encoding="utf-8")
+    assert "prompt 1.1 is the baseline in gates.toml but acceptance refuses it" in report
+
+
+def _forge_pin(project: Path, version: str) -> None:
+    """An accepted.toml table and manifest lines for `version`, as a careful hand would."""
+    root = project / "cassettes"
+    files = {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted((root / JUDGE / version / SLUG).glob("**/*.yaml"))
+    }
+    listing = "".join(f"{digest}  {name}\n" for name, digest in sorted(files.items()))
+    digest = hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    prompt = hashlib.sha256((project / "judge_prompts" / JUDGE / f"{version}.md").read_bytes())
+    pins = set_file(project, "accepted.toml")
+    with pins.open("a", encoding="utf-8") as stream:
+        stream.write(
+            f'\n["{MODEL}"."{version}"]\npinned = "2026-12-02"\n'
+            f'prompts = {{ "{version}.md" = "{prompt.hexdigest()}" }}\n'
+            f'cassettes = {{ files = {len(files)}, sha256 = "{digest}" }}\n'
+        )
+    with set_file(project, "accepted-cassettes.sha256").open("a", encoding="utf-8") as stream:
+        stream.write(listing)
+
+
+def test_a_recorded_prompt_edited_in_place_is_never_re_recorded(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    """1.1 is published and recorded, not accepted: an edit in place stops a re-record."""
+    prompt = project / "judge_prompts" / JUDGE / "1.1.md"
+    prompt.write_text(prompt.read_text(encoding="utf-8") + "\nBe strict.\n", encoding="utf-8")
+    load_catalog.cache_clear()
+    before = cassette(project, "1.1", 8).read_bytes()
+
+    result = record(pytester, fake_judge, "-k", f"{JUDGE}-1.1")
+
+    assert result.ret != 0 and not fake_judge.calls
+    assert cassette(project, "1.1", 8).read_bytes() == before
+    out = said(result)
+    assert f"{prompt}: prompt 1.1 of {JUDGE} was recorded" in out
+    assert "Published prompts are never edited: add 1.2.md" in out

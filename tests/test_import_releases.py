@@ -1,0 +1,110 @@
+"""Importing a second release beside the first: its sets' ids and figures are its own.
+
+Issue 46: a second LLMBar-style release whose set shares its initials with a shipped one
+(Adversarial/GPTOut after Adversarial/GPTInst) was given the same id prefix, AGPT, and its
+items replaced the first release's: the figures of a set the import never touched changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judges.cli.importer import import_llmbar
+from judges.core.spec import load_catalog
+from judges.sets.imports import ImportError_
+from judges.sets.planted import load_items
+from tests._llmbar_release import write_llmbar_set
+
+GOOD = {"Good": [("1", "1"), ("2", "2"), ("1", "1")]}
+
+
+def _release(root: Path, *sets: str, readme: str = "") -> Path:
+    for name in sets:
+        write_llmbar_set(root, name, GOOD)
+    (root / "LICENSE").write_text("MIT License\n", encoding="utf-8")
+    if readme:
+        (root / "README.md").write_text(readme, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project holding the first release's Adversarial/GPTInst (prefix AGPT)."""
+    first = _release(
+        tmp_path / "llmbar",
+        "Adversarial/GPTInst",
+        readme="From princeton-nlp/LLMBar, commit 900616bf.",
+    )
+    root = tmp_path / "project"
+    import_llmbar(first, root)
+    return root
+
+
+def _items(project: Path) -> Path:
+    return project / "planted_sets" / "pairwise" / "items.jsonl"
+
+
+def test_a_second_release_sharing_initials_gets_prefixes_of_its_own(
+    project: Path, tmp_path: Path
+) -> None:
+    before = _items(project).read_text(encoding="utf-8")
+    second = _release(tmp_path / "otherbar", "Adversarial/GPTOut")
+
+    import_llmbar(second, project)
+
+    after = _items(project).read_text(encoding="utf-8")
+    assert all(line in after for line in before.splitlines())  # GPTInst's items untouched
+    items = load_items(_items(project), load_catalog()["pairwise"])
+    prefixes = {item.provenance.release_set: item.id.rsplit("-", 1)[0] for item in items}
+    assert prefixes["Adversarial/GPTInst"] == "AGPT"
+    assert prefixes["Adversarial/GPTOut"] != "AGPT"
+    assert len(items) == 6
+
+
+def test_an_import_that_would_change_another_sets_figures_is_refused(
+    project: Path, tmp_path: Path
+) -> None:
+    # A stale prefixes.toml gives the second release's set the first one's prefix.
+    second = _release(tmp_path / "otherbar", "Adversarial/GPTOut")
+    folder = project / "planted_sets" / "pairwise" / "releases" / "otherbar"
+    folder.mkdir(parents=True)
+    (folder / "prefixes.toml").write_text('"Adversarial/GPTOut" = "AGPT"\n', encoding="utf-8")
+    before = _items(project).read_text(encoding="utf-8")
+
+    with pytest.raises(ImportError_) as refused:
+        import_llmbar(second, project)
+
+    message = str(refused.value)
+    assert "would change the figures of Adversarial/GPTInst (princeton-nlp/LLMBar@900616bf)" in (
+        message
+    )
+    assert "its item AGPT-001 would be replaced" in message and "Nothing was written" in message
+    assert _items(project).read_text(encoding="utf-8") == before
+    assert sorted(p.name for p in folder.iterdir()) == ["prefixes.toml"]
+
+
+def test_a_set_of_another_release_by_the_same_name_is_refused(
+    project: Path, tmp_path: Path
+) -> None:
+    """Another release (a fork) with an Adversarial/GPTInst of its own: its items would be
+    scored with the shipped set's, in one category."""
+    readme = "From someone/LLMBar, commit 1234567."
+    second = _release(tmp_path / "fork", "Adversarial/GPTInst", readme=readme)
+
+    with pytest.raises(ImportError_, match="would change the figures of Adversarial/GPTInst"):
+        import_llmbar(second, project)
+
+
+def test_a_set_of_another_release_in_a_shipped_sets_category_is_refused(
+    project: Path, tmp_path: Path
+) -> None:
+    """No README, other items, its own prefix: still scored in the shipped set's category."""
+    second = _release(tmp_path / "otherbar", "Adversarial/GPTInst")
+    for path in second.rglob("*.json"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("Name a prime number.", "Name an odd number."))
+
+    with pytest.raises(ImportError_, match="its category adversarial_gptinst would also hold"):
+        import_llmbar(second, project)
