@@ -201,8 +201,8 @@ def test_a_coin_flip_version_is_refused_and_never_reads_pass(
     code, out = command(["baseline", "support_reply", "--accept", "1.2"])
     assert code != 0, out
     assert "fitness: support_reply 1.2 on " in out and ": NOT FIT" in out, out
-    gates = tomllib.loads((repository / "planted_sets" / "support_reply" / "gates.toml").read_text())
-    assert "1.2" not in gates[MODEL]  # nothing accepted
+    gates = repository / "planted_sets" / "support_reply" / "gates.toml"
+    assert "1.2" not in tomllib.loads(gates.read_text())[MODEL]  # nothing accepted
     report = (repository / "reports" / "support_reply" / "1.2" / "report.md").read_text()
     first = report.splitlines()[0]
     assert first.startswith("# support_reply, prompt 1.2: ") and "PASS" not in first, first
