@@ -61,8 +61,10 @@ def test_init_writes_a_skeleton_the_harness_loads(project: Path) -> None:
     assert spec.versions == ["1.0"] and spec.config.baseline_model == MODEL
     items = (project / "planted_sets" / "support_reply" / "items.jsonl").read_text()
     rows = [json.loads(line) for line in items.splitlines()]
-    assert sum(r["control"] for r in rows) == 2 and len(rows) == 6
-    assert all(r["id"].startswith("SR-") and r["expect"] for r in rows)
+    # Large enough to decide: 20 controls against 35 defects in three categories.
+    assert sum(r["control"] for r in rows) == 20 and len(rows) == 55
+    assert [r["id"] for r in rows] == [f"SR-{n:02d}" for n in range(1, 56)]
+    assert all(r["expect"] and r["provenance"]["note"] for r in rows)
     ini = (project / "pytest.ini").read_text()
     assert "judges_prompts = judge_prompts" in ini and "pythonpath = ." in ini
     found = find_project(project / "judge_tests")  # from a subfolder, as pytest finds it
@@ -168,7 +170,7 @@ def test_derive_on_a_missing_folder_or_a_bad_line_is_one_line(
     items = project / "planted_sets" / "tone" / "items.jsonl"
     items.write_text(items.read_text() + "{not json\n")
     code, _, err = _run(["derive", "tone"], capsys)
-    assert code == 2 and err.count("\n") == 1 and "items.jsonl:7" in err
+    assert code == 2 and err.count("\n") == 1 and "items.jsonl:56" in err
 
 
 def test_a_verdict_module_without_a_return_annotation_is_named(project: Path) -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from judges.core.spec import load_catalog
+import pytest
+
+from judges.cli.init import scaffold
+from judges.core.spec import load_catalog, load_judge
 from judges.sets.planted import load_planted_set
-from judges.stats.fitness.power import detection_power
+from judges.stats.fitness.power import MIN_POWER, detection_power
 from judges.verdicts.set_design import weak_set_lines
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +30,33 @@ def test_the_built_in_sets_decide_what_they_measure() -> None:
     assert detection_power(6, 15) >= 0.95
     # A ranking set and a pairwise set have no controls by design.
     assert _built_in("relevance") == [] and _built_in("pairwise") == []
+
+
+def _forget_verdict_modules() -> None:
+    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
+        del sys.modules[name]
+
+
+def test_the_init_scaffold_decides_what_it_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judges init`'s set: each defect category against its 20 controls is a deciding test
+    (a coin flip cannot earn a PASS there, and a good judge is not failed by chance)."""
+    scaffold(tmp_path, "support_reply", "local:any-model")
+    monkeypatch.syspath_prepend(str(tmp_path))  # its verdict module, as pytest.ini adds it
+    _forget_verdict_modules()  # another scaffold's, imported by an earlier test
+    try:
+        spec = load_judge(tmp_path / "judge_prompts" / "support_reply")
+    finally:
+        _forget_verdict_modules()
+    planted = load_planted_set(tmp_path / "planted_sets", spec)
+    assert weak_set_lines(planted) == []
+    controls = sum(item.control for item in planted.items)
+    categories = {item.category for item in planted.items if not item.control}
+    assert controls == 20 and categories == {"wrong_policy", "made_up", "unhelpful"}
+    for category in categories:
+        defects = sum(item.category == category for item in planted.items)
+        assert detection_power(defects, controls) >= MIN_POWER, category
 
 
 def test_a_set_with_too_few_controls_says_what_it_cannot_decide(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import judges.reports.write
 import judges.stats.estimates.floors  # noqa: F401
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
-from ._walkthrough import keyword_judge
+from ._walkthrough import walkthrough_judge
 
 
 @pytest.fixture(scope="module")
@@ -80,5 +80,5 @@ def repository(
     monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
     subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
-    fake_judge.content = keyword_judge
+    fake_judge.content = walkthrough_judge
     return pytester.path

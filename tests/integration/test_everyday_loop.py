@@ -21,7 +21,14 @@ import pytest
 from judges.core.spec import load_catalog
 
 from ._support import FakeJudge, Received
-from ._walkthrough import INNER_OPTIONS, MODEL, command
+from ._walkthrough import (
+    INNER_OPTIONS,
+    MODEL,
+    WALKTHROUGH_KEY,
+    command,
+    judged_reply,
+    scaffold_items,
+)
 
 JUDGE = "support_reply"
 POLICY = (
@@ -35,6 +42,10 @@ QUESTIONS = [
     "The scarf came 3 weeks ago, still in its bag. Can I send it back?",
     "I have not opened the lamp I got 12 days ago. Can I have a refund?",
 ]
+
+
+# The grown items' ids follow the scaffold's own (SR-01 ... SR-55).
+GROWN_FROM = len(scaffold_items())
 
 
 def _item(number: int, control: bool) -> dict:
@@ -52,7 +63,7 @@ def _item(number: int, control: bool) -> dict:
             {"field": "helpfulness", "op": ">=", "value": 2},
         ]
     return {
-        "id": f"SR-{number:02d}",
+        "id": f"SR-{GROWN_FROM + number:02d}",
         "slug": f"{'control' if control else 'window'}-{number:02d}",
         "judge": JUDGE,
         "category": "control" if control else "wrong_window",
@@ -64,16 +75,17 @@ def _item(number: int, control: bool) -> dict:
 
 
 def judge_by_version(received: Received) -> str:
-    """1.0 reads the reply for a wrong window and off-topic answers; a prompt marked
-    "(sloppy)" rates half the planted windows accurate (cases 9, 13, ... 33): still better
-    than chance, and significantly worse than 1.0."""
+    """1.0 grades the scaffold's items as the walkthrough's judge does and reads the grown
+    ones for a wrong window; a prompt marked "(sloppy)" rates half the grown windows accurate
+    (cases 9, 13, ... 33): still better than chance, and significantly worse than 1.0."""
     prompt = received.body["messages"][-1]["content"]
-    reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0]
+    reply = judged_reply(received)
+    if reply in WALKTHROUGH_KEY:
+        return json.dumps({**WALKTHROUGH_KEY[reply], "rationale": "read"})
     case = re.search(r"\(case (\d+)\)", reply)
     missed = "(sloppy)" in prompt and case is not None and int(case[1]) % 4 == 1
     accuracy = 0 if "90 days" in reply and not missed else 3
-    helpfulness = 0 if ("loyalty" in reply or "FAQ" in reply) else 3
-    return json.dumps({"accuracy": accuracy, "helpfulness": helpfulness, "rationale": "read"})
+    return json.dumps({"accuracy": accuracy, "helpfulness": 3, "rationale": "read"})
 
 
 @pytest.fixture

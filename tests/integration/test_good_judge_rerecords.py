@@ -6,19 +6,15 @@ recorded through `pytest --record` as six prompt versions, byte-for-byte copies 
 prompt, each with its noise and retest runs (they follow the judge). `python -m judges
 baseline --accept 1.0` accepts the first (and, as it does for every recorded version, each
 version's own misses); the other five replay offline against it and must each read PASS, as
-the simulation of tests/test_false_alarms.py predicts for this set shape (0 of 200
-re-records, plain or against a lucky baseline: at six items no chance test decides and no
-regression gate can reach significance after Holm's correction, so only a floor could fail,
-and none is suggested).
+the simulation of tests/test_false_alarms.py predicts for this set shape. The scaffold's
+set is large enough for its chance tests to decide (20 controls against 17, 9 and 9
+defects), so each PASS is one on evidence, not "fitness undecided".
 
 The draws are seeded per request and per how many identical requests came before (copies
 send identical requests), recorded one at a time, so each run of this test sees the same
-answers. Under these seeds 9 of the 108 draws are wrong; the baseline caught its 4 planted
-defects and held its 2 controls in both runs (a lucky-looking draw), copy 1.5 missed one
-defect (an accepted miss) and 1.2's retest flagged a control: every version reads PASS. No
-draw at this size could fail the verdict: against 4 defects the smallest McNemar mid-p
-(4 caught->missed vs 0) is 0.031, above Holm's 0.05/6, and every floor `baseline` could
-suggest at n = 4 is one no run can fail, so none is written. The report's gates are still
+answers. Under these seeds 65 of the 696 draws are wrong: every version misses a few items
+(each accepted as that version's misses) and still beats chance on every deciding test, and
+no regression gate against 1.0 reaches significance under Holm. The report's gates are
 those of the built-in sets: each against both baseline draws, under Holm.
 """
 
@@ -35,7 +31,7 @@ import pytest
 from judges.core.spec import load_catalog
 
 from ._support import FakeJudge, Received
-from ._walkthrough import INNER_OPTIONS, MODEL, command
+from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply, right_verdict
 
 JUDGE = "support_reply"
 COPIES = ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5"]
@@ -44,27 +40,16 @@ SEED = "good-judge-rerecords"
 SCALE = range(4)  # accuracy and helpfulness, 0-3
 
 
-def _right(item: dict) -> dict[str, int]:
-    """The verdict that meets the item's expectations: a bounded field at its far end, an
-    unbounded one at 3 (the reply does nothing wrong there)."""
-    values = {}
-    for field in ("accuracy", "helpfulness"):
-        bounds = [e for e in item["expect"] if e["field"] == field]
-        values[field] = 0 if any(e["op"] == "<=" for e in bounds) else 3
-    return values
-
-
 class GoodJudge:
     """Right with probability GOOD per call, else every field another value, each alike."""
 
     def __init__(self, items: list[dict]) -> None:
-        self.truth = {item["inputs"]["reply"]: _right(item) for item in items}
+        self.truth = {item["inputs"]["reply"]: right_verdict(item) for item in items}
         self.seen: Counter[str] = Counter()
         self.right: Counter[bool] = Counter()
 
     def __call__(self, received: Received) -> str:
-        prompt = received.body["messages"][-1]["content"]
-        reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0].strip()
+        reply = judged_reply(received)
         body = hashlib.sha256(json.dumps(received.body, sort_keys=True).encode()).hexdigest()
         rng = random.Random(f"{SEED}|{body}|{self.seen[body]}")
         self.seen[body] += 1
@@ -101,7 +86,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     # One call at a time: identical requests of the copies get their draws in one order.
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     pytester.runpytest_inprocess(*INNER_OPTIONS, *live, "--judge-concurrency", "1")
-    per_version = 6 + 2 * 3 + 6  # main, noise (2 items x 3), retest
+    per_version = 2 * len(items) + 2 * 3  # main, retest, noise (2 items x 3)
     assert len(fake_judge.calls) == per_version * len(COPIES)
     print(f"wrong draws: {judge.right[False]} of {judge.right.total()}")
     assert judge.right[False] > 0  # the judge erred: the replays below are not of a perfect one
@@ -124,3 +109,4 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     # Each copy was gated against the accepted first one, both of its draws.
     report = (repository / "reports" / JUDGE / "1.3" / "report.md").read_text(encoding="utf-8")
     assert "vs prompt 1.0 main run" in report and "worse than both baseline draws" in report
+    assert "fitness undecided" not in report  # the set's chance tests decided
