@@ -25,7 +25,7 @@ from judges.core.results import read_jsonl
 from judges.core.spec import load_catalog
 
 from ._support import FakeJudge, Received
-from ._walkthrough import INNER_OPTIONS, MODEL, command
+from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply, right_verdict, scaffold_items
 
 JUDGE = "support_reply"
 SLUG = MODEL.replace(":", "-")
@@ -34,6 +34,10 @@ POLICY = (
     "delivery for a refund to the original payment method. Shipping costs are not refunded."
 )
 MISSED = 7  # the window defect every version misses: 1.0's one accepted miss
+# The grown items' ids follow the scaffold's own (SR-01 ... SR-55); the judge is right on
+# every scaffold item (their answer key), so the grown ones alone tell the versions apart.
+GROWN_FROM = len(scaffold_items())
+SCAFFOLD_KEY = {item["inputs"]["reply"]: right_verdict(item) for item in scaffold_items()}
 
 
 def _item(number: int) -> dict:
@@ -51,7 +55,7 @@ def _item(number: int) -> dict:
             {"field": "helpfulness", "op": ">=", "value": 2},
         ]
     return {
-        "id": f"SR-{number:02d}",
+        "id": f"SR-{GROWN_FROM + number:02d}",
         "slug": f"{'control' if control else 'window'}-{number:02d}",
         "judge": JUDGE,
         "category": "control" if control else "wrong_window",
@@ -66,6 +70,9 @@ def judge(received: Received) -> str:
     """Reads the reply for a wrong window, but misses case 7; a prompt marked "(sloppy)"
     misses cases 9, 13, ... 33 too: significantly worse than 1.0."""
     prompt = received.body["messages"][-1]["content"]
+    known = SCAFFOLD_KEY.get(judged_reply(received))
+    if known is not None:
+        return json.dumps({**known, "rationale": "read"})
     reply = prompt.split("## Support reply", 1)[1].split("## Your task", 1)[0]
     found = re.search(r"\(case (\d+)\)", reply)
     case = int(found[1]) if found else 0
@@ -158,7 +165,8 @@ def test_a_hand_edited_cassette_of_the_accepted_baseline_fails_the_replay(
     expectations = set_file(project, "expectations.toml")
     text = expectations.read_text(encoding="utf-8")
     before, table = text.split(f'["{MODEL}"."1.0"]', 1)
-    table = re.sub(r"(?m)^SR-07 = .*\n", "", table, count=1)
+    missed = _item(MISSED)["id"]
+    table = re.sub(rf"(?m)^{missed} = .*\n", "", table, count=1)
     expectations.write_text(before + f'["{MODEL}"."1.0"]' + table, encoding="utf-8")
 
     replay(pytester, "--snapshot-update")  # the reports and verdict tables regenerated
