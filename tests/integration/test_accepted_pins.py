@@ -294,3 +294,19 @@ def test_a_recorded_prompt_edited_in_place_is_never_re_recorded(
     out = said(result)
     assert f"{prompt}: prompt 1.1 of {JUDGE} was recorded" in out
     assert "Published prompts are never edited: add 1.2.md" in out
+
+
+def test_a_recording_into_another_cassette_dir_replaces_nothing_accepted(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    """The pins guard the project's own cassettes/: a live recording of the accepted
+    version into a scratch --cassette-dir (a smoke test, a second opinion) replays from
+    there, with no word of a changed accepted recording."""
+    elsewhere = str(project / "scratch-cassettes")
+    selected = f"{JUDGE}-1.0-{_item(MISSED)['id']}-"
+    # Another draw: the same verdict in other words, so the bytes differ from the pinned.
+    fake_judge.content = lambda received: judge(received).replace('"read"', '"read again"')
+    recorded = record(pytester, fake_judge, "--cassette-dir", elsewhere, "-k", selected)
+    replayed = replay(pytester, "--cassette-dir", elsewhere, "-k", selected)
+    assert "changed since it was accepted" not in said(replayed), said(replayed)
+    assert replayed.ret == recorded.ret == pytest.ExitCode.OK, said(replayed)
