@@ -22,6 +22,7 @@ import io
 import json
 import re
 import shlex
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -288,6 +289,13 @@ class FakeJudge:
             release.set()
 
         threading.Thread(target=release_when_all_arrived, daemon=True).start()
+
+
+def sigint_at_default() -> None:
+    """For `preexec_fn`: a launcher without job control (a background job, `nohup`, some CI
+    runners) starts its children with SIGINT ignored, and a child inherits that; the tests
+    that interrupt an inner run send it SIGINT, so the child takes the default back first."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class _FakeServer(ThreadingHTTPServer):

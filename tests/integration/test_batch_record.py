@@ -34,6 +34,7 @@ from ._support import (
     Received,
     committed_peak,
     kept_ledger,
+    sigint_at_default,
     versions,
 )
 
@@ -147,6 +148,7 @@ def test_an_interrupted_batch_recording_resumes_without_submitting_twice(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        preexec_fn=sigint_at_default,
     )
     manifest = project.root / STATE / "manifest.json"
     deadline = time.monotonic() + 120

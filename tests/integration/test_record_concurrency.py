@@ -22,6 +22,7 @@ from ._support import (
     cassette_name,
     committed_peak,
     kept_ledger,
+    sigint_at_default,
     versions,
 )
 
@@ -130,6 +131,7 @@ def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=sigint_at_default,
     )
     deadline = time.monotonic() + 120
     while fake_judge.answered < 4 and time.monotonic() < deadline:
