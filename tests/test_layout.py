@@ -45,7 +45,8 @@ CASSETTE_FACADE = "judges.calls.cassettes"
 # The packages from the bottom up: each imports only itself and those before it, so "which
 # layer am I in" is a question the path answers and no change can close a cycle across them.
 LAYERS = (
-    "storage", "calls", "core", "builtin", "sets", "stats", "verdicts", "reports", "finale",
+    "storage", "calls", "core", "builtin", "sets", "stats", "verdicts", "reports", "corpus",
+    "finale",
     "pytest_plugin", "cli", "__main__",
 )  # fmt: skip
 # Inside the two largest layers, one subpackage (or entry module) per concern, bottom up by

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.cli.corpus import add_corpus_command
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
@@ -286,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges leaderboard pairwise --version 0.1   rank the judge models per set\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
-        f"  {ESTIMATE_EXAMPLE}",
+        f"  {ESTIMATE_EXAMPLE}\n"
+        "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -298,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_leaderboard_command(commands, PLANTED_SETS_HELP, REPORTS_HELP)
     add_init_command(commands)
     add_power_commands(commands, str)
+    add_corpus_command(commands)
     return parser
 
 

@@ -1,0 +1,198 @@
+"""AlpacaEval's released judgements read into the corpus format.
+
+The release's layout: `annotations/<system>/<annotator>.json` (a list of records with
+`instruction`, `dataset`, `generator_1` (the reference), `generator_2` (the system) and
+`preference`), `leaderboards/<annotator>_leaderboard.csv` (the published rows, first column
+the system) and a LICENSE. A preference lies in [1, 2]: 1 the reference wins, 2 the system,
+1.5 a tie (the legacy 0 a tie too); it becomes the score `preference - 1` on a side scale
+with midpoint 0.5, shown x100 (a win rate). A null or NaN preference is an error row, kept
+and counted; a file with fewer than all instructions is imported as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judges.corpus.manifest import MANIFEST_FILE, CorpusError
+from judges.corpus.rows import ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE
+from judges.storage.files import atomic_write_text, read_json
+
+# The release's leaderboard columns -> the statistics `published.py` recomputes.
+PUBLISHED_COLUMNS = {
+    "win_rate": "mean",
+    "standard_error": "standard_error",
+    "n_total": "n_total",
+    "n_wins": "n_above",
+    "n_wins_base": "n_below",
+    "n_draws": "n_at",
+    "discrete_win_rate": "discrete_mean",
+}
+_COUNT_COLUMNS = frozenset({"n_total", "n_wins", "n_wins_base", "n_draws"})
+
+
+@dataclass(frozen=True)
+class Imported:
+    folder: Path
+    systems: tuple[str, ...]
+    judges: dict[str, str]  # annotator -> its reference system
+    items: int
+    judgements: int
+    errors: int
+    published: int
+    unpublished: tuple[str, ...]  # "system under annotator" with no leaderboard row
+
+
+def item_id(instruction: str) -> str:
+    """Stable across imports of any subset of systems: from the instruction's text."""
+    return "ae-" + hashlib.sha256(instruction.encode("utf-8")).hexdigest()[:12]
+
+
+def _score(path: Path, index: int, preference: Any) -> float | None:
+    if preference is None or (isinstance(preference, float) and math.isnan(preference)):
+        return None
+    if isinstance(preference, bool) or not isinstance(preference, int | float):
+        raise CorpusError(
+            f"{path}: record {index}: preference {preference!r} is not a number in [1, 2]"
+        )
+    value = 1.5 if preference == 0 else float(preference)
+    if not 1 <= value <= 2:
+        raise CorpusError(f"{path}: record {index}: preference {value} is outside [1, 2]")
+    return value - 1
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    records = read_json(path, CorpusError)
+    if not isinstance(records, list):
+        raise CorpusError(f"{path}: expected a JSON list of annotation records")
+    for index, record in enumerate(records):
+        missing = [k for k in ("instruction", "generator_1", "generator_2", "preference")
+                   if not isinstance(record, dict) or k not in record]  # fmt: skip
+        if missing:
+            raise CorpusError(f"{path}: record {index}: no {', '.join(missing)}")
+        yield index, record
+
+
+def _licence(source: Path) -> str:
+    path = source / "LICENSE"
+    if not path.is_file():
+        return "unknown"
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if "Apache License" in text and "Version 2.0" in text:
+        return "Apache-2.0"
+    if "MIT License" in text or "Permission is hereby granted, free of charge" in text:
+        return "MIT"
+    return "see LICENSE"
+
+
+def _published_rows(source: Path, annotator: str, systems: set[str]) -> list[dict[str, Any]]:
+    path = source / "leaderboards" / f"{annotator}_leaderboard.csv"
+    if not path.is_file():
+        return []
+    rows = []
+    with path.open(encoding="utf-8", newline="") as stream:
+        for line, row in enumerate(csv.DictReader(stream), start=2):
+            system = row.get("") or row.get("name") or ""
+            if system not in systems:
+                continue
+            for column, name in PUBLISHED_COLUMNS.items():
+                text = (row.get(column) or "").strip()
+                if not text:
+                    continue
+                try:
+                    value: float | int = int(text) if column in _COUNT_COLUMNS else float(text)
+                except ValueError:
+                    raise CorpusError(f"{path}:{line}: {column} {text!r} is not a number") from None
+                rows.append({"judge": annotator, "system": system, "statistic": name,
+                             "value": value, "published_as": column})  # fmt: skip
+    return rows
+
+
+def _jsonl(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
+
+
+def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = False) -> Imported:
+    """Write the corpus folder `target` from the release at `source`."""
+    files = sorted((source / "annotations").glob("*/*.json"))
+    if not files:
+        raise CorpusError(
+            f"{source}: no annotations/<system>/<annotator>.json; point at the release folder"
+        )
+    if (target / MANIFEST_FILE).exists() and not replace:
+        raise CorpusError(
+            f"{target}: a corpus is already there; pass --replace to rebuild it from {source}"
+        )
+    items: dict[str, dict[str, Any]] = {}
+    judgements: list[dict[str, Any]] = []
+    references: dict[str, str] = {}
+    systems: dict[str, None] = {}
+    for path in files:
+        system, annotator = path.parent.name, path.stem
+        systems[system] = None
+        for index, record in _records(path):
+            if record["generator_2"] != system:
+                raise CorpusError(
+                    f"{path}: record {index}: generator_2 {record['generator_2']!r} is not the "
+                    f"folder's system {system!r}; the file belongs to another system"
+                )
+            reference = str(record["generator_1"])
+            if references.setdefault(annotator, reference) != reference:
+                raise CorpusError(
+                    f"{path}: record {index}: reference {reference!r}, but {annotator} judges "
+                    f"against {references[annotator]!r} elsewhere; one reference per judge"
+                )
+            instruction = str(record["instruction"])
+            key = item_id(instruction)
+            items.setdefault(key, {"id": key, "subset": str(record.get("dataset") or ""),
+                                   "inputs": {"instruction": instruction}})  # fmt: skip
+            score = _score(path, index, record["preference"])
+            row: dict[str, Any] = {"system": system, "item": key, "judge": annotator}
+            if score is None:
+                row["error"] = "no preference in the release (null)"
+            else:
+                row["score"] = score
+            judgements.append(row)
+    published: list[dict[str, Any]] = []
+    for annotator in references:
+        published += _published_rows(source, annotator, set(systems))
+    covered = {(row["judge"], row["system"]) for row in published}
+    judged = dict.fromkeys((j["judge"], j["system"]) for j in judgements)
+    unpublished = tuple(f"{s} under {a}" for a, s in judged if (a, s) not in covered)
+
+    licence = _licence(source)
+    judges_toml = "".join(
+        f'\n[judges.{json.dumps(a)}]\ndescription = "AlpacaEval annotator {a}"\n'
+        f"reference = {json.dumps(r)}\n"
+        for a, r in references.items()
+    )
+    manifest = (
+        f"name = {json.dumps(name)}\n"
+        'description = "AlpacaEval: systems judged pairwise against a reference output"\n'
+        f"source = {json.dumps(str(source.name))}\n"
+        f"licence = {json.dumps(licence)}\n\n"
+        "[scale]\n"
+        'name = "win rate against the reference (%)"\n'
+        "low = 0\nhigh = 1\n"
+        'verdict = "side"\nmidpoint = 0.5\nfactor = 100\n'
+        f"{judges_toml}"
+    )
+    target.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
+    atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
+    atomic_write_text(target / PUBLISHED_FILE, _jsonl(published))
+    for extra in ("LICENSE", "PROVENANCE.md"):
+        if (source / extra).is_file():
+            shutil.copyfile(source / extra, target / extra)
+    atomic_write_text(target / MANIFEST_FILE, manifest)  # last: a corpus is whole or absent
+    return Imported(
+        target, tuple(systems), references, len(items), len(judgements),
+        sum("error" in j for j in judgements), len(published), unpublished,
+    )  # fmt: skip

@@ -1,0 +1,153 @@
+"""Each system's score, the paired differences between systems, and who is first.
+
+A system's mean is over its items, with a t interval (its standard error is the sample
+standard error, ddof=1, as released leaderboards state it). Two systems are compared on the
+items both were judged on, pairwise: the item effect they share cancels, so the interval is
+the paired one, and "better than" is decided after Holm over every pair. Who is first is
+bootstrapped by resampling items (columns), never rows, so each resample keeps the systems'
+shared items together.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import scipy.stats
+
+from judges.stats.estimates.intervals import Rate, wilson
+
+CONFIDENCE = 0.95
+N_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    mean: float
+    standard_error: float
+    low: float
+    high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class SystemScore:
+    system: str
+    score: MeanInterval
+    errors: int
+    flagged: Rate | None  # judgements below the scale's flag_below, when it has one
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    better: str
+    worse: str
+    difference: MeanInterval  # better - worse, over the items both were judged on
+    p_value: float  # two-sided paired t test
+    p_holm: float  # Holm over every pair of the judge's systems
+
+    @property
+    def decided(self) -> bool:
+        return self.p_holm < 1 - CONFIDENCE
+
+
+def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> MeanInterval:
+    """The mean of the finite values with its t interval; NaN figures below two values."""
+    x = values[~np.isnan(values)]
+    n = int(x.size)
+    if n == 0:
+        return MeanInterval(math.nan, math.nan, math.nan, math.nan, 0)
+    mean = float(np.mean(x))
+    if n < 2:
+        return MeanInterval(mean, math.nan, math.nan, math.nan, n)
+    se = float(np.std(x, ddof=1) / np.sqrt(n))
+    half = float(scipy.stats.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    return MeanInterval(mean, se, mean - half, mean + half, n)
+
+
+def system_scores(
+    systems: tuple[str, ...], scores: np.ndarray, errors: dict[str, int], flag_below: float | None
+) -> list[SystemScore]:
+    found = []
+    for system, row in zip(systems, scores, strict=True):
+        judged = row[~np.isnan(row)]
+        flagged = None
+        if flag_below is not None:
+            flagged = wilson(int(np.count_nonzero(judged < flag_below)), int(judged.size))
+        found.append(SystemScore(system, mean_interval(row), errors.get(system, 0), flagged))
+    return found
+
+
+def _paired_p(d: np.ndarray) -> float:
+    if d.size < 2:
+        return math.nan
+    if np.all(d == d[0]):  # no spread: a constant difference is no evidence of sign at n=1
+        return 1.0 if d[0] == 0 else 0.0
+    return float(scipy.stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment (statsmodels); an undefined p stays undefined."""
+    from statsmodels.stats.multitest import multipletests
+
+    defined = [i for i, p in enumerate(p_values) if not math.isnan(p)]
+    adjusted = [math.nan] * len(p_values)
+    if defined:
+        corrected = multipletests([p_values[i] for i in defined], method="holm")[1]
+        for i, p in zip(defined, corrected, strict=True):
+            adjusted[i] = float(p)
+    return adjusted
+
+
+def paired_differences(
+    systems: tuple[str, ...], scores: np.ndarray, higher_is_better: bool = True
+) -> list[PairedDifference]:
+    """Every pair of systems, the better first (by the paired mean), Holm-adjusted."""
+    raw: list[tuple[str, str, MeanInterval, float]] = []
+    for i, j in combinations(range(len(systems)), 2):
+        d = scores[i] - scores[j]
+        d = d[~np.isnan(d)]
+        if not higher_is_better:
+            d = -d
+        first, second = (i, j) if d.size == 0 or np.mean(d) >= 0 else (j, i)
+        if first != i:
+            d = -d
+        raw.append((systems[first], systems[second], mean_interval(d), _paired_p(d)))
+    adjusted = holm([p for *_, p in raw])
+    return [
+        PairedDifference(b, w, diff, p, q) for (b, w, diff, p), q in zip(raw, adjusted, strict=True)
+    ]
+
+
+def resampled_means(
+    scores: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, block: int = 250
+) -> np.ndarray:
+    """(resamples, systems): each system's mean over the same resample of items."""
+    rng = np.random.default_rng(seed)
+    n_items = scores.shape[1]
+    judged = ~np.isnan(scores)
+    filled = np.where(judged, scores, 0.0)
+    out = np.empty((n_resamples, scores.shape[0]))
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        # Item multiplicities per resample: a system's mean is a weighted mean over items.
+        counts = np.stack(
+            [np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+             for _ in range(stop - start)]
+        ).astype(float)  # fmt: skip
+        sums = counts @ filled.T
+        weights = counts @ judged.T.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:stop] = sums / weights
+    return out
+
+
+def probability_first(means: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Share of resamples in which each system is first; a tie for first is shared."""
+    signed = means if higher_is_better else -means
+    best = np.nanmax(signed, axis=1, keepdims=True)
+    leaders = signed == best
+    share = leaders / leaders.sum(axis=1, keepdims=True)
+    return share.mean(axis=0)

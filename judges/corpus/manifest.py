@@ -1,0 +1,114 @@
+"""`corpus.toml`: what a corpus is, where it came from, and how its scores read.
+
+A corpus names its licence even when there is none to name (`licence = "unknown"`, shown in
+every report, never invented), its judges (each with the reference its scores are relative
+to, when there is one) and its scale: the range of a score, how a score becomes a verdict
+(for agreement and the review queue) and the factor it is shown with.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+MANIFEST_FILE = "corpus.toml"
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be read as documented: names the file, the row and the fix."""
+
+
+class Scale(BaseModel):
+    """A score's range and reading. `verdict = "side"`: above, at or below `midpoint` (a
+    preference against a reference: win, tie, loss); `verdict = "level"`: the score rounded
+    to the nearest `step` (a rubric's levels)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "score"
+    low: float
+    high: float
+    verdict: Literal["side", "level"] = "level"
+    midpoint: float | None = None
+    step: float | None = Field(default=None, gt=0)
+    factor: float = Field(default=1.0, gt=0)  # shown as score x factor (100: a percentage)
+    higher_is_better: bool = True
+    flag_below: float | None = None  # a judgement below this is a flag (a failed output)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scale:
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            raise ValueError(f"low < high, both finite (got low={self.low}, high={self.high})")
+        if self.verdict == "side" and self.midpoint is None:
+            raise ValueError('verdict = "side" needs a midpoint (a tie), e.g. midpoint = 0.5')
+        if self.verdict == "level" and self.step is None:
+            raise ValueError('verdict = "level" needs a step (one level), e.g. step = 1')
+        return self
+
+    def contains(self, score: float) -> bool:
+        return self.low <= score <= self.high
+
+
+class JudgeEntry(BaseModel):
+    """`[judges.<name>]`: a judge (a prompt version and model, or a released configuration)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+    # The system this judge's scores are relative to (pairwise against a reference); two
+    # judges with different references differ in judge and reference together.
+    reference: str | None = None
+
+
+class Comparison(BaseModel):
+    """What the report compares and how it decides."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    before: str | None = None  # default: the first two judges, in manifest order
+    after: str | None = None
+    # A judge may replace another when verdict agreement's Wilson lower bound reaches this.
+    substitution_agreement: float = Field(default=0.75, gt=0, le=1)
+    # A system is contested when the two judges' means differ by more (in score units).
+    contested_margin: float | None = Field(default=None, gt=0)
+
+
+class CorpusManifest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    description: str = ""
+    source: str
+    licence: str = Field(min_length=1)  # "unknown" when the source states none
+    scale: Scale
+    judges: dict[str, JudgeEntry] = Field(min_length=1)
+    compare: Comparison = Comparison()
+    seed: int = 0
+
+    def contested_margin(self) -> float:
+        """In score units; by default a twentieth of the scale's range."""
+        margin = self.compare.contested_margin
+        return margin if margin is not None else (self.scale.high - self.scale.low) / 20
+
+
+def load_manifest(folder: Path) -> CorpusManifest:
+    path = folder / MANIFEST_FILE
+    if not path.is_file():
+        raise CorpusError(
+            f"{path}: no {MANIFEST_FILE}; a corpus folder starts with one (see "
+            "docs/corpus.md, 'The format')"
+        )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return CorpusManifest.model_validate(data)
+    except tomllib.TOMLDecodeError as error:
+        raise CorpusError(f"{path}: not TOML ({error})") from None
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in error.errors()
+        )
+        raise CorpusError(f"{path}: {problems}") from None

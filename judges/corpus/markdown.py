@@ -1,0 +1,212 @@
+"""The corpus report in Markdown: corpus_report.md."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+
+from judges.core.quoting import md_cell, md_prose
+from judges.corpus.change import JudgeChange
+from judges.corpus.estimates import CONFIDENCE, MeanInterval
+from judges.corpus.manifest import Scale
+from judges.corpus.ppi import PPIEstimate
+from judges.corpus.report import CorpusReport, JudgeSummary
+from judges.corpus.review_queue import QUEUE_FILE
+from judges.reports.format import interval, n_is, p_value, percent, rate_percent_short
+
+
+def _figure(value: float, scale: Scale, signed: bool = False) -> str:
+    if math.isnan(value):
+        return "undefined"
+    shown = value * scale.factor
+    return f"{shown:+.2f}" if signed else f"{shown:.2f}"
+
+
+def _mean(m: MeanInterval, scale: Scale, signed: bool = False) -> str:
+    if m.n == 0:
+        return "no judgements (n=0)"
+    low, high = m.low * scale.factor, m.high * scale.factor
+    return f"{_figure(m.mean, scale, signed)} {interval(low, high)} {n_is(m.n)}"
+
+
+def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
+    lines = [f"## {md_cell(summary.judge)}", ""]
+    if summary.description:
+        lines += [md_prose(summary.description), ""]
+    if summary.reference:
+        lines += [f"Scores are against the reference system {md_cell(summary.reference)}.", ""]
+    lines += [
+        f"| rank | system | {scale.name}, {CONFIDENCE:.0%} interval | SE | error rows | "
+        + ("flagged | " if scale.flag_below is not None else "")
+        + "P(first) | better than (Holm) |",
+        "|---:|---|---|---:|---:|" + ("---|" if scale.flag_below is not None else "") + "---:|---|",
+    ]
+    for rank, s in enumerate(summary.scores, start=1):
+        flagged = ""
+        if s.flagged is not None:
+            flagged = f"{rate_percent_short(s.flagged)} | "
+        better = ", ".join(md_cell(w) for w in summary.better_than(s.system)) or "-"
+        se = _figure(s.score.standard_error, scale)
+        lines.append(
+            f"| {rank} | {md_cell(s.system)} | {_mean(s.score, scale)} | {se} | "
+            f"{s.errors} | {flagged}{percent(summary.first[s.system], 1)} | {better} |"
+        )
+    if summary.reference_score is not None:
+        r = summary.reference_score
+        lines += ["", f"{md_cell(r.system)} is this judge's reference, judged against itself: "
+                  f"{_figure(r.score.mean, scale)} over {r.score.n} judgements by construction, "
+                  "shown and not ranked."]  # fmt: skip
+    by_pair = {frozenset((d.better, d.worse)): d for d in summary.differences}
+    neighbours = [  # in rank order, one row per adjacent pair
+        by_pair[frozenset((a.system, b.system))]
+        for a, b in itertools.pairwise(summary.scores)
+        if frozenset((a.system, b.system)) in by_pair
+    ]
+    lines += [
+        "",
+        "Neighbours in the ranking, paired over the items both were judged on "
+        "(Holm over every pair of systems):",
+        "",
+        "| higher | lower | difference, interval | p | p (Holm) |",
+        "|---|---|---|---:|---:|",
+    ]
+    for d in neighbours:
+        lines.append(
+            f"| {md_cell(d.better)} | {md_cell(d.worse)} | "
+            f"{_mean(d.difference, scale, signed=True)} | "
+            f"{p_value(d.p_value, 'no spread')} | {p_value(d.p_holm, 'no spread')} |"
+        )
+    return [*lines, ""]
+
+
+def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title: str,
+                    queue: int | None) -> list[str]:  # fmt: skip
+    lines = [f"## {title}: {md_cell(change.before)} -> {md_cell(change.after)}", ""]
+    if caveat:
+        lines += [f"**Caveat:** {md_prose(caveat)}.", ""]
+    lines += [
+        f"| system | {md_cell(change.before)} | {md_cell(change.after)} | shift, interval | "
+        "contested "
+        f"(> {_figure(change.margin, scale)}) |",
+        "|---|---:|---:|---|---|",
+    ]
+    for s in change.shifts:
+        lines.append(
+            f"| {md_cell(s.system)} | {_figure(s.before, scale)} | {_figure(s.after, scale)} | "
+            f"{_mean(s.shift, scale, signed=True)} | {'contested' if s.contested else '-'} |"
+        )
+    leader = (
+        f"the leader changes: {md_cell(change.leader_before)} "
+        f"(P(first) {percent(change.first_before[change.leader_before], 1)}) -> "
+        f"{md_cell(change.leader_after)} "
+        f"(P(first) {percent(change.first_after[change.leader_after], 1)})"
+        if change.leader_changes
+        else f"the leader stays {md_cell(change.leader_before)} (P(first) "
+        f"{percent(change.first_before[change.leader_before], 1)} -> "
+        f"{percent(change.first_after[change.leader_after], 1)})"
+    )
+    measured = change.adjacent if change.adjacent is not None else change.exact
+    lines += [
+        "",
+        f"- Rankings: Spearman {change.spearman}, Kendall {change.kendall} "
+        f"(intervals by resampling items; n = systems); {leader}.",
+        f"- Verdict agreement on the {change.exact.n} judgements both made: exact "
+        f"{rate_percent_short(change.exact)}"
+        + (f", within one level {rate_percent_short(change.adjacent)}" if change.adjacent else "")
+        + f"; quadratic kappa {change.kappa}.",
+        f"- Substitution: agreement ({change.agreement_measure}) "
+        f"{rate_percent_short(measured)} against a threshold of {percent(change.threshold)}: "
+        f"**{change.substitution}** (decided on the Wilson interval's bounds).",
+    ]
+    if queue is not None:
+        lines.append(
+            f"- Review queue: {queue} judgements whose verdict changed, in `{QUEUE_FILE}` "
+            "(largest change first)."
+        )
+    return [*lines, ""]
+
+
+def _ppi_rows(estimates: tuple[PPIEstimate, ...], scale: Scale) -> list[str]:
+    lines = [
+        "| target | labels | unlabelled | PPI++, interval | labels only, interval | width ratio | "
+        "worth in labels |",
+        "|---|---:|---:|---|---|---:|---:|",
+    ]
+    for e in estimates:
+        f = scale.factor
+        lines.append(
+            f"| {md_cell(e.target)} | {e.labels} | {e.unlabelled} | {e.ppi * f:.2f} "
+            f"{interval(e.ppi_low * f, e.ppi_high * f)} | {e.classical * f:.2f} "
+            f"{interval(e.classical_low * f, e.classical_high * f)} | {e.width_ratio:.2f} | "
+            f"{e.effective_labels:.0f} |"
+        )
+    return lines
+
+
+def corpus_markdown(report: CorpusReport) -> str:
+    corpus = report.corpus
+    manifest = corpus.manifest
+    scale = manifest.scale
+    judged = sum(j.score is not None for j in corpus.judgements)
+    lines = [
+        f"# Corpus report: {manifest.name}",
+        "",
+        md_prose(manifest.description),
+        "",
+        f"- Source: {md_prose(manifest.source)}; licence: {md_prose(manifest.licence)}",
+        f"- {len(corpus.items)} items, {len(corpus.systems)} systems, {len(manifest.judges)} "
+        f"judges; {judged} judgements with a score, "
+        f"{len(corpus.judgements) - judged} error rows (kept, counted per system below)",
+        f"- Scale: {scale.name}; each figure is the mean over a system's items x {scale.factor:g}, "
+        f"with a {CONFIDENCE:.0%} t interval; systems are compared paired over shared items.",
+        "",
+    ]
+    for summary in report.judges:
+        lines += _judge_section(summary, scale)
+    if report.change is not None:
+        lines += _change_section(report.change, report.change_caveat, scale, "Judge change",
+                                 len(report.queue))  # fmt: skip
+    for retest in report.retests:
+        lines += _change_section(retest, None, scale, "Test-retest", None)
+    for summary in report.judges:
+        if summary.ppi_systems or summary.ppi_differences:
+            estimates = summary.ppi_systems + summary.ppi_differences
+            title = f"## PPI++ with the gold labels: {md_cell(summary.judge)}"
+            lines += [title, "", *_ppi_rows(estimates, scale), ""]
+    if corpus.labels and not any(s.ppi_systems for s in report.judges):
+        few = (
+            f"{len(corpus.labels)} labels, too few per system (at least 3 labelled and "
+            "judged, and unlabelled judgements besides)."
+        )
+        lines += ["## PPI++", "", few, ""]
+    if report.published:
+        lines += _published_section(report)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _published_section(report: CorpusReport) -> list[str]:
+    checks = report.published
+    agreeing = sum(c.agrees for c in checks)
+    lines = [
+        "## Published figures",
+        "",
+        f"{agreeing} of {len(checks)} published figures recomputed from the judgements agree "
+        "(counts exactly, others to 12 significant digits).",
+        "",
+        "| judge | system | figure | published | recomputed | agrees |",
+        "|---|---|---|---:|---:|---|",
+    ]
+    by_key = defaultdict(list)
+    for c in checks:
+        by_key[(c.figure.judge, c.figure.system)].append(c)
+    for (judge, system), found in by_key.items():
+        for c in found:
+            if c.figure.statistic not in ("mean", "standard_error") and c.agrees:
+                continue  # counts that agree are in the sentence above
+            name = c.figure.published_as or c.figure.statistic
+            lines.append(
+                f"| {md_cell(judge)} | {md_cell(system)} | {name} | {float(c.figure.value)!r} | "
+                f"{c.recomputed!r} | {'yes' if c.agrees else '**no**'} |"
+            )
+    return [*lines, ""]

@@ -1,0 +1,196 @@
+"""The corpus rows, one JSONL file each, and the loader that checks them against each other.
+
+    items.jsonl       {"id", "subset"?, "inputs"}                      every item, once
+    outputs.jsonl     {"system", "item", "output"}                     optional: what was judged
+    judgements.jsonl  {"system", "item", "judge", "run"?, "score"}     or "error" in place of score
+    labels.jsonl      {"system", "item", "score"}                      optional: gold on a subset
+    published.jsonl   {"judge", "system", "statistic", "value", "as"?} optional: published figures
+
+Nothing is dropped: a judgement without a score is an error row, counted in the report; a
+row naming an unknown item, system or judge, a score off the scale or a string for a number
+is refused with the file, the line and the fix.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
+
+from judges.corpus.manifest import CorpusError, CorpusManifest, load_manifest
+from judges.storage.files import json_lines
+
+ITEMS_FILE = "items.jsonl"
+OUTPUTS_FILE = "outputs.jsonl"
+JUDGEMENTS_FILE = "judgements.jsonl"
+LABELS_FILE = "labels.jsonl"
+PUBLISHED_FILE = "published.jsonl"
+
+# What a published row may state, computed from the judgements by `published.py`.
+Statistic = Literal[
+    "mean", "standard_error", "n_total", "n_above", "n_below", "n_at", "discrete_mean"
+]
+_NAME = Field(min_length=1, max_length=200)
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+R = TypeVar("R", bound=_Row)
+
+
+class CorpusItem(_Row):
+    id: str = _NAME
+    subset: str = ""
+    inputs: dict[str, Any] = {}
+
+
+class SystemOutput(_Row):
+    system: str = _NAME
+    item: str = _NAME
+    output: str
+
+
+class Judgement(_Row):
+    system: str = _NAME
+    item: str = _NAME
+    judge: str = _NAME
+    run: StrictInt = Field(default=0, ge=0)
+    score: StrictFloat | StrictInt | None = None
+    error: str | None = None
+    raw: str | None = None
+
+
+class Label(_Row):
+    system: str = _NAME
+    item: str = _NAME
+    score: StrictFloat | StrictInt
+
+
+class PublishedFigure(_Row):
+    judge: str = _NAME
+    system: str = _NAME
+    statistic: Statistic
+    value: StrictFloat | StrictInt
+    published_as: str = ""  # the release's own name for it (win_rate, n_wins, ...)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    folder: Path
+    manifest: CorpusManifest
+    items: tuple[CorpusItem, ...]
+    outputs: tuple[SystemOutput, ...]
+    judgements: tuple[Judgement, ...]
+    labels: tuple[Label, ...]
+    published: tuple[PublishedFigure, ...]
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """Every system judged or labelled, in first-seen order."""
+        seen = dict.fromkeys(j.system for j in self.judgements)
+        seen.update(dict.fromkeys(label.system for label in self.labels))
+        return tuple(seen)
+
+
+def _rows(path: Path, model: type[R]) -> Iterator[tuple[int, R]]:
+    if not path.is_file():
+        return
+    for line, value in json_lines(path, CorpusError):
+        try:
+            yield line, model.model_validate(value)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(row)'}: {e['msg']}"
+                for e in error.errors()
+            )
+            raise CorpusError(f"{path}:{line}: {problems}") from None
+
+
+def _score_problem(score: float, manifest: CorpusManifest) -> str | None:
+    if not math.isfinite(score):
+        return f"score {score} is not a finite number"
+    if not manifest.scale.contains(score):
+        scale = manifest.scale
+        return (
+            f"score {score} is off the scale [{scale.low:g}, {scale.high:g}] (corpus.toml [scale])"
+        )
+    return None
+
+
+def load_corpus(folder: Path) -> Corpus:
+    """Read and cross-check a corpus folder; the first problem raises `CorpusError`."""
+    manifest = load_manifest(folder)
+    items: dict[str, CorpusItem] = {}
+    for line, item in _rows(folder / ITEMS_FILE, CorpusItem):
+        if item.id in items:
+            raise CorpusError(f"{folder / ITEMS_FILE}:{line}: item {item.id!r} given twice")
+        items[item.id] = item
+    if not items:
+        raise CorpusError(f"{folder / ITEMS_FILE}: no items; a corpus lists every item it judges")
+
+    def known_item(path: Path, line: int, item: str) -> None:
+        if item not in items:
+            raise CorpusError(f"{path}:{line}: item {item!r} is not in {ITEMS_FILE}; add it there")
+
+    outputs = []
+    for line, output in _rows(folder / OUTPUTS_FILE, SystemOutput):
+        known_item(folder / OUTPUTS_FILE, line, output.item)
+        outputs.append(output)
+
+    path = folder / JUDGEMENTS_FILE
+    judgements: list[Judgement] = []
+    seen: dict[tuple[str, str, str, int], int] = {}
+    for line, row in _rows(path, Judgement):
+        known_item(path, line, row.item)
+        if row.judge not in manifest.judges:
+            raise CorpusError(
+                f"{path}:{line}: judge {row.judge!r} is not in corpus.toml; add "
+                f"[judges.{row.judge!r}] there (known: {', '.join(manifest.judges)})"
+            )
+        if (row.score is None) == (row.error is None):
+            raise CorpusError(
+                f"{path}:{line}: a judgement has a score or an error, exactly one of them"
+            )
+        if row.score is not None and (problem := _score_problem(float(row.score), manifest)):
+            raise CorpusError(f"{path}:{line}: {problem}")
+        key = (row.system, row.item, row.judge, row.run)
+        if key in seen:
+            raise CorpusError(
+                f"{path}:{line}: {row.system} on {row.item} by {row.judge} run {row.run} "
+                f"already judged at line {seen[key]}; give a repeat its own run number"
+            )
+        seen[key] = line
+        judgements.append(row)
+    if not judgements:
+        raise CorpusError(f"{path}: no judgements; nothing to summarise")
+
+    labels: list[Label] = []
+    labelled: set[tuple[str, str]] = set()
+    for line, label in _rows(folder / LABELS_FILE, Label):
+        known_item(folder / LABELS_FILE, line, label.item)
+        if problem := _score_problem(float(label.score), manifest):
+            raise CorpusError(f"{folder / LABELS_FILE}:{line}: {problem}")
+        if (label.system, label.item) in labelled:
+            raise CorpusError(
+                f"{folder / LABELS_FILE}:{line}: {label.system} on {label.item} labelled twice"
+            )
+        labelled.add((label.system, label.item))
+        labels.append(label)
+
+    published = []
+    for line, figure in _rows(folder / PUBLISHED_FILE, PublishedFigure):
+        if figure.judge not in manifest.judges:
+            raise CorpusError(
+                f"{folder / PUBLISHED_FILE}:{line}: judge {figure.judge!r} is not in corpus.toml"
+            )
+        published.append(figure)
+    return Corpus(
+        folder, manifest, tuple(items.values()), tuple(outputs), tuple(judgements),
+        tuple(labels), tuple(published),
+    )  # fmt: skip
