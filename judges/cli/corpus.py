@@ -114,7 +114,9 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "items.jsonl, judgements.jsonl, optional labels.jsonl and published.jsonl; see "
         "docs/corpus.md). `report` writes reports/corpora/<name>/ without judging.",
     )
-    actions = corpus.add_subparsers(dest="action", required=True)
+    actions = corpus.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="report or import-alpaca-eval"
+    )
     report = actions.add_parser(
         "report",
         help="write corpus_report.md, index.html and review_queue.jsonl per corpus",
