@@ -19,6 +19,7 @@ BENCHMARKS = ROOT / "benchmarks"
 # Script -> lines its quick run must print (what a reader of the benchmark looks for).
 EXPECTED: dict[str, tuple[str, ...]] = {
     "bench_bootstrap.py": ("speedup:", "interval agreement", ": OK"),
+    "bench_corpus.py": ("judgements", "ratio baseline / judges", "figure agreement", ": OK"),
     "bench_ranking.py": ("ratio loop / matrix", "interval agreement", ": OK"),
     "bench_record_concurrency.py": ("| 1 |", "| 3 |", "byte-identical"),
     "bench_replay.py": ("floor:", "1 (one cassette per call)", "target (flat in cassette size"),

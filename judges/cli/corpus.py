@@ -1,17 +1,20 @@
-"""`python -m judges corpus report NAME` and `corpus import-alpaca-eval SOURCE`: what the
-judges say about the systems they grade, from a corpus folder (no judging), and the import
-of released judgements into one."""
+"""`python -m judges corpus report NAME`, `corpus judge NAME` and `corpus import-alpaca-eval
+SOURCE`: what the judges say about the systems they grade, from a corpus folder; judging its
+outputs with this project's judges (replayed from cassettes, or live with --record); and the
+import of released judgements into one."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from judges.cli.project import find_project
-from judges.storage.files import atomic_write_bytes
+from judges.storage.files import atomic_write_bytes, atomic_write_text
 
 CORPORA = "corpora"  # under planted_sets/ (the inputs) and reports/ (the reports)
 REPORT_FILES = ("corpus_report.md", "index.html", "review_queue.jsonl")
@@ -86,6 +89,95 @@ def _report(args: Any) -> int:
     return 0
 
 
+def _judge(args: Any) -> int:
+    from judges.calls.backends import ModelRef
+    from judges.calls.cassettes import CassetteMiss
+    from judges.cli.live import judging_backends
+    from judges.corpus.judging import judgements_text, merged, slots
+    from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
+
+    project = find_project(Path.cwd())
+    args.corpora = args.corpora or project.planted_sets / CORPORA
+    args.cassettes = args.cassettes or project.rootdir / "cassettes" / CORPORA
+    folder = args.corpora / args.name
+    corpus = load_corpus(folder, judged=False)
+    catalog = project.catalog()
+    planned = slots(corpus, catalog)
+    models = {s.judged.model: s.model for s in planned}
+    record_command = f"python -m judges corpus judge {args.name} --record"
+    with judging_backends(
+        models, record=args.record, base_url=args.judge_base_url, price_files=args.judge_prices
+    ) as (backends, prices):
+        try:
+            rows = list(_judged_rows(args, corpus, planned, catalog, backends, prices))  # fmt: skip
+        except CassetteMiss as miss:
+            raise ValueError(
+                f"{miss.reason(ModelRef.parse(planned[0].judged.model))}; record the corpus "
+                f"with: {record_command}"
+            ) from None
+    path = folder / JUDGEMENTS_FILE
+    text = judgements_text(merged(corpus, rows))
+    same = path.is_file() and path.read_text(encoding="utf-8") == text
+    errors = sum(r.score is None for r in rows)
+    summary = f"{len(rows)} judgements ({errors} error rows) of {len(planned)} planned"
+    if args.check:
+        if not same:
+            print(f"differs from its cassettes: {path}; rejudge with `python -m judges corpus "
+                  f"judge {args.name}` and commit", file=sys.stderr)  # fmt: skip
+            return 1
+        print(f"{summary}: {path} matches its cassettes")
+        return 0
+    if not same:
+        atomic_write_text(path, text)
+    print(f"{summary}: {'wrote' if not same else 'unchanged'} {path}")
+    print(f"next: python -m judges corpus report {args.name}")
+    return 0
+
+
+def _judged_rows(
+    args: Any,
+    corpus: Any,
+    planned: list[Any],
+    catalog: dict[str, Any],
+    backends: dict[str, Any],
+    prices: dict[str, Any],
+) -> Iterator[Any]:
+    """Each slot judged in its cassette: a recorded one is replayed (with --record too,
+    unless --rerecord), a missing one recorded with --record; progress on stderr."""
+    from judges.calls.cassettes import in_cassette, is_replay_miss
+    from judges.core.runner import Call
+    from judges.corpus.judging import cassette_path, judge_slots
+
+    kept = sum(cassette_path(args.cassettes, corpus.manifest.name, s).is_file() for s in planned)
+    if args.record and kept:
+        action = "re-recording" if args.rerecord else "replaying (pass --rerecord to re-record)"
+        print(f"{kept} of {len(planned)} judgements already recorded: {action}", file=sys.stderr)
+
+    @contextmanager
+    def call_for(slot: Any) -> Iterator[Call]:
+        path = cassette_path(args.cassettes, corpus.manifest.name, slot)
+        live = args.record and (args.rerecord or not path.is_file())
+        with in_cassette(path, slot.model, record=live):
+            yield Call(
+                backend=backends[slot.judged.model], price=prices[slot.judged.model], live=live,
+                is_fatal=is_replay_miss, run=f"run{slot.run}", draw=slot.run,
+                timeout_s=args.judge_timeout,
+            )  # fmt: skip
+
+    for index, (slot, row, judgement) in enumerate(
+        judge_slots(planned, catalog, call_for, corpus.manifest.scale), start=1
+    ):
+        if row.live or judgement.score is None:  # a replay says only what went wrong
+            outcome = judgement.error if judgement.score is None else f"score {judgement.score:g}"
+            timing = f" in {row.latency_s:.1f} s" if row.live else ""
+            print(
+                f"[{index}/{len(planned)}] {slot.entry} run {slot.run} {slot.system} "
+                f"{slot.item.id}: {outcome}{timing}",
+                file=sys.stderr,
+            )
+        yield judgement
+
+
 def _import_alpaca_eval(args: Any) -> int:
     from judges.corpus.alpaca_eval import import_alpaca_eval
 
@@ -115,8 +207,9 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "docs/corpus.md). `report` writes reports/corpora/<name>/ without judging.",
     )
     actions = corpus.add_subparsers(
-        dest="action", required=True, metavar="ACTION", help="report or import-alpaca-eval"
-    )
+        dest="action", required=True, metavar="ACTION",
+        help="report, judge or import-alpaca-eval",
+    )  # fmt: skip
     report = actions.add_parser(
         "report",
         help="write corpus_report.md, index.html and review_queue.jsonl per corpus",
@@ -132,6 +225,44 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     report.add_argument("--reports", type=Path, help="where reports go (default: "
                         "reports/corpora beside the pytest ini file)")  # fmt: skip
     report.set_defaults(run=_report)
+    judging = actions.add_parser(
+        "judge",
+        help="judge a corpus's outputs with its [judges.<name>.judged] entries, replayed from "
+        "cassettes (live with --record), and write judgements.jsonl",
+        description="Each judgement is replayed from its cassette under cassettes/corpora/ "
+        "with the network blocked; --record makes the missing ones live (starting the "
+        "embedded llama.cpp judge for local: models without --judge-base-url) and records "
+        "them, one cassette per judgement, so an interrupted recording keeps what it did.",
+    )
+    judging.add_argument("name", help="the corpus (its folder under planted_sets/corpora)")
+    judging.add_argument(
+        "--record", action="store_true", help="record the judgements that have no cassette"
+    )
+    judging.add_argument(
+        "--rerecord", action="store_true", help="with --record: re-record every judgement"
+    )
+    judging.add_argument(
+        "--check", action="store_true",
+        help="write nothing; exit 1 when judgements.jsonl differs from its cassettes",
+    )  # fmt: skip
+    judging.add_argument(
+        "--judge-base-url",
+        help="OpenAI-compatible server for local: judges (default with --record: start the "
+        "embedded llama.cpp judge)",
+    )
+    judging.add_argument(
+        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
+        help="seconds to wait for one reply (default: 120)",
+    )  # fmt: skip
+    judging.add_argument(
+        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
+        help="extra price table (TOML) overriding judges/calls/prices.toml",
+    )  # fmt: skip
+    judging.add_argument("--corpora", type=Path, help="corpora folder (default: "
+                         "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
+    judging.add_argument("--cassettes", type=Path, help="cassette folder (default: "
+                         "cassettes/corpora beside the pytest ini file)")  # fmt: skip
+    judging.set_defaults(run=_judge)
     alpaca = actions.add_parser(
         "import-alpaca-eval",
         help="import AlpacaEval's released judgements and leaderboard rows as a corpus",

@@ -9,20 +9,15 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
-from judges.calls.backend_registry import (
-    backend_of,
-    embedded_server_key,
-    make_backend,
-    price_for,
-)
-from judges.calls.backends import Backend, BackendError, ModelRef, Price, load_prices
+from judges.calls.backends import Backend, BackendError, Price
+from judges.cli.live import judging_backends
 from judges.core.spec import SpecError
 from judges.finale.cassettes import cassette_factory, cassette_path
 from judges.finale.config import (
@@ -39,9 +34,6 @@ from judges.finale.plan import judging_plan, plan_lines, write_promotion
 from judges.finale.promotion import Promotion, promote_finalists
 from judges.finale.run import FinaleResult, run_finale
 from judges.verdicts.vocabulary import INCOMPLETE
-
-if TYPE_CHECKING:
-    from judges.calls.local_server import LocalServer
 
 __all__ = ["add_finale_command", "cli_finale"]
 
@@ -187,52 +179,12 @@ def _print_outcome(result: FinaleResult) -> None:
         print(f"contested: {', '.join(result.report['contested'])}")
 
 
-@contextmanager
 def _cli_backends(
     args: argparse.Namespace, config: FinaleConfig
-) -> Iterator[tuple[dict[str, Backend], dict[str, Price]]]:
-    """Backends per model; in a replay the network is blocked, with --record the embedded
-    local judge is started when a local model has no --base-url, and stopped at the end."""
-    prices = load_prices(*args.judge_prices)
+) -> AbstractContextManager[tuple[dict[str, Backend], dict[str, Price]]]:
+    """Backends per model (`judges.cli.live`): the primary and the cross-check judge."""
     models = {str(m): m for m in (config.primary, config.cross)}
-    resolved = {name: price_for(prices, model) for name, model in models.items()}
-    base_url = args.base_url
-    server = None
-    restore = None
-    try:
-        if not args.record:
-            from judges.calls.network import block_network
-
-            restore = block_network()
-        elif base_url is None and any(
-            backend_of(m).starts_embedded_server for m in models.values()
-        ):
-            server = _start_embedded_judge(models)
-            base_url = server.base_url
-        backends = {
-            name: make_backend(model, base_url=base_url, live=args.record)
-            for name, model in models.items()
-        }
-        yield backends, resolved
-    finally:
-        if server is not None:
-            server.stop()
-        if restore is not None:
-            restore()
-
-
-def _start_embedded_judge(models: dict[str, ModelRef]) -> LocalServer:
-    """The embedded llama.cpp judge, for local models that have no --base-url."""
-    from judges.calls.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
-
-    other = sorted(n for n, m in models.items() if backend_of(m).starts_embedded_server
-                   and m.model != EMBEDDED_MODEL)  # fmt: skip
-    if other:
-        raise FinaleError(
-            f"the embedded judge serves local:{EMBEDDED_MODEL} only; pass --base-url "
-            f"for {', '.join(other)}"
-        )
-    try:
-        return start_local_server(log_dir=Path(".judges-tmp"), api_key=embedded_server_key())
-    except LocalServerError as error:
-        raise FinaleError(f"{error}. Or pass --base-url URL.") from None
+    return judging_backends(
+        models, record=args.record, base_url=args.base_url, price_files=args.judge_prices,
+        error=FinaleError,
+    )  # fmt: skip

@@ -2,8 +2,9 @@
 
 Each system's shift is paired over the items both judged it on. The two rankings' rank
 correlation gets a bootstrap interval from resampling items for both judges at once. Verdict
-agreement is on the judgements both made, against a stated substitution threshold: a judge
-may replace the other only when the Wilson lower bound reaches it, may not when the upper
+agreement and kappa are on the judgements both made, with intervals from resampling items
+too (an item's judgements are not independent), against a stated substitution threshold: a
+judge may replace the other only when the lower bound reaches it, may not when the upper
 bound misses it, and otherwise the pilot is too small to say.
 """
 
@@ -25,8 +26,9 @@ from judges.corpus.estimates import (
     resampled_means,
 )
 from judges.corpus.manifest import Scale
-from judges.stats.estimates.intervals import Estimate, Rate, wilson
-from judges.stats.reliability.agreement import quadratic_kappa
+from judges.stats.estimates.intervals import Estimate, Rate
+from judges.stats.estimates.resample import index_counts, resample_indices
+from judges.stats.reliability.agreement import quadratic_kappa_of_confusions
 
 
 class Substitution(StrEnum):
@@ -69,6 +71,14 @@ class JudgeChange:
         return self.leader_before != self.leader_after
 
 
+def row_means(scores: np.ndarray) -> np.ndarray:
+    """Each system's mean over its scores; NaN (and no warning) for one with none."""
+    judged = ~np.isnan(scores)
+    sums = np.where(judged, scores, 0.0).sum(axis=1)
+    counts = judged.sum(axis=1)
+    return np.divide(sums, counts, out=np.full(len(scores), np.nan), where=counts > 0)
+
+
 def verdicts(scores: np.ndarray, scale: Scale) -> np.ndarray:
     """A score's verdict as an ordered code: -1/0/1 (below, at, above the midpoint) on a
     side scale, the nearest level's index on a level scale; NaN stays NaN."""
@@ -82,7 +92,7 @@ def verdicts(scores: np.ndarray, scale: Scale) -> np.ndarray:
 def _rank_correlations(
     before: np.ndarray, after: np.ndarray, seed: int
 ) -> tuple[Estimate, Estimate]:
-    means_b, means_a = np.nanmean(before, axis=1), np.nanmean(after, axis=1)
+    means_b, means_a = row_means(before), row_means(after)
     n = len(means_b)
     if n < 3:
         nan = Estimate(math.nan, math.nan, math.nan, n)
@@ -113,8 +123,58 @@ def _rank_correlations(
     )
 
 
+def _agreement(
+    before: np.ndarray, after: np.ndarray, levels: bool, seed: int
+) -> tuple[Rate, Rate | None, Estimate]:
+    """Exact (and, on levels, adjacent) agreement and quadratic kappa over the judgements
+    both made, with intervals from resampling items: the judgements of one item share its
+    difficulty, so they are not independent, and an interval over judgements (Wilson, a
+    bootstrap of rows) would be too narrow. (systems, items) verdict codes in."""
+    both = ~np.isnan(before) & ~np.isnan(after)
+    n = int(np.count_nonzero(both))
+    if n == 0:
+        empty = Rate(0, 0, math.nan, math.nan, math.nan)
+        return empty, (empty if levels else None), Estimate(math.nan, math.nan, math.nan, 0)
+    cats = np.unique(np.concatenate([before[both], after[both]]))
+    k = cats.size
+    # Per item (column): its judgements' confusion cells, agreements and count.
+    cells = np.zeros((before.shape[1], k * k))
+    item = np.nonzero(both)[1]
+    cell = np.searchsorted(cats, before[both]) * k + np.searchsorted(cats, after[both])
+    np.add.at(cells, (item, cell), 1.0)
+    gap = np.abs(before - after)
+    per_item = {
+        "exact": np.where(both, gap == 0, False).sum(axis=0).astype(float),
+        "adjacent": np.where(both, gap <= 1, False).sum(axis=0).astype(float),
+    }
+    totals = both.sum(axis=0).astype(float)
+    counts = index_counts(resample_indices(before.shape[1], N_RESAMPLES, seed), before.shape[1])
+    counts = counts.astype(float)
+    weight = counts @ totals
+    tail = (1 - CONFIDENCE) / 2 * 100
+
+    def rate(agreed: np.ndarray) -> Rate:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            draws = (counts @ agreed) / weight
+        low, high = np.nanpercentile(draws, [tail, 100 - tail])
+        hits = int(agreed.sum())
+        return Rate(hits, n, hits / n, float(low), float(high))
+
+    point = float(quadratic_kappa_of_confusions(cells.sum(axis=0).reshape(1, k, k), cats)[0])
+    kappa = Estimate(point, math.nan, math.nan, n)
+    if not math.isnan(point):
+        draws = quadratic_kappa_of_confusions((counts @ cells).reshape(-1, k, k), cats)
+        finite = draws[~np.isnan(draws)]
+        if finite.size:
+            low, high = np.percentile(finite, [tail, 100 - tail])
+            kappa = Estimate(point, float(low), float(high), n)
+    return rate(per_item["exact"]), (rate(per_item["adjacent"]) if levels else None), kappa
+
+
 def _leader(systems: tuple[str, ...], means: np.ndarray, higher_is_better: bool) -> str:
     signed = means if higher_is_better else -means
+    if np.all(np.isnan(signed)):
+        return "none (no system has a score)"
     return systems[int(np.nanargmax(signed))]
 
 
@@ -145,17 +205,13 @@ def compare_judges(
             )
         )
     spearman, kendall = _rank_correlations(before, after, seed)
-    means_b, means_a = np.nanmean(before, axis=1), np.nanmean(after, axis=1)
+    means_b, means_a = row_means(before), row_means(after)
     first_b = probability_first(resampled_means(before, N_RESAMPLES, seed), scale.higher_is_better)
     first_a = probability_first(resampled_means(after, N_RESAMPLES, seed), scale.higher_is_better)
 
-    vb, va = verdicts(before, scale).ravel(), verdicts(after, scale).ravel()
-    both = ~np.isnan(vb) & ~np.isnan(va)
-    vb, va = vb[both], va[both]
-    exact = wilson(int(np.count_nonzero(vb == va)), int(vb.size))
-    adjacent = None
-    if scale.verdict == "level":
-        adjacent = wilson(int(np.count_nonzero(np.abs(vb - va) <= 1)), int(vb.size))
+    exact, adjacent, kappa = _agreement(
+        verdicts(before, scale), verdicts(after, scale), scale.verdict == "level", seed
+    )
     measured = adjacent if adjacent is not None else exact
     if measured.n and measured.low >= threshold:
         substitution = Substitution.MAY
@@ -163,11 +219,6 @@ def compare_judges(
         substitution = Substitution.MAY_NOT
     else:
         substitution = Substitution.UNDECIDED
-    kappa = (
-        quadratic_kappa(vb, va, n_resamples=N_RESAMPLES, seed=seed)
-        if vb.size
-        else (Estimate(math.nan, math.nan, math.nan, 0))
-    )
     return JudgeChange(
         before_name, after_name, systems, tuple(shifts), spearman, kendall,
         _leader(systems, means_b, scale.higher_is_better),

@@ -37,7 +37,8 @@ class SystemScore:
     system: str
     score: MeanInterval
     errors: int
-    flagged: Rate | None  # judgements below the scale's flag_below, when it has one
+    # Judgements the judge flagged, or below the scale's flag_below; None: neither applies.
+    flagged: Rate | None
 
 
 @dataclass(frozen=True)
@@ -68,13 +69,22 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> MeanInt
 
 
 def system_scores(
-    systems: tuple[str, ...], scores: np.ndarray, errors: dict[str, int], flag_below: float | None
+    systems: tuple[str, ...],
+    scores: np.ndarray,
+    errors: dict[str, int],
+    flag_below: float | None,
+    flags: np.ndarray | None = None,
 ) -> list[SystemScore]:
+    """Each system's mean with its interval, errors, and flag rate: the judge's own flags
+    where it gave them (over the judgements that carry one), else scores below flag_below."""
     found = []
-    for system, row in zip(systems, scores, strict=True):
+    for index, (system, row) in enumerate(zip(systems, scores, strict=True)):
         judged = row[~np.isnan(row)]
         flagged = None
-        if flag_below is not None:
+        own = flags[index][~np.isnan(flags[index])] if flags is not None else np.empty(0)
+        if own.size:
+            flagged = wilson(int(np.count_nonzero(own == 1)), int(own.size))
+        elif flag_below is not None:
             flagged = wilson(int(np.count_nonzero(judged < flag_below)), int(judged.size))
         found.append(SystemScore(system, mean_interval(row), errors.get(system, 0), flagged))
     return found

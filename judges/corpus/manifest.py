@@ -53,6 +53,20 @@ class Scale(BaseModel):
         return self.low <= score <= self.high
 
 
+class Judged(BaseModel):
+    """`[judges.<name>.judged]`: this project judges the corpus's outputs itself (`python -m
+    judges corpus judge`), one cassette per judgement, as it judges its planted sets."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judge: str = Field(min_length=1)  # a judge under judges/prompts
+    version: str = Field(min_length=1)  # its prompt version
+    model: str = Field(pattern=r"^[a-z]+:.+$")  # e.g. local:smollm2-135m
+    score: str = Field(min_length=1)  # the verdict's numeric field that is the corpus score
+    output: str = Field(min_length=1)  # the judge input a system's output fills
+    runs: int = Field(default=1, ge=1, le=2)  # 2: a second, independent run (test-retest)
+
+
 class JudgeEntry(BaseModel):
     """`[judges.<name>]`: a judge (a prompt version and model, or a released configuration)."""
 
@@ -62,6 +76,7 @@ class JudgeEntry(BaseModel):
     # The system this judge's scores are relative to (pairwise against a reference); two
     # judges with different references differ in judge and reference together.
     reference: str | None = None
+    judged: Judged | None = None  # None: the judgements are imported, not judged here
 
 
 class Comparison(BaseModel):
@@ -71,7 +86,7 @@ class Comparison(BaseModel):
 
     before: str | None = None  # default: the first two judges, in manifest order
     after: str | None = None
-    # A judge may replace another when verdict agreement's Wilson lower bound reaches this.
+    # A judge may replace another when the lower bound of verdict agreement reaches this.
     substitution_agreement: float = Field(default=0.75, gt=0, le=1)
     # A system is contested when the two judges' means differ by more (in score units).
     contested_margin: float | None = Field(default=None, gt=0)

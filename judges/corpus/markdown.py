@@ -10,7 +10,7 @@ from judges.core.quoting import md_cell, md_prose
 from judges.corpus.change import JudgeChange
 from judges.corpus.estimates import CONFIDENCE, MeanInterval
 from judges.corpus.manifest import Scale
-from judges.corpus.ppi import PPIEstimate
+from judges.corpus.ppi import MIN_LABELS, PPIEstimate
 from judges.corpus.report import CorpusReport, JudgeSummary
 from judges.corpus.review_queue import QUEUE_FILE
 from judges.reports.format import interval, n_is, p_value, percent, rate_percent_short
@@ -36,16 +36,17 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
         lines += [md_prose(summary.description), ""]
     if summary.reference:
         lines += [f"Scores are against the reference system {md_cell(summary.reference)}.", ""]
+    flags = any(s.flagged is not None for s in summary.scores)
     lines += [
         f"| rank | system | {scale.name}, {CONFIDENCE:.0%} interval | SE | error rows | "
-        + ("flagged | " if scale.flag_below is not None else "")
+        + ("flagged | " if flags else "")
         + "P(first) | better than (Holm) |",
-        "|---:|---|---|---:|---:|" + ("---|" if scale.flag_below is not None else "") + "---:|---|",
+        "|---:|---|---|---:|---:|" + ("---|" if flags else "") + "---:|---|",
     ]
     for rank, s in enumerate(summary.scores, start=1):
         flagged = ""
-        if s.flagged is not None:
-            flagged = f"{rate_percent_short(s.flagged)} | "
+        if flags:
+            flagged = f"{rate_percent_short(s.flagged) if s.flagged else '-'} | "
         better = ", ".join(md_cell(w) for w in summary.better_than(s.system)) or "-"
         se = _figure(s.score.standard_error, scale)
         lines.append(
@@ -114,10 +115,10 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
         f"- Verdict agreement on the {change.exact.n} judgements both made: exact "
         f"{rate_percent_short(change.exact)}"
         + (f", within one level {rate_percent_short(change.adjacent)}" if change.adjacent else "")
-        + f"; quadratic kappa {change.kappa}.",
+        + f"; quadratic kappa {change.kappa} (intervals by resampling items).",
         f"- Substitution: agreement ({change.agreement_measure}) "
         f"{rate_percent_short(measured)} against a threshold of {percent(change.threshold)}: "
-        f"**{change.substitution}** (decided on the Wilson interval's bounds).",
+        f"**{change.substitution}** (decided on the interval's bounds).",
     ]
     if queue is not None:
         lines.append(
@@ -125,6 +126,14 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
             "(largest change first)."
         )
     return [*lines, ""]
+
+
+PPI_NOTE = (
+    "PPI++ (ppi-python, power-tuned) from the labelled items and the judge's scores on the "
+    "rest; labels only: the same labels alone. Width ratio: the labels-only interval's width "
+    "over PPI++'s; worth in labels: the labels times that ratio squared, the labels the "
+    "judge's scores are worth here."
+)
 
 
 def _ppi_rows(estimates: tuple[PPIEstimate, ...], scale: Scale) -> list[str]:
@@ -135,11 +144,19 @@ def _ppi_rows(estimates: tuple[PPIEstimate, ...], scale: Scale) -> list[str]:
     ]
     for e in estimates:
         f = scale.factor
+        if not e.defined:
+            lines.append(
+                f"| {md_cell(e.target)} | {e.labels} | {e.unlabelled} | undefined: needs "
+                f"{MIN_LABELS} labelled and judged, and unlabelled judgements besides | - | - | - |"
+            )
+            continue
+        ratio = e.width_ratio
+        worth = "-" if math.isnan(ratio) else f"{e.effective_labels:.0f}"
         lines.append(
             f"| {md_cell(e.target)} | {e.labels} | {e.unlabelled} | {e.ppi * f:.2f} "
             f"{interval(e.ppi_low * f, e.ppi_high * f)} | {e.classical * f:.2f} "
-            f"{interval(e.classical_low * f, e.classical_high * f)} | {e.width_ratio:.2f} | "
-            f"{e.effective_labels:.0f} |"
+            f"{interval(e.classical_low * f, e.classical_high * f)} | "
+            f"{'-' if math.isnan(ratio) else f'{ratio:.2f}'} | {worth} |"
         )
     return lines
 
@@ -173,8 +190,8 @@ def corpus_markdown(report: CorpusReport) -> str:
         if summary.ppi_systems or summary.ppi_differences:
             estimates = summary.ppi_systems + summary.ppi_differences
             title = f"## PPI++ with the gold labels: {md_cell(summary.judge)}"
-            lines += [title, "", *_ppi_rows(estimates, scale), ""]
-    if corpus.labels and not any(s.ppi_systems for s in report.judges):
+            lines += [title, "", *_ppi_rows(estimates, scale), "", PPI_NOTE, ""]
+    if corpus.labels and not any(s.ppi_systems or s.ppi_differences for s in report.judges):
         few = (
             f"{len(corpus.labels)} labels, too few per system (at least 3 labelled and "
             "judged, and unlabelled judgements besides)."

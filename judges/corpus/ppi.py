@@ -36,6 +36,10 @@ class PPIEstimate:
     classical_high: float
 
     @property
+    def defined(self) -> bool:
+        return not math.isnan(self.ppi)
+
+    @property
     def width_ratio(self) -> float:
         """Labels-only width over PPI++ width: above 1, the judge's scores are worth labels."""
         ppi_width = self.ppi_high - self.ppi_low
@@ -49,15 +53,19 @@ class PPIEstimate:
 def ppi_estimate(
     target: str, labels: np.ndarray, judged: np.ndarray, confidence: float = CONFIDENCE
 ) -> PPIEstimate | None:
-    """`labels` and `judged` on the same columns (NaN where absent). None below MIN_LABELS
-    labelled-and-judged items or with nothing unlabelled to add."""
+    """`labels` and `judged` on the same columns (NaN where absent). None without a single
+    label; undefined figures (NaN, shown as such) below MIN_LABELS labelled-and-judged
+    items or with nothing unlabelled to add: a target with labels is never left out."""
     import ppi_py  # heavy (numba, statsmodels): only a labelled corpus needs it
 
     both = ~np.isnan(labels) & ~np.isnan(judged)
     rest = np.isnan(labels) & ~np.isnan(judged)
     y, yhat, yhat_unlabelled = labels[both], judged[both], judged[rest]
-    if y.size < MIN_LABELS or yhat_unlabelled.size == 0:
+    if not np.any(~np.isnan(labels)):
         return None
+    if y.size < MIN_LABELS or yhat_unlabelled.size == 0:
+        nan = math.nan
+        return PPIEstimate(target, int(y.size), int(yhat_unlabelled.size), *[nan] * 6)
     alpha = 1 - confidence
     point = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_unlabelled)).item())
     low, high = (float(np.asarray(v).item()) for v in ppi_py.ppi_mean_ci(

@@ -4,6 +4,7 @@ there are labels, the published figures recomputed, and the review queue."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,11 +79,18 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
     reference_score = None
     if entry.reference in full.systems:
         reference_score = system_scores(
-            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale.flag_below
-        )[0]
-    scores = system_scores(matrix.systems, matrix.scores, matrix.errors, scale.flag_below)
+            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale.flag_below,
+            full.flags[[full.systems.index(entry.reference)]],
+        )[0]  # fmt: skip
+    scores = system_scores(
+        matrix.systems, matrix.scores, matrix.errors, scale.flag_below, matrix.flags
+    )
     sign = 1 if scale.higher_is_better else -1
-    ranked = tuple(sorted(scores, key=lambda s: (-sign * s.score.mean, s.system)))
+    # A system without a single score (every judgement an error row) is ranked last.
+    ranked = tuple(sorted(scores, key=lambda s: (
+        math.isnan(s.score.mean), 0.0 if math.isnan(s.score.mean) else -sign * s.score.mean,
+        s.system,
+    )))  # fmt: skip
     first = probability_first(
         resampled_means(matrix.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
     )

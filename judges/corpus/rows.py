@@ -2,7 +2,7 @@
 
     items.jsonl       {"id", "subset"?, "inputs"}                      every item, once
     outputs.jsonl     {"system", "item", "output"}                     optional: what was judged
-    judgements.jsonl  {"system", "item", "judge", "run"?, "score"}     or "error" in place of score
+    judgements.jsonl  {"system", "item", "judge", "run"?, "score", "flagged"?}  or "error"
     labels.jsonl      {"system", "item", "score"}                      optional: gold on a subset
     published.jsonl   {"judge", "system", "statistic", "value", "as"?} optional: published figures
 
@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+)
 
 from judges.corpus.manifest import CorpusError, CorpusManifest, load_manifest
 from judges.storage.files import json_lines
@@ -64,6 +72,7 @@ class Judgement(_Row):
     score: StrictFloat | StrictInt | None = None
     error: str | None = None
     raw: str | None = None
+    flagged: StrictBool | None = None  # the judge's own flag (a product mix-up), when it has one
 
 
 class Label(_Row):
@@ -123,8 +132,9 @@ def _score_problem(score: float, manifest: CorpusManifest) -> str | None:
     return None
 
 
-def load_corpus(folder: Path) -> Corpus:
-    """Read and cross-check a corpus folder; the first problem raises `CorpusError`."""
+def load_corpus(folder: Path, *, judged: bool = True) -> Corpus:
+    """Read and cross-check a corpus folder; the first problem raises `CorpusError`.
+    `judged=False`: a corpus about to be judged may have no judgements yet."""
     manifest = load_manifest(folder)
     items: dict[str, CorpusItem] = {}
     for line, item in _rows(folder / ITEMS_FILE, CorpusItem):
@@ -139,8 +149,15 @@ def load_corpus(folder: Path) -> Corpus:
             raise CorpusError(f"{path}:{line}: item {item!r} is not in {ITEMS_FILE}; add it there")
 
     outputs = []
+    answered: dict[tuple[str, str], int] = {}
     for line, output in _rows(folder / OUTPUTS_FILE, SystemOutput):
         known_item(folder / OUTPUTS_FILE, line, output.item)
+        if (output.system, output.item) in answered:
+            raise CorpusError(
+                f"{folder / OUTPUTS_FILE}:{line}: {output.system} on {output.item} already has "
+                f"an output at line {answered[output.system, output.item]}; keep one"
+            )
+        answered[output.system, output.item] = line
         outputs.append(output)
 
     path = folder / JUDGEMENTS_FILE
@@ -167,8 +184,13 @@ def load_corpus(folder: Path) -> Corpus:
             )
         seen[key] = line
         judgements.append(row)
-    if not judgements:
-        raise CorpusError(f"{path}: no judgements; nothing to summarise")
+    if judged and not judgements:
+        judge_it = any(entry.judged for entry in manifest.judges.values())
+        raise CorpusError(
+            f"{path}: no judgements; nothing to summarise"
+            + (f" (judge it first: python -m judges corpus judge {manifest.name})"
+               if judge_it else "")
+        )  # fmt: skip
 
     labels: list[Label] = []
     labelled: set[tuple[str, str]] = set()

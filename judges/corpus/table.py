@@ -20,6 +20,7 @@ class ScoreMatrix:
     items: tuple[str, ...]
     scores: np.ndarray  # (systems, items), NaN = no score
     errors: dict[str, int]  # system -> error rows (judged, but no score)
+    flags: np.ndarray  # (systems, items): 1 flagged by the judge, 0 not, NaN no flag given
 
     def row(self, system: str) -> np.ndarray:
         return self.scores[self.systems.index(system)]
@@ -32,6 +33,7 @@ class ScoreMatrix:
         return ScoreMatrix(
             self.judge, self.run, tuple(self.systems[i] for i in keep), self.items,
             self.scores[keep], {s: n for s, n in self.errors.items() if s != system},
+            self.flags[keep],
         )  # fmt: skip
 
     def judged(self, system: str) -> int:
@@ -55,13 +57,16 @@ def score_matrices(corpus: Corpus) -> dict[tuple[str, int], ScoreMatrix]:
         rows = [j for j in corpus.judgements if j.judge == judge and j.run == run]
         systems = tuple(dict.fromkeys(j.system for j in rows))
         scores = np.full((len(systems), len(items)), np.nan)
+        flags = np.full_like(scores, np.nan)
         where = {system: index for index, system in enumerate(systems)}
         for j in rows:
             if j.score is not None:
                 scores[where[j.system], columns[j.item]] = float(j.score)
+                if j.flagged is not None:
+                    flags[where[j.system], columns[j.item]] = float(j.flagged)
         errors = Counter(j.system for j in rows if j.score is None)
         matrices[(judge, run)] = ScoreMatrix(
-            judge, run, systems, items, scores, {s: errors.get(s, 0) for s in systems}
+            judge, run, systems, items, scores, {s: errors.get(s, 0) for s in systems}, flags
         )
     return matrices
 

@@ -178,6 +178,14 @@ def _quadratic_kappa_from_confusions(confusions: np.ndarray, weights: np.ndarray
     return kappa
 
 
+def quadratic_kappa_of_confusions(confusions: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """Quadratic kappa of each of a stack of k x k confusion matrices over the category
+    values `cats` (e.g. a cluster bootstrap's, summed from per-item confusions)."""
+    cats = np.asarray(cats, dtype=float)
+    weights = (cats[:, None] - cats[None, :]) ** 2
+    return _quadratic_kappa_from_confusions(confusions, weights)
+
+
 def _pair_cells(a: np.ndarray, b: np.ndarray, cats: np.ndarray) -> np.ndarray:
     """One row per item, one-hot on its (a, b) cell of the k x k confusion matrix: a
     resample's confusion matrix is then its item counts times this."""

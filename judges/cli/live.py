@@ -1,0 +1,70 @@
+"""The judge backends of a command that judges (`finale`, `corpus judge`): in a replay the
+network is blocked; with --record the embedded llama.cpp judge is started when a local
+model has no --base-url, and stopped when the command ends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judges.calls.backend_registry import backend_of, embedded_server_key, make_backend, price_for
+from judges.calls.backends import Backend, ModelRef, Price, load_prices
+
+if TYPE_CHECKING:
+    from judges.calls.local_server import LocalServer
+
+
+@contextmanager
+def judging_backends(
+    models: Mapping[str, ModelRef],
+    *,
+    record: bool,
+    base_url: str | None,
+    price_files: Sequence[Path] = (),
+    error: type[Exception] = ValueError,
+) -> Iterator[tuple[dict[str, Backend], dict[str, Price]]]:
+    """Backends and prices per model name; a problem starting the embedded judge raises
+    `error` (the command's own, so it prints as that command's failure)."""
+    prices = load_prices(*price_files)
+    resolved = {name: price_for(prices, model) for name, model in models.items()}
+    server = None
+    restore = None
+    try:
+        if not record:
+            from judges.calls.network import block_network
+
+            restore = block_network()
+        elif base_url is None and any(
+            backend_of(m).starts_embedded_server for m in models.values()
+        ):
+            server = _start_embedded_judge(models, error)
+            base_url = server.base_url
+        backends = {
+            name: make_backend(model, base_url=base_url, live=record)
+            for name, model in models.items()
+        }
+        yield backends, resolved
+    finally:
+        if server is not None:
+            server.stop()
+        if restore is not None:
+            restore()
+
+
+def _start_embedded_judge(models: Mapping[str, ModelRef], error: type[Exception]) -> LocalServer:
+    """The embedded llama.cpp judge, for local models that have no --base-url."""
+    from judges.calls.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
+
+    other = sorted(n for n, m in models.items() if backend_of(m).starts_embedded_server
+                   and m.model != EMBEDDED_MODEL)  # fmt: skip
+    if other:
+        raise error(
+            f"the embedded judge serves local:{EMBEDDED_MODEL} only; pass --base-url "
+            f"for {', '.join(other)}"
+        )
+    try:
+        return start_local_server(log_dir=Path(".judges-tmp"), api_key=embedded_server_key())
+    except LocalServerError as failure:
+        raise error(f"{failure}. Or pass --base-url URL.") from None
