@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from judges.core.results import Expectation, JudgementRow, Status
@@ -140,3 +141,26 @@ def test_banner_and_failures_section_are_visible(tmp_path: Path) -> None:
     found = badge_rows(image, NEW_FAILURE, 400)
     bands = [y for i, y in enumerate(found) if i == 0 or y - found[i - 1] > 12]  # one a badge
     assert len(bands) == 8, found
+
+
+CORPUS_REPORTS = Path(__file__).resolve().parents[1] / "reports" / "corpora"
+DOT = (0x2F, 0x5F, 0xB3)  # judges/corpus/html.py: a system's mean and its interval
+
+
+def test_each_corpus_page_shows_every_judges_ranking_on_the_first_screen(tmp_path: Path) -> None:
+    pages = sorted(CORPUS_REPORTS.glob("*/index.html"))
+    assert pages, f"no corpus report under {CORPUS_REPORTS}"
+    for page in pages:
+        shot = tmp_path / f"{page.parent.name}.png"
+        done = chromium(
+            tmp_path / f"profile-{page.parent.name}", f"--screenshot={shot}",
+            "--window-size=1280,800", page.as_uri(),
+        )  # fmt: skip
+        assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+        assert page_errors(done.stderr) == []
+        image = Image.open(shot).convert("RGB")
+        # Both judges' charts, side by side, are drawn within 1280 x 800: dots in each half.
+        for half in ((0, 640), (640, 1280)):
+            box = image.crop((half[0], 0, half[1], 800))
+            dots = int(np.all(np.asarray(box) == DOT, axis=2).sum())
+            assert dots > 200, (page, half, dots)
