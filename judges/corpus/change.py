@@ -11,6 +11,7 @@ bound misses it, and otherwise the pilot is too small to say.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -101,12 +102,15 @@ def _rank_correlations(
     stacked = np.concatenate([before, after])
     draws = resampled_means(stacked, N_RESAMPLES, seed)
     rb, ra = draws[:, :n], draws[:, n:]
-    spearman_draws = [
-        float(scipy.stats.spearmanr(x, y).statistic) for x, y in zip(rb, ra, strict=True)
-    ]
-    kendall_draws = [
-        float(scipy.stats.kendalltau(x, y).statistic) for x, y in zip(rb, ra, strict=True)
-    ]
+    # A draw where one judge ties every system has no rank correlation: NaN, left out below.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
+        spearman_draws = [
+            float(scipy.stats.spearmanr(x, y).statistic) for x, y in zip(rb, ra, strict=True)
+        ]
+        kendall_draws = [
+            float(scipy.stats.kendalltau(x, y).statistic) for x, y in zip(rb, ra, strict=True)
+        ]
     tail = (1 - CONFIDENCE) / 2 * 100
 
     def estimate(point: float, values: list[float]) -> Estimate:

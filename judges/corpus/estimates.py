@@ -157,6 +157,11 @@ def resampled_means(
 def probability_first(means: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """Share of resamples in which each system is first; a tie for first is shared."""
     signed = means if higher_is_better else -means
+    # A resample that drew only items no system was scored on names no leader: it is left out.
+    informative = ~np.isnan(signed).all(axis=1)
+    if not informative.any():
+        return np.full(signed.shape[1], np.nan)
+    signed = signed[informative]
     best = np.nanmax(signed, axis=1, keepdims=True)
     leaders = signed == best
     share = leaders / leaders.sum(axis=1, keepdims=True)

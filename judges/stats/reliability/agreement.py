@@ -167,11 +167,12 @@ def kendall_tau(
 def _quadratic_kappa_from_confusions(confusions: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Weighted kappa 1 - observed/expected disagreement for a stack of confusion matrices."""
     total = confusions.sum(axis=(1, 2))
-    rows = confusions.sum(axis=2) / total[:, None]
-    cols = confusions.sum(axis=1) / total[:, None]
-    observed = np.einsum("rij,ij->r", confusions, weights) / total
-    expected = np.einsum("ri,ij,rj->r", rows, weights, cols)
+    # A resample of items with no common judgement has an empty matrix: its kappa is NaN.
     with np.errstate(divide="ignore", invalid="ignore"):
+        rows = confusions.sum(axis=2) / total[:, None]
+        cols = confusions.sum(axis=1) / total[:, None]
+        observed = np.einsum("rij,ij->r", confusions, weights) / total
+        expected = np.einsum("ri,ij,rj->r", rows, weights, cols)
         kappa = 1.0 - observed / expected
     # No expected disagreement (one category used by both) leaves kappa undefined.
     kappa[expected <= 1e-15] = np.nan
