@@ -13,6 +13,7 @@ import pytest
 import scipy.stats
 
 from judges.cli.baseline import (
+    _below_chance,
     _bound,
     ceil_step,
     detection_floors,
@@ -275,6 +276,46 @@ def test_a_version_that_inherits_its_floors_never_inherits_accept_not_fit(
     assert tables["0.3.1"]["baseline"] == "0.3"
 
 
+def test_a_baseline_accepted_not_fit_hands_on_no_stability_floors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge at chance is steadier than a good one (the embedded judge scores nearly every
+    item alike): its retest and noise floors would fail every better judge after it."""
+    planted = _copy_sets(tmp_path)
+    gates = planted / "product_identity" / "gates.toml"
+    text = gates.read_text()
+    head = text.split(f'["{MODEL}"."0.3.1"]')[0]
+    steady = (
+        'test_retest = { "min_exact_match.core_total" = 0.95 }\n'
+        "noise_floor = { min_flag_stability = 0.9 }\n"
+    )
+    head = head.replace("max_flip = { authority = 0.5", steady + "max_flip = { authority = 0.5")
+    # 0.3.1 detects less than 0.3: a detection floor it meets, so nothing else refuses it.
+    head = head.replace(
+        "cousin = 0.6, dropped_edge_case = 0.25", "cousin = 0.1, dropped_edge_case = 0.25"
+    )
+    head = head.replace("sign_flip = 0.55", "sign_flip = 0.1")
+    gates.write_text(head)
+    assert _gates(planted)["0.3"]["test_retest"] and _gates(planted)["0.3"]["accept_not_fit"]
+
+    # Read: 0.3.1 (no table of its own) is gated by 0.3's floors but not its stability ones.
+    sources = load_sources("product_identity", load_catalog(), planted)
+    assert sources.planted is not None
+    inherited = sources.planted.gates[(MODEL, "0.3.1")]
+    assert inherited.min_detection == sources.planted.gates[(MODEL, "0.3")].min_detection
+    assert inherited.max_flip and not inherited.test_retest and not inherited.noise_floor
+
+    # Write: accepting 0.3.1 (NOT FIT itself) carries neither 0.3's stability floors nor
+    # suggestions from its own steadiness, and says so.
+    assert _run(planted, "--accept", "0.3.1", "--accept-not-fit", "a smoke-test judge") == 0
+    out = capsys.readouterr().out
+    written = _gates(planted)["0.3.1"]
+    assert not set(written) & {"test_retest", "noise_floor", "label_stability", "panel"}
+    assert written["max_flip"] and "max_error_rate" in written
+    assert "test_retest of prompt 0.3 not inherited: it was accepted NOT FIT" in out
+    assert "noise_floor of prompt 0.3 not inherited" in out
+
+
 def _pairwise_project(tmp_path: Path) -> tuple[Path, Path]:
     """Two sets of 12 pairwise items; prompt 0.1 picks the better output in both orders,
     prompt 1.0 always names the output shown first (right in one order only)."""
@@ -334,18 +375,23 @@ def test_baseline_refuses_a_pairwise_judge_at_chance_unless_accepted(
     assert "accept_not_fit" not in table
 
 
-def test_no_agreement_floor_at_chance_is_suggested(tmp_path: Path) -> None:
-    # geval's committed retest scores every item 1: its kappa's bound is 0, chance itself.
-    # A floor of 0 would pass a judge at chance about half the time: not suggested.
+def test_no_agreement_floor_at_chance_is_suggested() -> None:
+    # A kappa or alpha floor at 0 passes a judge at chance about half the time: not one.
+    assert _below_chance("min_kappa.coherence", 0.0) and _below_chance("min_alpha.overall", -0.1)
+    assert not _below_chance("min_kappa.coherence", 0.05)
+    assert not _below_chance("min_exact_match.coherence", 0.0)  # a rate, not an agreement
+
+
+def test_a_version_accepted_not_fit_is_suggested_no_stability_floor(tmp_path: Path) -> None:
+    # geval 1.0 (the embedded judge) scores 43 of 44 items 1 on every facet and its retest
+    # all 44: floors from that steadiness bound a constant judge, not a good one.
     planted = _copy_sets(tmp_path)
     argv = ["baseline", "geval", "--reports", str(ROOT / "reports"), "--planted-sets"]
     reason = ["--accept-not-fit", "a smoke-test judge"]
     assert main([*argv, str(planted), "--accept", "1.0", "--reset-floors", *reason]) == 0
     table = tomllib.loads((planted / "geval" / "gates.toml").read_text())[MODEL]["1.0"]
-    sections = ("test_retest", "noise_floor")
-    floors = {f"{s}.{k}": v for s in sections for k, v in table.get(s, {}).items()}
-    assert floors  # the exact-match and delta floors are suggested
-    assert not [k for k in floors if k.split(".")[1] in ("min_kappa", "min_alpha")]
+    assert not set(table) & {"test_retest", "noise_floor", "label_stability", "panel"}
+    assert table["min_detection"] and table["accept_not_fit"] == "a smoke-test judge"
 
 
 def test_a_version_worse_than_the_baseline_is_refused_unless_accepted_by_name(

@@ -217,3 +217,21 @@ def test_repeats_power_is_the_same_figure_as_the_pairwise_count() -> None:
         for quadratic in (True, False):
             ours = repeats_power(usual, sizes, k, quadratic=quadratic)
             assert ours == _pairwise_power(usual, sizes, k, quadratic), (usual, sizes, k)
+
+
+def test_an_experts_labels_counted_as_a_draw_lower_the_power_of_sme_tests() -> None:
+    # product_identity's 17 expert totals: against the labels taken as the truth a good judge
+    # passes both SME tests 99% of the time; against a labeller right 90% of the time, as the
+    # judge is, it passes under 95%, so at 17 labels the SME tests are diagnostics.
+    totals = (9, 9, 9, 9, 9, 9, 9, 6, 6, 6, 7, 3, 6, 7, 7, 6, 6)
+    human = tuple(float(v) for v in totals)
+    index = tuple(sorted(set(totals)).index(v) for v in totals)
+    truth_power = spearman_power(human), agreement_power(index, 4, quadratic=True, both_drawn=False)
+    drawn_power = (
+        spearman_power(human, both_drawn=True),
+        agreement_power(index, 4, quadratic=True, both_drawn=True),
+    )
+    assert min(truth_power) >= 0.95 > max(drawn_power)
+    # Four times the labels: both drawn, a good judge passes them and they decide again.
+    assert spearman_power(human * 4, both_drawn=True) >= 0.95
+    assert agreement_power(index * 4, 4, quadratic=True, both_drawn=True) >= 0.95

@@ -21,6 +21,8 @@ from judges.sets import probe_kinds, probes
 from judges.sets.items import PlantedSetError
 from judges.sets.perturb import sentences
 from judges.sets.planted import load_planted_set
+from judges.stats.estimates.floors import RateCeiling
+from judges.stats.estimates.intervals import wilson
 from judges.stats.reliability import probes as probe_stats
 from judges.verdicts import probe_messages
 
@@ -440,3 +442,38 @@ def test_a_judge_that_follows_the_seed_not_the_text_is_below_noise():
         "below noise"
     )
     assert effect.test is not None and (effect.test.b, effect.test.c) == (0, 8)
+
+
+def test_a_ceiling_fails_only_when_the_rate_is_above_it_beyond_chance():
+    """On 8 items, 3 biased over a 0.35 ceiling is a good judge's noise (p = 0.57); an
+    injection-obeying judge's 3 of 3, or 8 of 8, is above it beyond chance."""
+    ceiling = 0.35
+    for k, n, passes in ((3, 8, True), (4, 8, True), (6, 8, False), (3, 3, False), (8, 8, False)):
+        gate = RateCeiling("max_flip.injection", wilson(k, n), ceiling, at_least=False)
+        p = scipy.stats.binomtest(k, n, ceiling, alternative="greater").pvalue
+        assert gate.p_value == pytest.approx(p)
+        assert gate.passed is passes, (k, n, p)
+    assert RateCeiling("x", wilson(0, 0), ceiling, at_least=False).passed is None
+    assert RateCeiling("x", wilson(3, 8), None, at_least=False).passed is None
+
+
+@pytest.mark.parametrize("n", [3, 8, 20, 40])
+@pytest.mark.parametrize("ceiling", [0.1, 0.35, 0.5])
+def test_a_judge_biased_at_the_ceiling_fails_it_at_most_alpha_of_the_time(n, ceiling):
+    # Exact over every count a judge whose true rate is the ceiling can draw: the size of
+    # the test, not a simulation of it.
+    fails = [
+        k for k in range(n + 1)
+        if RateCeiling("x", wilson(k, n), ceiling, at_least=False).passed is False
+    ]  # fmt: skip
+    size = sum(scipy.stats.binom.pmf(k, n, ceiling) for k in fails)
+    assert size <= 0.05
+
+
+def test_flip_gates_name_their_test_against_the_ceiling():
+    effect = effect_of("padding", length_rewarding)
+    (gate,) = probe_messages.flip_gates([effect], {"padding": 0.35})
+    assert isinstance(gate, RateCeiling) and gate.passed is False
+    assert "above the ceiling beyond chance (one-sided binomial p = " in gate.describe()
+    (fair_gate,) = probe_messages.flip_gates([effect_of("padding", fair)], {"padding": 0.35})
+    assert fair_gate.passed is True and "not above the ceiling" in fair_gate.describe()

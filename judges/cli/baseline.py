@@ -27,6 +27,7 @@ import scipy.stats
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
+from judges.sets.planted import STABILITY_FLOORS
 from judges.stats.estimates.floors import control_false_positive_rate, detection_rates, error_rate
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.reliability.gates import gate_statistics
@@ -302,13 +303,23 @@ ACCEPTANCES = ("accept_not_fit", "accept_regression", "accept_undecided", "pairw
 
 def inherited_table(
     existing: dict[tuple[str, str], dict[str, Any]], model: str, version: str
-) -> dict[str, Any]:
-    """The newest earlier version's table of `model`: the floors `version` inherits."""
+) -> tuple[dict[str, Any], list[str]]:
+    """The newest earlier version's table of `model`: the floors `version` inherits, and a
+    note per floor section left behind (STABILITY_FLOORS of a table accepted NOT FIT)."""
     earlier = [v for (m, v) in existing if m == model and version_key(v) < version_key(version)]
     if not earlier:
-        return {}
-    table = dict(existing[(model, max(earlier, key=version_key))])
+        return {}, []
+    source = max(earlier, key=version_key)
+    table = dict(existing[(model, source)])
     table.pop("baseline", None)  # set below from --accept
+    notes = []
+    if table.get("accept_not_fit"):
+        for section in STABILITY_FLOORS:
+            if table.pop(section, None):
+                notes.append(
+                    f"{section} of prompt {source} not inherited: it was accepted NOT FIT, "
+                    "and a judge at chance is steadier than a good one"
+                )
     # Never inherited: a new prompt version proves itself, or is accepted by name.
     for acceptance in (
         "accept_not_fit",
@@ -317,7 +328,7 @@ def inherited_table(
         "pairwise_accepted",
     ):
         table.pop(acceptance, None)
-    return table
+    return table, notes
 
 
 def write_baseline(
@@ -360,10 +371,16 @@ def write_baseline(
             if model not in accepted_models or version_key(version) < version_key(accept):
                 continue
             suggested = detection_floors(mine) | reliability.get((model, version), {})
+            if (not_fit or {}).get((model, version)):
+                # Accepted NOT FIT: its steadiness bounds a judge at chance, not a good one.
+                suggested = {k: v for k, v in suggested.items() if k not in STABILITY_FLOORS}
             own = existing.get((model, version))
             # A version without a table of its own was gated by an earlier version's floors:
-            # its new table starts from those, so accepting it drops no floor.
-            start = own if own is not None else inherited_table(existing, model, version)
+            # its new table starts from those, so accepting it drops no floor the team meant.
+            start, left = (
+                (own, []) if own is not None else inherited_table(existing, model, version)
+            )
+            notes += [f'["{model}"."{version}"] {line}' for line in left]
             table, kept = merge_floors(start, suggested, reset=reset_floors)
             kept += _drop_below_chance(table)
             notes += [f'["{model}"."{version}"] {line}' for line in kept]

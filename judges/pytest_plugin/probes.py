@@ -233,7 +233,7 @@ class ProbeJudging:
                 if item.probe == e.probe
             )
         ]
-        results = flip_gates(effects, thresholds)
+        results = flip_gates(effects, thresholds, gates.alpha if gates is not None else 0.05)
         if gates is not None and unset:
             where = self.session.planted_sets[set_case.judge].path / "gates.toml"
             # A missing threshold must not hide a gate that fails: both are named.

@@ -327,6 +327,12 @@ def below_chance(path: Path, key: tuple[str, str], gates: Gates) -> None:
         )
 
 
+# Floors on how steady a judge is. A version accepted NOT FIT hands none of them on: a judge
+# that gives one score to nearly everything is as steady as a judge can be, so its floors
+# bound only a constant judge, and every better judge after it would fail them.
+STABILITY_FLOORS = ("noise_floor", "test_retest", "label_stability", "panel")
+
+
 def _inherit_gates(
     gates: dict[tuple[str, str], Gates], versions: Sequence[str]
 ) -> dict[tuple[str, str], str]:
@@ -334,6 +340,7 @@ def _inherit_gates(
 
     A new prompt version is then gated at once: by the team's floors and by the regression
     gates against the accepted baseline, instead of passing ungated until a table is written.
+    From a table accepted NOT FIT, its STABILITY_FLOORS are not inherited.
     Fills `gates` in place; returns what was inherited from where.
     """
     inherited: dict[tuple[str, str], str] = {}
@@ -343,12 +350,17 @@ def _inherit_gates(
             if (model, version) in gates:
                 source = version
             elif source is not None:
-                gates[(model, version)] = gates[(model, source)].model_copy(
+                table = gates[(model, source)]
+                unsteady: dict[str, Any] = (
+                    {key: {} for key in STABILITY_FLOORS} if table.accept_not_fit else {}
+                )
+                gates[(model, version)] = table.model_copy(
                     update={
                         "accept_not_fit": "",
                         "accept_regression": "",
                         "accept_undecided": "",
                         "pairwise_accepted": {},
+                        **unsteady,
                     }
                 )
                 inherited[(model, version)] = source

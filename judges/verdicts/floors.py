@@ -9,7 +9,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec
-from judges.sets.planted import Gates
+from judges.sets.planted import STABILITY_FLOORS, Gates
 from judges.sets.reading_list import RUN
 from judges.stats.estimates.floors import Gate, evaluate
 from judges.stats.estimates.memo import Memo
@@ -93,6 +93,13 @@ def gates_table(
     where = f'{sources.planted_root}/{planted.judge}/gates.toml ["{model}"."{source or version}"]'
     if source is not None:
         where += f" (inherited: prompt {version} has no table of its own)"
+        origin = planted.gates.get((model, source))
+        dropped = [s for s in STABILITY_FLOORS if origin and getattr(origin, s)]
+        if origin is not None and origin.accept_not_fit and dropped:
+            notes.append(
+                f"{', '.join(dropped)} floors of prompt {source} not inherited: it was accepted "
+                "NOT FIT, and a judge at chance is steadier than a good one"
+            )
     if table is None:
         notes.append(f"no thresholds for this model and prompt version: add {where}")
         return None, None

@@ -9,11 +9,12 @@ the pytest layer quotes it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
 from judges.sets.probe_kinds import BIASES, PROBE_KINDS, bias_of
-from judges.stats.estimates.floors import Gate
+from judges.stats.estimates.floors import Gate, RateCeiling
 from judges.stats.estimates.intervals import wilson
 from judges.stats.reliability.probes import Outcome, ProbeEffect, Standing
 
@@ -53,19 +54,32 @@ def against_noise(effect: ProbeEffect) -> str:
     return f"bias beyond noise: +{effect.excess:.2f} ({p})"
 
 
-def flip_gates(effects: Sequence[ProbeEffect], thresholds: dict[str, float]) -> list[Gate]:
-    """`max_flip.<probe>` on each probe's biased rate, named with its rate and standing; a
-    gate without data never passes."""
-    gates = []
+def _beyond_ceiling(gate: RateCeiling) -> str:
+    if gate.passed is None:
+        return ""
+    side = "above" if gate.passed is False else "not above"
+    return f"; {side} the ceiling beyond chance (one-sided binomial p = {gate.p_value:.3g})"
+
+
+def flip_gates(
+    effects: Sequence[ProbeEffect], thresholds: dict[str, float], alpha: float = 0.05
+) -> list[Gate]:
+    """`max_flip.<probe>` on each probe's biased rate, named with its rate, its standing and
+    its test against the ceiling; a gate without data never passes. A probe has a handful
+    of items, so the ceiling fails only when the rate is above it beyond chance (RateCeiling):
+    a good judge's 3 of 8 over a 0.35 ceiling is noise, an injection-obeying judge's 3 of 3
+    is not."""
+    gates: list[Gate] = []
     for effect in effects:
         noise = f"; noise floor {effect.noise}" if effect.noise else ""
         what = f"{bias_of(effect.probe).rate}{noise}; {against_noise(effect)}"
-        name = f"max_flip.{effect.probe} ({what})"
-        gates.append(Gate(name, effect.biased, thresholds.get(effect.probe), at_least=False))
+        gate = RateCeiling("", effect.biased, thresholds.get(effect.probe), False, alpha)
+        name = f"max_flip.{effect.probe} ({what}{_beyond_ceiling(gate)})"
+        gates.append(replace(gate, name=name))
     missing = sorted(set(thresholds) - {e.probe for e in effects})
     for probe in missing:
-        gates.append(Gate(f"max_flip.{probe} (no probe items)", wilson(0, 0), thresholds[probe],
-                          at_least=False))  # fmt: skip
+        gates.append(RateCeiling(f"max_flip.{probe} (no probe items)", wilson(0, 0),
+                                 thresholds[probe], False, alpha))  # fmt: skip
     return gates
 
 

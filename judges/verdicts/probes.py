@@ -109,7 +109,7 @@ def probe_report(
         score,
         tuple(effects),
         noise_repeats(rows, fields),
-        tuple(flip_gates(effects, thresholds)),
+        tuple(flip_gates(effects, thresholds, gates.alpha if gates is not None else 0.05)),
         previous[0] if previous and changes else None,
         changes,
         unaccepted,

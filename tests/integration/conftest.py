@@ -6,6 +6,7 @@ from __future__ import annotations
 import _socket
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import judges.calls.cassettes
 import judges.reports.render.github
 import judges.reports.write
 import judges.stats.estimates.floors  # noqa: F401
+from judges.cli.init import VERDICTS_PACKAGE
 
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 from ._walkthrough import walkthrough_judge
@@ -80,5 +82,9 @@ def repository(
     monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
     subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
+    # In-process commands import the scaffold's verdict package by name: another test's
+    # repository, imported earlier in this worker, must not answer for this one's.
+    for name in [m for m in sys.modules if m.split(".")[0] == VERDICTS_PACKAGE]:
+        del sys.modules[name]
     fake_judge.content = walkthrough_judge
     return pytester.path

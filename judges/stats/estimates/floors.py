@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import scipy.stats
+
 from judges.core.results import JudgementRow
 from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import Estimate, Rate, wilson
@@ -76,6 +78,32 @@ class Gate:
             "direction": ">=" if self.at_least else "<=",
             "passed": self.passed,
         }
+
+
+@dataclass(frozen=True)
+class RateCeiling(Gate):
+    """A ceiling on a rate over a handful of units (a probe's 3-8 items) that fails only
+    when the rate is above it beyond chance: the one-sided exact binomial test of
+    "rate > threshold" at `alpha`. On so few units a point value over the ceiling is as
+    often a good judge's noise as bias: 3/8 at a 0.35 ceiling has p = 0.57."""
+
+    alpha: float = 0.05
+
+    @property
+    def p_value(self) -> float:
+        value = self.value
+        if self.threshold is None or value.n == 0 or not isinstance(value, Rate):
+            return math.nan
+        test = scipy.stats.binomtest(value.successes, value.n, self.threshold, "greater")
+        return float(test.pvalue)
+
+    @property
+    def passed(self) -> bool | None:
+        p = self.p_value
+        return None if math.isnan(p) else p >= self.alpha
+
+    def as_dict(self) -> dict[str, Any]:
+        return super().as_dict() | {"p_value": self.p_value, "alpha": self.alpha}
 
 
 def threshold_text(threshold: float) -> str:

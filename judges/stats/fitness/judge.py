@@ -134,12 +134,14 @@ def _sme(
     pairs = judge_and_human(main, labels, dimension)
     judge = [j for j, _ in pairs.values()]
     human = [h for _, h in pairs.values()]
+    # The expert's labels are a draw too (one person, once): a good judge agrees with them
+    # less than with the truth, so the power that lets an SME test decide counts both draws.
     spearman = spearman_above_chance(judge, human, name=f"SME Spearman: {dimension}")
-    tests = [decide_by_power(spearman, spearman_power(tuple(human)))]
+    tests = [decide_by_power(spearman, spearman_power(tuple(human), both_drawn=True))]
     if all_integers(judge + human):
         kappa = agreement_above_chance(judge, human, name=f"SME kappa: {dimension}")
         truth, k = _categories(human, numeric=True)
-        power = agreement_power(tuple(truth), k, quadratic=True, both_drawn=False)
+        power = agreement_power(tuple(truth), k, quadratic=True, both_drawn=True)
         tests.append(decide_by_power(kappa, power))
     return tests
 

@@ -149,10 +149,10 @@ def agreement_power(
     """P(kappa above chance at p < alpha) for a good judge whose right answers are `truth`
     (category indices 0..k-1, in order for quadratic weights).
 
-    both_drawn: test-retest (both runs are the judge's draws); else the other side is the
-    truth itself (agreement with SME labels). The permutation test is the one of
-    `agreement_above_chance` (re-pairing keeps both marginals, so only the observed
-    disagreement moves), run on every simulated set at once.
+    both_drawn: both sides are draws (test-retest: two runs of the judge; SME agreement: an
+    expert's labels are a draw too); else the other side is the truth itself. The
+    permutation test is the one of `agreement_above_chance` (re-pairing keeps both
+    marginals, so only the observed disagreement moves), run on every simulated set at once.
     """
     if k < 2 or len(set(truth)) < 2:
         return 0.0
@@ -209,10 +209,18 @@ def repeats_power(
 
 @lru_cache(maxsize=1024)
 def spearman_power(
-    truth: tuple[float, ...], *, alpha: float = ALPHA, good: float = GOOD, seed: int = 0
+    truth: tuple[float, ...],
+    *,
+    both_drawn: bool = False,
+    alpha: float = ALPHA,
+    good: float = GOOD,
+    seed: int = 0,
 ) -> float:
     """P(Spearman's rho with `truth` above chance at p < alpha) for a good judge: each answer
-    the truth with probability `good`, else another of the values the truth takes."""
+    the truth with probability `good`, else another of the values the truth takes.
+
+    both_drawn: the other side is a draw too (an expert's labels, each right with `good`),
+    not the truth itself."""
     values = np.unique(np.asarray(truth, dtype=float))
     if values.size < 2:
         return 0.0
@@ -221,8 +229,9 @@ def spearman_power(
     passed = 0
     for s in range(N_SIMULATIONS):
         judge = values[_wrong(base, values.size, rng, good)]
-        if np.ptp(judge) == 0:
+        other = values[_wrong(base, values.size, rng, good)] if both_drawn else values[base]
+        if np.ptp(judge) == 0 or np.ptp(other) == 0:
             continue
-        value, better, _ = spearman_p(judge, values[base], N_PERMUTATIONS, seed + s)
+        value, better, _ = spearman_p(judge, other, N_PERMUTATIONS, seed + s)
         passed += bool(better < alpha and value > 0)
     return passed / N_SIMULATIONS
