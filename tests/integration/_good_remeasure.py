@@ -30,6 +30,7 @@ import threading
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -110,8 +111,14 @@ def _copy_prompts(root: Path, judge: str, copies: int) -> None:
     (prompts / "judge.toml").write_text(
         toml or (built_in / "judge.toml").read_text(encoding="utf-8"), "utf-8"
     )
+    add_copies(root, judge, versions(copies))
+
+
+def add_copies(root: Path, judge: str, names: list[str]) -> None:
+    """Prompt versions `names`, each a byte-identical copy of the judge's template."""
+    prompts, built_in = root / "prompts" / judge, PROMPTS_ROOT / judge
     template = built_in / TEMPLATES[judge]
-    for version in versions(copies):  # byte for byte: the same prompt re-recorded
+    for version in names:  # byte for byte: the same prompt re-recorded
         if template.is_dir():
             shutil.copytree(template, prompts / version)
         else:
@@ -133,6 +140,26 @@ class Answer:
     truth: tuple[tuple[str, Any], ...]
     facet: str | None
     criteria: tuple[tuple[str, float], ...] = ()  # relevance: names and weights, in order
+    control: bool = False  # its subject is a control (or a probe of one)
+
+
+class ErrorModel(StrEnum):
+    """How a judge's wrong judgements fall: each model keeps the mean error rate, so a good
+    judge is wrong on about 10% of its calls under every one, and a worse one on 25%."""
+
+    # Each call wrong on its own; a wrong call gives every field it answers another value.
+    INDEPENDENT = "independent"
+    # Errors stuck to items: twice the error rate of the subjects are hard and each call on
+    # one is wrong half the time (on every run and every copy); the rest are always right.
+    ITEM_STICKY = "item-sticky"
+    # A wrong call gets one field it answers wrong (one facet or dimension), the others right.
+    ONE_FIELD = "one-field"
+    # Scores drift: a wrong field is one step off its right value (a flag or winner flips).
+    DRIFT = "drift"
+    # Errors twice as likely on controls as on the rest, at the same mean rate.
+    ON_CONTROLS = "on-controls"
+    # Errors twice as likely on planted defects (every non-control) as on controls.
+    ON_DEFECTS = "on-defects"
 
 
 def _relevance_labels(level: int, criteria: tuple[tuple[str, float], ...]) -> dict[str, str]:
@@ -172,30 +199,62 @@ def _reply(judge: str, values: dict[str, Any], answer: Answer) -> dict[str, Any]
 
 @dataclass
 class SeededGoodJudge:
-    """Right with probability GOOD per call, each call drawn on its own (seeded)."""
+    """Right with probability 1 - `error` per call, its errors falling as `model` says
+    (seeded per request body and per how many identical requests came before)."""
 
     judge: str
     answers: dict[str, Answer]  # prompt as sent -> what it asks
     scales: dict[str, tuple[int, int]]
     seed: str
+    model: ErrorModel = ErrorModel.INDEPENDENT
+    error: float = 1 - GOOD  # the mean error rate; a test may raise it between recordings
     seen: Counter[str] = field(default_factory=Counter)
     right: Counter[bool] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        subjects = list(self.answers.values())
+        self._controls = sum(a.control for a in subjects) / len(subjects) if subjects else 0.0
+
     def __call__(self, received: Received) -> str:
-        answer = self.answers[received.body["messages"][-1]["content"]]
+        prompt = received.body["messages"][-1]["content"]
+        answer = self.answers[prompt]
         body = hashlib.sha256(json.dumps(received.body, sort_keys=True).encode()).hexdigest()
         with self._lock:
             rng = random.Random(f"{self.seed}|{body}|{self.seen[body]}")
             self.seen[body] += 1
-            right = rng.random() < GOOD
+            right = rng.random() >= self._error_of(answer, prompt, self.error)
             self.right[right] += 1
         values = dict(answer.truth)
-        if not right:  # every field this call answers another value of its scale
-            for name in self._answered(answer):
-                low, high = self.scales[name]
-                values[name] = rng.choice([v for v in range(low, high + 1) if v != values[name]])
+        if not right:
+            answered = self._answered(answer)
+            if self.model is ErrorModel.ONE_FIELD:
+                answered = [rng.choice(answered)]
+            for name in answered:
+                values[name] = self._wrong(name, values[name], rng)
         return json.dumps(_reply(self.judge, values, answer))
+
+    def _error_of(self, answer: Answer, prompt: str, error: float) -> float:
+        """This call's chance of being wrong under the model, at mean rate `error`."""
+        if self.model is ErrorModel.ITEM_STICKY:
+            # Hard or not by the subject's prompt alone: the same on every run and copy.
+            mark = hashlib.sha256(f"{self.seed}|hard|{prompt}".encode()).digest()
+            hard = int.from_bytes(mark[:4], "big") / 2**32 < min(1.0, 2 * error)
+            return 0.5 if hard else 0.0
+        if self.model in (ErrorModel.ON_CONTROLS, ErrorModel.ON_DEFECTS):
+            favoured = answer.control == (self.model is ErrorModel.ON_CONTROLS)
+            share = self._controls if self.model is ErrorModel.ON_CONTROLS else 1 - self._controls
+            # share * 2r + (1 - share) * r = error
+            base = error / (1 + share)
+            return min(1.0, 2 * base if favoured else base)
+        return error
+
+    def _wrong(self, name: str, value: int, rng: random.Random) -> int:
+        low, high = self.scales[name]
+        if self.model is ErrorModel.DRIFT:
+            steps = [v for v in (value - 1, value + 1) if low <= v <= high]
+            return rng.choice(steps)
+        return rng.choice([v for v in range(low, high + 1) if v != value])
 
     def _answered(self, answer: Answer) -> list[str]:
         if self.judge == "geval":
@@ -205,32 +264,41 @@ class SeededGoodJudge:
         return list(self.scales)
 
 
-def good_judge(root: Path, judge: str, version: str, seed: str) -> SeededGoodJudge:
+def good_judge(
+    root: Path,
+    judge: str,
+    version: str,
+    seed: str,
+    model: ErrorModel = ErrorModel.INDEPENDENT,
+) -> SeededGoodJudge:
     """The good judge of the project's set: every subject's prompt rendered beforehand."""
     spec: JudgeSpec = load_catalog(root / "prompts")[judge]
     planted = load_planted_set(root / "planted_sets", spec)
     shape = load_shape(judge)  # the right values of the committed set's items
-    subjects: list[tuple[Subject, dict[str, Any]]] = []
+    # Each subject, its right values and whether it is a control (a probe: as its item).
+    subjects: list[tuple[Subject, dict[str, Any], bool]] = []
     for item in planted.items:
         subject = Subject(item.id, item.category, item.control, item.inputs, item.expect)
-        subjects.append((subject, shape.truth[item.id]))
+        subjects.append((subject, shape.truth[item.id], item.control))
     for item in planted.reading_list:
         level = min(GRADE[item.category], 3)
-        subjects.append((Subject(item.id, item.category, False, item.inputs), {"level": level}))
+        subject = Subject(item.id, item.category, False, item.inputs)
+        subjects.append((subject, {"level": level}, False))
     probes = load_probe_set(planted)
     for probe in probes.items if probes else ():
         clean = planted.item(probe.id)
-        truth = shape.truth[probe.id]
-        if probe.probe == "dummy":  # a non-answer: the lowest of every scale
+        truth, control = shape.truth[probe.id], clean.control
+        if probe.probe == "dummy":  # a non-answer: the lowest of every scale, never a control
             truth = {name: low for name, (low, _) in shape.scales.items()}
-        subjects.append((probe.subject(clean), truth))
+            control = False
+        subjects.append((probe.subject(clean), truth, control))
     answers: dict[str, Answer] = {}
-    for subject, truth in subjects:
+    for subject, truth, control in subjects:
         criteria = tuple((c["name"], c["weight"]) for c in subject.inputs.get("criteria", ()))
         for facet, request in first_requests(spec, version, subject).items():
-            answer = Answer(tuple(sorted(truth.items())), facet, criteria)
+            answer = Answer(tuple(sorted(truth.items())), facet, criteria, control)
             assert answers.setdefault(request.prompt, answer) == answer, subject.item_id
-    return SeededGoodJudge(judge, answers, shape.scales, seed)
+    return SeededGoodJudge(judge, answers, shape.scales, seed, model=model)
 
 
 @dataclass(frozen=True)
@@ -329,3 +397,41 @@ def remeasure(
         return found
     inherit_accepted_table(root, judge, names[0])
     return replace(found, inherited=_verdicts(project, judge, names[1:]))
+
+
+def remeasure_battery(
+    project: JudgesProject,
+    monkeypatch: pytest.MonkeyPatch,
+    judge: str,
+    copies: int,
+    model: ErrorModel,
+    error_after: float = 1 - GOOD,
+) -> Remeasure:
+    """Copy 1.0 recorded by a good judge whose errors fall as `model` says; then the later
+    copies, written and recorded after it, by the same judge now wrong on `error_after` of
+    its calls. `judges baseline --accept 1.0` accepts 1.0 (and, as for every recorded
+    version, each copy's own misses and probe failures: per-item tests are the team's
+    review, not the verdict's); the later copies are then gated by 1.0's table alone, its
+    floors and its baseline, as a version recorded after the acceptance is, and replayed
+    offline."""
+    root = project.root
+    write_project(root, judge, 1)
+    monkeypatch.chdir(root)  # `python -m judges` finds the project's prompts via pytest.ini
+    names = versions(copies)
+    fake = good_judge(root, judge, names[0], f"good-judge-battery|{judge}|{model}", model)
+    project.judge.content = fake
+    first = project.run("--judge-concurrency", "1", record="all")
+    assert fake.right.total() == len(project.judge.calls) > 0, first.stdout.str()[-3000:]
+    add_copies(root, judge, names[1:])
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    fake.error = error_after
+    later = project.run("--judge-concurrency", "1", record="missing")
+    assert fake.right.total() == len(project.judge.calls), later.stdout.str()[-3000:]
+    recorded = {path.name for path in (root / "cassettes" / judge).iterdir()}
+    assert recorded == set(names), (sorted(recorded), later.stdout.str()[-3000:])
+    accepted = baseline(root, judge, "--accept", names[0])
+    if accepted[0] == 0:
+        inherit_accepted_table(root, judge, names[0])
+    return Remeasure(
+        _verdicts(project, judge, names[1:]), accepted, fake.right[False], fake.right.total()
+    )

@@ -22,6 +22,14 @@ construction, while a version recorded after the acceptance inherits 1.0's:
 
     JUDGES_FULL_REMEASURE=1 python -m pytest -p no:xdist -rP \
         tests/integration/test_good_judge_remeasure.py
+
+The battery (issue 45): the same path under other error models (`ErrorModel`: errors stuck
+to items, on one field, drifting one step, concentrated on controls or on defects), each at
+the same mean rate. Copy 1.0 is recorded, the later copies are written and recorded after it,
+1.0 is accepted and gates them with its table alone. A good judge (10%) must read PASS on
+at least 18 of 20 re-records; a judge that got worse (25% from copy 1.1 on, its errors
+falling the same way) must read FAIL or NOT FIT on at least 8 of 10. By default one quick
+case per model (a judge each) and two worse cases; in full, every model on every judge.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import time
 import pytest
 import scipy.stats
 
-from ._good_remeasure import TEMPLATES, Copy, remeasure
+from ._good_remeasure import TEMPLATES, Copy, ErrorModel, remeasure, remeasure_battery
 from ._support import FakeJudge, JudgesProject
 
 FULL = os.environ.get("JUDGES_FULL_REMEASURE") == "1"
@@ -91,3 +99,83 @@ def test_rerecords_of_a_good_judge_read_pass(
     assert not alarms, [copy.lines() for copy in alarms]
     if red:  # the report and the suite must agree
         raise SuiteRed(listed)
+
+
+# -- the battery of error models (issue 45) -----------------------------------------------
+
+BATTERY = [model for model in ErrorModel if model is not ErrorModel.INDEPENDENT]
+# Quick: each model on one judge, so every model and every judge runs in the README's test
+# command; JUDGES_FULL_REMEASURE=1: every model on every judge, 20 good and 10 worse copies.
+QUICK = {
+    ErrorModel.ITEM_STICKY: "product_identity",
+    ErrorModel.ONE_FIELD: "geval",
+    ErrorModel.DRIFT: "relevance",
+    ErrorModel.ON_CONTROLS: "product_identity",
+    ErrorModel.ON_DEFECTS: "pairwise",
+}
+MAX_NOT_PASS_BATTERY = 2  # of 20: a good judge reads PASS in at least 18 (issue 45)
+MIN_CAUGHT = 8  # of 10: a worse judge reads FAIL or NOT FIT in at least 8 (issue 45)
+CAUGHT = ("FAIL", "NOT FIT")
+WORSE = 0.25  # the worse judge's error rate
+
+
+def _battery() -> list[tuple[ErrorModel, str]]:
+    if FULL:
+        return [(model, judge) for model in BATTERY for judge in JUDGES]
+    return list(QUICK.items())
+
+
+@pytest.mark.parametrize(("model", "judge"), _battery(), ids=lambda v: str(v))
+def test_a_good_judge_reads_pass_under_every_error_model(
+    model: ErrorModel,
+    judge: str,
+    project: JudgesProject,
+    fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The later copies are gated by the accepted copy's table (floors and baseline), as a
+    new prompt version is."""
+    found = remeasure_battery(project, monkeypatch, judge, COPIES, model)
+    code, said = found.accepted
+    assert code == 0, said
+    assert found.wrong > 0
+    alarms, counted = _summary(found.copies)
+    print(f"{judge} under {model}: {counted}; {found.wrong} of {found.calls} draws wrong")
+    for copy in alarms:
+        print("\n".join(copy.lines()))
+    limit = MAX_NOT_PASS_BATTERY if FULL else 0
+    assert len(alarms) <= limit, [copy.lines() for copy in alarms]
+
+
+WORSE_COPIES = 11 if FULL else 2  # the accepted copy, then 10 (quick: 1) at 25% error
+# Quick: two models on two judges; JUDGES_FULL_REMEASURE=1: every model on every judge.
+QUICK_WORSE = [(ErrorModel.INDEPENDENT, "product_identity"), (ErrorModel.DRIFT, "relevance")]
+
+
+def _worse_battery() -> list[tuple[ErrorModel, str]]:
+    if FULL:
+        return [(model, judge) for model in ErrorModel for judge in JUDGES]
+    return QUICK_WORSE
+
+
+@pytest.mark.parametrize(("model", "judge"), _worse_battery(), ids=lambda v: str(v))
+def test_a_worse_judge_reads_fail_under_every_error_model(
+    model: ErrorModel,
+    judge: str,
+    project: JudgesProject,
+    fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The accepted copy errs on 10% of its calls; every later copy on 25%, its errors
+    falling the same way: each must read FAIL or NOT FIT, by what got worse."""
+    found = remeasure_battery(project, monkeypatch, judge, WORSE_COPIES, model, error_after=WORSE)
+    code, said = found.accepted
+    assert code == 0, said
+    missed = [copy for copy in found.copies if copy.word not in CAUGHT]
+    n, k = len(found.copies), len(found.copies) - len(missed)
+    ci = scipy.stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    interval = f"[{ci.low:.0%}, {ci.high:.0%}] (95% Wilson)"
+    print(f"{judge} under {model}, worse: {k}/{n} read FAIL or NOT FIT {interval}")
+    for copy in found.copies:
+        print("\n".join(copy.lines()))
+    assert k >= (MIN_CAUGHT if FULL else n), [copy.lines() for copy in missed]
