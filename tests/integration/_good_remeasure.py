@@ -160,6 +160,9 @@ class ErrorModel(StrEnum):
     ON_CONTROLS = "on-controls"
     # Errors twice as likely on planted defects (every non-control) as on controls.
     ON_DEFECTS = "on-defects"
+    # A steady judge: wrong on the same subjects every time, with the same wrong answer
+    # (temperature 0); its re-records repeat it exactly.
+    STEADY = "steady"
 
 
 def _relevance_labels(level: int, criteria: tuple[tuple[str, float], ...]) -> dict[str, str]:
@@ -222,6 +225,8 @@ class SeededGoodJudge:
         body = hashlib.sha256(json.dumps(received.body, sort_keys=True).encode()).hexdigest()
         with self._lock:
             rng = random.Random(f"{self.seed}|{body}|{self.seen[body]}")
+            if self.model is ErrorModel.STEADY:  # by the subject's prompt alone
+                rng = random.Random(f"{self.seed}|steady|{prompt}")
             self.seen[body] += 1
             right = rng.random() >= self._error_of(answer, prompt, self.error)
             self.right[right] += 1

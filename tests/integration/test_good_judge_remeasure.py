@@ -25,11 +25,12 @@ construction, while a version recorded after the acceptance inherits 1.0's:
 
 The battery (issue 45): the same path under other error models (`ErrorModel`: errors stuck
 to items, on one field, drifting one step, concentrated on controls or on defects), each at
-the same mean rate. Copy 1.0 is recorded, the later copies are written and recorded after it,
-1.0 is accepted and gates them with its table alone. A good judge (10%) must read PASS on
-at least 18 of 20 re-records; a judge that got worse (25% from copy 1.1 on, its errors
-falling the same way) must read FAIL or NOT FIT on at least 8 of 10. By default one quick
-case per model (a judge each) and two worse cases; in full, every model on every judge.
+the same mean rate, and a steady judge, wrong on the same subjects every time. Copy 1.0 is
+recorded, the later copies are written and recorded after it, 1.0 is accepted and gates
+them with its table alone. A good judge (10%) must read PASS on at least 18 of 20
+re-records; a judge that got worse (25% from copy 1.1 on, its errors falling the same way)
+must read FAIL or NOT FIT on at least 8 of 10. By default one quick case per model (a judge
+each) and two worse cases; in full, every model on every judge.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ QUICK = {
     ErrorModel.DRIFT: "relevance",
     ErrorModel.ON_CONTROLS: "product_identity",
     ErrorModel.ON_DEFECTS: "pairwise",
+    ErrorModel.STEADY: "relevance",
 }
 MAX_NOT_PASS_BATTERY = 2  # of 20: a good judge reads PASS in at least 18 (issue 45)
 MIN_CAUGHT = 8  # of 10: a worse judge reads FAIL or NOT FIT in at least 8 (issue 45)
