@@ -1,5 +1,9 @@
 """`python -m judges import`: released pairwise judgements into the project, idempotently.
 
+`import benchmark SRC` (and `import llmbar SRC --benchmark`) takes the benchmark-neutral
+format into a benchmark set of its own (`judges.cli.benchmarks`); the rest of this module is
+the LLMBar reader's and the JSONL reader's path into the planted set and cassettes:
+
 Writes, for a release read by `judges.sets.imports`:
 
 - the items into `planted_sets/pairwise/items.jsonl` (other items kept, same ids replaced);
@@ -32,6 +36,7 @@ from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls.backend_registry import IMPORTED, make_backend
 from judges.calls.backends import IMPORTED_PATH, BackendError, ModelRef
 from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
+from judges.cli.benchmarks import run_import
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -374,6 +379,10 @@ def _write_release(read: Release, folder: Path, version: str) -> int:
 
 def _run(args: Any) -> int:
     try:
+        if args.form == "benchmark" or (args.form == "llmbar" and args.benchmark):
+            return run_import(
+                args, lambda: args.release or _release_name(args.src, args.root / "planted_sets")
+            )
         if args.form == "llmbar":
             done = import_llmbar(
                 args.src,
@@ -437,8 +446,26 @@ def add_import_command(commands: Any) -> None:
         "and provenance) and one cassette per item and model under cassettes/pairwise/, "
         "fingerprinted as imported. A second import changes no byte.",
     )
-    parser.add_argument("form", choices=("llmbar", "jsonl"), help="the source's layout")
-    parser.add_argument("src", type=Path, help="LLMBar-style folder, or a JSONL file")
+    parser.add_argument(
+        "form",
+        choices=("benchmark", "llmbar", "jsonl"),
+        help="the source's layout: benchmark (the neutral format, docs/pairwise-benchmarks.md), "
+        "llmbar (LLMBar's folders), jsonl (a team's logged decisions on items imported before)",
+    )
+    parser.add_argument(
+        "src", type=Path, help="a benchmark folder, an LLMBar-style folder, or a JSONL file"
+    )
+    parser.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="llmbar: convert it to the neutral format and import it as a benchmark set "
+        "(planted_sets/pairwise/benchmarks/<name>/) instead of items and cassettes",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="benchmark: replace a benchmark of the same name imported before from other files",
+    )
     parser.add_argument(
         "--prompt-version",
         help="the pairwise prompt version the judgements are filed under (llmbar default: the "
