@@ -8,6 +8,7 @@ and `import llmbar --benchmark`; `python -m judges leaderboard pairwise --benchm
 from __future__ import annotations
 
 import json
+import shutil
 from fractions import Fraction as F
 from pathlib import Path
 
@@ -170,7 +171,7 @@ def test_llmbar_converted_to_the_neutral_form_reproduces_its_published_figures(
         "Falcon": [("1", "1"), ("1", "1"), (None, None)],
     }
     write_llmbar_set(src, "Natural", winners)
-    files = llmbar_files(read_llmbar(src, "Vanilla", "princeton-nlp/LLMBar@abc"))
+    files = llmbar_files([read_llmbar(src, "Vanilla", "princeton-nlp/LLMBar@abc")])
     assert 'licence = "MIT License (LICENSE)"' in files["benchmark.toml"]
     command = ["import", "llmbar", str(src), "--benchmark", "--root", str(tmp_path)]
     assert main([*command, "--release", "princeton-nlp/LLMBar@abc"]) == 0
@@ -178,3 +179,21 @@ def test_llmbar_converted_to_the_neutral_form_reproduces_its_published_figures(
     assert "published figures: 6 of 6 reproduced exactly" in out
     benchmark = load_benchmark(tmp_path / "planted_sets/pairwise/benchmarks/llmbar-vanilla")
     assert {j.verdict for j in benchmark.judgements} == {"A", "B", "none"}
+
+
+def test_every_llmbar_strategy_in_one_benchmark_ranked_on_the_same_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "release"
+    src.mkdir()
+    (src / "LICENSE").write_text("MIT License\n", encoding="utf-8")
+    write_llmbar_set(src, "Natural", {"GPT-4": [("1", "1"), ("2", "2"), ("1", "1")]})
+    other = src / "Natural" / "evaluators" / "GPT-4" / "Other"
+    shutil.copytree(other.parent / "Vanilla", other)
+    command = ["import", "llmbar", str(src), "--benchmark", "--strategy", "all"]
+    assert main([*command, "--root", str(tmp_path), "--release", "x/LLMBar@1"]) == 0
+    assert "published figures: 6 of 6 reproduced exactly" in capsys.readouterr().out
+    benchmark = load_benchmark(tmp_path / "planted_sets/pairwise/benchmarks/llmbar")
+    assert benchmark.judges == ("GPT-4/Other", "GPT-4/Vanilla")
+    overall = next(b for b in boards(benchmark) if b.subset is None)
+    assert [e.judge for e in overall.entries] == ["GPT-4/Other", "GPT-4/Vanilla"]

@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from judges.reports.sections.benchmark import benchmark_text, published_lines
 from judges.sets.benchmark import FILES, MANIFEST_FILE, BenchmarkError, load_benchmark
-from judges.sets.imports import JUDGE, ImportError_, Release, read_llmbar
+from judges.sets.imports import JUDGE, ImportError_, Release, read_llmbar, strategies_found
 from judges.stats.fitness.benchmark import benchmark_published
 from judges.stats.fitness.benchmark_board import boards
 from judges.stats.fitness.published import llmbar_published
@@ -114,8 +114,10 @@ def run_import(args: Any, release: Callable[[], str]) -> int:
         if args.form == "benchmark":
             done = import_benchmark(args.src, planted_sets, replace=args.replace)
         else:
-            read = read_llmbar(args.src, args.strategy, release(), {}, set())
-            done = import_llmbar_benchmark(read, planted_sets, replace=args.replace)
+            name = release()
+            every = strategies_found(args.src) if args.strategy == "all" else [args.strategy]
+            reads = [read_llmbar(args.src, s, name, {}, set()) for s in every]
+            done = import_llmbar_benchmark(reads, planted_sets, replace=args.replace)
     except (ImportError_, BenchmarkError, OSError) as error:
         print(f"python -m judges import: {error}", file=sys.stderr)
         return 2
@@ -141,18 +143,23 @@ def leaderboard_lines(folder: Path) -> list[str]:
 _LABEL = {"1": "A", "2": "B", None: "none"}
 
 
-def llmbar_files(read: Release) -> dict[str, str]:
-    """An LLMBar release (as `judges.sets.imports.read_llmbar` reads it) in the neutral form:
-    subsets are its sets, both orders, its published `correct_average`, `correct_both` and
-    `correct_False` as per-judgement, both-orders and single-order figures."""
-    name = read.name.split("@")[0].rsplit("/", 1)[-1].lower() + "-" + read.strategy.lower()
+def llmbar_files(reads: Sequence[Release]) -> dict[str, str]:
+    """An LLMBar release (as `judges.sets.imports.read_llmbar` reads it, one per strategy) in
+    the neutral form: subsets are its sets, both orders, its published `correct_average`,
+    `correct_both` and `correct_False` as per-judgement, both-orders and single-order figures.
+    With several strategies, each judge is `<model>/<strategy>`, all ranked on the same items."""
+    first = reads[0]
+    several = len(reads) > 1
+    base = first.name.split("@")[0].rsplit("/", 1)[-1].lower()
+    name = base if several else f"{base}-{first.strategy.lower()}"
+    strategies = ", ".join(read.strategy for read in reads)
     # The licence as the release names it: its LICENSE file's first line, which is kept.
-    named = next((line.strip() for line in read.license_text.splitlines() if line.strip()), "")
+    named = next((line.strip() for line in first.license_text.splitlines() if line.strip()), "")
     licence = f"{named} (LICENSE)" if named else "unknown"
     manifest = (
         f"name = {json.dumps(name)}\n"
-        f"description = {json.dumps(f'{read.name}, strategy {read.strategy}')}\n"
-        f"source = {json.dumps(read.name)}\nlicence = {json.dumps(licence)}\n"
+        f"description = {json.dumps(f'{first.name}, strategies {strategies}')}\n"
+        f"source = {json.dumps(first.name)}\nlicence = {json.dumps(licence)}\n"
         'orders = 2\nrule = "per-judgement"\n\n[overall]\nweighting = "items"\n'
     )
     items = [
@@ -166,29 +173,38 @@ def llmbar_files(read: Release) -> dict[str, str]:
                 "B": item.inputs["output_2"],
             },
         }
-        for item in read.items
+        for item in first.items
     ]
-    judgements = [
-        {
-            "judge": r.model,
-            "item": r.item_id,
-            "order": 1 if r.order == "original" else 2,
-            "verdict": _LABEL[r.winner],
-            "reply": r.reply,
-        }
-        for r in read.replies
-    ]
-    published: list[Mapping[str, Any]] = [
-        row
-        for (category, model), stats in sorted(read.published.items())
-        for row in llmbar_published(stats, model, category)
-    ]
+    judgements: list[dict[str, Any]] = []
+    published: list[Mapping[str, Any]] = []
+    for read in reads:
+        if [item.id for item in read.items] != [item["id"] for item in items]:
+            raise ImportError_(f"strategy {read.strategy} of {read.name} holds other items")
+
+        def judge(model: str, strategy: str = read.strategy) -> str:
+            return f"{model}/{strategy}" if several else model
+
+        judgements += [
+            {
+                "judge": judge(r.model),
+                "item": r.item_id,
+                "order": 1 if r.order == "original" else 2,
+                "verdict": _LABEL[r.winner],
+                "reply": r.reply,
+            }
+            for r in read.replies
+        ]
+        published += [
+            row
+            for (category, model), stats in sorted(read.published.items())
+            for row in llmbar_published(stats, judge(model), category)
+        ]
     return {
         MANIFEST_FILE: manifest,
         "items.jsonl": _jsonl(items),
         "judgements.jsonl": _jsonl(judgements),
         "published.jsonl": _jsonl(published),
-        **({"LICENSE": read.license_text} if read.license_text else {}),
+        **({"LICENSE": first.license_text} if first.license_text else {}),
     }
 
 
@@ -196,10 +212,13 @@ def _jsonl(rows: list[Any]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-def import_llmbar_benchmark(read: Release, planted_sets: Path, *, replace: bool) -> Imported:
-    """The LLMBar release converted, then imported as any benchmark is."""
+def import_llmbar_benchmark(
+    reads: Sequence[Release], planted_sets: Path, *, replace: bool
+) -> Imported:
+    """The LLMBar release (one `Release` per strategy) converted, then imported as any
+    benchmark is."""
     with tempfile.TemporaryDirectory() as temporary:
         src = Path(temporary)
-        for file_name, text in llmbar_files(read).items():
+        for file_name, text in llmbar_files(reads).items():
             (src / file_name).write_text(text, encoding="utf-8")
         return import_benchmark(src, planted_sets, replace=replace)

@@ -473,7 +473,10 @@ def add_import_command(commands: Any) -> None:
         "reference; jsonl default 0.1). Each strategy is its own version",
     )
     parser.add_argument(
-        "--strategy", default="Vanilla", help="llmbar: the evaluators/<model>/<strategy> to read"
+        "--strategy",
+        default="Vanilla",
+        help="llmbar: the evaluators/<model>/<strategy> to read; with --benchmark, `all` "
+        "reads every strategy into one benchmark, each judge as <model>/<strategy>",
     )
     parser.add_argument(
         "--release",

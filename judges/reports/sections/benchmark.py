@@ -1,5 +1,5 @@
-"""A labelled benchmark's leaderboard in words: the terminal's table and report Markdown, from
-`judges.stats.fitness.benchmark_board` (the same cells in both, so they never disagree).
+"""A labelled benchmark's leaderboard in words: the terminal's table, from
+`judges.stats.fitness.benchmark_board`, and its published figures beside those recomputed.
 
 Every board names the benchmark's licence as recorded ("unknown" when none was given) and
 its source; the overall row says how it weighs the subsets.
@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from judges.core.quoting import md_cell
 from judges.reports.format import p_value
 from judges.reports.sections.pairwise import finding
 from judges.sets.benchmark import Benchmark, Manifest
@@ -143,21 +142,6 @@ def benchmark_text(benchmark: Benchmark, boards: Sequence[Board]) -> list[str]:
     for board in ordered:
         lines += ["", *board_text(board)]
     return [*lines, "", *LEGEND]
-
-
-def benchmark_markdown(benchmark: Benchmark, boards: Sequence[Board]) -> list[str]:
-    manifest = benchmark.manifest
-    lines = [f"## Benchmark {md_cell(manifest.name)}", "", *(md_cell(h) for h in header(manifest))]
-    for board in [b for b in boards if b.subset is None] + [b for b in boards if b.subset]:
-        lines += [
-            "",
-            f"### {md_cell(title(board))}",
-            "",
-            "| " + " | ".join(HEAD) + " |",
-            "|" + "---|" * len(HEAD),
-            *("| " + " | ".join(md_cell(c) for c in row) + " |" for row in cells(board)),
-        ]
-    return lines
 
 
 def published_lines(matches: Sequence[PublishedMatch]) -> list[str]:
