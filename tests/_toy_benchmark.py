@@ -70,6 +70,9 @@ HAND: dict[str, dict[str, tuple[F, F, F]]] = {
         # order 1: A right, B right, tie on a tie right | A right, none 0
         "single-order": (F(1), F(1, 2), F(4, 5)),
         "both-orders": (F(1, 3), F(0), F(1, 5)),
+        # agreeing orders keep their verdict, else a tie: m1 A 1, m2 tie 1/2, m3 tie on a
+        # tie 1 | c1 tie 1/2, c2 (none, B) tie 1/2
+        "consistent-or-tie": (F(5, 6), F(1, 2), F(7, 10)),
     },
     "llm-y": {
         # m1 0, m2 0, m3 1 | c1 (1/2+1)/2, c2 (0+1)/2
@@ -78,6 +81,8 @@ HAND: dict[str, dict[str, tuple[F, F, F]]] = {
         "vote": (F(1, 3), F(1, 2), F(2, 5)),
         "single-order": (F(1, 3), F(1, 4), F(3, 10)),
         "both-orders": (F(1, 3), F(0), F(1, 5)),
+        # m1 B wrong 0, m2 none 0, m3 tie on a tie 1 | c1 tie 1/2, c2 tie 1/2
+        "consistent-or-tie": (F(1, 3), F(1, 2), F(2, 5)),
     },
     "rm-z": {
         # m1 right 1, m2 tie 1/2, m3 tie on a tie 1 | c1 wrong 0, c2 right 1

@@ -113,7 +113,7 @@ def test_import_then_leaderboard_as_a_new_user_runs_them(
     assert main(["import", "benchmark", str(toy)]) == 0
     out = capsys.readouterr().out
     assert "toybench: 5 items in 2 subsets (math, code), 3 judges" in out
-    assert "licence: unknown" in out and "published figures: 30 of 30 reproduced exactly" in out
+    assert "licence: unknown" in out and "published figures: 36 of 36 reproduced exactly" in out
     folder = project / "planted_sets" / "pairwise" / "benchmarks" / "toybench"
     assert 'kind = "benchmark"' in (folder / "set.toml").read_text(encoding="utf-8")
     assert main(["import", "benchmark", str(toy)]) == 0

@@ -88,7 +88,8 @@ def test_the_reward_model_equal_scores_are_ties_not_picks(toy: Path) -> None:
 def test_every_named_rule_has_its_computation() -> None:
     pair = Pair("i", "s", "A", ("A", "B"))
     assert {rule: pair_credit(pair, rule, Credits()) for rule in RULES} == {
-        "per-judgement": F(1, 2), "vote": 0, "single-order": 1, "both-orders": 0
+        "per-judgement": F(1, 2), "vote": 0, "single-order": 1, "both-orders": 0,
+        "consistent-or-tie": 0,  # A then B: a tie, worth tie_credit 0
     }  # fmt: skip
     with pytest.raises(ValueError, match="needs 2 orders"):
         pair_credit(Pair("i", "s", "A", ("A",)), "vote", Credits())
@@ -96,7 +97,7 @@ def test_every_named_rule_has_its_computation() -> None:
 
 def test_every_published_figure_is_reproduced_exactly(toy: Path) -> None:
     matches = benchmark_published(load_benchmark(toy))
-    assert len(matches) == 30 and all(m.equal for m in matches)
+    assert len(matches) == 36 and all(m.equal for m in matches)
     first = matches[0]
     assert (first.published.judge, first.published.rule, str(first.shown)) == (
         "llm-x", "per-judgement", "75.00"

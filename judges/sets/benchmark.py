@@ -50,9 +50,15 @@ Gold = Literal["A", "B", "tie"]
 Verdict = Literal["A", "B", "tie", "none"]
 # The aggregation rules, each defined in docs/pairwise-benchmarks.md and computed in
 # judges.stats.fitness.benchmark (a test checks every name has its computation).
-RuleName = Literal["per-judgement", "vote", "single-order", "both-orders"]
-RULES: tuple[RuleName, ...] = ("per-judgement", "vote", "single-order", "both-orders")
-TWO_ORDER_RULES = frozenset({"vote", "both-orders"})
+RuleName = Literal["per-judgement", "vote", "single-order", "both-orders", "consistent-or-tie"]
+RULES: tuple[RuleName, ...] = (
+    "per-judgement",
+    "vote",
+    "single-order",
+    "both-orders",
+    "consistent-or-tie",
+)
+TWO_ORDER_RULES = frozenset({"vote", "both-orders", "consistent-or-tie"})
 
 _NAME = Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")
 _SLUG = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -69,7 +75,8 @@ class _Strict(BaseModel):
 
 class Scoring(_Strict):
     """`[scoring]`: what a tie verdict and an unparsed reply are worth, as the benchmark
-    scores them. Credits (per-judgement, single-order) are in [0, 1]; votes (vote) in [-1, 1]."""
+    scores them. Credits (per-judgement, single-order, consistent-or-tie) are in [0, 1];
+    votes (vote) in [-1, 1]."""
 
     tie_credit: Number = Field(default=0, ge=0, le=1)
     none_credit: Number = Field(default=0, ge=0, le=1)

@@ -8,7 +8,9 @@ a rule (`judges.sets.benchmark.RULES`, defined in docs/pairwise-benchmarks.md):
 - `vote` (the two-order vote): a pair is right when its votes sum above zero: right +1,
   wrong -1, a tie `tie_vote`, an unparsed reply `none_vote`;
 - `single-order`: the credit of the first order's judgement alone;
-- `both-orders` (LLMBar's `correct_both`): a pair is right when every order is right.
+- `both-orders` (LLMBar's `correct_both`): a pair is right when every order is right;
+- `consistent-or-tie`: the pair's verdict is its two orders' verdict when they agree, else a
+  tie (MT-Bench's reading of a swap); its credit is that verdict's, as a judgement's.
 
 A judgement is right when its verdict is the gold label (a tie verdict on a tie pair
 included), a tie when the judge said tie on a pair with a winner, unparsed when it said
@@ -97,6 +99,9 @@ def pair_credit(pair: Pair, rule: str, credits: Credits) -> Fraction:
         return Fraction(int(sum((vote(r, credits) for r in results), Fraction(0)) > 0))
     if rule == "both-orders":
         return Fraction(int(all(r == "right" for r in results)))
+    if rule == "consistent-or-tie":
+        first, second = pair.verdicts
+        return credit(outcome(pair.gold, first if first == second else "tie"), credits)
     raise ValueError(f"unknown rule {rule!r}; the rules are {', '.join(RULES)}")
 
 
