@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Literal
 
@@ -205,16 +205,23 @@ class PublishedMatch:
 
 def published_matches(published: Published, score: Score | None) -> PublishedMatch:
     """Equal when the exact figure, on the published scale, rounded to the published
-    decimals (stated, or as many as the value shows), is the published value. A value in
-    full float precision (15 or more significant digits) may also be the exact figure
-    computed in floats in another order: within 2 ulp of it."""
+    decimals (stated, or as many as the value shows), is the published value; rounding
+    half-even, also as Python prints the figure's float to those places. A value in full
+    float precision (15 or more significant digits) may also be the exact figure computed
+    in floats in another order: within 2 ulp of it."""
     if score is None:
         return PublishedMatch(published, None, None, False)
     value = score.value * (100 if published.scale == "percent" else 1)
     decimals = published.decimals
     places = shown_decimals(float(published.value)) if decimals is None else decimals
     shown = round_exact(value, places, published.rounding)
-    equal = shown == Decimal(repr(published.value))
+    target = Decimal(repr(published.value))
+    equal = shown == target
+    if not equal and published.rounding == "half-even":
+        # As Python prints the figure's float to those places (round(), f"{x:.2f}"), which
+        # differs from the exact figure's rounding only at a tie the float cannot hold.
+        printed = Decimal(float(value)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_EVEN)
+        equal = printed == target
     digits = len(Decimal(repr(float(published.value))).as_tuple().digits)
     if not equal and decimals is None and digits >= 15:
         target = float(published.value)
