@@ -224,8 +224,8 @@ def published_matches(published: Published, score: Score | None) -> PublishedMat
         equal = printed == target
     digits = len(Decimal(repr(float(published.value))).as_tuple().digits)
     if not equal and decimals is None and digits >= 15:
-        target = float(published.value)
-        equal = abs(float(value) - target) <= 2 * math.ulp(target)
+        as_float = float(published.value)
+        equal = abs(float(value) - as_float) <= 2 * math.ulp(as_float)
     return PublishedMatch(published, score, shown, equal)
 
 
