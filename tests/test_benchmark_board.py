@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 
 from judges.cli.benchmarks import benchmark_folders, import_benchmark, llmbar_files
+from judges.cli.importer import import_llmbar
 from judges.cli.main import main
+from judges.core.spec import load_catalog
 from judges.sets.benchmark import BenchmarkError, load_benchmark
 from judges.sets.imports import read_llmbar
+from judges.sets.planted import PlantedSetError, load_planted_set
 from judges.stats.fitness.benchmark_board import Board, boards
 from tests._llmbar_release import write_llmbar_set
 from tests._toy_benchmark import MANIFEST, write_toy
@@ -197,3 +200,15 @@ def test_every_llmbar_strategy_in_one_benchmark_ranked_on_the_same_items(
     assert benchmark.judges == ("GPT-4/Other", "GPT-4/Vanilla")
     overall = next(b for b in boards(benchmark) if b.subset is None)
     assert [e.judge for e in overall.entries] == ["GPT-4/Other", "GPT-4/Vanilla"]
+
+
+def test_a_judges_planted_set_is_never_of_kind_benchmark(tmp_path: Path) -> None:
+    src = tmp_path / "release"
+    src.mkdir()
+    (src / "LICENSE").write_text("MIT License\n", encoding="utf-8")
+    write_llmbar_set(src, "Natural", {"Good": [("1", "1"), ("2", "2"), ("1", "1")]})
+    import_llmbar(src, tmp_path / "project")
+    planted = tmp_path / "project" / "planted_sets"
+    (planted / "pairwise" / "set.toml").write_text('kind = "benchmark"\n', encoding="utf-8")
+    with pytest.raises(PlantedSetError, match=r'kind = "benchmark" is for a benchmark folder'):
+        load_planted_set(planted, load_catalog()["pairwise"])
