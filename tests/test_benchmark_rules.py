@@ -236,3 +236,10 @@ def test_a_duplicate_item_and_an_unknown_judge_in_the_manifest_are_refused(toy: 
     write_jsonl(path, items)
     (toy / "benchmark.toml").write_text(MANIFEST + '[judges."ghost"]\n', encoding="utf-8")
     _refused(toy, r"\[judges\] names \['ghost'\], which judged nothing")
+
+
+def test_a_judge_whose_lower_score_wins_says_so_in_its_own_table(toy: Path) -> None:
+    manifest = MANIFEST + "higher_is_better = false\n"  # under [judges."rm-z"]
+    (toy / "benchmark.toml").write_text(manifest, encoding="utf-8")
+    pairs = {p.item_id: p.verdicts for p in pairs_of(load_benchmark(toy))["rm-z"]}
+    assert pairs == {"m1": ("B",), "m2": ("tie",), "m3": ("tie",), "c1": ("A",), "c2": ("A",)}

@@ -113,6 +113,7 @@ class JudgeInfo(_Strict):
 
     orders: int | None = Field(default=None, ge=1, le=2)
     rule: RuleName | None = None
+    higher_is_better: bool | None = None  # its scores' reading, if not [scores]'s
     description: str = ""
 
 
@@ -131,6 +132,12 @@ class Manifest(_Strict):
     def orders_of(self, judge: str) -> int:
         info = self.judges.get(judge)
         return info.orders if info and info.orders else self.orders
+
+    def higher_is_better(self, judge: str) -> bool:
+        info = self.judges.get(judge)
+        if info and info.higher_is_better is not None:
+            return info.higher_is_better
+        return self.scores.higher_is_better
 
     def rule_of(self, judge: str) -> RuleName:
         info = self.judges.get(judge)
@@ -300,7 +307,6 @@ def _judgements(folder: Path, manifest: Manifest, items: dict[str, Item]) -> lis
         raise BenchmarkError(f"{folder}: no {JUDGEMENTS_FILE}{_JUDGEMENT_HINT}")
     seen: dict[tuple[str, str, int], int] = {}
     out: list[Judgement] = []
-    rule = manifest.scores.higher_is_better
     for line, row in _rows(path, Judgement, _JUDGEMENT_HINT):
         where = f"{path}:{line}"
         if row.item not in items:
@@ -319,12 +325,13 @@ def _judgements(folder: Path, manifest: Manifest, items: dict[str, Item]) -> lis
             )
         seen[key] = line
         if row.scores is not None:
+            rule = manifest.higher_is_better(row.judge)
             derived = verdict_from_scores(row.scores, rule)
             if row.verdict is not None and row.verdict != derived:
                 raise BenchmarkError(
                     f"{where}: verdict {row.verdict!r} but scores A={row.scores.A}, "
-                    f"B={row.scores.B} give {derived!r} ([scores] higher_is_better = "
-                    f"{str(rule).lower()}); give one of them, or make them agree"
+                    f"B={row.scores.B} give {derived!r} (higher_is_better = {str(rule).lower()}"
+                    f" for {row.judge}); give one of them, or make them agree"
                 )
             row = row.model_copy(update={"verdict": derived})
         out.append(row)
