@@ -243,3 +243,28 @@ def test_a_judge_whose_lower_score_wins_says_so_in_its_own_table(toy: Path) -> N
     (toy / "benchmark.toml").write_text(manifest, encoding="utf-8")
     pairs = {p.item_id: p.verdicts for p in pairs_of(load_benchmark(toy))["rm-z"]}
     assert pairs == {"m1": ("B",), "m2": ("tie",), "m3": ("tie",), "c1": ("A",), "c2": ("A",)}
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "pattern"),
+    [
+        ("benchmark.toml", b'name = "x"\nname = "y"\n', r"benchmark.toml: not TOML"),
+        ("benchmark.toml", None, r"no benchmark.toml; write one naming the benchmark"),
+        ("items.jsonl", None, r"no items.jsonl; one line per pair"),
+        ("items.jsonl", b"\n\n", r"items.jsonl: no items"),
+        ("items.jsonl", b'{"id": "m1", \xff}\n', r"items.jsonl:1: not UTF-8"),
+        ("items.jsonl", b'{"id": "m1"\n', r"items.jsonl:1: not JSON"),
+        ("judgements.jsonl", None, r"no judgements.jsonl"),
+        ("published.jsonl", b'{"judge": "llm-x", "rule": "vote", "value": "60%"}\n',
+         r"published.jsonl:1: value"),
+    ],
+)  # fmt: skip
+def test_a_missing_or_unreadable_file_is_named(
+    toy: Path, name: str, data: bytes | None, pattern: str
+) -> None:
+    path = toy / name
+    if data is None:
+        path.unlink()
+    else:
+        path.write_bytes(data)
+    _refused(toy, pattern)
