@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.benchmarks import benchmark_folders, leaderboard_lines
-from judges.core.results import read_jsonl
+from judges.core.results import JudgementRow, read_jsonl
 from judges.reports.sections.leaderboard import leaderboard_text
 from judges.reports.sections.pairwise import outputs_of
 from judges.sets.benchmark import BenchmarkError
 from judges.sets.planted import load_planted_set
-from judges.stats.fitness.leaderboard import leaderboards
+from judges.stats.fitness.evaluator import Outputs
+from judges.stats.fitness.leaderboard import leaderboards, leaderboards_by_items
 from judges.stats.fitness.pairwise import is_pairwise
 
 
@@ -67,9 +68,10 @@ def _run(args: Any) -> int:
             file=sys.stderr,
         )
         return 2
+    outputs: Outputs = {}
     if recorded:
-        planted = load_planted_set(args.planted_sets, spec)
-        outputs = outputs_of(planted.items)
+        outputs = outputs_of(load_planted_set(args.planted_sets, spec).items)
+    labelled = []
     for version in recorded:
         path = args.reports / args.judge / version / "results.jsonl"
         rows = read_jsonl(path)
@@ -82,7 +84,19 @@ def _run(args: Any) -> int:
             return 2
         for board in leaderboards(rows, outputs):
             print("\n".join(leaderboard_text(board, args.judge, version)) + "\n")
+        labelled += [r.model_copy(update={"model": f"{r.model} ({version})"}) for r in rows]
+    _across_versions(args.judge, labelled, outputs)
     return _benchmarks(args, folders)
+
+
+def _across_versions(judge: str, rows: list[JudgementRow], outputs: Outputs) -> None:
+    """Models of different prompt versions (strategies) that judged the same items of a set,
+    ranked together on them."""
+    for board in leaderboards_by_items(rows, outputs):
+        versions = sorted({f.model.rsplit(" (", 1)[-1].rstrip(")") for f in board.entries})
+        if len(versions) > 1:
+            together = f"{', '.join(versions)} together"
+            print("\n".join(leaderboard_text(board, judge, together)) + "\n")
 
 
 def add_leaderboard_command(
