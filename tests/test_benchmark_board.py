@@ -212,3 +212,19 @@ def test_a_judges_planted_set_is_never_of_kind_benchmark(tmp_path: Path) -> None
     (planted / "pairwise" / "set.toml").write_text('kind = "benchmark"\n', encoding="utf-8")
     with pytest.raises(PlantedSetError, match=r'kind = "benchmark" is for a benchmark folder'):
         load_planted_set(planted, load_catalog()["pairwise"])
+
+
+def test_an_llmbar_release_without_a_licence_converts_with_licence_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "release"
+    src.mkdir()
+    write_llmbar_set(src, "Natural", {"Good": [("1", "1"), ("2", "2"), ("1", "1")]})
+    command = ["import", "llmbar", str(src), "--root", str(tmp_path), "--release", "x/LLMBar@1"]
+    assert main(command) == 2
+    assert "no LICENSE file" in capsys.readouterr().err  # the planted path needs one
+    assert main([*command, "--benchmark"]) == 0
+    assert "licence: unknown" in capsys.readouterr().out
+    folder = tmp_path / "planted_sets/pairwise/benchmarks/llmbar-vanilla"
+    assert load_benchmark(folder).manifest.licence == "unknown"
+    assert not (folder / "LICENSE").exists()  # none invented

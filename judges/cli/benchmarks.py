@@ -116,7 +116,7 @@ def run_import(args: Any, release: Callable[[], str]) -> int:
         else:
             name = release()
             every = strategies_found(args.src) if args.strategy == "all" else [args.strategy]
-            reads = [read_llmbar(args.src, s, name, {}, set()) for s in every]
+            reads = [read_llmbar(args.src, s, name, {}, set(), False) for s in every]
             done = import_llmbar_benchmark(reads, planted_sets, replace=args.replace)
     except (ImportError_, BenchmarkError, OSError) as error:
         print(f"python -m judges import: {error}", file=sys.stderr)
