@@ -15,6 +15,7 @@ neutral form (`import llmbar SRC --benchmark`).
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -152,6 +153,7 @@ def llmbar_files(reads: Sequence[Release]) -> dict[str, str]:
     several = len(reads) > 1
     base = first.name.split("@")[0].rsplit("/", 1)[-1].lower()
     name = base if several else f"{base}-{first.strategy.lower()}"
+    name = re.sub(r"[^a-z0-9._-]+", "-", name).strip("-._")[:64] or "llmbar"
     strategies = ", ".join(read.strategy for read in reads)
     # The licence as the release names it: its LICENSE file's first line, which is kept.
     named = next((line.strip() for line in first.license_text.splitlines() if line.strip()), "")
