@@ -9,8 +9,12 @@ accepted by name that now passes fails the run until the line is removed.
 import pytest
 
 from judges.reports.sections.pairwise import set_reasons, set_verdict
-from judges.stats.fitness.pairwise import gated_outcomes, judged
-from judges.stats.fitness.published import imported_rows, published_checks
+from judges.stats.fitness.pairwise import by_category, gated_outcomes, judged
+from judges.stats.fitness.published import (
+    imported_rows,
+    llmbar_neutral_checks,
+    published_checks,
+)
 from judges.verdicts.vocabulary import PASS
 
 
@@ -52,6 +56,19 @@ def test_pairwise_reproduces_release(pairwise_set, judge_runner, judges_session)
         assert check.published is None or check.equal, (
             f"{model} on {check.category}: the replayed rows do not give the published "
             f"statistics of {check.source} ({check.strategy})"
+        )
+    # The same release as one case of the benchmark-neutral check: its accuracies
+    # (correct_average, correct_both, correct_False) under the rules per-judgement,
+    # both-orders and single-order, compared to the digit they were published with.
+    grouped = by_category(judged(imported_rows(rows)))
+    for check in checks:
+        if check.published is None:
+            continue
+        neutral = llmbar_neutral_checks(
+            grouped[check.category], check.published, model.model, check.category
+        )
+        assert len(neutral) == 3 and all(m.equal for m in neutral), (
+            f"{model} on {check.category}: {[(m.published.rule, m.shown) for m in neutral]}"
         )
     assert any(check.published is not None for check in checks), (
         f"no published statistics for {model} from {', '.join(sorted({c.source for c in checks}))}"

@@ -52,7 +52,7 @@ def test_a_second_release_sharing_initials_gets_prefixes_of_its_own(
     before = _items(project).read_text(encoding="utf-8")
     second = _release(tmp_path / "otherbar", "Adversarial/GPTOut")
 
-    import_llmbar(second, project)
+    import_llmbar(second, project, version="0.1")  # filed there by asking (below)
 
     after = _items(project).read_text(encoding="utf-8")
     assert all(line in after for line in before.splitlines())  # GPTInst's items untouched
@@ -74,7 +74,7 @@ def test_an_import_that_would_change_another_sets_figures_is_refused(
     before = _items(project).read_text(encoding="utf-8")
 
     with pytest.raises(ImportError_) as refused:
-        import_llmbar(second, project)
+        import_llmbar(second, project, version="0.1")  # filed there by asking (below)
 
     message = str(refused.value)
     assert "would change the figures of Adversarial/GPTInst (princeton-nlp/LLMBar@900616bf)" in (
@@ -94,7 +94,7 @@ def test_a_set_of_another_release_by_the_same_name_is_refused(
     second = _release(tmp_path / "fork", "Adversarial/GPTInst", readme=readme)
 
     with pytest.raises(ImportError_, match="would change the figures of Adversarial/GPTInst"):
-        import_llmbar(second, project)
+        import_llmbar(second, project, version="0.1")  # filed there by asking (below)
 
 
 def test_a_set_of_another_release_in_a_shipped_sets_category_is_refused(
@@ -107,4 +107,17 @@ def test_a_set_of_another_release_in_a_shipped_sets_category_is_refused(
         path.write_text(text.replace("Name a prime number.", "Name an odd number."))
 
     with pytest.raises(ImportError_, match="its category adversarial_gptinst would also hold"):
+        import_llmbar(second, project, version="0.1")  # filed there by asking (below)
+
+
+def test_a_second_release_is_never_filed_under_0_1_unasked(project: Path, tmp_path: Path) -> None:
+    """Issue 47: a new release's first strategy went silently under 0.1, "LLMBar's Vanilla
+    prompt by reference". Now it is refused, naming the two ways to import it."""
+    second = _release(tmp_path / "otherbar", "Adversarial/GPTOut")
+    before = _items(project).read_text(encoding="utf-8")
+    with pytest.raises(ImportError_) as refused:
         import_llmbar(second, project)
+    message = str(refused.value)
+    assert "prompt 0.1 holds princeton-nlp/LLMBar@900616bf's outputs" in message
+    assert "--benchmark" in message and "--prompt-version V" in message
+    assert _items(project).read_text(encoding="utf-8") == before

@@ -67,6 +67,7 @@ PROBE_KIND_REGISTRY = "judges/sets/probe_kinds.py"
 # The same words meaning something else, each with its reason.
 NOT_PROBE_KINDS: Mapping[tuple[str, str], str] = {
     ("judges/sets/imports.py", "order"): "a released pairwise judgement's order of the pair",
+    ("judges/cli/benchmarks.py", "order"): "a field of the neutral format: the order shown",
     ("judges/finale/promotion.py", "order"): "how promotion.json sorts its finalists",
 }
 

@@ -320,3 +320,34 @@ def test_the_terminal_table_tells_no_test_from_the_last_rank() -> None:
     assert first.startswith("1  x:one") and first.endswith("no test")  # alike on every item
     assert second.startswith("2  x:two") and second.endswith("  -")
     assert "nan" not in "\n".join(lines)
+
+
+def test_models_of_two_prompt_versions_on_the_same_items_are_ranked_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two strategies filed under two prompt versions, on the same items: each version's
+    board, then one board ranking both (issue 47); a model on other items stays apart."""
+    monkeypatch.chdir(ROOT)
+    ids = ["NATU-001", "NATU-002", "NATU-003", "NATU-004"]
+    judged = {
+        "0.1": {"imported:A": [("1", "1"), ("2", "2"), ("1", "1"), ("2", "1")]},
+        "1.0": {"imported:B": [("1", "2"), ("2", "2"), ("2", "2"), ("1", "1")],
+                "imported:C": [("1", "1")]},
+    }  # fmt: skip
+    for version, models in judged.items():
+        rows = [
+            pairwise_row(version, item, "natural", "1", winners).model_copy(update={"model": model})
+            for model, all_winners in models.items()
+            for item, winners in zip(ids, all_winners, strict=False)
+        ]
+        folder = tmp_path / "pairwise" / version
+        folder.mkdir(parents=True)
+        (folder / "results.jsonl").write_text(
+            "".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8"
+        )
+    assert main(["leaderboard", "pairwise", "--reports", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    together = out.split("pairwise prompt 0.1, 1.0 together, natural (4 items, 2 models)")[1]
+    ranked = re.findall(r"^(\d)\s+(imported:\S+ \(\S+\))\s+(\d+\.\d)%", together, re.MULTILINE)
+    assert ranked == [("1", "imported:A (0.1)", "62.5"), ("2", "imported:B (1.0)", "37.5")]
+    assert out.count("together") == 1  # imported:C judged one item: ranked with no one

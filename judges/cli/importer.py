@@ -1,5 +1,9 @@
 """`python -m judges import`: released pairwise judgements into the project, idempotently.
 
+`import benchmark SRC` (and `import llmbar SRC --benchmark`) takes the benchmark-neutral
+format into a benchmark set of its own (`judges.cli.benchmarks`); the rest of this module is
+the LLMBar reader's and the JSONL reader's path into the planted set and cassettes:
+
 Writes, for a release read by `judges.sets.imports`:
 
 - the items into `planted_sets/pairwise/items.jsonl` (other items kept, same ids replaced);
@@ -26,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls.backend_registry import IMPORTED, make_backend
 from judges.calls.backends import IMPORTED_PATH, BackendError, ModelRef
-from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
+from judges.calls.cassettes import write_imported_cassette
+from judges.cli.benchmarks import run_import
+from judges.cli.release_versions import CONTENT, content_of, version_for
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
@@ -216,7 +220,7 @@ def import_llmbar(
     planted_sets = root / "planted_sets"
     release = release or _release_name(src, planted_sets)
     folder = release_folder(planted_sets, release)
-    version = _version_for(strategy, version, release, folder, root / "cassettes")
+    version = version_for(strategy, version, release, folder, root / "cassettes")
     spec = _spec(version)
     items_path = planted_sets / JUDGE / "items.jsonl"
     kept = load_items(items_path, spec) if items_path.is_file() else []
@@ -290,70 +294,13 @@ def _release_name(src: Path, planted_sets: Path) -> str:
     return f"{src.name}@sha256:{digest[:12]}"
 
 
-CONTENT = "content.toml"  # the release's name, each set's dataset hash, strategy -> version
-
-
-def _content(folder: Path) -> dict[str, Any]:
-    path = folder / CONTENT
-    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
-def _version_for(
-    strategy: str, requested: str | None, release: str, folder: Path, cassettes: Path
-) -> str:
-    """The prompt version a strategy's outputs go under, never one holding another's."""
-    imported = dict(_content(folder).get("strategies", {}))
-    before = imported.get(strategy)
-    if requested and before and requested != before:
-        raise ImportError_(
-            f"{release}'s {strategy} outputs are prompt {before}; import them there (leave out "
-            f"--prompt-version), so one strategy is never two versions"
-        )
-    version = requested or before
-    if version is None and imported:
-        raise ImportError_(
-            f"strategy {strategy!r} of {release} has no prompt version yet ("
-            + ", ".join(f"{s} is prompt {v}" for s, v in sorted(imported.items()))
-            + f"): add judges/prompts/pairwise/<V>/ naming {release}'s {strategy} prompt by "
-            "reference, then pass --prompt-version V"
-        )
-    version = version or "0.1"  # the first strategy of a release: LLMBar's Vanilla prompt
-    others = sorted(s for s, v in imported.items() if v == version and s != strategy)
-    others += [
-        s
-        for s in _strategies_under(version, release, cassettes)
-        if s != strategy and s not in others
-    ]
-    if others:
-        raise ImportError_(
-            f"prompt {version} already holds {release}'s {', '.join(others)} outputs; each "
-            f"strategy is its own prompt version: import {strategy!r} with --prompt-version "
-            f"naming another version (add judges/prompts/pairwise/<V>/ by reference)"
-        )
-    return version
-
-
-def _strategies_under(version: str, release: str, cassettes: Path) -> list[str]:
-    """Strategies of `release` already imported under `version` (one cassette per model)."""
-    found = set()
-    for folder in sorted((cassettes / JUDGE / version).glob("imported-*")):
-        first = next(iter(sorted(folder.glob("*.yaml"))), None)
-        if first is None:
-            continue
-        metadata = (yaml.safe_load(first.read_text(encoding="utf-8")) or {}).get("metadata", {})
-        fingerprint = metadata.get(FINGERPRINT_KEY) or {}
-        if fingerprint.get("source") == release and fingerprint.get("strategy"):
-            found.add(str(fingerprint["strategy"]))
-    return sorted(found)
-
-
 def _write_release(read: Release, folder: Path, version: str) -> int:
     changed: int = _write_if_changed(folder / "LICENSE", read.license_text)
     if read.notes_text:
         changed += _write_if_changed(folder / "README.md", read.notes_text)
     prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())
     changed += _write_if_changed(folder / "prefixes.toml", prefixes)
-    content = _content(folder)
+    content = content_of(folder)
     sets = dict(content.get("sets", {})) | read.contents
     strategies = dict(content.get("strategies", {})) | {read.strategy: version}
     text = (
@@ -374,6 +321,10 @@ def _write_release(read: Release, folder: Path, version: str) -> int:
 
 def _run(args: Any) -> int:
     try:
+        if args.form == "benchmark" or (args.form == "llmbar" and args.benchmark):
+            return run_import(
+                args, lambda: args.release or _release_name(args.src, args.root / "planted_sets")
+            )
         if args.form == "llmbar":
             done = import_llmbar(
                 args.src,
@@ -437,8 +388,26 @@ def add_import_command(commands: Any) -> None:
         "and provenance) and one cassette per item and model under cassettes/pairwise/, "
         "fingerprinted as imported. A second import changes no byte.",
     )
-    parser.add_argument("form", choices=("llmbar", "jsonl"), help="the source's layout")
-    parser.add_argument("src", type=Path, help="LLMBar-style folder, or a JSONL file")
+    parser.add_argument(
+        "form",
+        choices=("benchmark", "llmbar", "jsonl"),
+        help="the source's layout: benchmark (the neutral format, docs/pairwise-benchmarks.md), "
+        "llmbar (LLMBar's folders), jsonl (a team's logged decisions on items imported before)",
+    )
+    parser.add_argument(
+        "src", type=Path, help="a benchmark folder, an LLMBar-style folder, or a JSONL file"
+    )
+    parser.add_argument(
+        "--benchmark",
+        action="store_true",
+        help="llmbar: convert it to the neutral format and import it as a benchmark set "
+        "(planted_sets/pairwise/benchmarks/<name>/) instead of items and cassettes",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="benchmark: replace a benchmark of the same name imported before from other files",
+    )
     parser.add_argument(
         "--prompt-version",
         help="the pairwise prompt version the judgements are filed under (llmbar default: the "
@@ -446,7 +415,10 @@ def add_import_command(commands: Any) -> None:
         "reference; jsonl default 0.1). Each strategy is its own version",
     )
     parser.add_argument(
-        "--strategy", default="Vanilla", help="llmbar: the evaluators/<model>/<strategy> to read"
+        "--strategy",
+        default="Vanilla",
+        help="llmbar: the evaluators/<model>/<strategy> to read; with --benchmark, `all` "
+        "reads every strategy into one benchmark, each judge as <model>/<strategy>",
     )
     parser.add_argument(
         "--release",

@@ -173,6 +173,7 @@ def read_llmbar(
     release: str,
     prefixes: dict[str, str] | None = None,
     taken: set[str] | None = None,
+    licence_required: bool = True,
 ) -> Release:
     """Every set under `src` (a folder holding `dataset.json`) and its judges' replies.
 
@@ -181,6 +182,8 @@ def read_llmbar(
     `taken`: the prefixes of every other release of the judge (and of its other items),
     which a new set's prefix never repeats: two releases' sets that share initials
     (Adversarial/GPTInst, Adversarial/GPTOut) would otherwise share their ids.
+    `licence_required=False` (the neutral form's conversion): a release without a LICENSE
+    is read, its licence then "unknown".
     """
     known = dict(prefixes or {})
     elsewhere = set(taken or ()) - set(known.values())
@@ -189,8 +192,12 @@ def read_llmbar(
         if (src / name).is_file():
             out.license_text = (src / name).read_text(encoding="utf-8")
             break
-    if not out.license_text:
-        raise ImportError_(f"{src}: no LICENSE file; a release is imported with its licence")
+    if not out.license_text and licence_required:
+        raise ImportError_(
+            f"{src}: no LICENSE file; a release is imported with its licence (never an "
+            "invented one): add the release's own, or import it with --benchmark, which "
+            'records its licence as "unknown" and shows it so'
+        )
     datasets = sorted(src.rglob("dataset.json"))
     if not datasets:
         raise ImportError_(f"{src}: no <set>/dataset.json below it; is it an LLMBar-style folder?")

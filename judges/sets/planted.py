@@ -255,6 +255,12 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
         config = SetConfig.model_validate(load_toml(config_path))
     except ValidationError as error:
         raise PlantedSetError(f"{config_path}: {error}") from None
+    if config.kind != "planted":
+        raise PlantedSetError(
+            f'{config_path}: kind = "{config.kind}" is for a benchmark folder '
+            f"(planted_sets/{spec.name}/benchmarks/<name>/, written by python -m judges import "
+            'benchmark); a judge\'s own planted set is kind = "planted"'
+        )
     panel_items = config.panel.items if config.panel else ()
     strange = sorted(set(config.versions) - set(spec.versions))
     if strange:

@@ -6,6 +6,8 @@ without importing the planted-set loader that checks it with enrolment.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judges.calls.backends import ModelRef
@@ -54,6 +56,11 @@ class SetConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # "planted": every item is a test (a miss fails unless accepted). "benchmark": a labelled
+    # benchmark's released judgements (planted_sets/<judge>/benchmarks/<name>/), where a
+    # wrong item is a statistic (agreement, its interval, its chance test), never a failed
+    # test; its published figures are what the suite checks (docs/pairwise-benchmarks.md).
+    kind: Literal["planted", "benchmark"] = "planted"
     # Each run covers every prompt version unless its `*_versions` list restricts it; a
     # version left out lacks the run and reads INCOMPLETE (judges.sets.enrolment).
     noise_items: tuple[str, ...] = ()

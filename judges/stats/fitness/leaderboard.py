@@ -67,36 +67,58 @@ def neighbour_test(upper: Sequence[Judged], lower: Sequence[Judged]) -> McNemar:
     return sign_test(sum(a > b for a, b in pairs), sum(a < b for a, b in pairs))
 
 
-def leaderboards(rows: Sequence[JudgementRow], outputs: Outputs) -> list[SetLeaderboard]:
-    """One leaderboard per set (category) of the rows' pairwise items."""
+def _per_category(rows: Sequence[JudgementRow]) -> dict[str, dict[str, list[Judged]]]:
     per_model: dict[str, dict[str, list[Judged]]] = {}
     for model in sorted({row.model for row in rows if row.run == "main"}):
         mine = judged(row for row in rows if row.model == model)
         for category, items in by_category(mine).items():
             per_model.setdefault(category, {})[model] = items
-    boards = []
-    for category, models in sorted(per_model.items()):
-        figures = [
-            evaluator_figures(
-                model,
-                category,
-                items,
-                outputs,
-                [
-                    r
-                    for r in rows
-                    if r.model == model and r.run == "main" and r.category == category
-                ],
-            )
-            for model, items in models.items()
-        ]
-        # Best agreement first; ties by name so the order never depends on dict order.
-        figures.sort(key=lambda f: (-f.agreement.value, f.model))
-        neighbours = tuple(
-            Neighbours(
-                upper.model, lower.model, neighbour_test(models[upper.model], models[lower.model])
-            )
-            for upper, lower in itertools.pairwise(figures)
+    return dict(sorted(per_model.items()))
+
+
+def _board(
+    category: str,
+    models: dict[str, list[Judged]],
+    rows: Sequence[JudgementRow],
+    outputs: Outputs,
+) -> SetLeaderboard:
+    figures = [
+        evaluator_figures(
+            model,
+            category,
+            items,
+            outputs,
+            [r for r in rows if r.model == model and r.run == "main" and r.category == category],
         )
-        boards.append(SetLeaderboard(category, tuple(figures), neighbours))
+        for model, items in models.items()
+    ]
+    # Best agreement first; ties by name so the order never depends on dict order.
+    figures.sort(key=lambda f: (-f.agreement.value, f.model))
+    neighbours = tuple(
+        Neighbours(
+            upper.model, lower.model, neighbour_test(models[upper.model], models[lower.model])
+        )
+        for upper, lower in itertools.pairwise(figures)
+    )
+    return SetLeaderboard(category, tuple(figures), neighbours)
+
+
+def leaderboards(rows: Sequence[JudgementRow], outputs: Outputs) -> list[SetLeaderboard]:
+    """One leaderboard per set (category) of the rows' pairwise items."""
+    return [
+        _board(category, models, rows, outputs) for category, models in _per_category(rows).items()
+    ]
+
+
+def leaderboards_by_items(rows: Sequence[JudgementRow], outputs: Outputs) -> list[SetLeaderboard]:
+    """Per set, one leaderboard per group of models that judged the same items there: rows
+    of several prompt versions (their models labelled apart) ranked together, never a model
+    against one that judged other items."""
+    boards = []
+    for category, models in _per_category(rows).items():
+        groups: dict[tuple[str, ...], dict[str, list[Judged]]] = {}
+        for model, items in models.items():
+            groups.setdefault(tuple(j.item_id for j in items), {})[model] = items
+        for _, group in sorted(groups.items(), key=lambda g: (-len(g[0]), g[0])):
+            boards.append(_board(category, group, rows, outputs))
     return boards

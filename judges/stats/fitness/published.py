@@ -15,8 +15,16 @@ from typing import Any
 
 from judges.calls.backend_registry import is_imported
 from judges.core.results import JudgementRow
+from judges.sets.benchmark import Published
 from judges.sets.imports import published_statistics
-from judges.stats.fitness.pairwise import by_category, judged, llmbar_statistics
+from judges.stats.fitness.benchmark import (
+    Credits,
+    Pair,
+    PublishedMatch,
+    published_matches,
+    subset_scores,
+)
+from judges.stats.fitness.pairwise import Judged, by_category, judged, llmbar_statistics
 
 
 @dataclass(frozen=True)
@@ -66,3 +74,56 @@ def published_checks(
             PublishedCheck(category, source, strategy, llmbar_statistics(items), published)
         )
     return checks
+
+
+# --------------------------------------------------------------------------- in the neutral form
+
+# LLMBar's figures that are accuracies under a neutral rule (docs/pairwise-benchmarks.md):
+# `correct_False` is the original order alone, the first of the two.
+LLMBAR_RULES = {
+    "correct_average": "per-judgement",
+    "correct_both": "both-orders",
+    "correct_False": "single-order",
+}
+_LABELS = {"1": "A", "2": "B"}
+
+
+def llmbar_published(stats: dict[str, Any], judge: str, subset: str) -> list[dict[str, Any]]:
+    """A release's statistics.json as published rows of the neutral format: `"95.5%"` and
+    `"93 / 100 = 93.0%"` are percentages showing their own decimals."""
+    rows = []
+    for key, rule in LLMBAR_RULES.items():
+        if key not in stats:
+            continue
+        shown = str(stats[key]).rsplit("=", 1)[-1].strip().removesuffix("%")
+        try:
+            value = float(shown)
+        except ValueError:
+            raise ValueError(
+                f"{judge} on {subset}: {key} = {stats[key]!r} is no percentage"
+            ) from None
+        row = {"judge": judge, "subset": subset, "rule": rule, "value": value}
+        rows.append(row | {"scale": "percent"})
+    return rows
+
+
+def llmbar_pairs(items: Sequence[Judged]) -> list[Pair]:
+    """Judged LLMBar items as neutral pairs: labels 1 and 2 are A and B, no winner "none"."""
+    return [
+        Pair(j.item_id, j.category, _LABELS[j.gold],
+             tuple(_LABELS.get(str(w), "none") for w in (j.original, j.swapped)))
+        for j in items
+    ]  # fmt: skip
+
+
+def llmbar_neutral_checks(
+    items: Sequence[Judged], stats: dict[str, Any], judge: str, subset: str
+) -> list[PublishedMatch]:
+    """LLMBar's published accuracies checked as any benchmark's are (`published_matches`)."""
+    pairs = llmbar_pairs(items)
+    found = []
+    for row in llmbar_published(stats, judge, subset):
+        published = Published.model_validate(row)
+        scores = subset_scores(judge, pairs, published.rule, Credits())
+        found.append(published_matches(published, next(s for s in scores if s.subset == subset)))
+    return found
