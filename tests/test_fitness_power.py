@@ -21,6 +21,7 @@ from judges.stats.fitness.permutation import (
     within_pairs,
 )
 from judges.stats.fitness.power import (
+    _repeats_power,
     agreement_power,
     decide_by_power,
     detection_power,
@@ -215,8 +216,24 @@ def test_repeats_power_is_the_same_figure_as_the_pairwise_count() -> None:
         usual = tuple(int(v) for v in rng.integers(0, k, int(rng.integers(2, 12))))
         sizes = tuple(int(v) for v in rng.integers(2, 7, len(usual)))
         for quadratic in (True, False):
-            ours = repeats_power(usual, sizes, k, quadratic=quadratic)
+            options = {"quadratic": quadratic, "alpha": 0.05, "good": 0.9, "seed": 0}
+            ours = _repeats_power(usual, sizes, k, **options)
             assert ours == _pairwise_power(usual, sizes, k, quadratic), (usual, sizes, k)
+            # The power that decides is the harder of independent and item-stuck errors.
+            sticky = _repeats_power(usual, sizes, k, sticky=True, **options)
+            assert repeats_power(usual, sizes, k, quadratic=quadratic) == min(ours, sticky)
+
+
+def test_errors_stuck_to_items_can_lower_the_power_of_a_noise_test() -> None:
+    # Four noise items, three of them with one usual answer: a 90% judge whose errors fall
+    # on hard items (one hard item can be the odd one out) passes less often than one whose
+    # errors are independent, and the lower figure decides.
+    options = {"quadratic": True, "alpha": 0.05, "good": 0.9, "seed": 0}
+    usual, sizes = (1, 1, 1, 3), (5,) * 4
+    independent = _repeats_power(usual, sizes, 4, **options)
+    stuck = _repeats_power(usual, sizes, 4, sticky=True, **options)
+    assert stuck < independent
+    assert repeats_power(usual, sizes, 4, quadratic=True) == stuck
 
 
 def test_an_experts_labels_counted_as_a_draw_lower_the_power_of_sme_tests() -> None:

@@ -171,7 +171,6 @@ def agreement_power(
     return float(passed.mean())
 
 
-@lru_cache(maxsize=1024)
 def repeats_power(
     usual: tuple[int, ...],
     sizes: tuple[int, ...],
@@ -182,16 +181,50 @@ def repeats_power(
     good: float = GOOD,
     seed: int = 0,
 ) -> float:
+    """P(Krippendorff's alpha above chance at p < alpha) for a good judge repeating each item,
+    under the harder of two error structures: each repeat wrong on its own, or the errors
+    stuck to items (see `_repeats_power`). A few noise items decide only where both hold."""
+    return min(
+        _repeats_power(usual, sizes, k, quadratic=quadratic, alpha=alpha, good=good, seed=seed),
+        _repeats_power(
+            usual, sizes, k, quadratic=quadratic, alpha=alpha, good=good, seed=seed, sticky=True
+        ),
+    )
+
+
+@lru_cache(maxsize=1024)
+def _repeats_power(
+    usual: tuple[int, ...],
+    sizes: tuple[int, ...],
+    k: int,
+    *,
+    quadratic: bool,
+    alpha: float,
+    good: float,
+    seed: int,
+    sticky: bool = False,
+) -> float:
     """P(Krippendorff's alpha above chance at p < alpha) for a good judge repeating each item:
     every repeat its usual answer (`usual`, one per item) with probability `good`. The test
-    is `repeats_agree_above_chance`'s (every answer shuffled across items)."""
+    is `repeats_agree_above_chance`'s (every answer shuffled across items).
+
+    sticky: the same mean error rate stuck to items, as a real judge's hard items are: each
+    item is hard with probability 2 (1 - good), and a repeat of a hard item is wrong half
+    the time, of any other never."""
     if k < 2 or len(set(usual)) < 2:
         return 0.0
     rng = np.random.default_rng(seed)
     w = _weights(k, quadratic)
     size = np.asarray(sizes)
     truth = np.repeat(np.asarray(usual), size)
-    answers = _wrong(np.tile(truth, (N_SIMULATIONS, 1)), k, rng, good)
+    if sticky:
+        hard = rng.random((N_SIMULATIONS, size.size)) < min(1.0, 2 * (1 - good))
+        right = np.where(np.repeat(hard, size, axis=1), 0.5, 1.0)
+        shift = rng.integers(1, k, (N_SIMULATIONS, truth.size))
+        wrong = rng.random((N_SIMULATIONS, truth.size)) >= right
+        answers = np.where(wrong, (truth + shift) % k, truth)
+    else:
+        answers = _wrong(np.tile(truth, (N_SIMULATIONS, 1)), k, rng, good)
     total = float(truth.size)
     shuffles = _shuffles(truth.size, seed)
     passed = 0
