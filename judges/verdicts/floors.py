@@ -93,9 +93,9 @@ def gates_table(
     where = f'{sources.planted_root}/{planted.judge}/gates.toml ["{model}"."{source or version}"]'
     if source is not None:
         where += f" (inherited: prompt {version} has no table of its own)"
-        origin = planted.gates.get((model, source))
-        dropped = [s for s in STABILITY_FLOORS if origin and getattr(origin, s)]
-        if origin is not None and origin.accept_not_fit and dropped:
+        origin = planted.gates[(model, source)]  # what it inherited from
+        dropped = [s for s in STABILITY_FLOORS if getattr(origin, s)]
+        if origin.accept_not_fit and dropped:
             notes.append(
                 f"{', '.join(dropped)} floors of prompt {source} not inherited: it was accepted "
                 "NOT FIT, and a judge at chance is steadier than a good one"
