@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.systems < 3 or args.items < 3 or args.rounds < 1:
         parser.error("--systems and --items must be >= 3 (a rank correlation), --rounds >= 1")
 
-    # Untimed warm-up of every path on a tiny corpus: lazy imports (statsmodels) and first
+    # Untimed warm-up of every path on a tiny corpus: lazy imports (ppi_py) and first
     # calls do not land in whichever path happens to run first.
     tiny = synthetic_corpus(4, 30, args.seed)
     build_report(tiny)

@@ -10,11 +10,9 @@ lands outside that band with probability below 1e-4.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 
 import numpy as np
-import pytest
 import scipy.stats
 
 from judges.corpus.estimates import mean_interval, paired_differences
@@ -23,14 +21,6 @@ REPLICATES = 2000
 SYSTEMS = ("a", "b", "c")
 EFFECTS = np.array([0.0, 0.25, 0.6])
 BAND = (0.93, 0.97)
-
-
-@pytest.fixture(autouse=True)
-def _no_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
-    # statsmodels' multipletests (Holm, once per simulated corpus) runs gc.collect() on
-    # every call: ~30 ms in a test process, a minute over 2,000 corpora. No figure depends
-    # on it.
-    monkeypatch.setattr(gc, "collect", lambda generation=2: 0)
 
 
 def _latent(rng: np.random.Generator, items: int, noise: float) -> np.ndarray:
