@@ -1,5 +1,12 @@
 """Fixtures that several test modules share; helpers that are not fixtures live in private
-`tests/_*.py` modules, and no test module imports another."""
+`tests/_*.py` modules, and no test module imports another.
+
+Also the split of the self-test in two (docs/performance.md): tests marked `proof` (every
+test under tests/integration/, which builds a project and records it through a fake judge,
+and the coverage and false-alarm simulations) take minutes, so the README's test command leaves
+them out unless `-m` is given or they are named on the command line; `python -m pytest -n
+auto -m proof` runs them, and .ci/run runs both commands.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,63 @@ import pytest
 
 from judges.core.spec import load_judge
 from tests._report_demo import CATEGORIES, MODEL
+
+PROOF = "proof"
+PROOF_COMMAND = "python -m pytest -n auto -m proof"
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{PROOF}: minutes of recording or simulation, left out of `python -m pytest -n auto` "
+        f"unless named or selected; `{PROOF_COMMAND}` runs them (both run in CI)",
+    )
+
+
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths the command line names below the suite's roots (not the suite itself)."""
+    roots = {config.rootpath, *(config.rootpath / path for path in config.getini("testpaths"))}
+    named = [Path(arg.split("::", 1)[0]) for arg in config.args]
+    resolved = [(config.invocation_params.dir / path).resolve() for path in named]
+    return [path for path in resolved if path not in roots]
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` is read
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if INTEGRATION in item.path.parents:
+            item.add_marker(PROOF)
+    if config.option.markexpr:
+        return  # `-m` chooses
+    named = _named(config)
+    left_out = [
+        item
+        for item in items
+        if item.get_closest_marker(PROOF)
+        and not any(path == item.path or path in item.path.parents for path in named)
+    ]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        kept = set(map(id, left_out))
+        items[:] = [item for item in items if id(item) not in kept]
+        config.stash[_LEFT_OUT] = len(left_out)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    config = terminalreporter.config
+    if config.option.markexpr or _named(config):
+        return
+    if hasattr(config, "workerinput"):
+        return
+    # Under xdist the controller collects nothing; the workers deselected the same items.
+    left_out = config.stash.get(_LEFT_OUT, None)
+    counted = f"{left_out} " if left_out else ""
+    terminalreporter.write_line(
+        f"{counted}proof tests (tests/integration/, the simulations) left out: "
+        f"`{PROOF_COMMAND}` runs them; CI runs both"
+    )
 
 
 @pytest.fixture

@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 import scipy.stats
 
 from judges.corpus.estimates import mean_interval, paired_differences
+
+pytestmark = pytest.mark.proof  # 2,000 simulated corpora: tests/conftest.py
 
 REPLICATES = 2000
 SYSTEMS = ("a", "b", "c")

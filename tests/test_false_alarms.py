@@ -32,6 +32,8 @@ from judges.cli.init import scaffold
 
 from ._good_judge import Shape, accept, load_shape, record, scaffold_shape, verdict
 
+pytestmark = pytest.mark.proof  # minutes of simulation: tests/conftest.py
+
 # The documented run (JUDGES_FULL_SIMULATION=1): 200 re-records against 20 baselines and
 # 100 against 25 lucky ones per shape, about half an hour on two cores; it holds each rate
 # itself at 10%. By default the suite runs a seeded part (50 re-records, and 50 against the
