@@ -11,7 +11,6 @@ bound misses it, and otherwise the pilot is too small to say.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -28,6 +27,7 @@ from judges.corpus.estimates import (
 )
 from judges.corpus.manifest import Scale
 from judges.stats.estimates.intervals import Estimate, Rate
+from judges.stats.estimates.rank_correlation import rowwise_kendall_tau_b, rowwise_spearman
 from judges.stats.estimates.resample import index_counts, resample_indices
 from judges.stats.reliability.agreement import quadratic_kappa_of_confusions
 
@@ -103,17 +103,11 @@ def _rank_correlations(
     draws = resampled_means(stacked, N_RESAMPLES, seed)
     rb, ra = draws[:, :n], draws[:, n:]
     # A draw where one judge ties every system has no rank correlation: NaN, left out below.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
-        spearman_draws = [
-            float(scipy.stats.spearmanr(x, y).statistic) for x, y in zip(rb, ra, strict=True)
-        ]
-        kendall_draws = [
-            float(scipy.stats.kendalltau(x, y).statistic) for x, y in zip(rb, ra, strict=True)
-        ]
+    spearman_draws = rowwise_spearman(rb, ra)
+    kendall_draws = rowwise_kendall_tau_b(rb, ra)
     tail = (1 - CONFIDENCE) / 2 * 100
 
-    def estimate(point: float, values: list[float]) -> Estimate:
+    def estimate(point: float, values: np.ndarray) -> Estimate:
         finite = np.asarray(values, dtype=float)
         finite = finite[~np.isnan(finite)]
         if finite.size == 0:

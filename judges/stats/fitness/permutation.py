@@ -16,6 +16,7 @@ import numpy as np
 import scipy.stats
 
 from judges.stats.estimates.intervals import bootstrap_mean
+from judges.stats.estimates.rank_correlation import rowwise_spearman
 from judges.stats.estimates.resample import (
     NAN,
     as_1d,
@@ -192,12 +193,7 @@ def spearman_above_chance(
                           testable=testable)  # fmt: skip
     value, better, worse = spearman_p(xa, ya, n_permutations, seed)
     idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
-    bx, by = scipy.stats.rankdata(xa[idx], axis=1), scipy.stats.rankdata(ya[idx], axis=1)
-    bx -= bx.mean(axis=1, keepdims=True)
-    by -= by.mean(axis=1, keepdims=True)
-    den = np.sqrt((bx * bx).sum(axis=1) * (by * by).sum(axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        samples = np.where(den > 1e-12, (bx * by).sum(axis=1) / den, np.nan)
+    samples = rowwise_spearman(xa[idx], ya[idx])
     low, high = percentile_interval(samples, confidence)
     detail = f"{n} pairs" + ("" if testable else "; even a perfect judge could not pass at this n")
     return ChanceTest(name, "Spearman", value, low, high, 0.0, better, worse, n, None,
