@@ -105,8 +105,8 @@ def test_rerecords_of_a_good_judge_read_pass(
 # -- the battery of error models (issue 45) -----------------------------------------------
 
 BATTERY = [model for model in ErrorModel if model is not ErrorModel.INDEPENDENT]
-# Quick: each model on one judge, so every model and every judge runs in the README's test
-# command; JUDGES_FULL_REMEASURE=1: every model on every judge, 20 good and 10 worse copies.
+# Quick: each model on one judge, so every model and every judge runs in the proof command
+# (`-m proof`); JUDGES_FULL_REMEASURE=1: every model on every judge, 20 good and 10 worse copies.
 QUICK = {
     ErrorModel.ITEM_STICKY: "product_identity",
     ErrorModel.ONE_FIELD: "geval",
