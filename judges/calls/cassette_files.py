@@ -10,16 +10,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from judges.calls.backends import ModelRef
 
+# libyaml's parser when PyYAML was built with it: a cassette holds long quoted prompts, which
+# the pure-Python scanner reads character by character (about 50 ms a cassette; these are
+# read for every judgement of a `--record=missing` run).
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read(path: Path) -> Any:
+    """The parsed file; its shape is unchecked (callers catch what a bad one raises)."""
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER)
+
 
 def recorded_interactions(path: Path) -> int:
     """How many calls a cassette holds (0 when it cannot be read: it will be re-recorded)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = _read(path)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return 0
     interactions = data.get("interactions") if isinstance(data, dict) else None
@@ -51,7 +62,7 @@ def miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
 def recorded_models(path: Path) -> set[str]:
     """The `model` of every request recorded in a cassette (empty when unreadable)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = _read(path)
         bodies = [i["request"]["body"] for i in data["interactions"]]
         return {json.loads(body)["model"] for body in bodies if body}
     except (ValueError, KeyError, TypeError, yaml.YAMLError):
@@ -68,7 +79,7 @@ def recorded_base_url(path: Path) -> str | None:
     to repeat as `--judge-base-url`; None for the embedded judge (it starts on its own, on
     a new port each time), hosted APIs and unreadable files."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = _read(path)
         fingerprint = data.get("metadata", {}).get(FINGERPRINT_KEY, {}) or {}
         uri = str(data["interactions"][0]["request"]["uri"])
     except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, LookupError, TypeError):
@@ -85,7 +96,7 @@ def recorded_request_text(path: Path) -> str:
     """Every string of every request body a cassette holds, one per line (its prompts, as
     sent); empty when the file cannot be read."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_FAST_LOADER)
+        data = _read(path)
         bodies = [i["request"]["body"] for i in data["interactions"]]
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LookupError, TypeError):
         return ""
@@ -96,9 +107,6 @@ def recorded_request_text(path: Path) -> str:
         except ValueError:
             continue
     return "\n".join(found)
-
-
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _strings(value: object, found: list[str]) -> None:
