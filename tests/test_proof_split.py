@@ -1,0 +1,43 @@
+"""The self-test in two (tests/conftest.py): tests marked `proof` are left out of a plain run,
+run with `-m proof` or when named, and the plain run says how to run them."""
+
+from __future__ import annotations
+
+import pytest
+
+CONFTEST = """
+from tests.conftest import (
+    pytest_collection_modifyitems, pytest_configure, pytest_terminal_summary,
+)
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(
+        test_slow="import pytest\npytestmark = pytest.mark.proof\ndef test_slow(): pass\n",
+        test_fast="def test_fast(): pass\n",
+    )
+    return pytester
+
+
+def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
+    project: pytest.Pytester,
+) -> None:
+    result = project.runpytest_inprocess("-p", "no:cacheprovider", "--strict-markers")
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["1 proof tests * left out: `python -m pytest -n auto -m proof`*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "passed", "deselected"),
+    [(["-m", "proof"], 1, 1), (["-m", "not proof"], 1, 1), (["test_slow.py"], 1, 0)],
+    ids=["selected", "excluded", "named"],
+)
+def test_a_marker_expression_or_a_named_file_chooses(
+    project: pytest.Pytester, args: list[str], passed: int, deselected: int
+) -> None:
+    result = project.runpytest_inprocess("-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=passed, deselected=deselected)
+    assert "left out" not in result.stdout.str()
