@@ -44,13 +44,16 @@ from judges.sets.planted import load_gate_tables, load_planted_set
 from judges.sets.probes import load_probe_set
 from judges.sets.reading_list import TIERS
 
-from .._good_judge import GOOD, load_shape
+from .._good_judge import GOOD, Shape, load_shape, scaffold_shape
 from ._adversarial import INI, baseline, without_reply_shapes
-from ._support import JudgesProject, Received
+from ._support import FakeJudge, JudgesProject, Received
+from ._walkthrough import INNER_OPTIONS, MODEL, command
 
 ROOT = Path(__file__).resolve().parents[2]
 # The built-in prompt each judge's copies are made of (the one its adversarial test uses).
 TEMPLATES = {"product_identity": "0.3.1", "geval": "1.0", "relevance": "1.0", "pairwise": "1.0"}
+# The judge `judges init` scaffolds (its set, prompt 1.0 and suite, as a new user gets them).
+SCAFFOLD = "support_reply"
 # The built-in suite minus what judges no recording: the repository's finale, the
 # properties of the rules, and the verdict-table snapshots (syrupy is off in inner runs).
 NOT_COPIED = {"test_finale.py", "test_properties.py", "test_snapshots.py"}
@@ -194,6 +197,9 @@ def _reply(judge: str, values: dict[str, Any], answer: Answer) -> dict[str, Any]
         labels = _relevance_labels(values["level"], answer.criteria)
         entries = [{"name": n, "relevance": labels[n], "evidence": ""} for n, _ in answer.criteria]
         return {"criteria": entries}
+    if judge == SCAFFOLD:
+        return {"accuracy": values["accuracy"], "helpfulness": values["helpfulness"],
+                "rationale": "drawn"}  # fmt: skip
     # pairwise: output_1 is shown first in the original order, output_2 in the swapped one.
     winner = values[f"winner_{answer.facet}"]
     first = 1 if answer.facet == "original" else 2
@@ -275,11 +281,15 @@ def good_judge(
     version: str,
     seed: str,
     model: ErrorModel = ErrorModel.INDEPENDENT,
+    *,
+    shape: Shape | None = None,
 ) -> SeededGoodJudge:
-    """The good judge of the project's set: every subject's prompt rendered beforehand."""
-    spec: JudgeSpec = load_catalog(root / "prompts")[judge]
+    """The good judge of the project's set: every subject's prompt rendered beforehand.
+    `shape`: the right values of the set's items (default: the committed set's)."""
+    prompts = root / ("judge_prompts" if judge == SCAFFOLD else "prompts")
+    spec: JudgeSpec = load_catalog(prompts)[judge]
     planted = load_planted_set(root / "planted_sets", spec)
-    shape = load_shape(judge)  # the right values of the committed set's items
+    shape = shape or load_shape(judge)
     # Each subject, its right values and whether it is a control (a probe: as its item).
     subjects: list[tuple[Subject, dict[str, Any], bool]] = []
     for item in planted.items:
@@ -353,9 +363,15 @@ def _verdicts(project: JudgesProject, judge: str, names: list[str]) -> list[Copy
     calls = len(project.judge.calls)
     replay = project.run("-rA")
     assert len(project.judge.calls) == calls  # offline
+    return _read_verdicts(project.root, replay, judge, names)
+
+
+def _read_verdicts(
+    root: Path, replay: pytest.RunResult, judge: str, names: list[str]
+) -> list[Copy]:
     found = []
     for version in names:
-        folder = project.root / "reports" / judge / version
+        folder = root / "reports" / judge / version
         report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         failed = tuple(f"  {line[:300]}" for line in failed_tests(replay, judge, version))
         reasons = reason_lines(folder / "report.md")
@@ -439,4 +455,49 @@ def remeasure_battery(
         inherit_accepted_table(root, judge, names[0])
     return Remeasure(
         _verdicts(project, judge, names[1:]), accepted, fake.right[False], fake.right.total()
+    )
+
+
+def scaffold_battery(
+    pytester: pytest.Pytester,
+    fake_judge: FakeJudge,
+    copies: int,
+    model: ErrorModel,
+    error_after: float = 1 - GOOD,
+) -> Remeasure:
+    """`remeasure_battery` on the `judges init` scaffold, as a new user runs it: `judges
+    init` in an empty repository (the `repository` fixture, the current folder), prompt 1.0
+    recorded by a good judge whose errors fall as `model` says, then byte-identical copies
+    1.1... recorded after it at `error_after`; `judges baseline --accept 1.0`, 1.0's table
+    alone in gates.toml, and every copy replayed offline."""
+    root = pytester.path
+    code, out = command(["init", SCAFFOLD, "--model", MODEL])
+    assert code == 0, out
+    pytester.syspathinsert()  # the scaffold's verdict package, as its pytest.ini's pythonpath
+    names = versions(copies)
+    seed = f"good-judge-battery|{SCAFFOLD}|{model}"
+    fake = good_judge(root, SCAFFOLD, names[0], seed, model, shape=scaffold_shape(root))
+    fake_judge.content = fake
+    live = ["--judge-model", MODEL, "--judge-base-url", fake_judge.url, "--judge-concurrency", "1"]
+    first = pytester.runpytest_inprocess(*INNER_OPTIONS, "--record", *live)
+    assert fake.right.total() == len(fake_judge.calls) > 0, first.stdout.str()[-3000:]
+    prompts = root / "judge_prompts" / SCAFFOLD
+    for version in names[1:]:
+        (prompts / f"{version}.md").write_bytes((prompts / f"{names[0]}.md").read_bytes())
+    load_catalog.cache_clear()  # in-process runs share the loaded judges
+    fake.error = error_after
+    later = pytester.runpytest_inprocess(*INNER_OPTIONS, "--record=missing", *live)
+    assert fake.right.total() == len(fake_judge.calls), later.stdout.str()[-3000:]
+    calls = len(fake_judge.calls)
+    pytester.runpytest_inprocess(*INNER_OPTIONS)  # the replay writes every version's report
+    accepted = command(["baseline", SCAFFOLD, "--accept", names[0]])
+    if accepted[0] == 0:
+        inherit_accepted_table(root, SCAFFOLD, names[0])
+    replay = pytester.runpytest_inprocess(*INNER_OPTIONS, "-rA")
+    assert len(fake_judge.calls) == calls  # offline
+    return Remeasure(
+        _read_verdicts(root, replay, SCAFFOLD, names[1:]),
+        accepted,
+        fake.right[False],
+        fake.right.total(),
     )

@@ -30,18 +30,30 @@ recorded, the later copies are written and recorded after it, 1.0 is accepted an
 them with its table alone. A good judge (10%) must read PASS on at least 18 of 20
 re-records; a judge that got worse (25% from copy 1.1 on, its errors falling the same way)
 must read FAIL or NOT FIT on at least 8 of 10. By default one quick case per model (a judge
-each) and two worse cases; in full, every model on every judge.
+each) and two worse cases; in full, every model on every judge. The same on the `judges
+init` scaffold, set up as a new user does (`scaffold_battery`): one good and one worse case
+by default, every model in full.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 import scipy.stats
 
-from ._good_remeasure import TEMPLATES, Copy, ErrorModel, remeasure, remeasure_battery
+from ._good_remeasure import (
+    SCAFFOLD,
+    TEMPLATES,
+    Copy,
+    ErrorModel,
+    Remeasure,
+    remeasure,
+    remeasure_battery,
+    scaffold_battery,
+)
 from ._support import FakeJudge, JudgesProject
 
 FULL = os.environ.get("JUDGES_FULL_REMEASURE") == "1"
@@ -137,7 +149,10 @@ def test_a_good_judge_reads_pass_under_every_error_model(
 ) -> None:
     """The later copies are gated by the accepted copy's table (floors and baseline), as a
     new prompt version is."""
-    found = remeasure_battery(project, monkeypatch, judge, COPIES, model)
+    _check_good(remeasure_battery(project, monkeypatch, judge, COPIES, model), judge, model)
+
+
+def _check_good(found: Remeasure, judge: str, model: ErrorModel) -> None:
     code, said = found.accepted
     assert code == 0, said
     assert found.wrong > 0
@@ -171,6 +186,10 @@ def test_a_worse_judge_reads_fail_under_every_error_model(
     """The accepted copy errs on 10% of its calls; every later copy on 25%, its errors
     falling the same way: each must read FAIL or NOT FIT, by what got worse."""
     found = remeasure_battery(project, monkeypatch, judge, WORSE_COPIES, model, error_after=WORSE)
+    _check_worse(found, judge, model)
+
+
+def _check_worse(found: Remeasure, judge: str, model: ErrorModel) -> None:
     code, said = found.accepted
     assert code == 0, said
     missed = [copy for copy in found.copies if copy.word not in CAUGHT]
@@ -181,3 +200,25 @@ def test_a_worse_judge_reads_fail_under_every_error_model(
     for copy in found.copies:
         print("\n".join(copy.lines()))
     assert k >= (MIN_CAUGHT if FULL else n), [copy.lines() for copy in missed]
+
+
+# The `judges init` scaffold (55 items, a retest, 2 noise items), as a new user gets it.
+# Quick: one model each way; JUDGES_FULL_REMEASURE=1: every model. Its 35 defects cannot
+# show every 10% -> 25% rise (docs/gates-and-verdicts.md has the full run's figures).
+SCAFFOLD_GOOD = BATTERY if FULL else [ErrorModel.ONE_FIELD]
+SCAFFOLD_WORSE = list(ErrorModel) if FULL else [ErrorModel.INDEPENDENT]
+
+
+@pytest.mark.parametrize("model", SCAFFOLD_GOOD, ids=str)
+def test_a_good_judge_reads_pass_on_the_init_scaffold_under_every_error_model(
+    model: ErrorModel, repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    _check_good(scaffold_battery(pytester, fake_judge, COPIES, model), SCAFFOLD, model)
+
+
+@pytest.mark.parametrize("model", SCAFFOLD_WORSE, ids=str)
+def test_a_worse_judge_reads_fail_on_the_init_scaffold_under_every_error_model(
+    model: ErrorModel, repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    found = scaffold_battery(pytester, fake_judge, WORSE_COPIES, model, error_after=WORSE)
+    _check_worse(found, SCAFFOLD, model)
