@@ -204,9 +204,12 @@ def _check_worse(found: Remeasure, judge: str, model: ErrorModel) -> None:
 
 # The `judges init` scaffold (55 items, a retest, 2 noise items), as a new user gets it.
 # Quick: one model each way; JUDGES_FULL_REMEASURE=1: every model. Its 35 defects cannot
-# show every 10% -> 25% rise (docs/gates-and-verdicts.md has the full run's figures).
+# show a 10% -> 25% rise under most models (0-4 of 10 caught in full; the table is in
+# docs/gates-and-verdicts.md): where it is not caught, the report must say that the set
+# cannot see such a drop and how to learn the items it needs.
 SCAFFOLD_GOOD = BATTERY if FULL else [ErrorModel.ONE_FIELD]
-SCAFFOLD_WORSE = list(ErrorModel) if FULL else [ErrorModel.INDEPENDENT]
+SCAFFOLD_WORSE = list(ErrorModel) if FULL else [ErrorModel.ITEM_STICKY]
+TOO_SMALL = ("cannot detect a 15-point drop", "`python -m judges plan` says how many items")
 
 
 @pytest.mark.parametrize("model", SCAFFOLD_GOOD, ids=str)
@@ -217,8 +220,18 @@ def test_a_good_judge_reads_pass_on_the_init_scaffold_under_every_error_model(
 
 
 @pytest.mark.parametrize("model", SCAFFOLD_WORSE, ids=str)
-def test_a_worse_judge_reads_fail_on_the_init_scaffold_under_every_error_model(
+def test_a_worse_judge_on_the_init_scaffold_is_caught_or_its_report_says_the_set_is_too_small(
     model: ErrorModel, repository: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
 ) -> None:
     found = scaffold_battery(pytester, fake_judge, WORSE_COPIES, model, error_after=WORSE)
-    _check_worse(found, SCAFFOLD, model)
+    if FULL:
+        _check_worse(found, SCAFFOLD, model)
+        return
+    code, said = found.accepted
+    assert code == 0, said
+    for copy in found.copies:
+        if copy.word in CAUGHT:
+            continue
+        report = pytester.path / "reports" / SCAFFOLD / copy.version / "report.md"
+        text = report.read_text(encoding="utf-8")
+        assert all(words in text for words in TOO_SMALL), copy.lines()
