@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+# pytest-benchmark warns in an inner run of an xdist worker; the split needs none of it.
+QUIET = ["-p", "no:cacheprovider", "-p", "no:benchmark"]
 CONFTEST = """
 from tests.conftest import (
     pytest_collection_modifyitems, pytest_configure, pytest_terminal_summary,
@@ -25,7 +27,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
     project: pytest.Pytester,
 ) -> None:
-    result = project.runpytest_inprocess("-p", "no:cacheprovider", "--strict-markers")
+    result = project.runpytest_inprocess(*QUIET, "--strict-markers")
     result.assert_outcomes(passed=1, deselected=1)
     result.stdout.fnmatch_lines(["1 proof tests * left out: `python -m pytest -n auto -m proof`*"])
 
@@ -38,6 +40,6 @@ def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
 def test_a_marker_expression_or_a_named_file_chooses(
     project: pytest.Pytester, args: list[str], passed: int, deselected: int
 ) -> None:
-    result = project.runpytest_inprocess("-p", "no:cacheprovider", *args)
+    result = project.runpytest_inprocess(*QUIET, *args)
     result.assert_outcomes(passed=passed, deselected=deselected)
     assert "left out" not in result.stdout.str()
