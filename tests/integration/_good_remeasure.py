@@ -489,7 +489,6 @@ def scaffold_battery(
     later = pytester.runpytest_inprocess(*INNER_OPTIONS, "--record=missing", *live)
     assert fake.right.total() == len(fake_judge.calls), later.stdout.str()[-3000:]
     calls = len(fake_judge.calls)
-    pytester.runpytest_inprocess(*INNER_OPTIONS)  # the replay writes every version's report
     accepted = command(["baseline", SCAFFOLD, "--accept", names[0]])
     if accepted[0] == 0:
         inherit_accepted_table(root, SCAFFOLD, names[0])
