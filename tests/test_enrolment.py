@@ -134,3 +134,22 @@ def test_a_run_the_judge_has_but_never_recorded_reads_incomplete(demo: dict[str,
     assert next(r for r in built.folders if r.version == "1.0").models[0].missing_runs == ()
     # Both versions have their noise rows (version_rows): nothing lacks there.
     assert model.incomplete_reason() == "lacks the retest run of its judge"
+
+
+def test_a_released_model_has_its_main_run_alone_and_a_retest_redraws_the_main_items() -> None:
+    # The built-in pairwise set: 0.1 is five released models' outputs (imported, never
+    # called); 1.0's main run judges the 16 items set.toml names, and its retest the same.
+    from judges.pytest_plugin.session.catalogue import Catalogue
+    from judges.pytest_plugin.session.settings import Settings
+
+    catalogue = Catalogue(Settings(rootdir=ROOT, planted_sets=ROOT / "planted_sets"))
+    spec, planted = catalogue.catalog["pairwise"], catalogue.planted_sets["pairwise"]
+    assert planted.config.retest and "0.1" in planted.run_versions("retest")
+    released = catalogue.models_for(spec, "0.1")
+    assert len(released) == 5 and catalogue.run_models(spec, "0.1", "main") == released
+    assert catalogue.run_models(spec, "0.1", "sme") == released  # reads the main run
+    assert catalogue.run_models(spec, "0.1", "retest") == []
+    (local,) = catalogue.run_models(spec, "1.0", "retest")
+    main = catalogue.run_items(planted, "main", "1.0", str(local))
+    assert len(main) == 16 and catalogue.run_items(planted, "retest", "1.0", str(local)) == main
+    assert len(planted.items) > len(main)  # not the whole set

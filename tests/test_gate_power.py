@@ -171,6 +171,17 @@ def test_category_power_warns_when_a_category_cannot_see_15_points() -> None:
     assert "| small | 8 | 0.50 |" in "\n".join(category_power_lines(list(assumed.values())))
 
 
+@pytest.mark.parametrize("flips", [None, Discordance(0, 15, "retest against main")])
+def test_a_category_with_nothing_detected_has_no_drop_to_detect_with_or_without_a_retest(
+    flips: Discordance | None,
+) -> None:
+    # A retest's discordance sizes a drop only where there is detection to drop.
+    (power,) = category_power(_rows("none", [False] * 13), flips)
+    assert power.nothing_to_drop and math.isnan(power.drop) and power.basis.startswith("nothing")
+    assert "there is no detection to drop" in (category_power_warning(power) or "")
+    assert "none: nothing detected" in "\n".join(category_power_lines([power]))
+
+
 def test_report_states_power_per_gate_and_category() -> None:
     root = Path(__file__).resolve().parents[1] / "reports" / "product_identity" / "0.3.1"
     text = (root / "report.md").read_text(encoding="utf-8")

@@ -60,13 +60,8 @@ class JudgeRunner(probing.ProbeJudging):
             )
         planted = self.session.planted_sets[set_case.judge]
         plan = self.session.run_plan(planted, run)
-        items = (
-            self.session.main_items(planted, set_case.version, str(set_case.model))
-            if run == "main"
-            else plan.items
-        )
         rows: list[JudgementRow] = []
-        for item in items:
+        for item in self.session.run_items(planted, run, set_case.version, str(set_case.model)):
             model = plan.model or set_case.model
             case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
             nodeid = self.session.recorders.get((run, case))
@@ -173,9 +168,12 @@ class JudgeRunner(probing.ProbeJudging):
     def _version_rows(self, set_case: SetCase, runs: tuple[str, ...]) -> list[JudgementRow]:
         """Every judgement of the runs that cover this version, replayed (main always)."""
         planted = self.session.planted_sets[set_case.judge]
+        spec = self.session.catalog[set_case.judge]
         rows: list[JudgementRow] = []
+        version = set_case.version
         for run in runs:
-            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
+            covers = run == "main" or version in self.session.run_plan(planted, run).versions
+            if covers and set_case.model in self.session.run_models(spec, version, run):
                 rows += self.replay_set(set_case, run=run)
         return rows
 

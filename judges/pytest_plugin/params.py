@@ -78,13 +78,8 @@ def item_params(session: JudgesSession, run: str) -> list[Any]:
         plan = session.run_plan(planted, run)
         spec = session.catalog[planted.judge]
         for version in plan.versions:
-            for model in session.models_for(spec, version):
-                items = (
-                    session.main_items(planted, version, str(model))
-                    if run == "main"
-                    else plan.items
-                )
-                for item in items:
+            for model in session.run_models(spec, version, run):
+                for item in session.run_items(planted, run, version, str(model)):
                     case = Case(spec.name, version, plan.model or model, item.id, item.slug)
                     reason = planted.accepted_miss(str(model), version, item.id)
                     # raises=AssertionError: a missing or stale cassette still fails loudly.
@@ -112,7 +107,7 @@ def set_params(session: JudgesSession, run: str) -> list[Any]:
         else:
             versions = session.run_plan(planted, "main" if run == "fitness" else run).versions
         for version in versions:
-            for model in session.models_for(spec, version):
+            for model in session.run_models(spec, version, run):
                 case = SetCase(spec.name, version, model)
                 marks = _not_fit_accepted(planted, str(model), version) if run == "fitness" else []
                 params.append(pytest.param(case, id=case_id(session, case), marks=marks))

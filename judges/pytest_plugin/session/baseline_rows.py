@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, main_run
@@ -31,7 +32,9 @@ def recorded_baselines(
             ref = ModelRef.parse(model)
             found = found or _replay_run(catalogue, judging, planted, version, ref)
             if found is not None:
-                if version in catalogue.run_plan(planted, "retest").versions:  # its second draw
+                # Its second draw; a released model has its main run alone.
+                retested = version in catalogue.run_plan(planted, "retest").versions
+                if retested and not is_imported(ref):
                     found += _replay_run(catalogue, judging, planted, version, ref, "retest") or []
                 baselines.setdefault((name, version), []).extend(found)
     return baselines
@@ -47,9 +50,8 @@ def _replay_run(
 ) -> list[JudgementRow] | None:
     """A version's run from its cassettes; None when any is missing."""
     plan = catalogue.run_plan(planted, run)
-    items = catalogue.main_items(planted, version, str(model)) if run == "main" else plan.items
     rows: list[JudgementRow] = []
-    for item in items:
+    for item in catalogue.run_items(planted, run, version, str(model)):
         case = Case(planted.judge, version, plan.model or model, item.id, item.slug)
         try:
             rows += judging.judge_case(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.core.runner import Subject
@@ -18,6 +19,11 @@ from judges.sets.probes import ProbeSet, load_probe_set
 
 # The retest run's seeds sit far from the noise floor's repeats: independent draws.
 RETEST_DRAW = 100
+
+# The runs that redraw what a version's main run judged, and the set-level cases that read
+# the main run; a released model (`imported:`) has only these, as it is never called.
+MAIN_RUN_ITEMS = ("main", "retest")
+READS_MAIN = ("main", "sme", "ranking", "pairwise", "fitness")
 
 
 class Catalogue:
@@ -60,6 +66,22 @@ class Catalogue:
     ) -> tuple[PlantedItem, ...]:
         """The items a version's main run (of `model`) judges: all, or what set.toml names."""
         return planted.main_items(version, model)
+
+    def run_models(self, spec: JudgeSpec, version: str, run: str) -> list[ModelRef]:
+        """The models a run of a version judges on: a released model's judgements are its
+        main run alone (it is never called, so it has no retest, noise or panel run)."""
+        models = self.models_for(spec, version)
+        return models if run in READS_MAIN else [m for m in models if not is_imported(m)]
+
+    def run_items(
+        self, planted: PlantedSet, run: str, version: str, model: str
+    ) -> tuple[PlantedItem, ...]:
+        """The items one run of a version judges on `model`. A retest redraws the items the
+        main run judged (all, or set.toml's list for the version); the other runs have their
+        own (the noise items, the panel's, the reading list)."""
+        if run in MAIN_RUN_ITEMS:
+            return planted.main_items(version, model)
+        return self.run_plan(planted, run).items
 
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         """How a run of a planted set judges: repeats, seeds, sampling, versions, items."""

@@ -119,6 +119,14 @@ class JudgesSession:
     ) -> tuple[PlantedItem, ...]:
         return self.catalogue.main_items(planted, version, model)
 
+    def run_models(self, spec: JudgeSpec, version: str, run: str) -> list[ModelRef]:
+        return self.catalogue.run_models(spec, version, run)
+
+    def run_items(
+        self, planted: PlantedSet, run: str, version: str, model: str
+    ) -> tuple[PlantedItem, ...]:
+        return self.catalogue.run_items(planted, run, version, model)
+
     def run_plan(self, planted: PlantedSet, run: str) -> RunPlan:
         return self.catalogue.run_plan(planted, run)
 

@@ -159,9 +159,17 @@ def _retest_md(result: TestRetest) -> list[str]:
         f"{result.n_pairs} items answered in both runs; left out: {_left_out(result.excluded)}; "
         f"failed rows: {_errors(result.errors)}.",
         "",
-        "| Dimension | Exact match | Mean abs change | Quadratic kappa | Spearman | Missing |",
-        "|---|---|---|---|---|---|",
     ]
+    if not result.dimensions:  # a judge with no score dimensions (pairwise: a winner)
+        lines.append(
+            "No score dimension to compare (judge.toml `dimensions` is empty): the retest "
+            "reads in the gates below, against this main run."
+        )
+    else:
+        lines += [
+            "| Dimension | Exact match | Mean abs change | Quadratic kappa | Spearman | Missing |",
+            "|---|---|---|---|---|---|",
+        ]
     for name, d in result.dimensions.items():
         lines.append(
             f"| {name} | {_stat(d.exact_match)} | {_stat(d.mean_abs_delta)} | {_stat(d.kappa)} | "

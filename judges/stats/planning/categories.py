@@ -94,12 +94,13 @@ def category_power(
             by_category.setdefault(row.category, []).append(row)
     found = []
     for category, rows in sorted(by_category.items()):
-        if discordance is not None:
-            share, basis = discordance.share, f"discordance {discordance.describe()}"
-        elif not any(map(detected, rows)):
+        # Nothing detected leaves nothing to drop, whatever a retest's discordance says.
+        if not any(map(detected, rows)):
             basis = f"nothing detected (0/{len(rows)}): no drop to detect"
             found.append(CategoryPower(category, len(rows), 0.0, math.nan, basis, detected=0))
             continue
+        if discordance is not None:
+            share, basis = discordance.share, f"discordance {discordance.describe()}"
         else:
             rate = sum(map(detected, rows)) / len(rows)
             share = assumed_discordance(rate)
