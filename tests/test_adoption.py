@@ -61,9 +61,9 @@ def test_init_writes_a_skeleton_the_harness_loads(project: Path) -> None:
     assert spec.versions == ["1.0"] and spec.config.baseline_model == MODEL
     items = (project / "planted_sets" / "support_reply" / "items.jsonl").read_text()
     rows = [json.loads(line) for line in items.splitlines()]
-    # Large enough to decide: 20 controls against 35 defects in three categories.
-    assert sum(r["control"] for r in rows) == 20 and len(rows) == 55
-    assert [r["id"] for r in rows] == [f"SR-{n:03d}" for n in range(1, 56)]
+    # Large enough to decide: 45 controls against 150 defects in three categories of 50.
+    assert sum(r["control"] for r in rows) == 45 and len(rows) == 195
+    assert [r["id"] for r in rows] == [f"SR-{n:03d}" for n in range(1, 196)]
     assert all(r["expect"] and r["provenance"]["note"] for r in rows)
     ini = (project / "pytest.ini").read_text()
     assert "judges_prompts = judge_prompts" in ini and "pythonpath = ." in ini

@@ -44,7 +44,7 @@ QUESTIONS = [
 ]
 
 
-# The grown items' ids follow the scaffold's own (SR-001 ... SR-055).
+# The grown items' ids follow the scaffold's own (SR-001 ... SR-195).
 GROWN_FROM = len(scaffold_items())
 
 
