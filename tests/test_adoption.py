@@ -61,9 +61,9 @@ def test_init_writes_a_skeleton_the_harness_loads(project: Path) -> None:
     assert spec.versions == ["1.0"] and spec.config.baseline_model == MODEL
     items = (project / "planted_sets" / "support_reply" / "items.jsonl").read_text()
     rows = [json.loads(line) for line in items.splitlines()]
-    # Large enough to decide: 20 controls against 35 defects in three categories.
-    assert sum(r["control"] for r in rows) == 20 and len(rows) == 55
-    assert [r["id"] for r in rows] == [f"SR-{n:02d}" for n in range(1, 56)]
+    # Large enough to decide: 45 controls against 150 defects in three categories of 50.
+    assert sum(r["control"] for r in rows) == 45 and len(rows) == 195
+    assert [r["id"] for r in rows] == [f"SR-{n:03d}" for n in range(1, 196)]
     assert all(r["expect"] and r["provenance"]["note"] for r in rows)
     ini = (project / "pytest.ini").read_text()
     assert "judges_prompts = judge_prompts" in ini and "pythonpath = ." in ini
@@ -89,7 +89,7 @@ def test_init_never_overwrites_and_appends_to_gitignore_once(
     assert tmp_path / ".gitignore" in second.kept and not second.advice
     assert (tmp_path / "pytest.ini").read_text() == ini
     assert (tmp_path / ".gitignore").read_text().count("# judges: begin") == 1
-    assert "TO-01" in (tmp_path / "planted_sets" / "tone" / "items.jsonl").read_text()
+    assert "TO-001" in (tmp_path / "planted_sets" / "tone" / "items.jsonl").read_text()
     with pytest.raises(ValueError, match="already defined here"):
         scaffold(tmp_path, "tone", MODEL)
     load_catalog.cache_clear()
@@ -168,9 +168,10 @@ def test_derive_on_a_missing_folder_or_a_bad_line_is_one_line(
     scaffold(project, "tone", MODEL)
     load_catalog.cache_clear()
     items = project / "planted_sets" / "tone" / "items.jsonl"
+    bad = len(items.read_text().splitlines()) + 1  # the line after the scaffold's items
     items.write_text(items.read_text() + "{not json\n")
     code, _, err = _run(["derive", "tone"], capsys)
-    assert code == 2 and err.count("\n") == 1 and "items.jsonl:56" in err
+    assert code == 2 and err.count("\n") == 1 and f"items.jsonl:{bad}:" in err
 
 
 def test_a_verdict_module_without_a_return_annotation_is_named(project: Path) -> None:

@@ -43,7 +43,7 @@ def test_noise_items_that_all_deserve_one_answer_cannot_decide() -> None:
 
 def test_the_scaffolds_perfect_noise_and_retest_cannot_decide() -> None:
     # The first init scaffold: 2 noise items x 3 repeats, 6 retest pairs (its noise floor is
-    # still that size, a diagnostic beside its 55 items' retest). A perfect judge reaches
+    # still that size, a diagnostic beside its 195 items' retest). A perfect judge reaches
     # alpha 1.00 at p = 0.087 and kappa 1.00 at p = 0.054: tests it cannot pass decide nothing.
     noise = repeats_agree_above_chance([[3, 3, 3], [1, 1, 1]], name="noise: accuracy")
     assert noise.value == 1.0 and noise.p_value > 0.05

@@ -40,7 +40,7 @@ def _forget_verdict_modules() -> None:
 def test_the_init_scaffold_decides_what_it_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`judges init`'s set: each defect category against its 20 controls is a deciding test
+    """`judges init`'s set: each defect category against its 45 controls is a deciding test
     (a coin flip cannot earn a PASS there, and a good judge is not failed by chance)."""
     scaffold(tmp_path, "support_reply", "local:any-model")
     monkeypatch.syspath_prepend(str(tmp_path))  # its verdict module, as pytest.ini adds it
@@ -53,7 +53,7 @@ def test_the_init_scaffold_decides_what_it_measures(
     assert weak_set_lines(planted) == []
     controls = sum(item.control for item in planted.items)
     categories = {item.category for item in planted.items if not item.control}
-    assert controls == 20 and categories == {"wrong_policy", "made_up", "unhelpful"}
+    assert controls == 45 and categories == {"wrong_policy", "made_up", "unhelpful"}
     for category in categories:
         defects = sum(item.category == category for item in planted.items)
         assert detection_power(defects, controls) >= MIN_POWER, category

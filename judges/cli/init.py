@@ -47,7 +47,7 @@ class Written:
 
 
 def item_prefix(name: str) -> str:
-    """The planted items' id prefix: the name's initials, 2 to 4 capitals (SR-01)."""
+    """The planted items' id prefix: the name's initials, 2 to 4 capitals (SR-001)."""
     initials = "".join(part[0] for part in name.split("_") if part).upper()
     if len(initials) < 2:
         initials = re.sub(r"[^A-Z]", "", name.upper())[:2].ljust(2, "X")

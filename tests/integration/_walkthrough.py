@@ -20,7 +20,7 @@ INNER_OPTIONS = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
 INNER_OPTIONS += ["-p", "no:anyio", "-p", "no:benchmark"]
 
 
-# The one planted defect the walkthrough's judge misses (SR-03: a shipping refund promised).
+# The one planted defect the walkthrough's judge misses (SR-003: a shipping refund promised).
 MISSED_SLUG = "refunds-shipping"
 
 
@@ -57,7 +57,7 @@ WALKTHROUGH_KEY = _walkthrough_key()
 
 
 def walkthrough_judge(received: Received) -> str:
-    """A judge right on every scaffold item but one: it misses the shipping refund (SR-03)."""
+    """A judge right on every scaffold item but one: it misses the shipping refund (SR-003)."""
     verdict = {**WALKTHROUGH_KEY[judged_reply(received)], "rationale": "read the reply"}
     return json.dumps(verdict)
 

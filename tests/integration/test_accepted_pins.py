@@ -34,7 +34,7 @@ POLICY = (
     "delivery for a refund to the original payment method. Shipping costs are not refunded."
 )
 MISSED = 7  # the window defect every version misses: 1.0's one accepted miss
-# The grown items' ids follow the scaffold's own (SR-01 ... SR-55); the judge is right on
+# The grown items' ids follow the scaffold's own (SR-001 ... SR-195); the judge is right on
 # every scaffold item (their answer key), so the grown ones alone tell the versions apart.
 GROWN_FROM = len(scaffold_items())
 SCAFFOLD_KEY = {item["inputs"]["reply"]: right_verdict(item) for item in scaffold_items()}
@@ -55,7 +55,7 @@ def _item(number: int) -> dict:
             {"field": "helpfulness", "op": ">=", "value": 2},
         ]
     return {
-        "id": f"SR-{GROWN_FROM + number:02d}",
+        "id": f"SR-{GROWN_FROM + number:03d}",
         "slug": f"{'control' if control else 'window'}-{number:02d}",
         "judge": JUDGE,
         "category": "control" if control else "wrong_window",

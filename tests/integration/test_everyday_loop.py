@@ -44,7 +44,7 @@ QUESTIONS = [
 ]
 
 
-# The grown items' ids follow the scaffold's own (SR-01 ... SR-55).
+# The grown items' ids follow the scaffold's own (SR-001 ... SR-195).
 GROWN_FROM = len(scaffold_items())
 
 
@@ -63,7 +63,7 @@ def _item(number: int, control: bool) -> dict:
             {"field": "helpfulness", "op": ">=", "value": 2},
         ]
     return {
-        "id": f"SR-{GROWN_FROM + number:02d}",
+        "id": f"SR-{GROWN_FROM + number:03d}",
         "slug": f"{'control' if control else 'window'}-{number:02d}",
         "judge": JUDGE,
         "category": "control" if control else "wrong_window",
@@ -200,8 +200,8 @@ def test_a_rerecord_hint_runs_as_printed(
     first = json.loads(lines[0])
     first["inputs"]["reply"] += " Thank you."
     items.write_text(json.dumps(first) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    stale = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-01")
-    # SR-01's main run, its noise floor and its retest: each failed test prints its hint.
+    stale = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-001")
+    # SR-001's main run, its noise floor and its retest: each failed test prints its hint.
     hints = [
         line.split("Re-record it with:", 1)[1]
         for line in stale.outlines
@@ -219,7 +219,7 @@ def test_a_rerecord_hint_runs_as_printed(
         assert rerun.ret == 0, rerun.stdout.str()[-2000:]
         assert len(fake_judge.calls) > calls
     # Re-recorded as the hints said, the item replays offline again.
-    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-01")
+    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS, "-k", f"{JUDGE}-1.1-SR-001")
     assert replayed.ret == 0, replayed.stdout.str()[-2000:]
 
 

@@ -7,12 +7,12 @@ prompt, each with its noise and retest runs (they follow the judge). `python -m 
 baseline --accept 1.0` accepts the first (and, as it does for every recorded version, each
 version's own misses); the other five replay offline against it and must each read PASS, as
 the simulation of tests/test_false_alarms.py predicts for this set shape. The scaffold's
-set is large enough for its chance tests to decide (20 controls against 17, 9 and 9
-defects), so each PASS is one on evidence, not "fitness undecided".
+set is large enough for its chance tests to decide (45 controls against 50 defects in each
+of three categories), so each PASS is one on evidence, not "fitness undecided".
 
 The draws are seeded per request and per how many identical requests came before (copies
 send identical requests), recorded one at a time, so each run of this test sees the same
-answers. Under these seeds 65 of the 696 draws are wrong: every version misses a few items
+answers. Under these seeds 246 of the 2376 draws are wrong: every version misses a few items
 (each accepted as that version's misses) and still beats chance on every deciding test, and
 no regression gate against 1.0 reaches significance under Holm. The report's gates are
 those of the built-in sets: each against both baseline draws, under Holm.

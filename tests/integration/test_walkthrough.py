@@ -62,7 +62,7 @@ def test_the_walkthrough_runs_as_written(
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
     assert len(fake_judge.calls) == PER_VERSION, [r.path for r in fake_judge.received]
-    # SR-03 is missed; the set-level tests (gates, fitness, table, noise floor, retest) wait
+    # SR-003 is missed; the set-level tests (gates, fitness, table, noise floor, retest) wait
     # for replay.
     recorded.assert_outcomes(passed=ITEMS - 1 + 2 + ITEMS, failed=1, skipped=5, deselected=5)
     cassettes = sorted((repository / "cassettes" / "support_reply" / "1.0").rglob("*.yaml"))
@@ -71,7 +71,7 @@ def test_the_walkthrough_runs_as_written(
     # 2. Replay, offline: the miss fails, and the verdict table has no snapshot yet.
     replayed = pytester.runpytest_inprocess(*INNER_OPTIONS)
     assert replayed.ret == 1
-    replayed.stdout.fnmatch_lines(["*SR-03*expected accuracy <= 1*returned accuracy=3*"])
+    replayed.stdout.fnmatch_lines(["*SR-003*expected accuracy <= 1*returned accuracy=3*"])
 
     # 3. Accept 1.0: the miss becomes an accepted miss, and 1.0 the baseline. The set is
     # large enough for its chance tests to decide: 1.0 is FIT on evidence.
@@ -80,7 +80,7 @@ def test_the_walkthrough_runs_as_written(
     assert "fitness: support_reply 1.0 on " in out and ": FIT" in out
     planted = repository / "planted_sets" / "support_reply"
     misses = tomllib.loads((planted / "expectations.toml").read_text())
-    assert list(misses[MODEL]["1.0"]) == ["SR-03"]
+    assert list(misses[MODEL]["1.0"]) == ["SR-003"]
     assert tomllib.loads((planted / "gates.toml").read_text())[MODEL]["1.0"]["baseline"] == "1.0"
 
     # 4. Accept the verdict table, then 5. the replay is green.
