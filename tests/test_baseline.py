@@ -165,6 +165,24 @@ def test_an_equally_good_judge_meets_every_suggested_floor_95_percent_of_the_tim
     assert detection_floors(perfect).get("min_detection", {}).get("cousin", 0.0) < 0.9
 
 
+def test_a_retest_of_the_same_items_pools_into_the_floor_so_one_lucky_draw_sets_none() -> None:
+    # Every one of 40 defects caught in the main run, 34 in its retest: what is known of the
+    # judge's rate is 74 of 80, and the next run of 40 is predicted from that.
+    main = [_row(f"D-{i}", True) for i in range(40)]
+    retest = [_row(f"D-{i}", i < 34).model_copy(update={"run": "retest"}) for i in range(40)]
+    alone = detection_floors(main)["min_detection"]["cousin"]
+    pooled = detection_floors(main + retest)["min_detection"]["cousin"]
+    predictive = scipy.stats.betabinom(40, 74.5, 6.5)
+    counts = [c for c in range(41) if predictive.cdf(c - 1) <= 0.0025]
+    assert pooled == pytest.approx(math.floor(max(counts) / 40 / 0.05) * 0.05) and pooled < alone
+    # A judge right on 88% of them: the lucky main draw's floor alone fails it often.
+    next_run = scipy.stats.binom(40, 0.88)
+    assert next_run.cdf(math.ceil(alone * 40) - 1) > 0.05 > next_run.cdf(math.ceil(pooled * 40) - 1)
+    # A retest of other items is not a draw of these: it does not pool.
+    elsewhere = [row.model_copy(update={"item_id": f"E-{i}"}) for i, row in enumerate(retest)]
+    assert detection_floors(main + elsewhere)["min_detection"]["cousin"] == alone
+
+
 def test_an_unknown_accepted_version_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -76,4 +76,4 @@ def test_a_judge_that_orders_by_gold_level_beats_random_and_its_gates() -> None:
 
 def test_queries_are_seeded_apart() -> None:
     seeds = {query.seed for query in relevance_queries({3: 1, 2: 1, 1: 1, 0: 1})}
-    assert len(seeds) == 7
+    assert len(seeds) == 17

@@ -35,10 +35,10 @@ def test_the_recorded_relevance_judge_is_reported_as_no_better_than_random(
 ) -> None:
     markdown, model = build(tmp_path, "relevance", read_jsonl(RECORDED))
     assert "### As a ranker" in markdown
-    assert "- not better than a random ranking (hard-negative AUC 0.58 [" in markdown
+    assert "- not better than a random ranking (hard-negative AUC 0.59 [" in markdown
     assert "random 0.50; p = " in markdown
     auc = next(m for m in model["ranking"]["metrics"] if m["metric"] == "hard_negative_auc")
-    assert (auc["random"], auc["better_than_random"], auc["n"]) == (0.5, False, 7)
+    assert (auc["random"], auc["better_than_random"], auc["n"]) == (0.5, False, 17)
     assert "coercions" not in model  # a strict judge has no coercion line
 
 
@@ -51,7 +51,7 @@ def test_a_judge_that_orders_by_gold_level_is_reported_as_better(tmp_path: Path)
         row.verdict = {**(row.verdict or {}), "score": gold[level]}
         row.status = "ok"
     markdown, _ = build(tmp_path, "relevance", rows)
-    assert "- better than a random ranking (hard-negative AUC 1.00 [1.00, 1.00] n=7" in markdown
+    assert "- better than a random ranking (hard-negative AUC 1.00 [1.00, 1.00] n=17" in markdown
 
 
 def test_other_judges_have_no_ranking_section(tmp_path: Path) -> None:

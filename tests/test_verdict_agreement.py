@@ -58,7 +58,8 @@ def deciding(verdict: ModelVerdict) -> dict[str, object]:
         },
         "regressions": [(g.name, g.passed) for g in verdict.regressions],
         "missing": (verdict.missing_items, verdict.missing_runs),
-        "failures": [(f.row.item_id, f.accepted_miss is None) for f in verdict.failures],
+        # As a set: the report lists them by id, the suite in the set's order.
+        "failures": sorted((f.row.item_id, f.accepted_miss is None) for f in verdict.failures),
         "accepted_met": verdict.accepted_met,
     }
 

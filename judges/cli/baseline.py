@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +77,16 @@ FLOORS_MET = (
 )
 
 
-def predicted_bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
+def predicted_bound(
+    statistic: Rate | Estimate, at_least: bool, others: Sequence[Rate] = ()
+) -> float | None:
     """The worst value the next run of an equally good judge reaches with FLOOR_MISS chance.
 
     A rate k/n: the Jeffreys beta-binomial predictive of the next run's k (the judge's own
-    rate unknown, as one run shows it), its FLOOR_MISS quantile. An estimate (a standard
+    rate unknown, as the accepted draws show it), its FLOOR_MISS quantile. `others`: more
+    draws of the same judge on the same items (the retest), pooled into what is known of
+    its rate, so one lucky draw (every defect of a category caught) does not set a floor an
+    equally good judge misses; the next run is still one run of n items. An estimate (a standard
     deviation, a mean change, a kappa, an alpha): None. One run's bootstrap interval
     understates the next run's spread at these sizes (a quiet noise run of nine items says
     little of the next one's rare wrong draws), so no floor is suggested that an equally good
@@ -89,22 +94,24 @@ def predicted_bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
     """
     if not statistic.n or not isinstance(statistic, Rate):
         return None
-    k, n = statistic.successes, statistic.n
-    predictive = scipy.stats.betabinom(n, k + 0.5, n - k + 0.5)
+    n = statistic.n
+    k = statistic.successes + sum(other.successes for other in others)
+    drawn = n + sum(other.n for other in others)
+    predictive = scipy.stats.betabinom(n, k + 0.5, drawn - k + 0.5)
     # The smallest count whose cdf reaches the tail: the next run falls below it (a floor) or
     # above it (a ceiling) with probability FLOOR_MISS at most.
     count = float(predictive.ppf(FLOOR_MISS if at_least else 1 - FLOOR_MISS))
     return max(0.0, min(float(n), count)) / n
 
 
-def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
+def _bound(statistic: Rate | Estimate, at_least: bool, others: Sequence[Rate] = ()) -> float | None:
     """The suggested floor: the predicted bound rounded down (a ceiling: rounded up).
 
     None where there is nothing to suggest: no data, an estimate (see predicted_bound), or a
     rate whose floor would be 0.0 (or ceiling 1.0), which no run can fail; a gate that cannot
     fail is no gate.
     """
-    predicted = predicted_bound(statistic, at_least)
+    predicted = predicted_bound(statistic, at_least, others)
     if predicted is None or math.isnan(predicted):
         return None
     bound = floor_step(predicted) if at_least else ceil_step(predicted)
@@ -114,14 +121,22 @@ def _bound(statistic: Rate | Estimate, at_least: bool) -> float | None:
 
 
 def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
-    """Suggested floors from the main run: Wilson bounds, so a re-recording passes them.
+    """Suggested floors from the main run, with its retest pooled in where the version has
+    one (both are draws of the judge on the same items): a bound a re-recording meets.
 
     A detection floor at or below the control false-positive ceiling is below chance (a
     judge flagging everything at that rate passes both): it is not suggested.
     """
     main = [row for row in rows if row.run == "main"]
-    ceiling = _bound(control_false_positive_rate(main), False)
-    detection = {c: _bound(r, True) for c, r in detection_rates(main).items()}
+    retest = [row for row in rows if row.run == "retest"]
+    again = _same_items(main, retest)
+    false_positives = [control_false_positive_rate(retest)] if again else []
+    ceiling = _bound(control_false_positive_rate(main), False, false_positives)
+    retest_rates = detection_rates(retest) if again else {}
+    detection = {
+        c: _bound(r, True, [retest_rates[c]] if c in retest_rates else [])
+        for c, r in detection_rates(main).items()
+    }
     floors: dict[str, Any] = {
         "min_detection": {
             c: v for c, v in detection.items() if v is not None and (ceiling is None or v > ceiling)
@@ -131,6 +146,11 @@ def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
         "max_control_false_positive": ceiling,
     }
     return {key: value for key, value in floors.items() if value not in (None, {})}
+
+
+def _same_items(main: list[JudgementRow], retest: list[JudgementRow]) -> bool:
+    """Whether the retest redrew exactly the main run's items (then its rates pool)."""
+    return bool(retest) and sorted(r.item_id for r in retest) == sorted(r.item_id for r in main)
 
 
 def _below_chance(key: str, bound: float) -> bool:

@@ -127,9 +127,11 @@ def _ranking(
     planted: PlantedSet | None,
     memo: Memo | None,
 ) -> dict[str, Any]:
-    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds."""
+    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds or records
+    a known ranking failure (a judge at chance has no threshold worth setting)."""
     gates = planted.gates.get((model, version)) if planted else None
-    if planted is None or gates is None or not gates.ranking or not main:
+    ranked = gates is not None and (gates.ranking or gates.ranking_known_failure)
+    if planted is None or gates is None or not ranked or not main:
         return {}
     summary = summarise(queries_from_rows(main, planted), memo=memo)
     return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
