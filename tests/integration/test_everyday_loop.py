@@ -173,7 +173,8 @@ def test_a_worse_version_is_refused_then_accepted_knowingly_without_a_failing_fl
     assert why in report
     # The new table holds no floor the version fails: its first screen names no gate.
     assert report.startswith("# support_reply, prompt 1.1: PASS"), report[:800]
-    assert "min_detection.wrong_window = 0.6 dropped (--reset-floors" in out
+    inherited = gates(project)["1.0"]["min_detection"]["wrong_window"]  # 1.0's, from both draws
+    assert f"min_detection.wrong_window = {inherited:g} dropped (--reset-floors" in out
 
 
 def test_the_teams_floors_survive_an_acceptance(project: Path) -> None:
