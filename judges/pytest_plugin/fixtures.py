@@ -168,12 +168,11 @@ class JudgeRunner(probing.ProbeJudging):
     def _version_rows(self, set_case: SetCase, runs: tuple[str, ...]) -> list[JudgementRow]:
         """Every judgement of the runs that cover this version, replayed (main always)."""
         planted = self.session.planted_sets[set_case.judge]
-        spec = self.session.catalog[set_case.judge]
         rows: list[JudgementRow] = []
-        version = set_case.version
         for run in runs:
-            covers = run == "main" or version in self.session.run_plan(planted, run).versions
-            if covers and set_case.model in self.session.run_models(spec, version, run):
+            if not self.session.has_run(set_case.model, run):
+                continue
+            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
                 rows += self.replay_set(set_case, run=run)
         return rows
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, main_run
@@ -32,9 +31,8 @@ def recorded_baselines(
             ref = ModelRef.parse(model)
             found = found or _replay_run(catalogue, judging, planted, version, ref)
             if found is not None:
-                # Its second draw; a released model has its main run alone.
                 retested = version in catalogue.run_plan(planted, "retest").versions
-                if retested and not is_imported(ref):
+                if retested and catalogue.has_run(ref, "retest"):  # its second draw
                     found += _replay_run(catalogue, judging, planted, version, ref, "retest") or []
                 baselines.setdefault((name, version), []).extend(found)
     return baselines

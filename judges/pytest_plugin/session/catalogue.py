@@ -67,11 +67,15 @@ class Catalogue:
         """The items a version's main run (of `model`) judges: all, or what set.toml names."""
         return planted.main_items(version, model)
 
+    @staticmethod
+    def has_run(model: ModelRef | str, run: str) -> bool:
+        """Whether `model` has this run: a released model's judgements are its main run
+        alone (it is never called, so it has no retest, noise or panel run)."""
+        return run in READS_MAIN or not is_imported(model)
+
     def run_models(self, spec: JudgeSpec, version: str, run: str) -> list[ModelRef]:
-        """The models a run of a version judges on: a released model's judgements are its
-        main run alone (it is never called, so it has no retest, noise or panel run)."""
-        models = self.models_for(spec, version)
-        return models if run in READS_MAIN else [m for m in models if not is_imported(m)]
+        """The models a run of a version judges on (`has_run`)."""
+        return [model for model in self.models_for(spec, version) if self.has_run(model, run)]
 
     def run_items(
         self, planted: PlantedSet, run: str, version: str, model: str

@@ -114,13 +114,11 @@ class JudgesSession:
     def models_for(self, spec: JudgeSpec, version: str | None = None) -> list[ModelRef]:
         return self.catalogue.models_for(spec, version)
 
-    def main_items(
-        self, planted: PlantedSet, version: str, model: str | None = None
-    ) -> tuple[PlantedItem, ...]:
-        return self.catalogue.main_items(planted, version, model)
-
     def run_models(self, spec: JudgeSpec, version: str, run: str) -> list[ModelRef]:
         return self.catalogue.run_models(spec, version, run)
+
+    def has_run(self, model: ModelRef | str, run: str) -> bool:
+        return self.catalogue.has_run(model, run)
 
     def run_items(
         self, planted: PlantedSet, run: str, version: str, model: str
