@@ -41,6 +41,7 @@ from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import evaluate, not_evaluated
 from judges.stats.fitness.judge import judge_fitness
 from judges.stats.regression.family import version_regressions
+from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
@@ -271,9 +272,14 @@ def verdict(
     }
     sme = (shape.sme_labels, sme_dimension(shape.dimensions)) if _sme_due(shape) else None
     retest = _runs(baseline, "retest")
+    agreement = retest_agreement_regression(
+        Draws(base_main, retest), Draws(main, _runs(rows, "retest")), label, shape.dimensions,
+        shape.flag, gates.alpha,
+    )  # fmt: skip
     results += version_regressions(
-        base_main, main, label, shape.dimensions, noise_sd, gates.alpha, sme, retest=retest
-    )
+        base_main, main, label, shape.dimensions, noise_sd, gates.alpha, sme, retest=retest,
+        also=() if agreement is None else (agreement,),
+    )  # fmt: skip
     failed = [r for r in results if r.passed is False or not_evaluated(r)]
     if failed:
         return Verdict("FAIL", tuple(r.describe() for r in failed))

@@ -62,6 +62,7 @@ FSTRINGS_LEFT: Mapping[str, int] = {
     "judges.stats.regression.family": 1,  # the Holm note on a gate's why
     "judges.stats.regression.gates": 18,  # every regression gate's why, and describe
     "judges.stats.regression.reference": 3,  # the why against the baseline's retest
+    "judges.stats.regression.stability": 4,  # the retest-agreement gate's why, as gates'
     "judges.stats.reliability.gates": 6,  # gate names (`min_kappa.overall`)
     "judges.stats.reliability.label_stability": 4,  # gate and label names
     "judges.stats.reliability.probes": 1,  # an outcome's error (baseline quotes it)

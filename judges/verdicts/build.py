@@ -76,7 +76,7 @@ def build_verdict(
         floors |= extra_floors(table, stability, reading, notes)
     misses = planted.accepted_misses.get((model, version), {}) if planted else {}
     # Last: the regression gates add notes of their own.
-    found = regressions(model, version, rows, sources, baselines or {}, dimensions, notes)
+    found = regressions(model, version, rows, sources, baselines or {}, dimensions, flag, notes)
     return ModelVerdict(
         model=model,
         fitness=fitness,

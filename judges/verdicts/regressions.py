@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TypedDict
 
 from judges.core.results import JudgementRow
@@ -15,6 +16,7 @@ from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions
+from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
@@ -37,12 +39,13 @@ def regressions(
     sources: Sources,
     baselines: Mapping[str, Sequence[JudgementRow]],
     dimensions: Sequence[str],
+    flag: str | None,
     notes: list[str],
 ) -> RegressionSections:
     """The regression gates against the accepted baseline, the retest run against main, and
     what each defect category's detection gate can see (a note for each that is blind to a
     15-point drop)."""
-    found = _gates(model, version, rows, sources, baselines, dimensions, notes)
+    found = _gates(model, version, rows, sources, baselines, (dimensions, flag), notes)
     main = [row for row in rows if row.run == "main"]
     discordance = discordance_of(
         found.get("retest_regressions", ()), "retest against main"
@@ -82,16 +85,17 @@ def _gates(
     rows: Sequence[JudgementRow],
     sources: Sources,
     baselines: Mapping[str, Sequence[JudgementRow]],
-    dimensions: Sequence[str],
+    fields: tuple[Sequence[str], str | None],
     notes: list[str],
 ) -> RegressionSections:
+    dimensions, flag = fields
     main = [row for row in rows if row.run == "main"]
-    retest = [row for row in rows if row.run == "retest"]
+    own_retest = [row for row in rows if row.run == "retest"]
     found: RegressionSections = {}
-    if retest:
+    if own_retest:
         label = f"prompt {version} main run (the retest re-records the same prompt)"
         found["retest_regressions"] = tuple(
-            baseline_regressions(main, retest, label, prefix="retest.")
+            baseline_regressions(main, own_retest, label, prefix="retest.")
         )
     table = _table(model, version, sources)
     planted = sources.planted  # never None when there is a table; named for the type checker
@@ -122,9 +126,22 @@ def _gates(
     retest = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"
     ]
-    gates = version_regressions(
-        baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest
+    agreement = retest_agreement_regression(
+        Draws(baseline, retest), Draws(main, own_retest), label, dimensions, flag, table.alpha
     )
+    origin = planted.gates.get((model, table.baseline))
+    if agreement is not None and origin is not None and origin.accept_not_fit:
+        # As its stability floors are not inherited: a judge at chance (one score for
+        # nearly everything) agrees with itself more than a good judge does.
+        why = (
+            f"decides nothing: prompt {table.baseline}, the baseline, was accepted NOT FIT, "
+            f"and a judge at chance is steadier than a good one; {agreement.why}"
+        )
+        agreement = replace(agreement, passed=None, decides=False, why=why)
+    gates = version_regressions(
+        baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest,
+        also=() if agreement is None else (agreement,),
+    )  # fmt: skip
     found["regressions"] = tuple(gates)
     return found
 

@@ -33,7 +33,10 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
     would fail an unchanged judge on one of them far more often than alpha. Sorted by
     p-value, the k-th smallest fails only below alpha / (m - k + 1), and only while every
     smaller one failed: the family fails an unchanged judge at most alpha of the time.
-    Gates not evaluated (no p-value) stay not evaluated and are not counted in m.
+    Gates not evaluated (no p-value) stay not evaluated and are not counted in m. A gate
+    with a `level_cap` fails only below the lower of its cap and its Holm level, and where
+    it does not fail the step-down ends: the family rejects a subset of what Holm rejects,
+    so its error rate stays within alpha.
     """
     by_p_value = sorted(
         (gate.p_value, i)
@@ -46,6 +49,9 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
     for rank, (p_value, i) in enumerate(by_p_value):
         if p_value >= alpha / (m - rank):
             break
+        cap = gates[i].level_cap
+        if cap is not None and p_value >= cap:
+            break  # a gate that does not fail ends the step-down, as in Holm's
         failing.add(i)
     adjusted = []
     for i, gate in enumerate(gates):
@@ -54,6 +60,8 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
             continue
         rank = tested.index(i)
         level = alpha / (m - rank)
+        if gate.level_cap is not None and gate.level_cap < level:
+            level = gate.level_cap
         why = f"{gate.why}; Holm over the version's {m} regression gates: fails below {level:.4g}"
         adjusted.append(replace(gate, passed=i not in failing, why=why))
     return adjusted
@@ -68,6 +76,7 @@ def version_regressions(
     alpha: float = ALPHA,
     sme: tuple[Sequence[SmeLabel], str] | None = None,
     retest: Sequence[JudgementRow] = (),
+    also: Sequence[Regression] = (),
 ) -> list[Regression]:
     """Every regression gate of a version against its baseline (detection, control false
     positives, scores, and SME agreement when `sme` gives the labels and dimension), as one
@@ -75,7 +84,9 @@ def version_regressions(
 
     `retest`: the accepted version's retest run, when it has one: each gate then fails only
     where the run is worse than both baseline draws, so a lucky baseline draw does not fail
-    honest re-records (judges.stats.regression.reference)."""
+    honest re-records (judges.stats.regression.reference). `also`: gates decided with the
+    family but built elsewhere (the retest-agreement gate, judges.stats.regression.stability).
+    """
     gates = _family(baseline, rows, label, dimensions, noise_sd, alpha, sme)
     again = retest_as_draw(baseline, retest)
     if again is not None:
@@ -88,7 +99,7 @@ def version_regressions(
             else gate
             for gate in gates
         ]
-    return holm(gates, alpha)
+    return holm([*gates, *also], alpha)
 
 
 def _family(

@@ -102,6 +102,8 @@ class Regression:
     # False: no outcome could fail it (a baseline right on no paired item cannot be done
     # worse than), so it is shown, neither passes nor counts as not evaluated.
     decides: bool = True
+    # The highest level it may fail at, whatever Holm's step allows (None: Holm's alone).
+    level_cap: float | None = None
 
     def describe(self) -> str:
         verdict = {True: "pass", False: "REGRESSION", None: "not evaluated"}[self.passed]

@@ -1,0 +1,149 @@
+"""The retest-agreement regression gate: does the run agree with its own retest less than
+the baseline agreed with its own?
+
+A judge whose errors rise without leaning one way (scores drifting a point up or down, one
+facet of four wrong) moves no mean and few detections, so the detection and score gates see
+it only some of the time; what it cannot hide is that two draws of it agree less. Per item,
+the fields main and retest answer alike (the verdict, every score dimension, the flag) are
+counted for the baseline version and for this one, and the paired sign-flip test asks
+whether this version's counts are lower (one-sided mid-p).
+
+Valid under any error structure: under no change, each item's two counts are two draws of
+the same thing (main and retest of one judge on that item), so their difference is
+symmetric whatever the item, however its fields err together. What the test cannot do is
+check the baseline against a second draw: the baseline version has one (main, retest) pair,
+and every later run is compared with it. A lucky baseline (its two runs agreeing more than
+usual) would then raise the alarms of many honest runs at once, so the gate never fails at a
+level above alpha / STABILITY_SHARE, whatever Holm's step allows: in simulation
+(tests/test_retest_agreement.py) that kept the share of baselines against which three or more
+of 20 honest re-records fail it near 2%, against 8-17% at the full alpha.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judges.core.results import JudgementRow
+from judges.stats.estimates.intervals import bootstrap_mean_difference
+from judges.stats.estimates.paired_tests import sign_flip_lower
+from judges.stats.estimates.pairing import flag_of
+from judges.stats.estimates.power import Power, mean_drop
+from judges.stats.regression.comparison import numeric
+from judges.stats.regression.gates import ALPHA, Regression
+
+__all__ = ["RETEST_AGREEMENT", "STABILITY_SHARE", "Draws", "retest_agreement_regression"]
+
+RETEST_AGREEMENT = "regression.retest_agreement"
+STABILITY_SHARE = 5  # the gate fails at alpha / 5 at most
+
+
+@dataclass(frozen=True)
+class Draws:
+    """A version's main run and its retest (rows of one model)."""
+
+    main: Sequence[JudgementRow]
+    retest: Sequence[JudgementRow]
+
+
+def _by_item(rows: Sequence[JudgementRow]) -> dict[str, JudgementRow]:
+    return {row.item_id: row for row in sorted(rows, key=lambda r: r.key) if row.repeat == 0}
+
+
+def _agreeing(a: JudgementRow, b: JudgementRow, dimensions: Sequence[str], flag: str | None) -> int:
+    """How many of the item's fields two runs answered alike: the verdict (expectation met
+    or not), each score dimension and the flag; a field one run lacks does not agree."""
+    same = int(bool(a.met) == bool(b.met))
+    for dim in dimensions:
+        x, y = numeric(a.verdict, dim), numeric(b.verdict, dim)
+        same += int(x is not None and x == y)
+    if flag is not None:
+        fa, fb = flag_of(a.verdict, flag), flag_of(b.verdict, flag)
+        same += int(fa is not None and fa == fb)
+    return same
+
+
+def _counts(
+    draws: Draws, dimensions: Sequence[str], flag: str | None
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Per item, the fields its two runs agree on; and why each other item is left out."""
+    main, retest = _by_item(draws.main), _by_item(draws.retest)
+    counts: dict[str, int] = {}
+    left_out: dict[str, str] = {}
+    for item in sorted(set(main) | set(retest)):
+        a, b = main.get(item), retest.get(item)
+        if a is None or b is None:
+            left_out[item] = "not in both its main and retest runs"
+        elif a.status != "ok" or b.status != "ok":
+            left_out[item] = "failed judgement"
+        else:
+            counts[item] = _agreeing(a, b, dimensions, flag)
+    return counts, left_out
+
+
+def retest_agreement_regression(
+    baseline: Draws,
+    run: Draws,
+    label: str,
+    dimensions: Sequence[str],
+    flag: str | None,
+    alpha: float = ALPHA,
+) -> Regression | None:
+    """The gate, or None where either version has no retest run (nothing to compare).
+
+    Items are paired where both versions judged them in both runs; the rest are counted as
+    left out, by reason."""
+    if not baseline.retest or not run.retest:
+        return None
+    before, old_out = _counts(baseline, dimensions, flag)
+    after, new_out = _counts(run, dimensions, flag)
+    excluded: dict[str, int] = {}
+    for item in sorted(set(before) | set(after) | set(old_out) | set(new_out)):
+        if item in before and item in after:
+            continue
+        # Why the version that lacks the item's pair lacks it: this run first.
+        if item not in after:
+            why = new_out.get(item, "not in this run")
+        else:
+            why = "baseline: " + old_out[item] if item in old_out else "not in the baseline"
+        excluded[why] = excluded.get(why, 0) + 1
+    items = sorted(set(before) & set(after))
+    fields = 1 + len(dimensions) + (flag is not None)
+    if len(items) < 2:
+        why = "fewer than 2 items judged in both runs of both versions: no data, no decision"
+        return Regression(RETEST_AGREEMENT, label, None, None, why, excluded, decides=False)
+    old = np.array([before[i] for i in items], dtype=float)
+    new = np.array([after[i] for i in items], dtype=float)
+    diffs = new - old  # higher is better: more fields agree
+    p_value = 1.0 if not diffs.any() else sign_flip_lower(diffs).midp
+    cap = alpha / STABILITY_SHARE
+    change = bootstrap_mean_difference(new, old, paired=True, confidence=1 - 2 * alpha)
+    shown = "p < 0.0001" if p_value < 0.0001 else f"p = {p_value:.4f}"
+    why = (
+        f"fields main and retest answer alike per item, of {fields} (the verdict, "
+        f"{len(dimensions)} score dimension(s){', the flag' if flag else ''}): "
+        f"{old.mean():.2f} in the baseline, change {change.value:+.2f} [{change.low:+.2f}, "
+        f"{change.high:+.2f}] over {change.n} items ({1 - 2 * alpha:.0%} paired bootstrap); "
+        f"one-sided sign-flip mid-{shown} (fails below {cap:g} at most, since "
+        "the baseline's agreement is one draw; higher is better)"
+    )
+    if not old.any():
+        why = (
+            f"the baseline's main and retest agreed on no field of the {len(items)} items, so "
+            "no run can agree less: this gate decides nothing"
+        )
+        return Regression(RETEST_AGREEMENT, label, change, None, why, excluded, decides=False)
+    sd = float(np.std(diffs, ddof=1))
+    power = Power(
+        mean_drop(sd, len(items), cap),
+        len(items),
+        0.8,
+        "fields agreeing per item",
+        f"sd of paired differences {sd:.2f}, at alpha / {STABILITY_SHARE}",
+    )
+    return Regression(
+        RETEST_AGREEMENT, label, change, p_value >= cap, why, excluded,
+        power=power, p_value=p_value, level_cap=cap,
+    )  # fmt: skip
