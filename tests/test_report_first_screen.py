@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from judges.reports import terminal
-from judges.reports.model.summary import MAX_REASONS, first_screen
+from judges.reports.model.summary import MAX_REASONS, _model_reasons, first_screen
 from judges.reports.render.github import summary_markdown
 from judges.reports.write import disk_reports
 
@@ -98,3 +99,19 @@ def test_the_terminal_and_step_summary_give_each_report_its_reasons(built: objec
         assert line.startswith(f"{folder.judge} {folder.version}: {screen.label}: ")
         assert screen.shown_reasons(3)[0] in line
         assert f"- {folder.judge} {folder.version}: {screen.label}." in summary
+
+
+def test_against_its_baseline_the_regression_family_alone_says_worse(built: object) -> None:
+    """0.3.1 detects fewer defects than 0.3 (34/46 -> 16/46). Gated against some other
+    baseline, the first screen says so in a sentence of its own; gated against 0.3 itself,
+    the regression family (Holm's correction over its gates) decides that comparison, and no
+    second sentence may call the same flips "significantly worse" on their own p-value."""
+    (folder,) = [f for f in built.folders if (f.judge, f.version) == ("product_identity", "0.3.1")]
+    (model,) = folder.models
+    said = "significantly worse than prompt 0.3 at detecting planted defects"
+
+    def trust(baseline: str) -> list[str]:
+        return _model_reasons(replace(model, baseline_version=baseline), "")[1]
+
+    assert any(said in line for line in trust("0.2"))
+    assert not any(said in line for line in trust("0.3"))

@@ -229,7 +229,10 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         for gate in m.gates
         if gate.passed is None and gate.threshold is not None
     ]
-    if m.comparison is not None and m.baseline_version != m.comparison.after:  # else: banner
+    # Against the baseline itself the regression family decided (with Holm's correction):
+    # a sentence calling the same flips "significantly worse" alone would contradict it.
+    decided = m.comparison is not None and m.comparison.before == m.baseline_version
+    if m.comparison is not None and m.baseline_version != m.comparison.after and not decided:
         previous = worse_than_previous(m.comparison)
         if previous is not None:
             trust.append(f"{who}{previous}")
