@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from judges.reports import terminal
-from judges.reports.model.summary import MAX_REASONS, _model_reasons, first_screen
+from judges.reports.model.summary import MAX_REASONS, first_screen
 from judges.reports.render.github import summary_markdown
 from judges.reports.write import disk_reports
 
@@ -110,8 +110,9 @@ def test_against_its_baseline_the_regression_family_alone_says_worse(built: obje
     (model,) = folder.models
     said = "significantly worse than prompt 0.3 at detecting planted defects"
 
-    def trust(baseline: str) -> list[str]:
-        return _model_reasons(replace(model, baseline_version=baseline), "")[1]
+    def trust(baseline: str) -> tuple[str, ...]:
+        gated = replace(model, baseline_version=baseline)
+        return first_screen(replace(folder, models=(gated,))).reasons
 
     assert any(said in line for line in trust("0.2"))
     assert not any(said in line for line in trust("0.3"))

@@ -253,8 +253,9 @@ def _recorded_family(tmp_path: Path, not_fit: bool) -> Regression:
     (planted / "product_identity" / "gates.toml").write_text(
         f'["{MODEL}"."0.3"]\n{accept}baseline = "0.3"\n\n["{MODEL}"."0.3.1"]\nbaseline = "0.3"\n'
     )
-    loaded = load_planted_sets(planted, load_catalog(PROMPTS_ROOT))["product_identity"]
-    spec = load_catalog(PROMPTS_ROOT)["product_identity"]
+    catalog = load_catalog(PROMPTS_ROOT)
+    loaded = load_planted_sets(planted, catalog)["product_identity"]
+    spec = catalog["product_identity"]
     rows = {
         v: read_jsonl(ROOT / "reports" / "product_identity" / v / "results.jsonl")
         for v in ("0.3", "0.3.1")

@@ -46,6 +46,7 @@ __all__ = [
     "baseline_regressions",
     "control_regression",
     "detection_regression",
+    "first_by_item",
     "higher_is_better",
     "mcnemar_one_sided",
     "paired_power",
@@ -128,7 +129,8 @@ class Regression:
         }
 
 
-def _first_by_item(rows: Sequence[JudgementRow]) -> dict[str, JudgementRow]:
+def first_by_item(rows: Sequence[JudgementRow]) -> dict[str, JudgementRow]:
+    """Each item's first row (repeat 0) of a run, by item id."""
     return {row.item_id: row for row in sorted(rows, key=lambda r: r.key) if row.repeat == 0}
 
 
@@ -136,7 +138,7 @@ def paired_rows(
     baseline: Sequence[JudgementRow], rows: Sequence[JudgementRow], *, control: bool
 ) -> tuple[list[tuple[JudgementRow, JudgementRow]], dict[str, int]]:
     """Items judged (status ok) under both runs, and how many were left out and why."""
-    old, new = _first_by_item(baseline), _first_by_item(rows)
+    old, new = first_by_item(baseline), first_by_item(rows)
     pairs: list[tuple[JudgementRow, JudgementRow]] = []
     excluded: dict[str, int] = {}
     for item in sorted(set(old) | set(new)):

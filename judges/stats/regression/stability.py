@@ -33,7 +33,7 @@ from judges.stats.estimates.paired_tests import sign_flip_lower
 from judges.stats.estimates.pairing import flag_of
 from judges.stats.estimates.power import Power, mean_drop
 from judges.stats.regression.comparison import numeric
-from judges.stats.regression.gates import ALPHA, Regression
+from judges.stats.regression.gates import ALPHA, Regression, first_by_item
 
 __all__ = ["RETEST_AGREEMENT", "STABILITY_SHARE", "Draws", "retest_agreement_regression"]
 
@@ -47,10 +47,6 @@ class Draws:
 
     main: Sequence[JudgementRow]
     retest: Sequence[JudgementRow]
-
-
-def _by_item(rows: Sequence[JudgementRow]) -> dict[str, JudgementRow]:
-    return {row.item_id: row for row in sorted(rows, key=lambda r: r.key) if row.repeat == 0}
 
 
 def _agreeing(a: JudgementRow, b: JudgementRow, dimensions: Sequence[str], flag: str | None) -> int:
@@ -70,7 +66,7 @@ def _counts(
     draws: Draws, dimensions: Sequence[str], flag: str | None
 ) -> tuple[dict[str, int], dict[str, str]]:
     """Per item, the fields its two runs agree on; and why each other item is left out."""
-    main, retest = _by_item(draws.main), _by_item(draws.retest)
+    main, retest = first_by_item(draws.main), first_by_item(draws.retest)
     counts: dict[str, int] = {}
     left_out: dict[str, str] = {}
     for item in sorted(set(main) | set(retest)):
