@@ -11,6 +11,7 @@ import itertools
 import math
 import random
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,12 @@ from judges.sets.planted import Gates
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.floors import Gate, evaluate, not_evaluated
 from judges.stats.estimates.intervals import Estimate, wilson
+from judges.stats.estimates.paired_tests import binomial_midp, smallest_midp
 from judges.stats.estimates.resample import resample_indices
 from judges.stats.regression.comparison import bounded_score
 from judges.stats.regression.family import holm, version_regressions
 from judges.stats.regression.gates import (
+    PairedCounts,
     Regression,
     baseline_regressions,
     control_regression,
@@ -550,6 +553,105 @@ def test_holm_leaves_unevaluated_gates_alone_and_fails_a_real_regression() -> No
     assert out[0] is unevaluated
     # strong: 0.0002 < 0.05/3 fails; weak: 0.03 >= 0.05/2 passes once corrected.
     assert [g.passed for g in out[1:]] == [False, True, True]
+
+
+def _tarone_closed_test(p: list[float], min_p: list[float | None], alpha: float) -> set[int]:
+    """Closed testing written from the definition: a gate fails where every intersection of
+    gates containing it is rejected by Tarone's test (Bonferroni at alpha / K over the gates
+    that could reach it, K the smallest such that at most K could)."""
+    m = len(p)
+
+    def rejected(subset: tuple[int, ...]) -> bool:
+        for k in range(1, len(subset) + 1):
+            able = [j for j in subset if min_p[j] is None or min_p[j] < alpha / k]  # type: ignore[operator]
+            if len(able) <= k:
+                return any(p[j] < alpha / k for j in able)
+        return False  # unreachable: K = len(subset) always qualifies
+
+    subsets = [s for r in range(1, m + 1) for s in itertools.combinations(range(m), r)]
+    return {i for i in range(m) if all(rejected(s) for s in subsets if i in s)}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_holm_with_tarones_rule_rejects_only_what_the_closed_test_rejects(seed: int) -> None:
+    """Discrete gates on few changed items: each with its smallest possible mid-p (2^-(k+1)
+    on k changed items) or none (a continuous test), and a p at or above it. The step-down
+    fails a subset of the closed test's rejections, the bound on the family's error rate;
+    with every bound unknown it is Holm's exactly (test_holm_matches_the_adjusted_p_values)."""
+    rng = np.random.default_rng(1700 + seed)
+    m = int(rng.integers(1, 9))
+    changed = rng.integers(0, 9, m)
+    min_p = [None if rng.random() < 0.25 else smallest_midp(int(k)) for k in changed]
+    p = [float(max(bound or 0.0, rng.uniform(0, 0.06) ** rng.uniform(0.5, 2.0))) for bound in min_p]
+    gates = [
+        Regression(f"g{i}", "b", None, True, "why", {}, p_value=v, min_p=b)
+        for i, (v, b) in enumerate(zip(p, min_p, strict=True))
+    ]
+    failed = {i for i, g in enumerate(holm(gates, 0.05)) if g.passed is False}
+    assert failed <= _tarone_closed_test(p, min_p, 0.05), (p, min_p)
+    plain = [g.passed for g in holm([replace(g, min_p=None) for g in gates], 0.05)]
+    assert failed >= {i for i, ok in enumerate(plain) if ok is False}  # never below Holm's
+
+
+def test_gates_that_cannot_reach_the_level_do_not_spend_it() -> None:
+    """A judge wrong on the same items every time, 5 more planted defects missed: McNemar
+    5 vs 0 gives mid-p 0.0156, the least 5 changed items can give. Of the ten gates, seven
+    changed on two items or none and cannot give a p below 0.125; Holm over ten would
+    want 0.005, Tarone's rule counts the three that could fail and fails it below 0.0167."""
+
+    def gate(name: str, p: float, changed: int | None) -> Regression:
+        bound = None if changed is None else smallest_midp(changed)
+        return Regression(name, "b", None, True, "why", {}, p_value=p, min_p=bound)
+
+    gates = [
+        gate("regression.detection", 0.015625, 5),
+        gate("regression.score[factual_accuracy, defects]", 0.015625, 5),
+        gate("regression.sme[kappa]", 0.0656, None),
+        gate("regression.control_false_positive", 0.125, 2),
+        *(gate(f"regression.score[d{i}, controls]", 0.125, 2) for i in range(4)),
+        gate("regression.score[completeness, defects]", 1.0, 0),
+        gate("regression.retest_agreement", 1.0, 0),
+    ]
+    family = holm(gates, 0.05)
+    assert [g.passed for g in family[:3]] == [False, False, True]
+    assert all(g.passed for g in family[3:])
+    assert "3 of the 10 left able to give a p that low (Tarone): fails below 0.01667" in (
+        family[0].why
+    )
+    assert [g.passed for g in holm([replace(g, min_p=None) for g in gates])] == [True] * 10
+
+
+@pytest.mark.parametrize("changed", [0, 1, 2, 5, 12])
+def test_the_smallest_midp_is_what_the_tests_give_when_every_change_goes_the_bad_way(
+    changed: int,
+) -> None:
+    worst = mcnemar_one_sided([True] * changed, [False] * changed)
+    assert worst.p_value == pytest.approx(smallest_midp(changed))
+    diffs = np.arange(1, changed + 1, dtype=float)
+    baseline, values = [0.0] * changed + [1.0, 1.0], [*(-diffs), 1.0, 1.0]
+    gate = score_regression("s", "b", baseline, values, higher_is_better=True)
+    assert gate.p_value == pytest.approx(smallest_midp(changed))
+    assert gate.min_p == pytest.approx(smallest_midp(changed))
+
+
+def test_holm_family_error_rate_with_tarones_rule_stays_within_alpha() -> None:
+    """Twelve McNemar gates under no change, each on 0-9 discordant items (most gates of a
+    small set): the family fails at most alpha of 4,000 seeded unchanged versions."""
+    rng = np.random.default_rng(45)
+    failed = 0
+    for _ in range(4000):
+        gates = []
+        for i in range(12):
+            discordant = int(rng.integers(0, 10))
+            worse = int(rng.binomial(discordant, 0.5))
+            counts = PairedCounts(worse, discordant - worse, 40, binomial_midp(worse, discordant))
+            bound = smallest_midp(discordant)
+            gates.append(
+                Regression(f"g{i}", "b", counts, True, "w", {}, p_value=counts.p_value, min_p=bound)
+            )
+        failed += any(g.passed is False for g in holm(gates, 0.05))
+    interval = scipy.stats.binomtest(failed, 4000).proportion_ci(0.95)
+    assert interval.low <= 0.05, (failed, interval)
 
 
 # --------------------------------------------------------------------------- both baseline draws

@@ -27,6 +27,7 @@ __all__ = [
     "lattice_unit",
     "sign_flip_lower",
     "sign_flip_lower_batch",
+    "smallest_midp",
 ]
 
 # Units tried to put differences on an integer lattice (scores, half points, quarters ...).
@@ -51,6 +52,15 @@ class SignFlip:
     def p_value(self) -> float:
         """The conventional exact p, P(T <= t)."""
         return min(max(self.below + self.equal, 0.0), 1.0)
+
+
+def smallest_midp(changed: int) -> float:
+    """The smallest one-sided mid-p a sign-flip (or McNemar) test can give on `changed`
+    non-zero paired differences: all of them the bad way, probability 2^-changed, half of it
+    counted; 1.0 where nothing changed (no evidence, as the tests themselves say)."""
+    if changed < 0:
+        raise ValueError(f"need changed >= 0, got {changed}")
+    return 1.0 if changed == 0 else 0.5 ** (changed + 1)
 
 
 def binomial_midp(worse: int, discordant: int) -> float:

@@ -27,44 +27,65 @@ __all__ = ["holm", "version_regressions"]
 
 
 def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
-    """Holm's step-down correction over a version's regression gates, in their order.
+    """Holm's step-down correction over a version's regression gates, with Tarone's rule.
 
     A version is compared with its baseline on a dozen gates at once; each at alpha alone
     would fail an unchanged judge on one of them far more often than alpha. Sorted by
-    p-value, the k-th smallest fails only below alpha / (m - k + 1), and only while every
-    smaller one failed: the family fails an unchanged judge at most alpha of the time.
-    Gates not evaluated (no p-value) stay not evaluated and are not counted in m. A gate
-    with a `level_cap` fails only below the lower of its cap and its Holm level, and where
-    it does not fail the step-down ends: the family rejects a subset of what Holm rejects,
-    so its error rate stays within alpha.
+    p-value, the smallest fails only below alpha / K, and only while every smaller one
+    failed: the family fails an unchanged judge at most alpha of the time. Holm takes K as
+    the number of gates left; but most gates are discrete tests on the few items that
+    changed, and a gate on 3 changed items cannot give a p below 1/16 however they changed.
+    Such a gate cannot fail at alpha / K, so it spends none of the budget: K is the smallest
+    number such that at most K of the gates left could give a p below alpha / K (Tarone,
+    Biometrics 1990; as a closed test, Hommel and Krummenauer 1998). A gate whose smallest
+    possible p is not known counts always. Gates not evaluated (no p-value) stay not
+    evaluated and are not counted. A gate with a `level_cap` fails only below the lower of
+    its cap and its level, and where it does not fail the step-down ends: the family rejects
+    a subset of what the procedure rejects, so its error rate stays within alpha.
     """
     by_p_value = sorted(
         (gate.p_value, i)
         for i, gate in enumerate(gates)
         if gate.passed is not None and gate.p_value is not None
     )
-    tested = [i for _, i in by_p_value]
-    m = len(tested)
+    m = len(by_p_value)
+    # The level at each step, as if every smaller p had failed: from the gates left.
+    levels = [_tarone_level([gates[i] for _, i in by_p_value[rank:]], alpha) for rank in range(m)]
     failing: set[int] = set()
     for rank, (p_value, i) in enumerate(by_p_value):
-        if p_value >= alpha / (m - rank):
+        level, _ = levels[rank]
+        if p_value >= level:
             break
         cap = gates[i].level_cap
         if cap is not None and p_value >= cap:
             break  # a gate that does not fail ends the step-down, as in Holm's
         failing.add(i)
+    ranks = {i: rank for rank, (_, i) in enumerate(by_p_value)}
     adjusted = []
     for i, gate in enumerate(gates):
-        if i not in tested:
+        if i not in ranks:
             adjusted.append(gate)
             continue
-        rank = tested.index(i)
-        level = alpha / (m - rank)
+        level, counted = levels[ranks[i]]
+        left = m - ranks[i]
         if gate.level_cap is not None and gate.level_cap < level:
             level = gate.level_cap
-        why = f"{gate.why}; Holm over the version's {m} regression gates: fails below {level:.4g}"
+        why = (
+            f"{gate.why}; Holm over the version's {m} regression gates, {counted} of the "
+            f"{left} left able to give a p that low (Tarone): fails below {level:.4g}"
+        )
         adjusted.append(replace(gate, passed=i not in failing, why=why))
     return adjusted
+
+
+def _tarone_level(left: Sequence[Regression], alpha: float) -> tuple[float, int]:
+    """alpha / K for the smallest K such that at most K of `left` could give a p below it,
+    and that count."""
+    for k in range(1, len(left) + 1):
+        counted = sum(1 for g in left if g.min_p is None or g.min_p < alpha / k)
+        if counted <= k:
+            return alpha / k, counted
+    return alpha / len(left), len(left)
 
 
 def version_regressions(

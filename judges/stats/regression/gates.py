@@ -32,7 +32,7 @@ import scipy.stats
 from judges.core.results import JudgementRow
 from judges.sets.sme import SmeLabel
 from judges.stats.estimates.intervals import Estimate, bootstrap_mean_difference
-from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower
+from judges.stats.estimates.paired_tests import binomial_midp, sign_flip_lower, smallest_midp
 from judges.stats.estimates.power import POWER, Power, mcnemar_drop, mean_drop
 from judges.stats.regression.comparison import bounded_score, higher_is_better, numeric
 from judges.stats.reliability.agreement import quadratic_kappa_change
@@ -105,6 +105,9 @@ class Regression:
     decides: bool = True
     # The highest level it may fail at, whatever Holm's step allows (None: Holm's alone).
     level_cap: float | None = None
+    # The smallest p-value its test could give with the items that changed (a discrete test
+    # on few changed items cannot reach a small p); None: not bounded (a continuous test).
+    min_p: float | None = None
 
     def describe(self) -> str:
         verdict = {True: "pass", False: "REGRESSION", None: "not evaluated"}[self.passed]
@@ -183,6 +186,7 @@ def _paired_gate(
     return Regression(
         name, label, test, test.p_value >= alpha, why, excluded,
         power=paired_power(test, alpha), p_value=test.p_value,
+        min_p=smallest_midp(test.worse + test.better),
     )  # fmt: skip
 
 
@@ -280,7 +284,10 @@ def score_regression(
         "is better)"
     )
     power = score_power(diffs, noise_sd, alpha)
-    return Regression(name, label, change, p_value >= alpha, why, {}, power=power, p_value=p_value)
+    return Regression(
+        name, label, change, p_value >= alpha, why, {},
+        power=power, p_value=p_value, min_p=smallest_midp(int(np.count_nonzero(oriented))),
+    )  # fmt: skip
 
 
 def score_power(diffs: np.ndarray, noise_sd: float | None, alpha: float = ALPHA) -> Power:

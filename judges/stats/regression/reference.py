@@ -76,10 +76,13 @@ def against_both_draws(on_main: Regression, on_retest: Regression, alpha: float)
         f"{on_main.why}; against the baseline's retest {shown}: fails only where worse than "
         f"both baseline draws (the larger p decides, below {alpha:g})"
     )
+    # The larger p can be no smaller than either test's smallest possible p.
+    bounds = [b for b in (on_main.min_p, on_retest.min_p) if b is not None]
     return replace(
         on_main,
         passed=p_value >= alpha,
         p_value=p_value,
+        min_p=max(bounds) if bounds else None,
         why=why,
         power=_power_of_both(on_main, alpha),
     )

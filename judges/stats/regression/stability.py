@@ -29,7 +29,7 @@ import numpy as np
 
 from judges.core.results import JudgementRow
 from judges.stats.estimates.intervals import bootstrap_mean_difference
-from judges.stats.estimates.paired_tests import sign_flip_lower
+from judges.stats.estimates.paired_tests import sign_flip_lower, smallest_midp
 from judges.stats.estimates.pairing import flag_of
 from judges.stats.estimates.power import Power, mean_drop
 from judges.stats.regression.comparison import numeric
@@ -143,4 +143,5 @@ def retest_agreement_regression(
     return Regression(
         RETEST_AGREEMENT, label, change, p_value >= cap, why, excluded,
         power=power, p_value=p_value, level_cap=cap,
+        min_p=smallest_midp(int(np.count_nonzero(diffs))),
     )  # fmt: skip
