@@ -714,6 +714,9 @@ def test_a_lucky_baseline_does_not_fail_an_honest_rerecord_given_its_retest() ->
     both = version_regressions(lucky, honest, "b", [], {}, retest=retest)
     detection = next(g for g in both if g.name == "regression.detection")
     assert detection.passed is True and "worse than both baseline draws" in detection.why
+    # 5 pairs changed against the main draw, 10 against the retest: the larger p can go no
+    # lower than the least 5 changed pairs give.
+    assert detection.min_p == pytest.approx(smallest_midp(5))
     worse = _run([not 10 <= i < 25 for i in range(46)])
     gates = version_regressions(lucky, worse, "b", [], {}, retest=retest)
     assert next(g for g in gates if g.name == "regression.detection").passed is False

@@ -137,6 +137,9 @@ def test_the_p_value_is_the_exact_sign_flip_mid_p_of_the_per_item_agreement() ->
     below = sum(s < observed for s in sums) / len(sums)
     equal = sum(s == observed for s in sums) / len(sums)
     assert gate.p_value == pytest.approx(below + equal / 2)
+    # The least it could give (every changed item the bad way), for Tarone's rule.
+    lowest = min(sums)
+    assert gate.min_p == pytest.approx(sum(s == lowest for s in sums) / len(sums) / 2)
     assert gate.result is not None
     assert gate.result.value == pytest.approx(diffs.mean())  # type: ignore[union-attr]
 
@@ -167,7 +170,7 @@ def test_a_steady_judge_agrees_with_itself_and_passes() -> None:
     scores[:5, 0] = 1  # wrong on the same items, the same way, every time
     steady = _draws(scores, scores)
     gate = _gate(steady, steady)
-    assert gate.passed is True and gate.p_value == 1.0
+    assert gate.passed is True and gate.p_value == 1.0 and gate.min_p == 1.0
 
 
 @pytest.mark.parametrize("name", list(MODELS))
