@@ -41,11 +41,12 @@ from judges.sets.sme import SmeLabel, load_sme_labels
 from judges.stats.estimates.floors import evaluate, not_evaluated
 from judges.stats.fitness.judge import judge_fitness
 from judges.stats.regression.family import version_regressions
-from judges.stats.regression.stability import Draws, retest_agreement_regression
+from judges.stats.regression.stability import Draws
 from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
 from judges.verdicts.inputs import set_facts
+from judges.verdicts.regressions import agreement_gate
 from judges.verdicts.vocabulary import NOT_FIT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,9 +273,9 @@ def verdict(
     }
     sme = (shape.sme_labels, sme_dimension(shape.dimensions)) if _sme_due(shape) else None
     retest = _runs(baseline, "retest")
-    agreement = retest_agreement_regression(
-        Draws(base_main, retest), Draws(main, _runs(rows, "retest")), label, shape.dimensions,
-        shape.flag, gates.alpha,
+    agreement = agreement_gate(
+        Draws(base_main, retest), Draws(main, _runs(rows, "retest")), label,
+        (shape.dimensions, shape.flag), gates.alpha,
     )  # fmt: skip
     results += version_regressions(
         base_main, main, label, shape.dimensions, noise_sd, gates.alpha, sme, retest=retest,

@@ -287,3 +287,46 @@ def test_the_verdict_compares_the_recorded_retests_and_a_not_fit_baseline_decide
     steady = _recorded_family(tmp_path / "not_fit", not_fit=True)
     assert steady.decides is False and steady.passed is None
     assert steady.why.startswith("decides nothing: prompt 0.3, the baseline, was accepted NOT FIT")
+
+
+def test_a_verdict_only_judge_shows_the_gate_and_decides_by_detection(tmp_path: Path) -> None:
+    """pairwise gives its verdict alone: each of its errors is a defect missed, which the
+    detection gate tests on the same items. Against a baseline whose main and retest
+    agreed on every item, a version whose two draws disagree on 40 of 326 (detection the
+    same, 90%) is a run the gate alone would fail; it is shown with its p and decides
+    nothing, and the family is detection's alone."""
+    planted = tmp_path / "planted_sets"
+    shutil.copytree(ROOT / "planted_sets", planted)
+    (planted / "pairwise" / "gates.toml").write_text(
+        f'["{MODEL}"."0.1"]\nbaseline = "0.1"\n\n["{MODEL}"."1.0"]\nbaseline = "0.1"\n'
+    )
+    (planted / "pairwise" / "set.toml").write_text('kind = "planted"\nretest = true\n')
+    catalog = load_catalog(PROMPTS_ROOT)
+    loaded = load_planted_sets(planted, catalog)["pairwise"]
+    spec = catalog["pairwise"]
+    items = [item.id for item in loaded.items]
+
+    def rows(version: str, run: str, missed: set[int]) -> list[JudgementRow]:
+        row = _row("", run, {}).model_copy(
+            update={"judge": "pairwise", "prompt_version": version, "model": MODEL}
+        )
+        return [
+            row.model_copy(update={"item_id": item, "met": i not in missed})
+            for i, item in enumerate(items)
+        ]
+
+    steady = set(range(0, 326, 10))  # the same 33 misses in both draws
+    before = rows("0.1", "main", steady) + rows("0.1", "retest", steady)
+    after = rows("1.0", "main", set(range(0, 40))) + rows("1.0", "retest", set(range(40, 80)))
+    notes: list[str] = []
+    found = regressions(
+        MODEL, "1.0", after, Sources(spec=spec, planted=loaded), {"0.1": before, "1.0": after},
+        spec.config.dimensions, spec.config.flag, notes,
+    )  # fmt: skip
+    gate = next(g for g in found["regressions"] if g.name == RETEST_AGREEMENT)
+    assert gate.decides is False and gate.passed is None
+    assert gate.p_value is not None and gate.p_value < 0.0001
+    assert gate.why.startswith("decides nothing: the judge gives its verdict alone")
+    deciding = [g for g in found["regressions"] if g.passed is not None]
+    assert deciding and all(g.passed for g in deciding), [g.why for g in deciding]
+    assert all("Holm over the version's 1 regression gates" in g.why for g in deciding)

@@ -21,7 +21,7 @@ from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
 
-__all__ = ["earlier_baseline", "regressions"]
+__all__ = ["agreement_gate", "earlier_baseline", "regressions"]
 
 
 class RegressionSections(TypedDict, total=False):
@@ -88,7 +88,7 @@ def _gates(
     fields: tuple[Sequence[str], str | None],
     notes: list[str],
 ) -> RegressionSections:
-    dimensions, flag = fields
+    dimensions = fields[0]
     main = [row for row in rows if row.run == "main"]
     own_retest = [row for row in rows if row.run == "retest"]
     found: RegressionSections = {}
@@ -126,24 +126,52 @@ def _gates(
     retest = [
         r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"
     ]
-    agreement = retest_agreement_regression(
-        Draws(baseline, retest), Draws(main, own_retest), label, dimensions, flag, table.alpha
-    )
     origin = planted.gates.get((model, table.baseline))
-    if agreement is not None and origin is not None and origin.accept_not_fit:
-        # As its stability floors are not inherited: a judge at chance (one score for
-        # nearly everything) agrees with itself more than a good judge does.
-        why = (
-            f"decides nothing: prompt {table.baseline}, the baseline, was accepted NOT FIT, "
-            f"and a judge at chance is steadier than a good one; {agreement.why}"
-        )
-        agreement = replace(agreement, passed=None, decides=False, why=why)
+    agreement = agreement_gate(
+        Draws(baseline, retest), Draws(main, own_retest), label, fields, table.alpha,
+        not_fit_baseline=table.baseline if origin is not None and origin.accept_not_fit else None,
+    )  # fmt: skip
     gates = version_regressions(
         baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest,
         also=() if agreement is None else (agreement,),
     )  # fmt: skip
     found["regressions"] = tuple(gates)
     return found
+
+
+def agreement_gate(
+    baseline: Draws,
+    run: Draws,
+    label: str,
+    fields: tuple[Sequence[str], str | None],
+    alpha: float,
+    not_fit_baseline: str | None = None,
+) -> Regression | None:
+    """The retest-agreement gate as the verdict counts it: shown, and deciding nothing,
+    against a baseline accepted NOT FIT (`not_fit_baseline`, its version) or for a judge
+    that gives its verdict alone."""
+    dimensions, flag = fields
+    agreement = retest_agreement_regression(baseline, run, label, dimensions, flag, alpha)
+    if agreement is None or not agreement.decides:
+        return agreement
+    if not_fit_baseline is not None:
+        # As its stability floors are not inherited: a judge at chance (one score for
+        # nearly everything) agrees with itself more than a good judge does.
+        why = (
+            f"decides nothing: prompt {not_fit_baseline}, the baseline, was accepted NOT FIT, "
+            f"and a judge at chance is steadier than a good one; {agreement.why}"
+        )
+    elif not dimensions and flag is None:
+        # Decide few things: such a judge cannot get worse where detection does not look,
+        # and the gate's one-draw baseline would add false alarms of its own.
+        why = (
+            "decides nothing: the judge gives its verdict alone, so each error it makes is a "
+            "defect missed or a control flagged, which the detection and control gates test "
+            f"on the same items; {agreement.why}"
+        )
+    else:
+        return agreement
+    return replace(agreement, passed=None, decides=False, why=why)
 
 
 def category_power_warning(p: CategoryPower) -> str | None:
