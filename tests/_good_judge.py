@@ -10,8 +10,8 @@ A pairwise judgement is two calls, one per order: each order's winner is drawn o
 (right with probability 0.9), so a good pairwise judge names the better output in both
 orders 81% of the time and is inconsistent 18% of the time, as two sampled calls are.
 
-A recording is a main run, a retest run and a noise run, each where set.toml names one (the
-pairwise set has a main run only). The verdict
+A recording is a main run, a retest run (of set.toml's `retest_draws` draws) and a noise
+run, each where set.toml names one. The verdict
 of a re-record is the report's, from the functions the report and the suite call: fitness
 (`judge_fitness`), the floors `judges baseline --accept` suggests from the accepted run
 (`detection_floors`, `reliability_floors`, merged as `write_baseline` merges them) and the
@@ -69,6 +69,7 @@ class Shape:
     per_field: bool = False  # each field its own call, drawn on its own (pairwise orders)
     label: Callable[[int], Any] = int  # a scale's value as the verdict holds it
     retest: bool = True  # a retest run is recorded (set.toml's retest, or retest_versions)
+    retest_draws: int = 1  # its draws, as set.toml gives a new version (`retest_draws`)
 
     @property
     def config(self) -> SetConfig:
@@ -114,6 +115,7 @@ def load_shape(name: str) -> Shape:
     if name == "pairwise":
         shape.per_field, shape.label = True, str
     shape.retest = bool(planted.run_versions("retest"))  # a retest run follows the judge
+    shape.retest_draws = planted.config.retest_draws
     rng = random.Random(f"truth-{name}")
     shape.truth = {item.id: _right_values(shape, item, rng) for item in planted.items}
     return shape
@@ -191,11 +193,11 @@ def draw(shape: Shape, item: PlantedItem, rng: random.Random) -> dict[str, Any]:
 def record(shape: Shape, version: str, rng: random.Random) -> list[JudgementRow]:
     """One recording: main, retest and noise runs of every item they name."""
     by_id = {item.id: item for item in shape.planted.items}
-    runs: list[tuple[str, PlantedItem, int]] = [
-        (run, item, 0)
-        for run in (("main", "retest") if shape.retest else ("main",))
-        for item in shape.planted.items
-    ]
+    runs: list[tuple[str, PlantedItem, int]] = [("main", item, 0) for item in shape.planted.items]
+    if shape.retest:
+        runs += [
+            ("retest", item, r) for r in range(shape.retest_draws) for item in shape.planted.items
+        ]
     runs += [
         ("noise", by_id[i], r)
         for i in shape.config.noise_items

@@ -35,14 +35,15 @@ def _product_identity(tmp_path: Path, new_version: str | None = None) -> Any:
 
 
 def _set_lists(planted_path: Path, lines: str) -> None:
-    """set.toml's version lists replaced by `lines` (the rest of the file kept)."""
+    """set.toml's version lists replaced by `lines` (the rest of the file kept; the lines
+    go first, as top-level keys precede its `[versions.*]` tables)."""
     config = planted_path / "set.toml"
     kept = [
         line
         for line in config.read_text(encoding="utf-8").splitlines(keepends=True)
-        if not line.startswith(("noise_versions", "retest", "sme_versions"))
+        if not line.startswith(("noise_versions", "retest =", "retest_versions", "sme_versions"))
     ]
-    config.write_text("".join(kept) + lines, encoding="utf-8")
+    config.write_text(lines + "".join(kept), encoding="utf-8")
 
 
 def test_a_new_prompt_file_gets_every_run_of_its_judge(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_a_list_names_versions_of_the_judge(tmp_path: Path, line: str, said: str
     text = config.read_text(encoding="utf-8")
     key = line.split(" ", 1)[0]
     kept = [kept for kept in text.splitlines(keepends=True) if not kept.startswith(key)]
-    config.write_text("".join(kept) + line, encoding="utf-8")
+    config.write_text(line + "".join(kept), encoding="utf-8")  # before its tables
     with pytest.raises(PlantedSetError) as error:
         load_planted_set(planted.path.parent, spec)
     assert str(config) in str(error.value) and said in str(error.value)

@@ -167,7 +167,7 @@ def test_the_report_shows_the_estimate_when_set_toml_names_outputs(
     retest = [line for line in results.splitlines() if '"run": "retest"' in line]
     (planted / "product_identity" / "outputs.jsonl").write_text("\n".join(retest) + "\n")
     set_toml = planted / "product_identity" / "set.toml"
-    set_toml.write_text(set_toml.read_text() + 'outputs = {"0.3.1" = "outputs.jsonl"}\n')
+    set_toml.write_text('outputs = {"0.3.1" = "outputs.jsonl"}\n' + set_toml.read_text())
     argv = ["report", "--judge", "product_identity", "--reports", str(tmp_path / "reports")]
     assert main([*argv, "--planted-sets", str(planted)]) == 0
     text = (folder / "report.md").read_text(encoding="utf-8")

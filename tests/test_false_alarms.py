@@ -109,19 +109,7 @@ ONE_DRAW = pytest.mark.xfail(
     reason="one-draw reference: with no retest run, against a lucky main draw an honest "
     "re-record cannot be told from a worse one",
 )
-# The full run's product_identity reads 14/100 against lucky baselines, 6 of them the
-# retest-agreement gate against its one-draw reference (docs/gates-and-verdicts.md names
-# the fix: a second retest draw); the seeded part stays within its interval.
-ONE_AGREEMENT_DRAW = pytest.mark.xfail(
-    FULL,
-    strict=True,
-    reason="the retest-agreement gate's reference is one (main, retest) pair of the baseline: "
-    "a baseline lucky in detection is lucky in agreement too",
-)
-LUCKY_SHAPES = [
-    *(pytest.param(n, marks=ONE_AGREEMENT_DRAW) if n == "product_identity" else n for n in SHAPES),
-    pytest.param(MAIN_ONLY, marks=ONE_DRAW),
-]
+LUCKY_SHAPES = [*SHAPES, pytest.param(MAIN_ONLY, marks=ONE_DRAW)]
 
 
 @pytest.mark.parametrize("name", SHAPES)

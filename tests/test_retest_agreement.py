@@ -25,8 +25,10 @@ from judges.stats.regression.family import holm, version_regressions
 from judges.stats.regression.gates import Regression
 from judges.stats.regression.stability import (
     RETEST_AGREEMENT,
+    SEVERAL_DRAWS_SHARE,
     STABILITY_SHARE,
     Draws,
+    level_cap,
     retest_agreement_regression,
 )
 from judges.verdicts.inputs import Sources
@@ -93,18 +95,30 @@ MODELS: dict[str, Model] = {
 }
 
 
-def _draws(scores_main: np.ndarray, scores_retest: np.ndarray) -> Draws:
-    def rows(scores: np.ndarray, run: str) -> list[JudgementRow]:
+def _draws(scores_main: np.ndarray, *scores_retest: np.ndarray) -> Draws:
+    """A version's main run and its retest draws (repeats 0, 1, ...)."""
+
+    def rows(scores: np.ndarray, run: str, repeat: int = 0) -> list[JudgementRow]:
         return [
-            _row(f"I-{i:03d}", run, dict(zip(FACETS, map(int, s), strict=True)))
+            _row(f"I-{i:03d}", run, dict(zip(FACETS, map(int, s), strict=True))).model_copy(
+                update={"repeat": repeat}
+            )
             for i, s in enumerate(scores)
         ]
 
-    return Draws(rows(scores_main, "main"), rows(scores_retest, "retest"))
+    retest = [row for k, scores in enumerate(scores_retest) for row in rows(scores, "retest", k)]
+    return Draws(rows(scores_main, "main"), retest)
 
 
-def _version(model: Model, rng: np.random.Generator, n: int, error: float, hard: np.ndarray):
-    return _draws(model(rng, n, error, hard), model(rng, n, error, hard))
+def _version(
+    model: Model,
+    rng: np.random.Generator,
+    n: int,
+    error: float,
+    hard: np.ndarray,
+    retest_draws: int = 1,
+) -> Draws:
+    return _draws(*(model(rng, n, error, hard) for _ in range(1 + retest_draws)))
 
 
 def _gate(baseline: Draws, run: Draws) -> Regression:
@@ -144,6 +158,67 @@ def test_the_p_value_is_the_exact_sign_flip_mid_p_of_the_per_item_agreement() ->
     assert gate.result.value == pytest.approx(diffs.mean())  # type: ignore[union-attr]
 
 
+def test_with_several_retest_draws_each_item_counts_every_pair_of_its_draws() -> None:
+    """Two retest draws a side: per item, the fields alike summed over the three pairs of
+    its draws (main with each retest, the retests with each other), against a brute-force
+    enumeration of the sign flips; the change is shown per pair, the cap is alpha / 20."""
+    rng = np.random.default_rng(5)
+    hard = np.zeros(10, dtype=bool)
+    base = _version(_independent, rng, 10, 0.15, hard, retest_draws=2)
+    run = _version(_independent, rng, 10, 0.4, hard, retest_draws=2)
+    gate = _gate(base, run)
+
+    def agreeing(draws: Draws) -> np.ndarray:
+        by_draw = [draws.main] + [
+            [r for r in draws.retest if r.repeat == k] for k in range(draws.retest_draws)
+        ]
+        return np.array(
+            [
+                sum(
+                    (a.met == b.met) + sum(a.verdict[f] == b.verdict[f] for f in FACETS)  # type: ignore[index]
+                    for a, b in itertools.combinations([rows[i] for rows in by_draw], 2)
+                )
+                for i in range(10)
+            ]
+        )
+
+    diffs = agreeing(run) - agreeing(base)
+    sums = [np.dot(signs, diffs) for signs in itertools.product((-1, 1), repeat=len(diffs))]
+    below = sum(s < diffs.sum() for s in sums) / len(sums)
+    equal = sum(s == diffs.sum() for s in sums) / len(sums)
+    assert gate.p_value == pytest.approx(below + equal / 2)
+    assert gate.result is not None
+    assert gate.result.value == pytest.approx(diffs.mean() / 3)  # type: ignore[union-attr]
+    assert gate.level_cap == pytest.approx(0.05 / SEVERAL_DRAWS_SHARE)
+    assert "3 pair(s) of its main run and 2 retest draw(s)" in gate.why
+
+
+def test_versions_with_unequal_retest_draws_compare_the_draws_both_have() -> None:
+    """A baseline recorded with one retest draw against a run with two: the run's second
+    draw is left out of the comparison (two counts of one item must be draws of the same
+    thing), and the cap is one draw's, alpha / 5."""
+    rng = np.random.default_rng(6)
+    hard = np.zeros(30, dtype=bool)
+    base = _version(_drift, rng, 30, 0.1, hard, retest_draws=1)
+    run = _version(_drift, rng, 30, 0.3, hard, retest_draws=2)
+    first_only = Draws(run.main, [r for r in run.retest if r.repeat == 0])
+    assert (run.retest_draws, first_only.retest_draws) == (2, 1)
+    both, first = _gate(base, run), _gate(base, first_only)
+    assert both.p_value == first.p_value and both.why == first.why
+    assert both.level_cap == pytest.approx(0.05 / STABILITY_SHARE)
+
+
+def test_an_item_missing_a_retest_draw_is_left_out_with_the_reason() -> None:
+    rng = np.random.default_rng(8)
+    hard = np.zeros(12, dtype=bool)
+    base = _version(_independent, rng, 12, 0.1, hard, retest_draws=2)
+    run = _version(_independent, rng, 12, 0.1, hard, retest_draws=2)
+    dropped = Draws(run.main, [r for r in run.retest if (r.item_id, r.repeat) != ("I-003", 1)])
+    gate = _gate(base, dropped)
+    assert gate.excluded == {"missing from its main run or a retest draw": 1}
+    assert gate.result is not None and gate.result.n == 11  # type: ignore[union-attr]
+
+
 def test_without_a_retest_on_either_side_there_is_no_gate() -> None:
     rng = np.random.default_rng(1)
     hard = np.zeros(20, dtype=bool)
@@ -161,7 +236,7 @@ def test_items_left_out_are_counted_by_reason() -> None:
     failed = run.retest[0].model_copy(update={"status": "unparseable", "verdict": None})
     run = Draws(run.main[:-1], [failed, *run.retest[1:]])
     gate = _gate(base, run)
-    assert gate.excluded == {"failed judgement": 1, "not in both its main and retest runs": 1}
+    assert gate.excluded == {"failed judgement": 1, "missing from its main run or a retest draw": 1}
     assert gate.result is not None and gate.result.n == 8  # type: ignore[union-attr]
 
 
@@ -173,25 +248,30 @@ def test_a_steady_judge_agrees_with_itself_and_passes() -> None:
     assert gate.passed is True and gate.p_value == 1.0 and gate.min_p == 1.0
 
 
+@pytest.mark.parametrize("draws", [1, 2], ids=["one-retest-draw", "two-retest-draws"])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_an_unchanged_judge_rarely_fails_even_against_a_lucky_baseline(name: str) -> None:
+def test_an_unchanged_judge_rarely_fails_even_against_a_lucky_baseline(
+    name: str, draws: int
+) -> None:
     """30 baselines of a 10% judge on 44 items, 20 honest re-records each: the gate fails
-    about 1% of re-records (its cap is alpha / 5), and the re-records of a baseline rarely
-    fail together: three or more of 20 against at most two baselines of 30."""
+    at most about its cap (alpha / 5 with one retest draw a side, alpha / 20 with two), and
+    the re-records of a baseline rarely fail together: three or more of 20 against at most
+    two baselines of 30."""
     model = MODELS[name]
-    rng = np.random.default_rng(sum(map(ord, name)))
+    rng = np.random.default_rng(sum(map(ord, name)) + 100 * (draws - 1))
     n, error = 44, 0.1
     together = failed = 0
     for _ in range(30):
         hard = rng.random(n) < 2 * error
-        base = _version(model, rng, n, error, hard)
+        base = _version(model, rng, n, error, hard, draws)
         fails = sum(
-            _gate(base, _version(model, rng, n, error, hard)).passed is False for _ in range(20)
+            _gate(base, _version(model, rng, n, error, hard, draws)).passed is False
+            for _ in range(20)
         )
         failed += fails
         together += fails >= 3
     rate = scipy.stats.binomtest(failed, 30 * 20).proportion_ci(0.95)
-    assert rate.low <= 0.05 / STABILITY_SHARE, (failed, rate)
+    assert rate.low <= level_cap(0.05, draws), (failed, rate)
     assert together <= 2, together
 
 
@@ -202,18 +282,20 @@ def test_an_unchanged_judge_rarely_fails_even_against_a_lucky_baseline(name: str
 CAUGHT_OF_40 = {"independent": 38, "drift": 38, "item-sticky": 12, "one-facet": 38}
 
 
+@pytest.mark.parametrize("draws", [1, 2], ids=["one-retest-draw", "two-retest-draws"])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_a_judge_whose_errors_rise_from_10_to_25_percent_fails(name: str) -> None:
+def test_a_judge_whose_errors_rise_from_10_to_25_percent_fails(name: str, draws: int) -> None:
     """The same judge model, its error rate up from 10% to 25%: at 44 items (geval's size)
-    and at its alpha / 5 cap the gate fails nearly every case (100 of 100 seeded) where the
-    errors do not stick to items."""
+    the gate fails nearly every case (100 of 100 seeded) where the errors do not stick to
+    items: at its alpha / 5 cap with one retest draw a side, and at alpha / 20 with two,
+    whose three pairs of draws per item pay for the lower cap."""
     model = MODELS[name]
-    rng = np.random.default_rng(sum(map(ord, name)) + 1)
+    rng = np.random.default_rng(sum(map(ord, name)) + 1 + 100 * (draws - 1))
     n = 44
     caught = 0
     for _ in range(40):
-        base = _version(model, rng, n, 0.1, rng.random(n) < 0.2)
-        worse = _version(model, rng, n, 0.25, rng.random(n) < 0.5)
+        base = _version(model, rng, n, 0.1, rng.random(n) < 0.2, draws)
+        worse = _version(model, rng, n, 0.25, rng.random(n) < 0.5, draws)
         caught += _gate(base, worse).passed is False
     assert caught >= CAUGHT_OF_40[name], caught
 

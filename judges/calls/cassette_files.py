@@ -45,7 +45,8 @@ def miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
     if recorded < repeats:
         return (
             f"is incomplete: {recorded} of {repeats} repeats recorded (the recording was "
-            "interrupted); `--record=missing` records it again"
+            "interrupted, or set.toml's noise_repeats or retest_draws now asks for more than "
+            "it holds); `--record=missing` records it again"
         )
     models = recorded_models(path)
     if models and model.model not in models:

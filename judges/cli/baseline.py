@@ -128,7 +128,7 @@ def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
     judge flagging everything at that rate passes both): it is not suggested.
     """
     main = [row for row in rows if row.run == "main"]
-    retest = [row for row in rows if row.run == "retest"]
+    retest = [row for row in rows if row.run == "retest" and row.repeat == 0]  # its first draw
     again = _same_items(main, retest)
     false_positives = [control_false_positive_rate(retest)] if again else []
     ceiling = _bound(control_false_positive_rate(main), False, false_positives)

@@ -101,7 +101,7 @@ class Planner:
         cursor = self.cursor(store, pools, judgement)
         self.transport.cursor = cursor
         complete = True
-        for repeat in range(run_plan.repeats):
+        for repeat in range(run_plan.repeats_for(case.version)):
             call = Call(
                 backend=backend,
                 price=Price(0.0, 0.0),

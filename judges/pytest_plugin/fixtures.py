@@ -45,7 +45,11 @@ class JudgeRunner(probing.ProbeJudging):
         __tracebackhide__ = True
         plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
         return self._judged(
-            case, run, repeats=plan.repeats, draw_offset=plan.draw_offset, sampling=plan.sampling
+            case,
+            run,
+            repeats=plan.repeats_for(case.version),
+            draw_offset=plan.draw_offset,
+            sampling=plan.sampling,
         )
 
     def case_id(self, case: Case) -> str:
@@ -73,7 +77,7 @@ class JudgeRunner(probing.ProbeJudging):
                         nodeid, keyword, self.session.settings.rerecord_options
                     ),
                     run=run,
-                    repeats=plan.repeats,
+                    repeats=plan.repeats_for(set_case.version),
                     draw_offset=plan.draw_offset,
                     sampling=plan.sampling,
                     replay_only=True,

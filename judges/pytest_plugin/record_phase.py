@@ -53,7 +53,7 @@ class Judgement:
             self.case,
             rerecord=rerecord_command(self.nodeid),
             run=self.run,
-            repeats=self.plan.repeats,
+            repeats=self.plan.repeats_for(self.case.version),
             draw_offset=self.plan.draw_offset,
             sampling=self.plan.sampling,
             subject=self.subject,
@@ -79,7 +79,9 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     for run, case, nodeid in needed:
         path = case.cassette(session.settings.cassettes, run)
         plan = session.run_plan(session.planted_sets[case.judge], run)
-        if path in seen or not session._should_record(path, plan.repeats, case, run):
+        if path in seen or not session._should_record(
+            path, plan.repeats_for(case.version), case, run
+        ):
             continue
         seen.add(path)
         judgements.append(Judgement(case, run, plan, nodeid, path))
@@ -88,7 +90,8 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
 
 def calls_of(session: JudgesSession, judgement: Judgement) -> int:
     """The calls one judgement makes: a call per facet, per repeat (retries aside)."""
-    return judgement.plan.repeats * (len(session.catalog[judgement.case.judge].config.facets) or 1)
+    repeats = judgement.plan.repeats_for(judgement.case.version)
+    return repeats * (len(session.catalog[judgement.case.judge].config.facets) or 1)
 
 
 def plan_line(session: JudgesSession, judgements: Sequence[Judgement]) -> str:

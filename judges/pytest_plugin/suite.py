@@ -68,8 +68,10 @@ def test_noise_item(noise_case: Any, judge_runner: Any, judges_session: Any) -> 
     assert_accounted(judge_runner.judge(noise_case, run="noise"), repeats)
 
 
-def test_retest_item(retest_case: Any, judge_runner: Any) -> None:
-    assert_accounted(judge_runner.judge(retest_case, run="retest"), 1)
+def test_retest_item(retest_case: Any, judge_runner: Any, judges_session: Any) -> None:
+    planted = judges_session.planted_sets[retest_case.judge]
+    draws = judges_session.run_plan(planted, "retest").repeats_for(retest_case.version)
+    assert_accounted(judge_runner.judge(retest_case, run="retest"), draws)
 
 
 def test_panel_item(panel_case: Any, judge_runner: Any) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from judges.calls.backends import ModelRef
+
+MAX_RETEST_DRAWS = 5  # each is a whole run of the set: more would be a typo, not a plan
 
 
 class PanelConfig(BaseModel):
@@ -42,6 +44,9 @@ class VersionRun(BaseModel):
     # model -> the items it judges, by id or by set (category), within `items`: a model
     # with outputs for some sets only (a partial release) judges those, and is complete.
     model_items: dict[str, tuple[str, ...]] = {}
+    # The retest draws this version was recorded with, where not the set's `retest_draws`:
+    # an accepted version keeps what its pinned cassettes hold.
+    retest_draws: int | None = Field(default=None, ge=1, le=MAX_RETEST_DRAWS)
 
     @field_validator("models")
     @classmethod
@@ -68,6 +73,10 @@ class SetConfig(BaseModel):
     noise_versions: tuple[str, ...] | None = None
     retest: bool = False  # a second, independent draw of the whole set (run `retest`)
     retest_versions: tuple[str, ...] | None = None  # given: retest on, for these versions
+    # Independent draws of the set in run `retest` (its repeats, one cassette per item): with
+    # two or more, the retest-agreement gate compares versions over every pair of draws, not
+    # one (judges.stats.regression.stability). A version may keep another count.
+    retest_draws: int = Field(default=1, ge=1, le=MAX_RETEST_DRAWS)
     sme_labels: str | None = None  # a JSONL file under planted_sets/sme/
     sme_versions: tuple[str, ...] | None = None
     panel: PanelConfig | None = None
@@ -81,3 +90,20 @@ class SetConfig(BaseModel):
     # this set; `pass_if` says what passes (default: what every control expects).
     outputs: dict[str, str] = {}
     pass_if: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _draws_need_a_retest(self) -> SetConfig:
+        named = any(run.retest_draws is not None for run in self.versions.values())
+        if (self.retest_draws != 1 or named) and not (self.retest or self.retest_versions):
+            raise ValueError(
+                "retest_draws counts the draws of run `retest`, which this set does not have: "
+                "add `retest = true`, or remove retest_draws"
+            )
+        return self
+
+    def retest_draws_for(self, version: str) -> int:
+        """The retest draws of a prompt version: its own `[versions."<v>"]` count, else the
+        set's."""
+        named = self.versions.get(version)
+        own = named.retest_draws if named is not None else None
+        return self.retest_draws if own is None else own

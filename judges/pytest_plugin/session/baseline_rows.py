@@ -53,7 +53,7 @@ def _replay_run(
         case = Case(planted.judge, version, plan.model or model, item.id, item.slug)
         try:
             rows += judging.judge_case(
-                case, rerecord="", run=run, repeats=plan.repeats,
+                case, rerecord="", run=run, repeats=plan.repeats_for(version),
                 draw_offset=plan.draw_offset, sampling=plan.sampling, replay_only=True,
             )  # fmt: skip
         except JudgementMissing:

@@ -99,7 +99,10 @@ class Catalogue:
             items = tuple(planted.item(i) for i in config.noise_items)
             return RunPlan(run, versions, items, repeats=repeats)
         if run == "retest":
-            return RunPlan(run, versions, tuple(planted.items), draw_offset=RETEST_DRAW)
+            draws = {version: config.retest_draws_for(version) for version in versions}
+            return RunPlan(
+                run, versions, tuple(planted.items), draw_offset=RETEST_DRAW, version_repeats=draws
+            )
         if run == "reading_list":
             return RunPlan(run, versions, tuple(planted.reading_list))
         if run == "panel" and config.panel is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,12 @@ class RunPlan:
     sampling: Sampling | None = None
     model: ModelRef | None = None  # a panel's cross-check may be another model
     label: str = ""
+    # A version judged another number of times (a retest's draws, set per version).
+    version_repeats: Mapping[str, int] = field(default_factory=dict)
+
+    def repeats_for(self, version: str) -> int:
+        """How many times one item of this version is judged in its cassette."""
+        return self.version_repeats.get(version, self.repeats)
 
 
 @dataclass(frozen=True)

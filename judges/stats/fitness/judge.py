@@ -259,7 +259,8 @@ def _retest(
     rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
 ) -> list[ChanceTest]:
     main = {row.item_id: row for row in rows if row.run == "main"}
-    again = {row.item_id: row for row in rows if row.run == "retest"}
+    # A retest of several draws: its first, as every statistic but the agreement gate reads.
+    again = {row.item_id: row for row in rows if row.run == "retest" and row.repeat == 0}
     tests = []
     for field, numeric in _fields(dimensions, flag):
         pairs = [
@@ -284,6 +285,11 @@ def _retest(
             test = decide_by_power(test, power)
         tests.append(test)
     return tests
+
+
+def _diagnostic(test: ChanceTest, why: str) -> ChanceTest:
+    """The test shown with its figures, deciding nothing: another test decides its question."""
+    return dataclasses.replace(test, testable=False, detail=test.detail + "; " + why)
 
 
 def _noise(
@@ -350,5 +356,10 @@ def judge_fitness(
     if "retest" in runs and main:
         tests += _retest(rows, dimensions, flag)
     if "noise" in runs:
-        tests += _noise(rows, dimensions, flag)
+        noise = _noise(rows, dimensions, flag)
+        if "retest" in runs and main:
+            # The retest asks the same (do two draws agree beyond chance?) of every item,
+            # the noise run of a few: deciding twice would only add false alarms.
+            noise = [_diagnostic(t, "the retest run decides this on every item") for t in noise]
+        tests += noise
     return collect(within_budget(tests))

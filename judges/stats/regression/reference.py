@@ -46,7 +46,7 @@ def retest_as_draw(
     answered = {row.item_id for row in baseline if row.repeat == 0 and row.status == "ok"}
     if not retest or not answered <= again:
         return None
-    return [row.model_copy(update={"run": "main"}) for row in retest]
+    return [row.model_copy(update={"run": "main"}) for row in retest if row.repeat == 0]
 
 
 def _power_of_both(gate: Regression, alpha: float) -> Power | None:

@@ -22,6 +22,7 @@ model of tests/test_retest_agreement.py; at the full alpha a simulation of the s
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,18 +36,36 @@ from judges.stats.estimates.power import Power, mean_drop
 from judges.stats.regression.comparison import numeric
 from judges.stats.regression.gates import ALPHA, Regression, first_by_item
 
-__all__ = ["RETEST_AGREEMENT", "STABILITY_SHARE", "Draws", "retest_agreement_regression"]
+__all__ = [
+    "RETEST_AGREEMENT",
+    "SEVERAL_DRAWS_SHARE",
+    "STABILITY_SHARE",
+    "Draws",
+    "level_cap",
+    "retest_agreement_regression",
+]
 
 RETEST_AGREEMENT = "regression.retest_agreement"
-STABILITY_SHARE = 5  # the gate fails at alpha / 5 at most
+STABILITY_SHARE = 5  # one retest draw a side: the gate fails at alpha / 5 at most
+SEVERAL_DRAWS_SHARE = 20  # two or more a side: at alpha / 20 at most
 
 
 @dataclass(frozen=True)
 class Draws:
-    """A version's main run and its retest (rows of one model)."""
+    """A version's main run and its retest, every draw of it (rows of one model)."""
 
     main: Sequence[JudgementRow]
     retest: Sequence[JudgementRow]
+
+    @property
+    def retest_draws(self) -> int:
+        """How many draws its retest holds (its repeats); 0 without one."""
+        return 1 + max((row.repeat for row in self.retest), default=-1)
+
+
+def level_cap(alpha: float, draws: int) -> float:
+    """The highest level the gate fails at, with `draws` retest draws on each side."""
+    return alpha / (STABILITY_SHARE if draws < 2 else SEVERAL_DRAWS_SHARE)
 
 
 def _agreeing(a: JudgementRow, b: JudgementRow, dimensions: Sequence[str], flag: str | None) -> int:
@@ -63,20 +82,28 @@ def _agreeing(a: JudgementRow, b: JudgementRow, dimensions: Sequence[str], flag:
 
 
 def _counts(
-    draws: Draws, dimensions: Sequence[str], flag: str | None
+    draws: Draws, used: int, dimensions: Sequence[str], flag: str | None
 ) -> tuple[dict[str, int], dict[str, str]]:
-    """Per item, the fields its two runs agree on; and why each other item is left out."""
-    main, retest = first_by_item(draws.main), first_by_item(draws.retest)
+    """Per item, the fields its draws agree on, summed over every pair of its main run and
+    its first `used` retest draws; and why each other item is left out."""
+    main = first_by_item(draws.main)
+    retests: dict[str, dict[int, JudgementRow]] = {}
+    for row in draws.retest:
+        if row.repeat < used:
+            retests.setdefault(row.item_id, {})[row.repeat] = row
     counts: dict[str, int] = {}
     left_out: dict[str, str] = {}
-    for item in sorted(set(main) | set(retest)):
-        a, b = main.get(item), retest.get(item)
-        if a is None or b is None:
-            left_out[item] = "not in both its main and retest runs"
-        elif a.status != "ok" or b.status != "ok":
+    for item in sorted(set(main) | set(retests)):
+        runs = [main.get(item), *(retests.get(item, {}).get(k) for k in range(used))]
+        if any(row is None for row in runs):
+            left_out[item] = "missing from its main run or a retest draw"
+        elif any(row.status != "ok" for row in runs if row is not None):
             left_out[item] = "failed judgement"
         else:
-            counts[item] = _agreeing(a, b, dimensions, flag)
+            judged = [row for row in runs if row is not None]
+            counts[item] = sum(
+                _agreeing(a, b, dimensions, flag) for a, b in itertools.combinations(judged, 2)
+            )
     return counts, left_out
 
 
@@ -94,8 +121,11 @@ def retest_agreement_regression(
     left out, by reason."""
     if not baseline.retest or not run.retest:
         return None
-    before, old_out = _counts(baseline, dimensions, flag)
-    after, new_out = _counts(run, dimensions, flag)
+    # Both sides count the same draws, so an item's two counts are draws of one thing.
+    used = min(baseline.retest_draws, run.retest_draws)
+    pairs = used * (used + 1) // 2  # of the main run and `used` retest draws
+    before, old_out = _counts(baseline, used, dimensions, flag)
+    after, new_out = _counts(run, used, dimensions, flag)
     excluded: dict[str, int] = {}
     for item in sorted(set(before) | set(after) | set(old_out) | set(new_out)):
         if item in before and item in after:
@@ -111,20 +141,23 @@ def retest_agreement_regression(
     if len(items) < 2:
         why = "fewer than 2 items judged in both runs of both versions: no data, no decision"
         return Regression(RETEST_AGREEMENT, label, None, None, why, excluded, decides=False)
+    # The test runs on each item's sum over its pairs of draws (integers); shown per pair.
     old = np.array([before[i] for i in items], dtype=float)
     new = np.array([after[i] for i in items], dtype=float)
     diffs = new - old  # higher is better: more fields agree
     p_value = 1.0 if not diffs.any() else sign_flip_lower(diffs).midp
-    cap = alpha / STABILITY_SHARE
-    change = bootstrap_mean_difference(new, old, paired=True, confidence=1 - 2 * alpha)
+    cap = level_cap(alpha, used)
+    change = bootstrap_mean_difference(new / pairs, old / pairs, paired=True,
+                                       confidence=1 - 2 * alpha)  # fmt: skip
     shown = "p < 0.0001" if p_value < 0.0001 else f"p = {p_value:.4f}"
     why = (
-        f"fields main and retest answer alike per item, of {fields} (the verdict, "
+        f"fields two draws answer alike per item and pair of draws ({pairs} pair(s) of its "
+        f"main run and {used} retest draw(s)), of {fields} (the verdict, "
         f"{len(dimensions)} score dimension(s){', the flag' if flag else ''}): "
-        f"{old.mean():.2f} in the baseline, change {change.value:+.2f} [{change.low:+.2f}, "
-        f"{change.high:+.2f}] over {change.n} items ({1 - 2 * alpha:.0%} paired bootstrap); "
-        f"one-sided sign-flip mid-{shown} (fails below {cap:g} at most, since "
-        "the baseline's agreement is one draw; higher is better)"
+        f"{old.mean() / pairs:.2f} in the baseline, change {change.value:+.2f} "
+        f"[{change.low:+.2f}, {change.high:+.2f}] over {change.n} items ({1 - 2 * alpha:.0%} "
+        f"paired bootstrap); one-sided sign-flip mid-{shown} (fails below {cap:g} at most, "
+        f"since the baseline's agreement is itself a draw; higher is better)"
     )
     if not old.any():
         why = (
@@ -132,13 +165,13 @@ def retest_agreement_regression(
             "no run can agree less: this gate decides nothing"
         )
         return Regression(RETEST_AGREEMENT, label, change, None, why, excluded, decides=False)
-    sd = float(np.std(diffs, ddof=1))
+    sd = float(np.std(diffs / pairs, ddof=1))
     power = Power(
         mean_drop(sd, len(items), cap),
         len(items),
         0.8,
-        "fields agreeing per item",
-        f"sd of paired differences {sd:.2f}, at alpha / {STABILITY_SHARE}",
+        "fields agreeing per item" if used == 1 else "fields agreeing per item and pair",
+        f"sd of paired differences {sd:.2f}, at alpha / {round(alpha / cap)}",
     )
     return Regression(
         RETEST_AGREEMENT, label, change, p_value >= cap, why, excluded,

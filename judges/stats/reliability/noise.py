@@ -254,7 +254,9 @@ def test_retest(
     main_run: str = "main",
     retest_run: str = "retest",
 ) -> TestRetest:
-    """Agreement of two independent runs over the same items, paired by item id."""
+    """Agreement of two independent runs over the same items, paired by item id. A retest
+    of several draws (repeats) counts its first; the others feed the agreement gate."""
+    retest_rows = [row for row in retest_rows if row.repeat == 0]
     main, main_selected = one_per_item(main_rows, main_run, "test_retest main")
     retest, retest_selected = one_per_item(retest_rows, retest_run, "test_retest retest")
     pairs, excluded = pair_rows(main, retest, "main", "retest")
