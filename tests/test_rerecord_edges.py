@@ -163,6 +163,8 @@ def test_the_replay_names_an_interrupted_recording(tmp_path: Path) -> None:
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     model = ModelRef.parse("local:smollm2-135m")
     assert "2 of 5 repeats recorded" in miss_reason(partial, model, 5)
+    # Or set.toml now asks for more draws than a version was recorded with.
+    assert "noise_repeats or retest_draws" in miss_reason(partial, model, 5)
     assert "prompt file" not in miss_reason(partial, model, 5)
     assert "prompt file" in miss_reason(partial, model, 2)
     assert miss_reason(tmp_path / "absent.yaml", model, 1) == "does not exist"

@@ -287,11 +287,6 @@ def _retest(
     return tests
 
 
-def _diagnostic(test: ChanceTest, why: str) -> ChanceTest:
-    """The test shown with its figures, deciding nothing: another test decides its question."""
-    return dataclasses.replace(test, testable=False, detail=test.detail + "; " + why)
-
-
 def _noise(
     rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
 ) -> list[ChanceTest]:
@@ -356,10 +351,5 @@ def judge_fitness(
     if "retest" in runs and main:
         tests += _retest(rows, dimensions, flag)
     if "noise" in runs:
-        noise = _noise(rows, dimensions, flag)
-        if "retest" in runs and main:
-            # The retest asks the same (do two draws agree beyond chance?) of every item,
-            # the noise run of a few: deciding twice would only add false alarms.
-            noise = [_diagnostic(t, "the retest run decides this on every item") for t in noise]
-        tests += noise
+        tests += _noise(rows, dimensions, flag)
     return collect(within_budget(tests))
