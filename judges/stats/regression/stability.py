@@ -8,16 +8,22 @@ the fields main and retest answer alike (the verdict, every score dimension, the
 counted for the baseline version and for this one, and the paired sign-flip test asks
 whether this version's counts are lower (one-sided mid-p).
 
+With two or more retest draws on both sides (set.toml's `retest_draws`), an item's count is
+summed over every pair of its draws (main and the retest draws both versions have: three
+pairs with two), so each version's agreement is measured on more than one pair.
+
 Valid under any error structure: under no change, each item's two counts are two draws of
-the same thing (main and retest of one judge on that item), so their difference is
+the same thing (the same draws of one judge on that item), so their difference is
 symmetric whatever the item, however its fields err together. What the test cannot do is
-check the baseline against a second draw: the baseline version has one (main, retest) pair,
-and every later run is compared with it. A lucky baseline (its two runs agreeing more than
-usual) would then raise the alarms of many honest runs at once, so the gate never fails at a
-level above alpha / STABILITY_SHARE, whatever Holm's step allows. Against a baseline, three
-or more of 20 honest re-records then fail it for at most 2 of 30 baselines under each error
-model of tests/test_retest_agreement.py; at the full alpha a simulation of the same design
-(100 baselines per set size, 44 to 326 items) put that share at 8-17%.
+check the baseline against a second baseline: its agreement is itself one draw, and every
+later run is compared with it. A lucky baseline (its draws agreeing more than usual) would
+then raise the alarms of many honest runs at once, so the gate never fails at a level above
+alpha / STABILITY_SHARE with one retest draw a side, or alpha / SEVERAL_DRAWS_SHARE with
+two or more, whatever Holm's step allows; the pairs of several draws pay for the lower cap.
+Against a baseline, three or more of 20 honest re-records then fail it for at most 2 of 30
+baselines under each error model of tests/test_retest_agreement.py; at the full alpha a
+simulation of the same design (100 baselines per set size, 44 to 326 items) put that share
+at 8-17%. tests/test_false_alarms.py measures one draw against two on the built-in sets.
 """
 
 from __future__ import annotations
