@@ -100,13 +100,13 @@ def _counts(
     counts: dict[str, int] = {}
     left_out: dict[str, str] = {}
     for item in sorted(set(main) | set(retests)):
-        runs = [main.get(item), *(retests.get(item, {}).get(k) for k in range(used))]
-        if any(row is None for row in runs):
+        found = [main.get(item), *(retests.get(item, {}).get(k) for k in range(used))]
+        judged = [row for row in found if row is not None]
+        if len(judged) < len(found):
             left_out[item] = "missing from its main run or a retest draw"
-        elif any(row.status != "ok" for row in runs if row is not None):
+        elif any(row.status != "ok" for row in judged):
             left_out[item] = "failed judgement"
         else:
-            judged = [row for row in runs if row is not None]
             counts[item] = sum(
                 _agreeing(a, b, dimensions, flag) for a, b in itertools.combinations(judged, 2)
             )
