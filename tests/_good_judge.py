@@ -70,6 +70,7 @@ class Shape:
     label: Callable[[int], Any] = int  # a scale's value as the verdict holds it
     retest: bool = True  # a retest run is recorded (set.toml's retest, or retest_versions)
     retest_draws: int = 1  # its draws, as set.toml gives a new version (`retest_draws`)
+    reply_scales: dict[str, tuple[float, float]] = field(default_factory=dict)  # as fitness reads
 
     @property
     def config(self) -> SetConfig:
@@ -116,6 +117,7 @@ def load_shape(name: str) -> Shape:
         shape.per_field, shape.label = True, str
     shape.retest = bool(planted.run_versions("retest"))  # a retest run follows the judge
     shape.retest_draws = planted.config.retest_draws
+    shape.reply_scales = spec.score_scales(spec.versions[-1])
     rng = random.Random(f"truth-{name}")
     shape.truth = {item.id: _right_values(shape, item, rng) for item in planted.items}
     return shape
@@ -133,6 +135,7 @@ def scaffold_shape(root: Path) -> Shape:
         "init scaffold", planted, tuple(spec.config.dimensions), None,
         {"accuracy": (0, 3), "helpfulness": (0, 3)}, lambda values, item: dict(values),
     )  # fmt: skip
+    shape.reply_scales = spec.score_scales(spec.versions[-1])
     rng = random.Random("truth-scaffold")
     shape.truth = {item.id: _right_values(shape, item, rng) for item in planted.items}
     return shape
@@ -259,7 +262,9 @@ def verdict(
 ) -> Verdict:
     """The report's verdict of a re-record against the accepted baseline and its table."""
     facts = set_facts(shape.planted, "rerecord", shape.sme_labels)
-    fitness = judge_fitness(rows, facts, dimensions=shape.dimensions, flag=shape.flag)
+    fitness = judge_fitness(
+        rows, facts, dimensions=shape.dimensions, flag=shape.flag, scales=shape.reply_scales
+    )
     if not fitness.fit:
         return Verdict(NOT_FIT, tuple(fitness_reasons(fitness)))
     main, base_main = _runs(rows, "main"), _runs(baseline, "main")

@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 
 from judges.reports.sections.fitness import cannot_show, weak_spots
-from judges.stats.fitness import power
+from judges.stats.fitness import judge, power
 from judges.stats.fitness.chance import collect, detection_vs_controls
 from judges.stats.fitness.permutation import (
     agreement_above_chance,
@@ -167,13 +167,17 @@ def test_subgroup_tests_decide_only_within_a_five_percent_false_alarm_budget() -
 
 
 def _pairwise_power(
-    usual: tuple[int, ...], sizes: tuple[int, ...], k: int, quadratic: bool
+    usual: tuple[int, ...],
+    sizes: tuple[int, ...],
+    k: int,
+    quadratic: bool,
+    values: tuple[float, ...] | None,
 ) -> float:
     """repeats_power as first written: one weight look-up per ordered pair of answers."""
     if len(set(usual)) < 2:
         return 0.0  # every item deserves one answer: nothing to show
     rng = np.random.default_rng(0)
-    w = power._weights(k, quadratic)
+    w = power._weights(k, quadratic, values)
     size = np.asarray(sizes)
     truth = np.repeat(np.asarray(usual), size)
     answers = power._wrong(np.tile(truth, (power.N_SIMULATIONS, 1)), k, rng, power.GOOD)
@@ -215,20 +219,24 @@ def test_repeats_power_is_the_same_figure_as_the_pairwise_count() -> None:
         k = int(rng.integers(2, 6))
         usual = tuple(int(v) for v in rng.integers(0, k, int(rng.integers(2, 12))))
         sizes = tuple(int(v) for v in rng.integers(2, 7, len(usual)))
-        for quadratic in (True, False):
-            options = {"quadratic": quadratic, "alpha": 0.05, "good": 0.9, "seed": 0}
-            ours = _repeats_power(usual, sizes, k, **options)
-            assert ours == _pairwise_power(usual, sizes, k, quadratic), (usual, sizes, k)
+        # Categories 0..k-1, or values spaced unevenly (a total: 3, 6, 7, 9).
+        spaced = tuple(float(v) for v in np.sort(rng.choice(10, k, replace=False)))
+        for quadratic, values in ((True, None), (True, spaced), (False, None)):
+            options = {"quadratic": quadratic, "values": values, "alpha": 0.05, "good": 0.9}
+            ours = _repeats_power(usual, sizes, k, **options, seed=0)
+            expected = _pairwise_power(usual, sizes, k, quadratic, values)
+            assert ours == expected, (usual, sizes, k, values)
             # The power that decides is the harder of independent and item-stuck errors.
-            sticky = _repeats_power(usual, sizes, k, sticky=True, **options)
-            assert repeats_power(usual, sizes, k, quadratic=quadratic) == min(ours, sticky)
+            sticky = _repeats_power(usual, sizes, k, sticky=True, **options, seed=0)
+            found = repeats_power(usual, sizes, k, quadratic=quadratic, values=values)
+            assert found == min(ours, sticky)
 
 
 def test_errors_stuck_to_items_can_lower_the_power_of_a_noise_test() -> None:
     # Four noise items, three of them with one usual answer: a 90% judge whose errors fall
     # on hard items (one hard item can be the odd one out) passes less often than one whose
     # errors are independent, and the lower figure decides.
-    options = {"quadratic": True, "alpha": 0.05, "good": 0.9, "seed": 0}
+    options = {"quadratic": True, "values": None, "alpha": 0.05, "good": 0.9, "seed": 0}
     usual, sizes = (1, 1, 1, 3), (5,) * 4
     independent = _repeats_power(usual, sizes, 4, **options)
     stuck = _repeats_power(usual, sizes, 4, sticky=True, **options)
@@ -242,13 +250,54 @@ def test_an_experts_labels_counted_as_a_draw_lower_the_power_of_sme_tests() -> N
     # judge is, it passes under 95%, so at 17 labels the SME tests are diagnostics.
     totals = (9, 9, 9, 9, 9, 9, 9, 6, 6, 6, 7, 3, 6, 7, 7, 6, 6)
     human = tuple(float(v) for v in totals)
-    index = tuple(sorted(set(totals)).index(v) for v in totals)
-    truth_power = spearman_power(human), agreement_power(index, 4, quadratic=True, both_drawn=False)
+    values = tuple(sorted(set(human)))  # a total states no scale: the values labelled
+    index = tuple(values.index(v) for v in human)
+    kappa = {"quadratic": True, "values": values}
+    truth_power = (
+        spearman_power(human),
+        agreement_power(index, 4, both_drawn=False, **kappa),
+    )
     drawn_power = (
         spearman_power(human, both_drawn=True),
-        agreement_power(index, 4, quadratic=True, both_drawn=True),
+        agreement_power(index, 4, both_drawn=True, **kappa),
     )
     assert min(truth_power) >= 0.95 > max(drawn_power)
     # Four times the labels: both drawn, a good judge passes them and they decide again.
     assert spearman_power(human * 4, both_drawn=True) >= 0.95
-    assert agreement_power(index * 4, 4, quadratic=True, both_drawn=True) >= 0.95
+    assert agreement_power(index * 4, 4, both_drawn=True, **kappa) >= 0.95
+
+
+# ------------------------------------------------- a wrong answer: any value of the scale
+
+
+def test_quadratic_agreement_power_on_uneven_values_matches_the_test_itself() -> None:
+    # The real test (agreement_above_chance on the values) run on simulated judges: the
+    # power must measure distances between values, not between category indices.
+    values = (0.0, 3.0, 4.0, 9.0)
+    truth = np.array([0, 1, 2, 3, 3, 2, 1, 0, 3, 3, 0, 2])
+    rng = np.random.default_rng(9)
+    n_sims, passed = 300, 0
+    for _ in range(n_sims):
+        judge = power._wrong(truth, 4, rng, power.GOOD)
+        test = agreement_above_chance(
+            [values[i] for i in judge], [values[i] for i in truth], n_resamples=50, seed=1
+        )
+        passed += test.fit_ignoring_power
+    ours = agreement_power(
+        tuple(int(v) for v in truth), 4, quadratic=True, both_drawn=False, values=values
+    )
+    assert ours == pytest.approx(passed / n_sims, abs=0.08)
+    by_index = agreement_power(tuple(int(v) for v in truth), 4, quadratic=True, both_drawn=False)
+    assert by_index != ours  # the spacing is not a detail
+
+
+def test_a_noise_test_counts_wrong_answers_on_the_whole_scale_not_the_ones_seen() -> None:
+    # Six noise items of a 1-5 facet (geval's coverage); this run never gave a 1. Its good
+    # judge's wrong answer may be a 1, which quadratic weights count heavily: the power on
+    # the reply model's scale is the lower, and the one that decides.
+    units = [[4] * 5, [5, 5, 5, 5, 2], [2] * 5, [4, 4, 3, 4, 4], [3] * 5, [5] * 5]
+    seen = judge._noise_power(units, True, None)
+    scale = judge._noise_power(units, True, (1.0, 5.0))
+    usual = (3, 4, 1, 3, 2, 4)
+    assert scale == repeats_power(usual, (5,) * 6, 5, quadratic=True, values=(1, 2, 3, 4, 5))
+    assert scale < seen

@@ -86,7 +86,7 @@ def _plan(args: argparse.Namespace) -> int:
             noise_items=floor.n_items if floor else 0,
             noise_repeats=floor.n_repeats if floor else (config.noise_repeats if config else 5),
             kappa=kappa, drop=args.drop, power=args.power, alpha=args.alpha,
-            scales=score_scales(spec, version),
+            scales=spec.score_scales(version),
         )  # fmt: skip
     except ValueError as error:
         return _fail("plan", str(error))
@@ -114,25 +114,6 @@ def _chosen(asked: str | None, version: str, baseline: str | None) -> str:
     if baseline is not None:
         return f"prompt {version}: the accepted baseline in gates.toml (--version V for another)"
     return f"prompt {version}: the newest; gates.toml names no baseline (--version V for another)"
-
-
-def score_scales(spec: JudgeSpec, version: str) -> dict[str, tuple[float, float]]:
-    """Each reply field's (minimum, maximum), where the reply model states both: the scale
-    a score dimension's drop is a share of. A derived dimension (a total) states none."""
-    scales: dict[str, tuple[float, float]] = {}
-    for facet in spec.config.facets or (None,):
-        schema = spec.reply_model(version, facet).model_json_schema()
-        bounded = {
-            name: (float(field["minimum"]), float(field["maximum"]))
-            for name, field in schema.get("properties", {}).items()
-            if isinstance(field.get("minimum"), int | float)
-            and isinstance(field.get("maximum"), int | float)
-        }
-        if facet is not None and len(bounded) == 1:  # a facet's one score is its dimension's
-            bounded = {facet: next(iter(bounded.values()))}
-        for name, scale in bounded.items():
-            scales.setdefault(name, scale)
-    return scales
 
 
 def _estimate(args: argparse.Namespace) -> int:

@@ -169,6 +169,24 @@ class JudgeSpec:
     def reply_model(self, version: str, facet: str | None) -> type[BaseModel]:
         return self.module.reply_model(version, facet)
 
+    def score_scales(self, version: str) -> dict[str, tuple[float, float]]:
+        """Each reply field's (minimum, maximum), where the reply model states both: the
+        scale a score dimension takes. A derived dimension (a total) states none."""
+        scales: dict[str, tuple[float, float]] = {}
+        for facet in self.config.facets or (None,):
+            schema = self.reply_model(version, facet).model_json_schema()
+            bounded = {
+                name: (float(field["minimum"]), float(field["maximum"]))
+                for name, field in schema.get("properties", {}).items()
+                if isinstance(field.get("minimum"), int | float)
+                and isinstance(field.get("maximum"), int | float)
+            }
+            if facet is not None and len(bounded) == 1:  # a facet's one score is its dimension's
+                bounded = {facet: next(iter(bounded.values()))}
+            for name, scale in bounded.items():
+                scales.setdefault(name, scale)
+        return scales
+
     def request_schema(
         self, version: str, facet: str | None, inputs: ParsedInputs
     ) -> dict[str, Any]:

@@ -31,7 +31,8 @@ def model_fitness(
     if facts is None or not any(row.run == "main" for row in rows):
         return None
     try:
-        return judge_fitness(rows, facts, dimensions=dimensions, flag=flag)
+        scales = sources.spec.score_scales(version) if sources.spec is not None else {}
+        return judge_fitness(rows, facts, dimensions=dimensions, flag=flag, scales=scales)
     except ValueError as error:  # e.g. a label file naming an item twice
         notes.append(f"fitness not computed: {error}")
         return None

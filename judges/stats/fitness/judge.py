@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -72,13 +71,35 @@ from judges.stats.reliability.calibration import judge_and_human, sme_dimension
 __all__ = ["SetFacts", "is_ranking_set", "judge_fitness", "pairwise_test_name"]
 
 LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
+Scales = Mapping[str, tuple[float, float]]  # a dimension's (minimum, maximum), where stated
 
 
-def _categories(values: Sequence[float | str], numeric: bool) -> tuple[list[Any], int]:
-    """Category indices of values (ordered for numbers) and how many categories there are."""
-    cats = sorted(set(values), key=float if numeric else str)
+@dataclass(frozen=True)
+class _Categories:
+    """Answers as category indices, and what a power figure needs of the categories."""
+
+    index: tuple[int, ...]
+    k: int
+    values: tuple[float, ...] | None  # the categories' values, which quadratic weights measure
+
+
+def _categories(
+    values: Sequence[float | str], numeric: bool, scale: tuple[float, float] | None = None
+) -> _Categories:
+    """Category indices of values (ordered for numbers).
+
+    A number field whose reply model states a scale of whole numbers takes every value of
+    it: a good judge's wrong answer may be any value the field takes, not only the ones this
+    run gave (a run that never gave 1 on a 1-5 scale made the power figure assume near
+    errors only, and read too high).
+    """
+    seen = set(values)
+    if numeric and scale is not None and all(float(v).is_integer() for v in (*scale, *seen)):
+        seen |= set(range(int(scale[0]), int(scale[1]) + 1))
+    cats = sorted(seen, key=float if numeric else str)
     where = {v: i for i, v in enumerate(cats)}
-    return [where[v] for v in values], len(cats)
+    spacing = tuple(float(v) for v in cats) if numeric else None
+    return _Categories(tuple(where[v] for v in values), len(cats), spacing)
 
 
 def _detection(main: Sequence[JudgementRow]) -> list[ChanceTest]:
@@ -128,7 +149,10 @@ def _scores(main: Sequence[JudgementRow], dimensions: Sequence[str]) -> list[Cha
 
 
 def _sme(
-    main: Sequence[JudgementRow], labels: Sequence[SmeLabel], dimensions: Sequence[str]
+    main: Sequence[JudgementRow],
+    labels: Sequence[SmeLabel],
+    dimensions: Sequence[str],
+    scales: Scales,
 ) -> list[ChanceTest]:
     dimension = sme_dimension(dimensions)
     pairs = judge_and_human(main, labels, dimension)
@@ -140,8 +164,10 @@ def _sme(
     tests = [decide_by_power(spearman, spearman_power(tuple(human), both_drawn=True))]
     if all_integers(judge + human):
         kappa = agreement_above_chance(judge, human, name=f"SME kappa: {dimension}")
-        truth, k = _categories(human, numeric=True)
-        power = agreement_power(tuple(truth), k, quadratic=True, both_drawn=True)
+        truth = _categories(human, numeric=True, scale=scales.get(dimension))
+        power = agreement_power(
+            truth.index, truth.k, quadratic=True, both_drawn=True, values=truth.values
+        )
         tests.append(decide_by_power(kappa, power))
     return tests
 
@@ -256,7 +282,7 @@ def _uninformative(test: ChanceTest, why: str) -> ChanceTest:
 
 
 def _retest(
-    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
+    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None, scales: Scales
 ) -> list[ChanceTest]:
     main = {row.item_id: row for row in rows if row.run == "main"}
     # A retest of several draws: its first, as every statistic but the agreement gate reads.
@@ -280,15 +306,17 @@ def _retest(
             # A good judge's right answers: the main run's, or the retest's where main is
             # constant (a side that varies while the other does not is what fails).
             truth = first if len(set(first)) > 1 else second
-            index, k = _categories(truth, numeric)
-            power = agreement_power(tuple(index), k, quadratic=numeric, both_drawn=True)
+            cats = _categories(truth, numeric, scales.get(field) if numeric else None)
+            power = agreement_power(
+                cats.index, cats.k, quadratic=numeric, both_drawn=True, values=cats.values
+            )
             test = decide_by_power(test, power)
         tests.append(test)
     return tests
 
 
 def _noise(
-    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None
+    rows: Sequence[JudgementRow], dimensions: Sequence[str], flag: str | None, scales: Scales
 ) -> list[ChanceTest]:
     by_item: dict[str, list[JudgementRow]] = {}
     for row in rows:
@@ -310,22 +338,25 @@ def _noise(
         if len({v for unit in units for v in unit}) == 1:
             test = _uninformative(test, "one value in every repeat: stable, but says nothing")
         elif test.testable:
-            test = decide_by_power(test, _noise_power(units, numeric))
+            scale = scales.get(field) if numeric else None
+            test = decide_by_power(test, _noise_power(units, numeric, scale))
         tests.append(test)
     return tests
 
 
-def _noise_power(units: Sequence[Sequence[float | str]], numeric: bool) -> float:
+def _noise_power(
+    units: Sequence[Sequence[float | str]], numeric: bool, scale: tuple[float, float] | None
+) -> float:
     """A good judge's chance to pass the noise test: each item's usual answer is right."""
     kept = [list(unit) for unit in units if len(unit) >= 2]
-    index, k = _categories([v for unit in kept for v in unit], numeric)
+    cats = _categories([v for unit in kept for v in unit], numeric, scale)
     usual, start = [], 0
     for unit in kept:
-        mine = index[start : start + len(unit)]
+        mine = cats.index[start : start + len(unit)]
         usual.append(max(sorted(set(mine)), key=mine.count))
         start += len(unit)
     sizes = tuple(len(unit) for unit in kept)
-    return repeats_power(tuple(usual), sizes, k, quadratic=numeric)
+    return repeats_power(tuple(usual), sizes, cats.k, quadratic=numeric, values=cats.values)
 
 
 def judge_fitness(
@@ -334,22 +365,29 @@ def judge_fitness(
     *,
     dimensions: Sequence[str],
     flag: str | None = None,
+    scales: Scales | None = None,
 ) -> Fitness:
-    """Every chance test that applies to one judge, prompt version and model (its rows)."""
+    """Every chance test that applies to one judge, prompt version and model (its rows).
+
+    scales: each dimension's (minimum, maximum) as its reply model states it
+    (`JudgeSpec.score_scales`); a power figure takes a wrong answer to be any value of it.
+    Without one, any value the run gave.
+    """
+    scales = scales or {}
     main = [row for row in rows if row.run == "main"]
     runs = {row.run for row in rows}
     tests = [*_detection(main), *_scores(main, dimensions)]
     if is_pairwise(main):
         tests += _pairwise(main)
     if facts.sme_labels and main:
-        tests += _sme(main, facts.sme_labels, dimensions)
+        tests += _sme(main, facts.sme_labels, dimensions, scales)
     if facts.ranking and main:
         tests += _ranking(main, facts)
     labels, candidates = facts.reading_list_labels, facts.reading_list_candidates
     if READING_LIST_RUN in runs and labels is not None and candidates:
         tests += _reading_list(rows, labels, candidates)
     if "retest" in runs and main:
-        tests += _retest(rows, dimensions, flag)
+        tests += _retest(rows, dimensions, flag, scales)
     if "noise" in runs:
-        tests += _noise(rows, dimensions, flag)
+        tests += _noise(rows, dimensions, flag, scales)
     return collect(within_budget(tests))

@@ -98,9 +98,21 @@ def _wrong(truth: np.ndarray, k: int, rng: np.random.Generator, good: float) -> 
     return np.where(wrong, (truth + shift) % k, truth)
 
 
-def _weights(k: int, quadratic: bool) -> np.ndarray:
-    values = np.arange(k, dtype=float)
-    return (values[:, None] - values[None, :]) ** 2 if quadratic else 1.0 - np.eye(k)
+def _spacing(k: int, values: tuple[float, ...] | None) -> np.ndarray:
+    """Each category's value (0..k-1 when not given): what quadratic weights measure."""
+    at = np.arange(k, dtype=float) if values is None else np.asarray(values, dtype=float)
+    if at.shape != (k,):
+        raise ValueError(f"{k} categories need {k} values, got {len(at)}")
+    return at
+
+
+def _weights(k: int, quadratic: bool, values: tuple[float, ...] | None) -> np.ndarray:
+    """The tests' weights: squared distances of the categories' values, or 1 for any two
+    categories that differ."""
+    if not quadratic:
+        return 1.0 - np.eye(k)
+    at = _spacing(k, values)
+    return (at[:, None] - at[None, :]) ** 2
 
 
 @lru_cache(maxsize=64)
@@ -118,8 +130,11 @@ def _p_at_most(observed: np.ndarray, draws: np.ndarray) -> np.ndarray:
     return (1 + (draws <= observed[:, None] + tol).sum(axis=1)) / (draws.shape[1] + 1)
 
 
-def _repaired_disagreement(a: np.ndarray, b: np.ndarray, quadratic: bool, seed: int) -> np.ndarray:
-    """(simulations, permutations): each simulated set's mean disagreement with b re-paired.
+def _repaired_disagreement(
+    a: np.ndarray, b: np.ndarray, quadratic: bool, seed: int, at: np.ndarray
+) -> np.ndarray:
+    """(simulations, permutations): each simulated set's mean disagreement with b re-paired
+    (`at`: each category's value, which quadratic weights measure).
 
     Quadratic: mean (a_i - b_j)^2 expands into sums and one product, so each re-pairing costs
     a dot product (one set at a time: a gather of every set at once is slower, not cache
@@ -128,7 +143,7 @@ def _repaired_disagreement(a: np.ndarray, b: np.ndarray, quadratic: bool, seed: 
     shuffles = _shuffles(a.shape[1], seed)
     n = a.shape[1]
     if quadratic:
-        af, bf = a.astype(float), b.astype(float)
+        af, bf = at[a], at[b]
         cross = np.stack([bf[s][shuffles] @ af[s] for s in range(a.shape[0])])
         squares = (af**2).sum(axis=1) + (bf**2).sum(axis=1)
         return (squares[:, None] - 2 * cross) / n
@@ -142,12 +157,14 @@ def agreement_power(
     *,
     quadratic: bool,
     both_drawn: bool,
+    values: tuple[float, ...] | None = None,
     alpha: float = ALPHA,
     good: float = GOOD,
     seed: int = 0,
 ) -> float:
     """P(kappa above chance at p < alpha) for a good judge whose right answers are `truth`
-    (category indices 0..k-1, in order for quadratic weights).
+    (category indices 0..k-1, in order for quadratic weights; `values` the categories'
+    values, which the weights measure, 0..k-1 when not given).
 
     both_drawn: both sides are draws (test-retest: two runs of the judge; SME agreement: an
     expert's labels are a draw too); else the other side is the truth itself. The
@@ -157,7 +174,7 @@ def agreement_power(
     if k < 2 or len(set(truth)) < 2:
         return 0.0
     rng = np.random.default_rng(seed)
-    w = _weights(k, quadratic)
+    w = _weights(k, quadratic, values)
     base = np.tile(np.asarray(truth), (N_SIMULATIONS, 1))
     a = _wrong(base, k, rng, good)
     b = _wrong(base, k, rng, good) if both_drawn else base
@@ -165,7 +182,7 @@ def agreement_power(
     pb = np.stack([np.bincount(r, minlength=k) for r in b]) / b.shape[1]
     expected = np.einsum("si,ij,sj->s", pa, w, pb)
     observed = w[a, b].mean(axis=1)
-    draws = _repaired_disagreement(a, b, quadratic, seed)
+    draws = _repaired_disagreement(a, b, quadratic, seed, _spacing(k, values))
     p = _p_at_most(observed, draws)
     passed = (expected > 1e-15) & (observed < expected) & (p < alpha)
     return float(passed.mean())
@@ -177,6 +194,7 @@ def repeats_power(
     k: int,
     *,
     quadratic: bool,
+    values: tuple[float, ...] | None = None,
     alpha: float = ALPHA,
     good: float = GOOD,
     seed: int = 0,
@@ -185,11 +203,12 @@ def repeats_power(
     under the harder of two error structures: each repeat wrong on its own, or the errors
     stuck to items (see `_repeats_power`). A few noise items decide only where both hold."""
     return min(
-        _repeats_power(usual, sizes, k, quadratic=quadratic, alpha=alpha, good=good, seed=seed),
         _repeats_power(
-            usual, sizes, k, quadratic=quadratic, alpha=alpha, good=good, seed=seed, sticky=True
-        ),
-    )
+            usual, sizes, k, quadratic=quadratic, values=values, alpha=alpha, good=good,
+            seed=seed, sticky=sticky,
+        )
+        for sticky in (False, True)
+    )  # fmt: skip
 
 
 @lru_cache(maxsize=1024)
@@ -199,6 +218,7 @@ def _repeats_power(
     k: int,
     *,
     quadratic: bool,
+    values: tuple[float, ...] | None,
     alpha: float,
     good: float,
     seed: int,
@@ -214,7 +234,7 @@ def _repeats_power(
     if k < 2 or len(set(usual)) < 2:
         return 0.0
     rng = np.random.default_rng(seed)
-    w = _weights(k, quadratic)
+    w = _weights(k, quadratic, values)
     size = np.asarray(sizes)
     truth = np.repeat(np.asarray(usual), size)
     if sticky:
