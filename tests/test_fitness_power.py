@@ -301,3 +301,13 @@ def test_a_noise_test_counts_wrong_answers_on_the_whole_scale_not_the_ones_seen(
     usual = (3, 4, 1, 3, 2, 4)
     assert scale == repeats_power(usual, (5,) * 6, 5, quadratic=True, values=(1, 2, 3, 4, 5))
     assert scale < seen
+
+
+@pytest.mark.parametrize(
+    "scale", [(0.0, 1e9), (5.0, 1.0), (0.5, 4.5), (float("nan"), 5.0), (1.0, float("inf"))]
+)
+def test_a_scale_that_is_no_rating_scale_keeps_the_values_seen(scale: tuple) -> None:
+    # A count's range, a reversed or fractional one, NaN or infinity: never a billion
+    # categories or an error, the values the run gave.
+    units = [[4] * 5, [5, 5, 5, 5, 2], [2] * 5, [4, 4, 3, 4, 4], [3] * 5, [5] * 5]
+    assert judge._noise_power(units, True, scale) == judge._noise_power(units, True, None)

@@ -72,6 +72,7 @@ __all__ = ["SetFacts", "is_ranking_set", "judge_fitness", "pairwise_test_name"]
 
 LOWER = ("<=", "<")  # an expectation that bounds a score from above targets that dimension
 Scales = Mapping[str, tuple[float, float]]  # a dimension's (minimum, maximum), where stated
+MAX_SCALE_VALUES = 101  # a rating scale's values at most (0-100); wider is a count
 
 
 @dataclass(frozen=True)
@@ -88,13 +89,15 @@ def _categories(
 ) -> _Categories:
     """Category indices of values (ordered for numbers).
 
-    A number field whose reply model states a scale of whole numbers takes every value of
-    it: a good judge's wrong answer may be any value the field takes, not only the ones this
-    run gave (a run that never gave 1 on a 1-5 scale made the power figure assume near
-    errors only, and read too high).
+    A number field whose reply model states a rating scale of whole numbers takes every
+    value of it: a good judge's wrong answer may be any value the field takes, not only the
+    ones this run gave (a run that never gave 1 on a 1-5 scale made the power figure assume
+    near errors only, and read too high). A wider range (a count, not a rating) keeps the
+    values seen.
     """
     seen = set(values)
-    if numeric and scale is not None and all(float(v).is_integer() for v in (*scale, *seen)):
+    whole = scale is not None and all(float(v).is_integer() for v in (*scale, *seen))
+    if numeric and whole and scale is not None and 0 < scale[1] - scale[0] < MAX_SCALE_VALUES:
         seen |= set(range(int(scale[0]), int(scale[1]) + 1))
     cats = sorted(seen, key=float if numeric else str)
     where = {v: i for i, v in enumerate(cats)}
