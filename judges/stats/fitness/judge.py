@@ -85,9 +85,9 @@ class _Categories:
 
 
 def _categories(
-    values: Sequence[float | str], numeric: bool, scale: tuple[float, float] | None = None
+    answers: Sequence[float | str], numeric: bool, scale: tuple[float, float] | None = None
 ) -> _Categories:
-    """Category indices of values (ordered for numbers).
+    """Category indices of answers (ordered for numbers).
 
     A number field whose reply model states a rating scale of whole numbers takes every
     value of it: a good judge's wrong answer may be any value the field takes, not only the
@@ -95,14 +95,16 @@ def _categories(
     near errors only, and read too high). A wider range (a count, not a rating) keeps the
     values seen.
     """
-    seen = set(values)
-    whole = scale is not None and all(float(v).is_integer() for v in (*scale, *seen))
-    if numeric and whole and scale is not None and 0 < scale[1] - scale[0] < MAX_SCALE_VALUES:
-        seen |= set(range(int(scale[0]), int(scale[1]) + 1))
+    seen = set(answers)
+    if numeric and scale is not None:
+        low, high = scale
+        whole = all(float(v).is_integer() for v in (low, high, *seen))
+        if whole and 0 < high - low < MAX_SCALE_VALUES:
+            seen |= set(range(int(low), int(high) + 1))
     cats = sorted(seen, key=float if numeric else str)
     where = {v: i for i, v in enumerate(cats)}
     spacing = tuple(float(v) for v in cats) if numeric else None
-    return _Categories(tuple(where[v] for v in values), len(cats), spacing)
+    return _Categories(tuple(where[v] for v in answers), len(cats), spacing)
 
 
 def _detection(main: Sequence[JudgementRow]) -> list[ChanceTest]:
