@@ -98,8 +98,7 @@ def _categories(
     seen = set(answers)
     if numeric and scale is not None:
         low, high = scale
-        whole = all(float(v).is_integer() for v in (low, high, *seen))
-        if whole and 0 < high - low < MAX_SCALE_VALUES:
+        if all_integers((low, high, *map(float, seen))) and 0 < high - low < MAX_SCALE_VALUES:
             seen |= set(range(int(low), int(high) + 1))
     cats = sorted(seen, key=float if numeric else str)
     where = {v: i for i, v in enumerate(cats)}
