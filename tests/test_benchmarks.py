@@ -20,6 +20,10 @@ BENCHMARKS = ROOT / "benchmarks"
 EXPECTED: dict[str, tuple[str, ...]] = {
     "bench_bootstrap.py": ("speedup:", "interval agreement", ": OK"),
     "bench_corpus.py": ("judgements", "ratio baseline / judges", "figure agreement", ": OK"),
+    "bench_plugin_overhead.py": (
+        "ratio plugin / blocked",
+        "only the entry point and its options: OK",
+    ),
     "bench_ranking.py": ("ratio loop / matrix", "interval agreement", ": OK"),
     "bench_record_concurrency.py": ("| 1 |", "| 3 |", "byte-identical"),
     "bench_replay.py": ("floor:", "1 (one cassette per call)", "target (flat in cassette size"),

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -22,33 +21,9 @@ from judges.calls.backend_registry import make_backend
 from judges.calls.backends import ModelRef, Price
 from judges.calls.batch.answers import Cursor, PlanTransport, stopped
 from judges.calls.batch.store import BatchStore
-from judges.core.naming import Case
 from judges.core.runner import Call, first_requests, judge
 from judges.pytest_plugin.record_phase import Judgement
-from judges.pytest_plugin.session import JudgesSession, RunPlan
-from judges.sets.probes import NOISE_DRAW
-
-
-def probe_judgements(
-    session: JudgesSession, needed: Sequence[tuple[str, Case, str, str | None]]
-) -> list[Judgement]:
-    """The bias probes' judgements (run, case, test id, probe; no probe: the probes' noise
-    redraw), which plain `--record` leaves to their tests: a batch asks them with the rest."""
-    seen: set[Path] = set()
-    found = []
-    for run, case, nodeid, probe in needed:
-        path = case.cassette(session.settings.cassettes, run)
-        if path in seen or not session._should_record(path, 1, case, run):
-            continue
-        seen.add(path)
-        subject = None
-        plan = RunPlan(run, (case.version,), (), draw_offset=NOISE_DRAW)
-        if probe is not None:
-            clean = session.planted_sets[case.judge].item(case.item_id)
-            subject = session.probe_sets[case.judge].item(probe, case.item_id).subject(clean)
-            plan = RunPlan(run, (case.version,), ())
-        found.append(Judgement(case, run, plan, nodeid, path, subject))
-    return found
+from judges.pytest_plugin.session import JudgesSession
 
 
 @dataclass

@@ -17,11 +17,10 @@ from typing import Any
 
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
+from judges.pytest_plugin.options import OPTION_RERECORD_BASELINE as OPTION
 from judges.reports.format import p_is
 from judges.sets.pins import PINS_FILE, Pin, note_rerecorded
 from judges.sets.planted import PlantedSet
-
-OPTION = "--rerecord-baseline"
 
 
 class BaselineGuard:

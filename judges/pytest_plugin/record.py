@@ -1,72 +1,26 @@
-"""The pytest side of the record phase (`record_phase`): its option, the hook that runs it
-once collection is done, before the first test, and the one that reports what it finished
-when the run is interrupted (Ctrl-C or SIGTERM, during the phase or after)."""
+"""The pytest side of the record phase (`record_phase`): the check of its options, the hook
+that runs it once collection is done, before the first test, and the one that reports what
+it finished when the run is interrupted (Ctrl-C or SIGTERM, during the phase or after)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
 import pytest
 
+from judges.pytest_plugin.options import OPTION_BATCH, OPTION_RESUME
 from judges.pytest_plugin.params import ITEM_FIXTURES, session_key
-
-OPTION_CONCURRENCY = "--judge-concurrency"
-OPTION_BATCH = "--batch"
-
-
-def _count(text: str) -> int:
-    value = int(text) if text.isdigit() else 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of calls of 1 or more")
-    return value
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("judges")
-    group.addoption(
-        OPTION_CONCURRENCY,
-        dest="judges_concurrency",
-        metavar="N",
-        type=_count,
-        default=None,
-        help="with --record, live judge calls in flight at once before the tests run "
-        "(default 8 for hosted models, 1 for a local server: raise it to its slot count).",
-    )
-    group.addoption(
-        OPTION_BATCH,
-        dest="judges_batch",
-        action="store_true",
-        default=False,
-        help="with --record, send the judge calls through the providers' batch APIs (OpenAI, "
-        "Anthropic): about half the price, no rate limits, done within 24 h. Polls until "
-        "done; Ctrl-C keeps the batches (see --resume).",
-    )
-    group.addoption(
-        "--resume",
-        dest="judges_resume",
-        action="store_true",
-        default=False,
-        help="with --record --batch, go on with the batch recording left in the cassette "
-        "folder: poll its batches again, and submit again only its failed requests.",
-    )
-    group.addoption(
-        "--batch-poll",
-        dest="judges_batch_poll",
-        metavar="SECONDS",
-        type=float,
-        default=None,
-        help="with --batch, seconds between two polls of the open batches (default 60).",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     batch, resume = config.getoption("judges_batch"), config.getoption("judges_resume")
     if (batch or resume) and config.getoption("judges_record") == "none":
-        raise pytest.UsageError(f"{OPTION_BATCH} and --resume record: add --record")
+        raise pytest.UsageError(f"{OPTION_BATCH} and {OPTION_RESUME} record: add --record")
     if resume and not batch:
-        raise pytest.UsageError(f"--resume goes on with a batch recording: add {OPTION_BATCH}")
+        raise pytest.UsageError(
+            f"{OPTION_RESUME} goes on with a batch recording: add {OPTION_BATCH}"
+        )
 
 
 def _needed(items: list[pytest.Item]) -> list[tuple[str, Any, str]]:
@@ -120,10 +74,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     settings = judges.settings
     rows_file = record_phase.rows_file(settings.scratch, settings.session_id)
     judgements = record_phase.gather(judges, _needed(session.items))
-    if settings.batch:  # plain --record leaves the probes to their tests; a batch asks them
-        from judges.pytest_plugin.batch_plan import probe_judgements
-
-        judgements += probe_judgements(judges, _probes_needed(session.items))
+    judgements += record_phase.probe_judgements(judges, _probes_needed(session.items))
     if not judgements:  # nothing to call live (or the xdist controller, which collects none)
         return
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:

@@ -32,6 +32,7 @@ from judges.core.results import JudgementRow
 from judges.core.runner import Subject
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.session import JudgesSession, RunPlan
+from judges.sets.probes import NOISE_DRAW
 
 GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
 
@@ -86,6 +87,28 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
         seen.add(path)
         judgements.append(Judgement(case, run, plan, nodeid, path))
     return judgements
+
+
+def probe_judgements(
+    session: JudgesSession, needed: Sequence[tuple[str, Case, str, str | None]]
+) -> list[Judgement]:
+    """The bias probes' judgements (run, case, test id, probe; no probe: the probes' noise
+    redraw) that must be called live, once each, in order: called with the planted ones."""
+    seen: set[Path] = set()
+    found = []
+    for run, case, nodeid, probe in needed:
+        path = case.cassette(session.settings.cassettes, run)
+        if path in seen or not session._should_record(path, 1, case, run):
+            continue
+        seen.add(path)
+        subject = None
+        plan = RunPlan(run, (case.version,), (), draw_offset=NOISE_DRAW)
+        if probe is not None:
+            clean = session.planted_sets[case.judge].item(case.item_id)
+            subject = session.probe_sets[case.judge].item(probe, case.item_id).subject(clean)
+            plan = RunPlan(run, (case.version,), ())
+        found.append(Judgement(case, run, plan, nodeid, path, subject))
+    return found
 
 
 def calls_of(session: JudgesSession, judgement: Judgement) -> int:

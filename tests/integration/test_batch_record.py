@@ -249,7 +249,7 @@ def test_batch_options_are_checked(
 def test_bias_probes_are_asked_in_the_batch_too(
     project: JudgesProject, fake_judge: FakeJudge, batches: FakeBatches, model: str
 ) -> None:
-    """Plain --record leaves the probes to their tests; a batch must ask them itself."""
+    """Both record phases ask the bias probes with the planted items: the same cassettes."""
     if model != OPENAI_MODEL:
         pytest.skip("the probes' batching does not depend on the provider")
     root = Path(__file__).resolve().parents[2]
@@ -260,6 +260,9 @@ def test_bias_probes_are_asked_in_the_batch_too(
     select = ("-k", "test_planted_item or test_probe_item or test_probe_noise_item")
     synchronous_run = project.run("--judge-model", model, *select, record="all")
     assert synchronous_run.ret == pytest.ExitCode.OK
+    # The record phase called the probes with the rest: its plan line names their runs.
+    plan = next(line for line in synchronous_run.errlines if "calls to make" in line)
+    assert "probe-padding" in plan and "probe-noise" in plan, plan
     synchronous = _recorded(project)
     assert len(fake_judge.calls) == len(synchronous)
     assert {name.split("/")[3] for name in synchronous if name.count("/") == 4} == {

@@ -31,8 +31,8 @@ import judges.reports.write
 import judges.stats.estimates.floors  # noqa: F401
 from judges.calls.network import block_network
 from judges.core.results import Expectation
+from judges.pytest_plugin.harness import restore_network_key
 from judges.pytest_plugin.live import LOCK_FILE
-from judges.pytest_plugin.plugin import restore_network_key
 from judges.storage.files import FolderLock
 
 from ._support import (

@@ -15,7 +15,7 @@ the part that owns it:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,7 @@ from judges.stats.estimates.memo import Memo
 from judges.verdicts.book import VerdictBook
 
 if TYPE_CHECKING:
+    from judges.pytest_plugin.session.outputs import Outcome
     from judges.reports.write import ReportSet
 
 
@@ -52,6 +53,7 @@ class JudgesSession:
 
     def __init__(self, settings: Settings) -> None:
         self.report: ReportSet | None = None  # written or checked at the end of the session
+        self.outcome: Outcome | None = None  # built once the session finishes
         self.recorders: dict[tuple[str, Case], str] = {}  # (run, case) -> its item test
         self.partial_selection: str | None = None  # -k, -m, node ids or --lf, when used
         self.gates_skipped: list[str] = []  # why set-level tests skipped their gates
@@ -189,8 +191,15 @@ class JudgesSession:
     def build_reports(self) -> ReportSet:
         return self.outputs.build_reports()
 
-    def summary_lines(self) -> list[tuple[str, dict[str, bool]]]:
-        return self.outputs.summary_lines(self.report)
+    def finish(self, check_reports: bool, notices: Callable[[], list[str]]) -> Outcome:
+        """Write (or, checking, compare) the reports of the rows gathered, then the one
+        outcome every output renders; `notices` is asked after the reports are written."""
+        if self.rows:
+            if self.settings.rerecord_baseline:  # before the reports are written
+                from judges.pytest_plugin.pinned import compare_with_previous
 
-    def publish_on_github(self) -> list[str]:
-        return self.outputs.publish_on_github(self.report)
+                self.rerecorded = compare_with_previous(self)
+            built = self.build_reports()
+            self.report = built.check() if check_reports else built.write()
+        self.outcome = self.outputs.outcome(self.report, notices())
+        return self.outcome

@@ -1,8 +1,10 @@
-"""What a session tells people at its end: the report folders, the terminal summary, the
-GitHub step summary and annotations, and each test's JUnit properties."""
+"""What a session tells people at its end: one `Outcome`, built once when the session
+finishes, that the terminal summary, the GitHub step summary and annotations, and the exit
+status only render; and each test's JUnit properties."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.ledger import Ledger
@@ -16,6 +18,35 @@ from judges.stats.estimates.memo import Memo
 
 if TYPE_CHECKING:
     from judges.reports.write import ReportSet
+
+
+Markup = dict[str, bool]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the session ended, for every output to render: the reports written (or checked),
+    the verdict summary, what the run skipped or kept (notices), the GitHub annotations."""
+
+    report: ReportSet | None = None
+    summary: list[tuple[str, Markup]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    annotations: list[str] = field(default_factory=list)  # workflow commands, printed
+
+    @property
+    def reports_out_of_date(self) -> bool:
+        """A `--check-reports` run found a committed report this run would change."""
+        return self.report is not None and bool(self.report.differing)
+
+    @property
+    def silent(self) -> bool:
+        return not self.summary and not self.notices and not self.annotations
+
+    def terminal_lines(self) -> list[tuple[str, Markup]]:
+        """The terminal summary's `judges` section: the verdicts, the notices (yellow), then
+        the annotations GitHub reads from the log."""
+        notices: list[tuple[str, Markup]] = [(line, {"yellow": True}) for line in self.notices]
+        return [*self.summary, *notices, *((line, {}) for line in self.annotations)]
 
 
 class Outputs:
@@ -46,7 +77,12 @@ class Outputs:
             self.memo,
         )  # fmt: skip
 
-    def summary_lines(self, report: ReportSet | None) -> list[tuple[str, dict[str, bool]]]:
+    def outcome(self, report: ReportSet | None, notices: list[str]) -> Outcome:
+        """The session's outcome; on GitHub Actions this appends the step summary."""
+        summary = self.summary_lines(report) if self.gathered.rows else []
+        return Outcome(report, summary, notices, self.publish_on_github(report))
+
+    def summary_lines(self, report: ReportSet | None) -> list[tuple[str, Markup]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
         from judges.reports.terminal import summary_lines
 
