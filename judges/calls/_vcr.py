@@ -140,14 +140,16 @@ def _skipped_patchers() -> tuple[str, ...]:
     return tuple(name for name in PATCHER_NAMES if name not in installed)
 
 
-def make_vcr(*, record: bool) -> vcr.VCR:
+def make_vcr(*, record: bool, every_transport: bool = False) -> vcr.VCR:
+    """The harness's vcrpy. `every_transport`: patch every HTTP library vcrpy knows (a
+    team's judge callable may send through any), not the SDK transports only."""
     recorder = vcr.VCR(
         record_mode="all" if record else "none",
         match_on=("method", "path", "json_body"),
         before_record_request=scrub_request,
         before_record_response=scrub_response,
         decode_compressed_response=True,
-        skip_patchers=_skipped_patchers(),
+        skip_patchers=() if every_transport else _skipped_patchers(),
     )
     recorder.register_matcher("json_body", json_body)
     recorder.register_persister(_AtomicPersister(fresh=record))
@@ -225,14 +227,21 @@ def _thread_cassette(path: Path) -> Iterator[Any]:
 
 
 @contextmanager
-def cassette(path: Path, *, record: bool) -> Iterator[Any]:
-    """Replay (record=False) or freshly record (record=True) one cassette file."""
+def cassette(path: Path, *, record: bool, every_transport: bool = False) -> Iterator[Any]:
+    """Replay (record=False) or freshly record (record=True) one cassette file.
+
+    `every_transport` (a team's judge callable) patches every HTTP library, which vcrpy does
+    per process: such a cassette is never recorded while threads record their own."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if record and _threaded.is_set():
+        if every_transport:
+            raise RuntimeError(f"{path}: a judge callable records outside threaded_recording")
         with _thread_cassette(path) as recorded:
             yield recorded
         return
-    with make_vcr(record=record).use_cassette(str(path)) as recorded:
+    with make_vcr(record=record, every_transport=every_transport).use_cassette(
+        str(path)
+    ) as recorded:
         yield recorded
 
 
@@ -288,6 +297,104 @@ def stored_fingerprint(recorded: Any) -> dict[str, str] | None:
     if not isinstance(found, dict):
         return None
     return {str(key): str(value) for key, value in found.items()}
+
+
+def unplayed(recorded: Any) -> str | None:
+    """What a replayed vcrpy cassette holds that the judge never asked for, or None."""
+    if recorded.all_played:
+        return None
+    return (
+        f"it holds {len(recorded)} recorded requests and the judge sent "
+        f"{len(recorded.play_counts)} of them: its code changed what it sends, or caught a "
+        "failed request and answered anyway"
+    )
+
+
+def _cassette_miss(error: BaseException) -> CannotOverwriteExistingCassetteException | None:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def request_change(error: BaseException) -> str | None:
+    """What differs between the request a replay sent and the closest recorded one (same
+    method and path), e.g. `messages[0].content: recorded "...RL..." now "...rl..."`;
+    None when vcrpy found nothing to compare with."""
+    miss = _cassette_miss(error)
+    if miss is None or getattr(miss, "failed_request", None) is None:
+        return None
+    similar = getattr(miss, "similar_requests", None) or []
+    if not similar:
+        return None
+    sent, recorded = miss.failed_request, similar[0][0]
+    try:
+        now, then = json.loads(_text(sent.body)), json.loads(_text(recorded.body))
+    except ValueError:
+        return None
+    changes = list(_differences(then, now, ""))
+    if not changes:
+        return None
+    shown = "; ".join(changes[:3]) + (f"; and {len(changes) - 3} more" if len(changes) > 3 else "")
+    return scrub(shown)
+
+
+def _text(body: Any) -> str:
+    if body is None:
+        return "null"
+    return body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+
+
+def _differences(then: Any, now: Any, where: str) -> Iterator[str]:
+    """Each place where the recorded JSON `then` and the sent JSON `now` differ."""
+    if isinstance(then, dict) and isinstance(now, dict):
+        for key in [*then, *(k for k in now if k not in then)]:
+            place = f"{where}.{key}" if where else str(key)
+            if key not in now:
+                yield f"{place} recorded, now absent"
+            elif key not in then:
+                yield f"{place} added ({_short(now[key])})"
+            else:
+                yield from _differences(then[key], now[key], place)
+    elif isinstance(then, list) and isinstance(now, list):
+        for index, (old, new) in enumerate(zip(then, now, strict=False)):
+            yield from _differences(old, new, f"{where}[{index}]")
+        if len(then) != len(now):
+            yield f"{where or 'the body'} has {len(now)} entries, recorded {len(then)}"
+    elif then != now or type(then) is not type(now):
+        if isinstance(then, str) and isinstance(now, str):
+            old, new = _around_first_difference(then, now)
+            yield f"{where}: recorded {old}, now {new}"
+        else:
+            yield f"{where}: recorded {_short(then)}, now {_short(now)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _around_first_difference(then: str, now: str, context: int = 24) -> tuple[str, str]:
+    """Both strings around where they first differ, quoted, with `...` for what is cut."""
+    start = next(
+        (i for i, (a, b) in enumerate(zip(then, now, strict=False)) if a != b),
+        min(len(then), len(now)),
+    )
+    begin = max(0, start - context)
+
+    def cut(text: str) -> str:
+        piece = text[begin : start + context]
+        return (
+            ("..." if begin else "")
+            + json.dumps(piece, ensure_ascii=False)
+            + ("..." if start + context < len(text) else "")
+        )
+
+    return cut(then), cut(now)
 
 
 def is_replay_miss(error: BaseException) -> bool:

@@ -10,7 +10,8 @@ a new backend is a class in `judges.calls.backends`, an entry here, and its pric
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -85,11 +86,33 @@ def _openai_client(key: str, base_url: str | None, timeout: float) -> Any:
     )
 
 
+REPLAY_KEY = "replay-no-key"  # what a replay's client holds: no request leaves the machine
+
+
+@contextmanager
+def replay_keys() -> Iterator[None]:
+    """While a team's judge callable replays: each provider key variable that is unset holds
+    `REPLAY_KEY`, since the team's client refuses to start without a key and the replay
+    sends nothing. Set ones are left as they are."""
+    added = [
+        kind.key_variable
+        for kind in REGISTRY.values()
+        if kind.key_required and kind.key_variable and not os.environ.get(kind.key_variable)
+    ]
+    for variable in added:
+        os.environ[variable] = REPLAY_KEY
+    try:
+        yield
+    finally:
+        for variable in added:
+            os.environ.pop(variable, None)
+
+
 def _build_openai(
     model: ModelRef, *, base_url: str | None, live: bool, environ: Mapping[str, str],
     timeout: float,
 ) -> Backend:  # fmt: skip
-    key = _api_key(REGISTRY["openai"], environ) if live else "replay-no-key"
+    key = _api_key(REGISTRY["openai"], environ) if live else REPLAY_KEY
     return OpenAIBackend(model, _openai_client(key, base_url, timeout))
 
 
@@ -107,7 +130,7 @@ def _build_anthropic(
 ) -> Backend:  # fmt: skip
     import anthropic
 
-    key = _api_key(REGISTRY["anthropic"], environ) if live else "replay-no-key"
+    key = _api_key(REGISTRY["anthropic"], environ) if live else REPLAY_KEY
     # The SDK's own variable (a proxy, a gateway, a test server); cassettes match on the
     # path, never the host, so they replay whichever host recorded them.
     client = anthropic.Anthropic(

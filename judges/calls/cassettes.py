@@ -56,20 +56,28 @@ class CassetteMiss(Exception):
     """A replay found no recorded response in the cassette at `path`, or could not read it
     (`unreadable` then says why). Callers add what fixes it: a re-record, an import."""
 
-    def __init__(self, path: Path, unreadable: str | None = None) -> None:
+    def __init__(
+        self, path: Path, unreadable: str | None = None, changed: str | None = None
+    ) -> None:
         super().__init__(unreadable or f"cassette {path} holds no recorded response")
         self.path = path
         self.unreadable = unreadable
+        self.changed = changed  # what differs from the closest recorded request, if known
 
     def reason(self, model: ModelRef, repeats: int = 1) -> str:
-        """Why the file had no answer, as precisely as it tells (`miss_reason`)."""
-        return miss_reason(self.path, model, repeats)
+        """Why the file had no answer, as precisely as it tells (`miss_reason`), and what
+        changed in the request when vcrpy found the recorded one closest to it."""
+        reason = miss_reason(self.path, model, repeats)
+        return f"{reason} (in the request, {self.changed})" if self.changed else reason
 
 
 @contextmanager
-def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]:
+def open_cassette(
+    path: Path, model: ModelRef, *, record: bool, every_transport: bool = False
+) -> Iterator[Any]:
     """Replay or record one cassette: imported judgements straight from the file
-    (`judges.calls.direct_replay`), every other judge through vcrpy and its SDK. Errors
+    (`judges.calls.direct_replay`), every other judge through vcrpy and its SDK, a team's
+    judge callable through every HTTP library vcrpy patches (`every_transport`). Errors
     pass through as they are; `in_cassette` names the misses."""
     if backend_of(model).replay_only and not record:
         with direct_replay.replaying(path) as replayed:
@@ -77,7 +85,7 @@ def open_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Any]
         return
     from judges.calls import _vcr  # vcrpy is imported only when a cassette goes through it
 
-    with _vcr.cassette(path, record=record) as recorded:
+    with _vcr.cassette(path, record=record, every_transport=every_transport) as recorded:
         yield recorded
 
 
@@ -109,22 +117,29 @@ class Opened:
 
 
 @contextmanager
-def in_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Opened]:
+def in_cassette(
+    path: Path, model: ModelRef, *, record: bool, every_transport: bool = False
+) -> Iterator[Opened]:
     """Open the cassette at `path` for one case's calls (`Call.is_fatal = is_replay_miss`);
     a replay without a recorded response, or an unreadable file, raises `CassetteMiss`."""
+    from judges.calls import _vcr
+
     try:
-        with open_cassette(path, model, record=record) as recorded:
-            yield Opened(recorded, model, record)
+        with open_cassette(path, model, record=record, every_transport=every_transport) as found:
+            yield Opened(found, model, record)
     except UnreadableCassette as error:
         raise CassetteMiss(path, str(error)) from None
     except Exception as error:
         if not is_replay_miss(error):
             raise
-        raise CassetteMiss(path) from None
+        raise CassetteMiss(path, changed=_vcr.request_change(error)) from None
 
 
 class _Row(Protocol):
     fingerprint: dict[str, str] | None
+
+    @property
+    def status(self) -> str: ...
 
 
 RowT = TypeVar("RowT", bound=_Row)
@@ -137,13 +152,21 @@ def judge_in_cassette(
     *,
     record: bool,
     server_fingerprint: Mapping[str, str],
+    every_transport: bool = False,
 ) -> list[RowT]:
     """Run `judge` (one case's calls, through `judges.core.runner`, a layer above) inside
     its cassette, recorded or replayed, and give each row the fingerprint of the judge that
-    answered; raise `CassetteMiss`."""
-    with in_cassette(path, model, record=record) as opened:
+    answered; raise `CassetteMiss`. `every_transport`: the judge is a team's callable."""
+    with in_cassette(path, model, record=record, every_transport=every_transport) as opened:
         rows = list(judge())
         fingerprint = opened.fingerprint(server_fingerprint)
+        if every_transport and not record and all(row.status == "ok" for row in rows):
+            from judges.calls import _vcr
+
+            # A team's code that caught a missed request would answer without it.
+            left = _vcr.unplayed(opened.recorded)
+            if left:
+                raise CassetteMiss(path, changed=left)
     for row in rows:
         row.fingerprint = fingerprint
     return rows

@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,6 +30,13 @@ from judges.calls.ledger import CostCapReached, Ledger, Reported, settlement
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
+from judges.core.team_judge import (
+    TeamJudge,
+    TeamJudgeError,
+    as_verdict,
+    failure_status,
+    judgement_hash,
+)
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
 _DRAW_STRIDE = 1000
@@ -137,7 +145,48 @@ def seed_for(base: int | None, draw: int, attempt: int, item_id: str | None = No
 
 def judge(spec: JudgeSpec, version: str, subject: Subject, call: Call) -> JudgementRow:
     """Judge one subject once; always returns a row (a verdict or an explicit error)."""
+    if spec.team is not None:
+        return _judge_with_callable(spec, spec.team, version, subject, call)
     return _Judgement(spec, version, subject, call).run()
+
+
+def _judge_with_callable(
+    spec: JudgeSpec, team: TeamJudge, version: str, subject: Subject, call: Call
+) -> JudgementRow:
+    """One judgement by the team's callable (judges.core.team_judge): its requests are its
+    own, recorded or replayed by the cassette the caller opened around this call."""
+    started = time.perf_counter()
+
+    def row(status: Status, prompt: str, **values: Any) -> JudgementRow:
+        return JudgementRow(
+            judge=spec.name, prompt_version=version, prompt_hash=prompt,
+            model=str(call.backend.model), item_id=subject.item_id, category=subject.category,
+            control=subject.control, run=call.run, repeat=call.repeat, status=status,
+            expect=list(subject.expect), live=call.live,
+            latency_s=round(time.perf_counter() - started, 3), **values,
+        )  # fmt: skip
+
+    try:
+        arguments = team.bind(subject.inputs)
+    except TeamJudgeError as error:
+        return row("error", "", met=False, error=str(error))
+    prompt = judgement_hash(team.ref, version, arguments)
+    try:
+        returned = team.call(arguments)
+    except Exception as error:
+        if call.is_fatal(error):  # a replay miss fails its test; it is not a verdict
+            raise
+        message = f"{team.ref} raised {type(error).__name__}: {error}"
+        return row(failure_status(error), prompt, met=False, error=message)
+    try:
+        verdict = as_verdict(returned)
+    except TeamJudgeError as error:
+        return row("error", prompt, met=False, error=f"{team.ref} {error}")
+    try:
+        met = all(expectation.holds(verdict) for expectation in subject.expect)
+    except Exception as error:
+        return _error_row(partial(row, prompt=prompt), "checking the expectations", error, verdict)
+    return row("ok", prompt, verdict=verdict, met=met)
 
 
 def first_requests(

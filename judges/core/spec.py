@@ -1,10 +1,15 @@
-"""Judges as data: a `judge.toml`, versioned prompt files and a verdict module.
+"""Judges as data: a `judge.toml`, versioned prompt files and a verdict module, or a
+`judge.toml` naming the team's own judge callable (`judges.core.team_judge`).
 
 Layout of one judge (nothing else in the harness names it):
 
     judges/prompts/<judge>/judge.toml          name, verdict module, facets, sampling
     judges/prompts/<judge>/<version>.md        one call per judgement
     judges/prompts/<judge>/<version>/<facet>.md  one call per facet (e.g. per dimension)
+
+A judge given as a callable (`callable = "pkg.module:function"`) has its `judge.toml` only:
+its prompt is the team's code, and its one version the team's own (`version`, or the
+callable module's `JUDGE_PROMPT_VERSION`).
 
 The verdict module provides `Inputs` (a pydantic model with `prompt_fields()`),
 `reply_model(prompt_version, facet)` and `build_verdict(replies, inputs, prompt_version)`;
@@ -26,10 +31,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from judges.calls.backends import ModelRef
 from judges.core.label_paths import check_path
+from judges.core.team_judge import TeamJudge, TeamJudgeError
 
 PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 # A judge's name and a prompt version name cassette and report folders (and test ids): each
@@ -63,7 +76,16 @@ class JudgeConfig(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_JUDGE_NAME)
     description: str = ""
-    module: str
+    module: str | None = None
+    # The team's judge as it is, "pkg.module:function" (judges.core.team_judge); instead of
+    # `module` and prompt files.
+    callable_ref: str | None = Field(default=None, alias="callable")
+    # A callable judge's prompt version; unset: its module's `version_attribute`.
+    version: str | None = Field(default=None, pattern=r"^\d+(\.\d+)*$", max_length=MAX_VERSION)
+    version_attribute: str = "JUDGE_PROMPT_VERSION"
+    # A callable judge's parameters: parameter name -> the item input it takes (default: the
+    # input of the parameter's own name).
+    arguments: dict[str, str] = {}
     baseline_model: str
     system: str = "You are a meticulous evaluation judge. Reply with one JSON object only."
     facets: tuple[str, ...] = ()
@@ -93,6 +115,22 @@ class JudgeConfig(BaseModel):
         for path in labels.values():
             check_path(path)
         return labels
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> JudgeConfig:
+        if (self.module is None) == (self.callable_ref is None):
+            raise ValueError(
+                "name either `module` (a verdict module beside prompt files) or `callable` "
+                "(your own judge function, 'pkg.module:function'), not both or neither"
+            )
+        if self.callable_ref is not None:
+            given = [k for k in ("facets", "reply_shapes") if getattr(self, k)]
+            if given or "system" in self.model_fields_set:
+                raise ValueError(
+                    f"a callable judge makes its own requests: {given or ['system']} apply "
+                    "only to a judge with prompt files; remove them"
+                )
+        return self
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -135,11 +173,13 @@ class ParsedInputs(Protocol):
 
 @dataclass(frozen=True)
 class JudgeSpec:
-    """A judge: its configuration, its verdict module and every prompt version on disk."""
+    """A judge: its configuration, and its verdict module and every prompt version on disk,
+    or the team's callable (`team`) and its one version."""
 
     config: JudgeConfig
     root: Path
     prompts: dict[str, Prompt] = field(repr=False)
+    team: TeamJudge | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -151,6 +191,8 @@ class JudgeSpec:
 
     @property
     def module(self) -> ModuleType:
+        if self.config.module is None:
+            raise SpecError(f"{self.root / 'judge.toml'}: a callable judge has no verdict module")
         return importlib.import_module(self.config.module)
 
     def previous_version(self, version: str) -> str | None:
@@ -159,11 +201,17 @@ class JudgeSpec:
         return ordered[index - 1] if index else None
 
     @property
-    def verdict_model(self) -> type[BaseModel]:
-        """The model `build_verdict` returns, read from its annotation."""
-        return typing.get_type_hints(self.module.build_verdict)["return"]
+    def verdict_model(self) -> type[BaseModel] | None:
+        """The model `build_verdict` returns, read from its annotation; for a callable judge,
+        the pydantic model its return annotation names (None: none, nothing to check)."""
+        if self.team is not None:
+            return self.team.verdict_model
+        returned: type[BaseModel] = typing.get_type_hints(self.module.build_verdict)["return"]
+        return returned
 
     def parse_inputs(self, raw: dict[str, Any]) -> ParsedInputs:
+        if self.team is not None:
+            return self.team.bind(raw)  # a TeamJudgeError is a ValueError naming the input
         return self.module.Inputs.model_validate(raw)
 
     def reply_model(self, version: str, facet: str | None) -> type[BaseModel]:
@@ -171,16 +219,14 @@ class JudgeSpec:
 
     def score_scales(self, version: str) -> dict[str, tuple[float, float]]:
         """Each reply field's (minimum, maximum), where the reply model states both: the
-        scale a score dimension takes. A derived dimension (a total) states none."""
+        scale a score dimension takes. A derived dimension (a total) states none. A callable
+        judge's come from its verdict model, when it names one."""
         scales: dict[str, tuple[float, float]] = {}
+        if self.team is not None:
+            model = self.team.verdict_model
+            return _bounded(model.model_json_schema()) if model is not None else {}
         for facet in self.config.facets or (None,):
-            schema = self.reply_model(version, facet).model_json_schema()
-            bounded = {
-                name: (float(field["minimum"]), float(field["maximum"]))
-                for name, field in schema.get("properties", {}).items()
-                if isinstance(field.get("minimum"), int | float)
-                and isinstance(field.get("maximum"), int | float)
-            }
+            bounded = _bounded(self.reply_model(version, facet).model_json_schema())
             if facet is not None and len(bounded) == 1:  # a facet's one score is its dimension's
                 bounded = {facet: next(iter(bounded.values()))}
             for name, scale in bounded.items():
@@ -210,6 +256,16 @@ class JudgeSpec:
         self, replies: dict[str | None, tuple[BaseModel, str]], inputs: ParsedInputs, version: str
     ) -> BaseModel:
         return self.module.build_verdict(replies, inputs, version)
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """The fields of a JSON schema that state both a minimum and a maximum."""
+    return {
+        name: (float(field["minimum"]), float(field["maximum"]))
+        for name, field in schema.get("properties", {}).items()
+        if isinstance(field.get("minimum"), int | float)
+        and isinstance(field.get("maximum"), int | float)
+    }
 
 
 def prompt_hash(system: str, rendered: dict[str | None, str]) -> str:
@@ -277,6 +333,9 @@ def load_judge(root: Path) -> JudgeSpec:
         raise SpecError(f"{toml_path}: {error}") from None
     if config.name != root.name:
         raise SpecError(f"{toml_path}: name {config.name!r} must equal its folder {root.name!r}")
+    if config.callable_ref is not None:
+        return _load_callable(root, toml_path, text, config)
+    assert config.module is not None  # one of the two, checked by JudgeConfig
     _check_module(toml_path, text, config.module)
     prompts = _load_prompts(root, config)
     unknown = sorted(set(config.reply_shapes) - set(prompts))
@@ -288,11 +347,26 @@ def load_judge(root: Path) -> JudgeSpec:
     return JudgeSpec(config=config, root=root, prompts=prompts)
 
 
+def _load_callable(root: Path, toml_path: Path, text: str, config: JudgeConfig) -> JudgeSpec:
+    """A judge given as the team's callable: no prompt file, one version (the team's)."""
+    assert config.callable_ref is not None
+    try:
+        team = TeamJudge.load(
+            config.callable_ref, config.version, config.version_attribute, config.arguments
+        )
+    except TeamJudgeError as error:
+        raise SpecError(f"{toml_path}:{_line_of_key(text, 'callable')}: {error}") from None
+    prompt = Prompt(config.name, team.version, {None: ""}, {})
+    return JudgeSpec(config=config, root=root, prompts={team.version: prompt}, team=team)
+
+
+def _line_of_key(text: str, key: str) -> int:
+    return next((n for n, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith(key)), 1)
+
+
 def _check_module(toml_path: Path, text: str, name: str) -> None:
     """The verdict module imports and provides the three names the harness calls."""
-    line = next(
-        (n for n, ln in enumerate(text.splitlines(), 1) if ln.strip().startswith("module")), 1
-    )
+    line = _line_of_key(text, "module")
     try:
         module = importlib.import_module(name)
     except ImportError as error:

@@ -82,6 +82,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             judges.prerecorded.update(record_phase.read_rows(rows_file))
             return
         if settings.batch:
+            own = sorted({j.case.judge for j in judgements if judges.catalog[j.case.judge].team})
+            if own:
+                raise pytest.UsageError(
+                    f"{OPTION_BATCH} sends the harness's own requests through the providers' "
+                    f"batch APIs; {', '.join(own)} call(s) a judge function that sends its "
+                    f"own: record them without {OPTION_BATCH}, or deselect them with -k"
+                )
             judges.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
             return
         concurrency = config.getoption("judges_concurrency")

@@ -151,8 +151,40 @@ def record_all(
 ) -> dict[Path, list[JudgementRow]]:
     """Call every judgement, `concurrency` at a time; each finished one is appended to
     `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
-    what finished and raises KeyboardInterrupt again."""
+    what finished and raises KeyboardInterrupt again.
+
+    A team's judge callable sends through any HTTP library, which vcrpy patches per
+    process, not per thread: its judgements are called one at a time, after the others."""
     recorded: dict[Path, list[JudgementRow]] = {}
+    pooled = [j for j in judgements if session.catalog[j.case.judge].team is None]
+    if pooled:
+        _record_pooled(session, pooled, concurrency, progress, rows_file, recorded)
+    for judgement in judgements:
+        if session.catalog[judgement.case.judge].team is None:
+            continue
+        done: Future[list[JudgementRow]] = Future()
+        try:
+            done.set_result(judgement.judge(session))
+        except Exception as error:  # kept as the pool keeps it: its test shows the error
+            done.set_exception(error)
+        except KeyboardInterrupt:
+            progress.tick(final=True)
+            raise
+        _keep(session, judgement, done, recorded, progress, rows_file)
+        progress.tick()
+    progress.tick(final=True)
+    return recorded
+
+
+def _record_pooled(
+    session: JudgesSession,
+    judgements: Sequence[Judgement],
+    concurrency: int,
+    progress: Progress,
+    rows_file: Path,
+    recorded: dict[Path, list[JudgementRow]],
+) -> None:
+    """The harness's own judges' judgements, from a thread pool (`threaded_recording`)."""
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
     with threaded_recording():
@@ -176,8 +208,6 @@ def record_all(
             progress.tick(final=True)
             raise
         pool.shutdown()
-    progress.tick(final=True)
-    return recorded
 
 
 def _keep(

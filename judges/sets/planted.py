@@ -169,8 +169,9 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
             raise PlantedSetError(
                 f"{path}:{number}: field 'id': {item.id} already used on line {seen[item.id]}"
             )
+        verdict_model = spec.verdict_model  # None: a callable judge that names no model
         for index, expectation in enumerate(item.expect):
-            problem = expectation_problem(expectation, spec.verdict_model)
+            problem = verdict_model and expectation_problem(expectation, verdict_model)
             if problem:
                 raise PlantedSetError(f"{path}:{number}: field 'expect.{index}': {problem}")
         seen[item.id] = number

@@ -51,7 +51,9 @@ def test_changed_inputs_fail_that_item_until_it_is_rerecorded(
                 f"local:smollm2-135m (item {STALE['id']}, run main): cassette cassettes/"
                 f"product_identity/{version}/local-smollm2-135m/{STALE['id']}-{STALE['slug']}"
                 ".yaml does not match the request: the prompt file, the item's inputs or the "
-                "sampling settings changed since it was recorded.",
+                "sampling settings changed since it was recorded (in the request, "
+                'messages?1?.content: recorded *"closes below the strike.\\n*, now '
+                '*"closes below the strike. !\\n*).',
             ]
         )
         assert rerecords(stale.stdout.str(), nodeid(version, STALE))

@@ -5,10 +5,11 @@ miss explained with the command that fixes it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import price_for
+from judges.calls.backend_registry import price_for, replay_keys
 from judges.calls.backends import ModelRef, Price
 from judges.calls.cassettes import (
     CassetteMiss,
@@ -87,11 +88,14 @@ class Judging:
         judged = subject or self.catalogue.subject(case)
         draws = range(draw_offset, draw_offset + repeats)
         calls = self.calls(case.model, record, run, draws, sampling)
+        own_client = spec.team is not None and not record
         try:
-            rows = judge_in_cassette(
-                path, case.model, lambda: [judge(spec, case.version, judged, c) for c in calls],
-                record=record, server_fingerprint=self.settings.server_fingerprint,
-            )  # fmt: skip
+            with replay_keys() if own_client else nullcontext():
+                rows = judge_in_cassette(
+                    path, case.model, lambda: [judge(spec, case.version, judged, c) for c in calls],
+                    record=record, server_fingerprint=self.settings.server_fingerprint,
+                    every_transport=spec.team is not None,
+                )  # fmt: skip
         except CassetteMiss as miss:
             raise self._missing(miss, case, run, repeats, rerecord) from None
         if not record:

@@ -20,8 +20,9 @@ def run_preflight(catalogue: Catalogue, settings: Settings) -> None:
     """Check prompts, model tables and cassettes; raise SpecError naming file and line."""
     for planted in catalogue.planted_sets.values():
         spec = catalogue.catalog[planted.judge]
-        fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
-        preflight.check_prompt_placeholders(spec, fields)
+        if spec.team is None:  # a callable judge has no prompt file to fill
+            fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
+            preflight.check_prompt_placeholders(spec, fields)
         known = _known_models(spec, planted, settings)
         for name, tables in (
             ("expectations.toml", planted.accepted_misses),
