@@ -245,6 +245,103 @@ def cassette(path: Path, *, record: bool, every_transport: bool = False) -> Iter
         yield recorded
 
 
+# The endpoints a reply fixture answers, each with its reply in the provider's own shape.
+def _chat_completion(text: str, model: str, number: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-fixture-{number}", "object": "chat.completion", "created": 0,
+        "model": model, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                     "message": {"role": "assistant", "content": text}}],
+    }  # fmt: skip
+
+
+def _anthropic_message(text: str, model: str, number: int) -> dict[str, Any]:
+    return {
+        "id": f"msg_fixture_{number}", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0},
+    }  # fmt: skip
+
+
+def _openai_response(text: str, model: str, number: int) -> dict[str, Any]:
+    return {
+        "id": f"resp_fixture_{number}", "object": "response", "created_at": 0, "model": model,
+        "status": "completed", "output": [{
+            "type": "message", "id": f"msg_fixture_{number}", "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }], "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+    }  # fmt: skip
+
+
+FIXTURE_ENDPOINTS = {
+    "/chat/completions": _chat_completion,
+    "/messages": _anthropic_message,
+    "/responses": _openai_response,
+}
+
+
+def endpoint(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: both requests go to the same answered endpoint, whatever the host
+    and the path before it (a proxy's `/openai/v1`, a gateway's prefix)."""
+    ends = [next((e for e in FIXTURE_ENDPOINTS if r.path.endswith(e)), r.path) for r in (r1, r2)]
+    if ends[0] != ends[1]:
+        raise AssertionError(f"endpoint {ends[0]} is not {ends[1]}")
+
+
+class _FixturePersister:
+    """A cassette made of reply fixtures: each reply, in order, at every endpoint answered
+    (a request plays the first unplayed one of its endpoint). Nothing is saved."""
+
+    def __init__(self, replies: list[str], model: str) -> None:
+        self.replies, self.model = replies, model
+
+    def load_cassette(self, cassette_path: str, serializer: Any) -> tuple[list, list]:
+        from vcr.request import Request
+
+        requests, responses = [], []
+        for number, text in enumerate(self.replies, 1):
+            for path, shape in FIXTURE_ENDPOINTS.items():
+                requests.append(Request("POST", f"http://fixture.invalid/v1{path}", b"", {}))
+                body = json.dumps(shape(text, self.model, number), ensure_ascii=False)
+                responses.append({
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"content-type": ["application/json"]},
+                    "body": {"string": body.encode()},
+                })  # fmt: skip
+        return requests, responses
+
+    def save_cassette(self, cassette_path: str, cassette_dict: dict, serializer: Any) -> None:
+        return None
+
+
+@contextmanager
+def fixture_replies(replies: list[str], model: str) -> Iterator[Any]:
+    """Answer every HTTP request sent inside the block (any library vcrpy patches) with the
+    next reply fixture, in the provider's reply shape of the endpoint it went to; a request
+    to another endpoint, or one past the last reply, raises vcrpy's miss."""
+    recorder = vcr.VCR(record_mode="none", match_on=("method", "endpoint"))
+    recorder.register_matcher("endpoint", endpoint)
+    recorder.register_persister(_FixturePersister(replies, model))
+    with recorder.use_cassette("reply-fixtures") as fixtures:
+        play = fixtures.play_response
+        answered = len(FIXTURE_ENDPOINTS)
+
+        def play_in_order(request: Any) -> Any:
+            # Reply n answers the n-th request, whichever endpoint it went to: once played,
+            # its copies at the other endpoints are spent too.
+            before = set(fixtures.play_counts)
+            response = play(request)
+            for index in set(fixtures.play_counts) - before:
+                first = index - index % answered
+                for sibling in range(first, first + answered):
+                    fixtures.play_counts[sibling] = max(fixtures.play_counts[sibling], 1)
+            return response
+
+        fixtures.play_response = play_in_order
+        yield fixtures
+
+
 def write_cassette(
     path: Path,
     exchanges: list[tuple[dict[str, Any], dict[str, Any]]],

@@ -39,6 +39,7 @@ __all__ = [
     "FINGERPRINT_KEY",
     "CassetteMiss",
     "answering",
+    "fixture_replies",
     "in_cassette",
     "is_answering",
     "is_replay_miss",
@@ -200,6 +201,15 @@ def is_answering() -> bool:
     from judges.calls import _vcr
 
     return _vcr.is_answering()
+
+
+def fixture_replies(replies: list[str], model: str) -> AbstractContextManager[Any]:
+    """Answer the requests sent inside the block with these reply texts, in order, in the
+    provider's shape of each endpoint (chat completions, messages, responses): a reply
+    fixture runs a team's judge code with no model and no network."""
+    from judges.calls import _vcr
+
+    return _vcr.fixture_replies(replies, model)
 
 
 def write_imported_cassette(

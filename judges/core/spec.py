@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import (
     BaseModel,
@@ -86,6 +86,10 @@ class JudgeConfig(BaseModel):
     # A callable judge's parameters: parameter name -> the item input it takes (default: the
     # input of the parameter's own name).
     arguments: dict[str, str] = {}
+    # What the reply-fixture properties vary (judges.pytest_plugin.reply_fixtures).
+    reply_properties: tuple[
+        Literal["case", "separator", "whitespace", "unicode", "key_order", "extra_key"], ...
+    ] = ("case", "separator", "whitespace", "unicode", "key_order", "extra_key")
     baseline_model: str
     system: str = "You are a meticulous evaluation judge. Reply with one JSON object only."
     facets: tuple[str, ...] = ()

@@ -21,7 +21,7 @@ from judges.calls.backends import BackendError
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.spec import SpecError, version_key
-from judges.pytest_plugin import fixtures, record
+from judges.pytest_plugin import fixtures, record, reply_fixtures
 from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.accepted_failures import report_messages_only
 from judges.pytest_plugin.invocation import (
@@ -192,7 +192,7 @@ def remove_scratch(scratch: Path, session_id: str) -> None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash[session_key]
-    for name, build in probing.PARAMS.items():
+    for name, build in {**probing.PARAMS, **reply_fixtures.PARAMS}.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, build(session, lambda case: case_id(session, case)))
     for name, run in ITEM_FIXTURES.items():
@@ -233,8 +233,8 @@ def _judged_case(params: Any) -> tuple[str, Case] | None:
 
 # Every value the plugin parametrizes its fixtures with; pytest fills an empty
 # parametrization (a set with no panel, no probes) with a placeholder of another type.
-_OUR_VALUES = (Case, SetCase, probing.ProbeCase)
-_OUR_FIXTURES = frozenset({*CASE_FIXTURES, *probing.PARAMS})
+_OUR_VALUES = (Case, SetCase, probing.ProbeCase, reply_fixtures.ReplyCase)
+_OUR_FIXTURES = frozenset({*CASE_FIXTURES, *probing.PARAMS, *reply_fixtures.PARAMS})
 
 
 def _runs_nothing(item: pytest.Item) -> bool:

@@ -8,10 +8,11 @@ pytest collects the test functions imported into a module like the ones defined 
 no test code is copied. Each test is parametrized by the plugin over what the planted sets
 ask for: one test per planted item, the detection and regression gates, fitness (is the
 judge better than chance?), the noise floor and test-retest (when `set.toml` names them),
-the panel (with `[panel]`), the bias probes (with `probes.toml`) and the verdict-table
-snapshot. A test whose run a set does not name is not
-collected. The built-in judges' own suite (`regression_tests/`) adds the tests specific to
-them (properties, SME calibration on `core_total`, ranking).
+the panel (with `[panel]`), the bias probes (with `probes.toml`), the verdict-table
+snapshot, and a callable judge's reply fixtures and their properties (`replies.jsonl`).
+A test whose run a set does not name is not collected. The built-in judges' own suite
+(`regression_tests/`) adds the tests specific to them (properties, SME calibration on
+`core_total`, ranking).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from judges.core.checks import assert_accounted, assert_expected
 from judges.pytest_plugin.probes import assert_unbiased
+from judges.pytest_plugin.reply_fixtures import check_reply_fixture, check_reply_properties
 from judges.reports.model.snapshots import verdict_table
 from judges.stats.reliability import probes as probe_stats
 
@@ -34,6 +36,8 @@ __all__ = [
     "test_probe_gates",
     "test_probe_item",
     "test_probe_noise_item",
+    "test_reply_fixture",
+    "test_reply_properties",
     "test_retest_item",
     "test_test_retest",
     "test_verdict_table",
@@ -113,3 +117,13 @@ def test_probe_noise_item(probe_noise_case: Any, judge_runner: Any) -> None:
 
 def test_probe_gates(probe_set: Any, judge_runner: Any) -> None:
     judge_runner.check_probe_gates(probe_set, judge_runner.probe_effects(probe_set))
+
+
+def test_reply_fixture(reply_case: Any, judges_session: Any) -> None:
+    # A callable judge's own code on a model's raw replies (replies.jsonl): no model call.
+    check_reply_fixture(judges_session, reply_case)
+
+
+def test_reply_properties(reply_case: Any, judges_session: Any) -> None:
+    # The same verdict however the replies spell the names the item gave the judge.
+    check_reply_properties(judges_session, reply_case)

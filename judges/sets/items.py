@@ -50,3 +50,11 @@ class PlantedItem(BaseModel):
 
     def subject(self) -> Subject:
         return Subject(self.id, self.category, self.control, self.inputs, self.expect)
+
+
+class ReplyFixture(PlantedItem):
+    """A planted item carrying the judge's raw replies, in call order (`replies.jsonl`): a
+    callable judge's own code runs on them with no model call. It tests the team's parsing
+    and scoring, not the model: it feeds no fitness or regression statistic."""
+
+    replies: tuple[str, ...] = Field(min_length=1)

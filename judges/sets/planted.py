@@ -11,19 +11,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec
 from judges.sets.enrolment import check_versions, find_run, run_versions, set_runs
-from judges.sets.items import PlantedItem, PlantedSetError
+from judges.sets.items import PlantedItem, PlantedSetError, ReplyFixture
 from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
 from judges.sets.reading_list import load_reading_list, reading_list_items
 from judges.sets.set_config import SetConfig
 from judges.sets.tables import load_tables, load_toml, per_model_version, table_line
 from judges.storage.files import json_lines
+
+REPLIES_FILE = "replies.jsonl"
+ItemT = TypeVar("ItemT", bound=PlantedItem)
 
 
 class Gates(BaseModel):
@@ -84,6 +87,8 @@ class PlantedSet:
     # (model, version) -> the accepted baseline's pinned prompt files (judges.sets.pins)
     pins: dict[tuple[str, str], Pin] = field(default_factory=dict)
     versions: tuple[str, ...] = ()  # the judge's prompt versions, oldest first
+    # A callable judge's reply fixtures (replies.jsonl): its code on raw replies, no model.
+    reply_fixtures: list[ReplyFixture] = field(default_factory=list)
 
     def run_versions(self, run: str) -> tuple[str, ...]:
         """The prompt versions set.toml's run `run` covers (none if the judge lacks it)."""
@@ -145,12 +150,17 @@ def _field_error(path: Path, line: int, error: ValidationError) -> PlantedSetErr
 
 def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
     """Every item of one JSONL file, validated, including the judge's own inputs model."""
-    items: list[PlantedItem] = []
+    return _read_items(path, spec, PlantedItem)
+
+
+def _read_items(path: Path, spec: JudgeSpec, kind: type[ItemT]) -> list[ItemT]:
+    """Planted items, or reply fixtures (`replies.jsonl`): the same checks for both."""
+    items: list[ItemT] = []
     seen: dict[str, int] = {}
     hint = "; each line must be one JSON object"
     for number, raw in json_lines(path, PlantedSetError, hint):
         try:
-            item = PlantedItem.model_validate(raw)
+            item = kind.model_validate(raw)
         except ValidationError as error:
             raise _field_error(path, number, error) from None
         if item.judge != spec.name:
@@ -192,7 +202,7 @@ def load_items(path: Path, spec: JudgeSpec) -> list[PlantedItem]:
     return items
 
 
-def _check_categories(path: Path, items: list[PlantedItem], lines: dict[str, int]) -> None:
+def _check_categories(path: Path, items: Sequence[PlantedItem], lines: dict[str, int]) -> None:
     """A category is all controls or all defects, and one named for controls holds controls.
 
     A control without `"control": true` would count as a defect the judge "detected" when it
@@ -217,6 +227,20 @@ def _check_categories(path: Path, items: list[PlantedItem], lines: dict[str, int
                 '"control": true (a control is a harmless answer the judge must leave '
                 "alone), or name the category for the defect it plants"
             )
+
+
+def load_reply_fixtures(root: Path, spec: JudgeSpec) -> list[ReplyFixture]:
+    """A callable judge's reply fixtures (`replies.jsonl` beside its planted items), or
+    none; a judge with prompt files has none (its replies are parsed by the harness)."""
+    path = root / spec.name / REPLIES_FILE
+    if not path.is_file():
+        return []
+    if spec.team is None:
+        raise PlantedSetError(
+            f"{path}: reply fixtures run a judge callable's own code; {spec.name} has a verdict "
+            "module and prompt files (its replies are parsed by the harness): remove the file"
+        )
+    return _read_items(path, spec, ReplyFixture)
 
 
 def load_gate_tables(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -284,7 +308,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     edited_pins(spec, pins, folder)
     return PlantedSet(
         spec.name, folder, items, misses, gates, config, reading, inherited, pins,
-        tuple(spec.versions),
+        tuple(spec.versions), load_reply_fixtures(root, spec),
     )  # fmt: skip
 
 
