@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -362,6 +362,7 @@ def write_baseline(
     not_fit: dict[tuple[str, str], str | None] | None = None,
     undecided: dict[tuple[str, str], str] | None = None,
     regressed: dict[tuple[str, str], str] | None = None,
+    miss_reasons: Mapping[tuple[str, str], Mapping[str, str]] | None = None,
 ) -> tuple[Path, Path, list[str]]:
     """Accept prompt `accept`'s main run as the baseline of the regression gates.
 
@@ -377,6 +378,8 @@ def write_baseline(
     accepted all the same (accept_regression); the accepted version's stale reason goes.
     `undecided`: (model, version) -> why a version no chance test could decide is accepted
     all the same (accept_undecided); likewise.
+    `miss_reasons`: (model, version) -> item -> why a control miss or an item without a
+    verdict is accepted (--accept-control-miss, --accept-no-verdict), kept beside its miss.
     """
     misses: dict[tuple[str, str], dict[str, Any]] = {}
     gates = {key: dict(table) for key, table in existing.items()}
@@ -386,6 +389,9 @@ def write_baseline(
         for model in sorted({row.model for row in rows}):
             mine = [row for row in rows if row.model == model]
             missed = accepted_misses(mine)
+            for item, why in (miss_reasons or {}).get((model, version), {}).items():
+                if item in missed:
+                    missed[item] = f"{missed[item]} (accepted: {why})"
             if missed:
                 misses[(model, version)] = missed
             if model not in accepted_models or version_key(version) < version_key(accept):

@@ -16,7 +16,7 @@ from judges.cli.init import add_init_command
 from judges.cli.leaderboard import add_leaderboard_command
 from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import lacking_refusal, refusal, survey
+from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
 from judges.sets.perturb import derive_all, load_derivations, write_derived
 from judges.sets.planted import load_items, load_planted_set
 from judges.sets.probes import write_probes
@@ -108,8 +108,9 @@ def _baseline(args: argparse.Namespace) -> int:
         lambda: _probe_regressions(args, spec, rows_by_version, models[accept]),
     )  # fmt: skip
     refused = checks.refusal(
-        bool(args.accept_regression), args.reset_floors, bool(args.accept_undecided)
-    )
+        bool(args.accept_regression), args.reset_floors, bool(args.accept_undecided),
+        bool(args.accept_control_miss), bool(args.accept_no_verdict),
+    )  # fmt: skip
     if refused is Refusal.PARTIAL:
         for line in refusal(args.judge, accept, checks.gaps, checks.asked):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
@@ -118,6 +119,10 @@ def _baseline(args: argparse.Namespace) -> int:
         for line in lacking_refusal(args.judge, accept, checks.lacking):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
+    if refused is Refusal.MISSES:
+        for line in buried_refusal(args.judge, accept, checks):
+            print(f"python -m judges baseline: {line}", file=sys.stderr)
+        return 1
     for version, found in models.items():
         for line in fitness_lines(args.judge, version, found):
             print(line)
@@ -168,6 +173,9 @@ def _baseline(args: argparse.Namespace) -> int:
         not_fit=not_fit,
         regressed=regressed,
         undecided=undecided,
+        miss_reasons=checks.miss_reasons(
+            args.accept_control_miss or "", args.accept_no_verdict or ""
+        ),
     )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
@@ -409,6 +417,19 @@ def _add_baseline(commands: Commands) -> None:
         metavar="REASON",
         help="accept an UNDECIDED version (its set too small for any chance test to decide) "
         "anyway; the reason is written to gates.toml as accept_undecided",
+    )
+    baseline.add_argument(
+        "--accept-control-miss",
+        metavar="REASON",
+        help="accept controls the version marks down (new ones, each named first) as "
+        "accepted misses anyway; the reason is written beside each in expectations.toml",
+    )
+    baseline.add_argument(
+        "--accept-no-verdict",
+        metavar="REASON",
+        help="accept items the version gave no verdict (an error, a reply it could not read, "
+        "a dropped item; each named first) as accepted misses anyway; the reason is written "
+        "beside each in expectations.toml",
     )
     baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

@@ -15,7 +15,7 @@ from judges.core.results import read_jsonl
 from judges.core.spec import JudgeSpec
 from judges.reports.model.folders import record_command
 from judges.sets.planted import load_gate_tables, load_planted_set
-from judges.verdicts.acceptance import asked_items, recording_gaps
+from judges.verdicts.acceptance import Acceptance, asked_items, recording_gaps
 
 
 def refusal(
@@ -42,6 +42,27 @@ def lacking_refusal(judge: str, version: str, lacking: Mapping[str, Sequence[str
     ]
     for model, runs in sorted(lacking.items()):
         lines += [f"  {model}: {run}" for run in runs]
+    return lines
+
+
+def buried_refusal(judge: str, version: str, checks: Acceptance) -> list[str]:
+    """The lines `baseline --accept` prints when it would bury misses without a reason:
+    each control marked down and each item without a verdict, by name."""
+    from judges.cli.baseline import miss_reason
+
+    lines = [
+        f"--accept {version}: refused, {judge} prompt {version} has misses acceptance would "
+        "turn into accepted xfails unseen; nothing written"
+    ]
+    for title, found, option in (
+        ("controls marked down (a good answer the judge failed)", checks.control_misses,
+         "--accept-control-miss"),
+        ("items without a verdict (an error, an unreadable reply, a dropped item)",
+         checks.no_verdict, "--accept-no-verdict"),
+    ):  # fmt: skip
+        for model, rows in sorted(found.items()):
+            lines.append(f'  {model}: {len(rows)} {title}; accept them only with {option} "<why>"')
+            lines += [f"    {row.item_id}: {miss_reason(row)}" for row in rows]
     return lines
 
 

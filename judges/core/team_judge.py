@@ -117,18 +117,18 @@ class TeamJudge:
             )
 
     def bind(self, inputs: Mapping[str, Any]) -> Arguments:
-        """Each parameter its input; an input no parameter takes, or a required parameter no
-        input gives, is an error (nothing is dropped or guessed)."""
+        """Each parameter its input; an input no parameter takes (unless the callable takes
+        `**kwargs`), or a required parameter no input gives, is an error: nothing is
+        dropped or guessed."""
         parameters = self.signature.parameters
-        source = {name: self.arguments.get(name, name) for name in parameters}
+        named = {n: p for n, p in parameters.items() if p.kind not in _ANY_KEYWORD}
+        source = {name: self.arguments.get(name, name) for name in named}
         source |= dict(self.arguments)
         values = {name: inputs[key] for name, key in source.items() if key in inputs}
         missing = [
             f"{name} (input {source[name]!r})"
-            for name, parameter in parameters.items()
-            if parameter.kind not in _ANY_KEYWORD
-            and parameter.default is inspect.Parameter.empty
-            and name not in values
+            for name, parameter in named.items()
+            if parameter.default is inspect.Parameter.empty and name not in values
         ]
         if missing:
             raise TeamJudgeError(
@@ -136,12 +136,12 @@ class TeamJudge:
                 "add the input, or map the parameter in judge.toml [arguments]"
             )
         unused = sorted(set(inputs) - set(source.values()))
-        if unused and not any(p.kind in _ANY_KEYWORD for p in parameters.values()):
+        if unused and len(named) == len(parameters):
             raise TeamJudgeError(
                 f"the inputs {unused} go to no parameter of {self.ref} "
                 f"({', '.join(parameters)}): remove them, or map them in judge.toml [arguments]"
             )
-        return Arguments(values)
+        return Arguments(values | {name: inputs[name] for name in unused})
 
     @property
     def verdict_model(self) -> type[BaseModel] | None:

@@ -2,7 +2,9 @@
 `python -m judges baseline --accept`, decided from the version's verdicts.
 
 The checks run in order and the first that refuses stops acceptance: a partial recording,
-runs the judge has that the version lacks, NOT FIT without a reason, UNDECIDED (no chance
+runs the judge has that the version lacks, misses it would bury without a reason (a control
+marked down, an item without a verdict: an error, a reply it could not read, a dropped
+item), NOT FIT without a reason, UNDECIDED (no chance
 test can decide at the set's size, so a coin flip would be accepted too) without a reason,
 significantly worse than the current baseline without a reason, floors its table would
 keep that it fails.
@@ -13,14 +15,21 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judges.core.results import JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.stats.estimates.floors import Gate
 from judges.verdicts.verdict import ModelVerdict
 
-__all__ = ["Acceptance", "Refusal", "acceptance", "asked_items", "recording_gaps"]
+__all__ = [
+    "Acceptance",
+    "Refusal",
+    "acceptance",
+    "asked_items",
+    "buried_misses",
+    "recording_gaps",
+]
 
 
 class Refusal(enum.Enum):
@@ -28,6 +37,7 @@ class Refusal(enum.Enum):
 
     PARTIAL = "partial"  # items set.toml asks for are not recorded
     LACKING = "lacking"  # runs the judge has are not recorded for the version
+    MISSES = "misses"  # new control misses or items without a verdict, and no reason
     NOT_FIT = "not_fit"  # no better than chance, and no --accept-not-fit reason
     UNDECIDED = "undecided"  # nothing could show it, and no --accept-undecided reason
     REGRESSION = "regression"  # worse than the baseline, and no --accept-regression reason
@@ -47,15 +57,28 @@ class Acceptance:
     undecided: tuple[str, ...]  # models whose set no chance test can decide at its size
     regressions: Mapping[str, list[str]]  # gates worse than the current baseline
     failing_floors: Mapping[str, list[Gate]]  # floors the kept table would fail
+    # Per model, the misses acceptance would add to expectations.toml that need a reason:
+    # controls the judge marked down, and items with no verdict (row status not ok).
+    control_misses: Mapping[str, list[JudgementRow]] = field(default_factory=dict)
+    no_verdict: Mapping[str, list[JudgementRow]] = field(default_factory=dict)
 
     def refusal(
-        self, accept_regression: bool, reset_floors: bool, accept_undecided: bool = False
+        self,
+        accept_regression: bool,
+        reset_floors: bool,
+        accept_undecided: bool = False,
+        accept_control_miss: bool = False,
+        accept_no_verdict: bool = False,
     ) -> Refusal | None:
         """The first check that refuses, or None when the version may be accepted."""
         if self.gaps:
             return Refusal.PARTIAL
         if self.lacking:
             return Refusal.LACKING
+        if (self.control_misses and not accept_control_miss) or (
+            self.no_verdict and not accept_no_verdict
+        ):
+            return Refusal.MISSES
         if self.not_fit_refused:
             return Refusal.NOT_FIT
         if self.undecided and not accept_undecided:
@@ -73,6 +96,41 @@ class Acceptance:
     def undecided_reasons(self, reason: str) -> dict[tuple[str, str], str]:
         """accept_undecided to write per table: the reason, for each undecided model."""
         return {(model, self.version): reason for model in self.undecided}
+
+    def miss_reasons(
+        self, control_miss: str, no_verdict: str
+    ) -> dict[tuple[str, str], dict[str, str]]:
+        """Per table, the reason given for each new control miss and item without a
+        verdict, written beside its accepted miss in expectations.toml."""
+        reasons: dict[tuple[str, str], dict[str, str]] = {}
+        for found, reason in ((self.control_misses, control_miss), (self.no_verdict, no_verdict)):
+            for model, rows in found.items():
+                table = reasons.setdefault((model, self.version), {})
+                table.update({row.item_id: reason for row in rows})
+        return reasons
+
+
+def buried_misses(
+    rows: Sequence[JudgementRow],
+    version: str,
+    accepted: Mapping[tuple[str, str], Mapping[str, str]],
+) -> tuple[dict[str, list[JudgementRow]], dict[str, list[JudgementRow]]]:
+    """Per model, the main run's controls marked down and items without a verdict that
+    expectations.toml does not accept yet: what acceptance would otherwise bury."""
+    controls: dict[str, list[JudgementRow]] = {}
+    no_verdict: dict[str, list[JudgementRow]] = {}
+    for row in sorted(rows, key=lambda r: (r.model, r.item_id)):
+        if (
+            row.run != "main"
+            or row.repeat != 0
+            or row.item_id in accepted.get((row.model, version), {})
+        ):
+            continue
+        if row.status != "ok":
+            no_verdict.setdefault(row.model, []).append(row)
+        elif row.control and not row.met:
+            controls.setdefault(row.model, []).append(row)
+    return controls, no_verdict
 
 
 def asked_items(planted: PlantedSet, version: str, models: list[str]) -> dict[str, list[str]]:
@@ -134,6 +192,8 @@ def acceptance(
     for model, line in (probe_regressions() if not gaps and not lacking else {}).items():
         worse.setdefault(model, []).append(line)
     failing = {m.model: [gate for gate in m.gates if gate.passed is False] for m in verdicts}
+    accepted = planted.accepted_misses if planted is not None else {}
+    control_misses, no_verdict = buried_misses(rows, version, accepted)
     return Acceptance(
         version=version,
         asked=asked,
@@ -144,4 +204,6 @@ def acceptance(
         undecided=tuple(m.model for m in verdicts if m.undecided),
         regressions=worse,
         failing_floors={model: gates for model, gates in failing.items() if gates},
+        control_misses=control_misses,
+        no_verdict=no_verdict,
     )
