@@ -160,10 +160,36 @@ def check_reply_properties(session: JudgesSession, case: ReplyCase) -> None:
 
 
 def echoed_names(inputs: dict[str, Any], replies: Sequence[str]) -> list[str]:
-    """The strings of the inputs (values, list members, nested) that some reply contains:
-    the names a model echoes back, which a judge's parsing must match."""
-    found = {s for s in _strings(inputs) if s.strip() and any(s in r for r in replies)}
+    """How the replies spell the strings of the inputs (values, list members, nested) they
+    echo: a JSON key or string value equal to one under `folded` (a model may already have
+    drifted), in other text the input itself. These are the names a judge's parsing must
+    match."""
+    wanted = {folded(s): s for s in _strings(inputs) if s.strip()}
+    found: set[str] = set()
+    for reply in replies:
+        parsed = _json_object(reply)
+        if parsed is not None:
+            found |= {s for s in _json_strings(parsed) if folded(s) in wanted}
+        found |= {s for s in wanted.values() if s in reply}
     return sorted(found, key=lambda s: (-len(s), s))  # longest first: a name inside another
+
+
+def folded(name: str) -> str:
+    """A name as every variation leaves it: normal form, case, `_` and white space."""
+    return " ".join(unicodedata.normalize("NFKC", name).replace("_", " ").split()).casefold()
+
+
+def _json_strings(value: Any) -> Iterator[str]:
+    """Every key and string value of a parsed JSON document."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _json_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _json_strings(item)
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -146,7 +146,8 @@ def _previous_rows(
 
 
 def _template_hash(spec: JudgeSpec | None, version: str) -> str | None:
-    if spec is None or version not in spec.prompts:
+    # A callable judge has no template: its code is what the judge was shown.
+    if spec is None or spec.team is not None or version not in spec.prompts:
         return None
     return prompt_hash(spec.config.system, spec.prompts[version].templates)
 
