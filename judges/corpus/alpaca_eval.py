@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from judges.corpus.manifest import MANIFEST_FILE, CorpusError
 from judges.corpus.rows import ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE
 from judges.storage.files import atomic_write_text, read_json
@@ -168,22 +170,22 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
     unpublished = tuple(f"{s} under {a}" for a, s in judged if (a, s) not in covered)
 
     licence = _licence(source)
-    judges_toml = "".join(
-        f'\n[judges.{json.dumps(a)}]\ndescription = "AlpacaEval annotator {a}"\n'
-        f"reference = {json.dumps(r)}\n"
-        for a, r in references.items()
-    )
-    manifest = (
-        f"name = {json.dumps(name)}\n"
-        'description = "AlpacaEval: systems judged pairwise against a reference output"\n'
-        f"source = {json.dumps(str(source.name))}\n"
-        f"licence = {json.dumps(licence)}\n\n"
-        "[scale]\n"
-        'name = "win rate against the reference (%)"\n'
-        "low = 0\nhigh = 1\n"
-        'verdict = "side"\nmidpoint = 0.5\nfactor = 100\n'
-        f"{judges_toml}"
-    )
+    manifest = tomli_w.dumps(
+        {
+            "name": name,
+            "description": "AlpacaEval: systems judged pairwise against a reference output",
+            "source": source.name,
+            "licence": licence,
+            "scale": {
+                "name": "win rate against the reference (%)", "low": 0, "high": 1,
+                "verdict": "side", "midpoint": 0.5, "factor": 100,
+            },
+            "judges": {
+                a: {"description": f"AlpacaEval annotator {a}", "reference": r}
+                for a, r in references.items()
+            },
+        }
+    )  # fmt: skip
     target.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
     atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
