@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,8 +51,19 @@ def _defaults(args: Any) -> None:
         args.reports = args.reports or project.reports / CORPORA
 
 
+def _folder(corpora: Path, name: str) -> Path:
+    """The corpus folder `name` under `corpora`: one plain folder name, never a path."""
+    if not name.strip(".") or any(sep in name for sep in ("/", "\\", "\0")):
+        raise ValueError(
+            f"corpus name {name!r} is not a folder name under {corpora} (it would lead out of "
+            "it); give the corpus folder's own name, e.g. alpaca_eval"
+        )
+    return corpora / name
+
+
 def _names(args: Any) -> list[str]:
     if args.name:
+        _folder(args.corpora, args.name)
         return [args.name]
     names = sorted(p.parent.name for p in args.corpora.glob("*/corpus.toml"))
     if not names:
@@ -66,7 +78,7 @@ def _report(args: Any) -> int:
     _defaults(args)
     written: list[_Written] = []
     for name in _names(args):
-        folder = args.corpora / name
+        folder = _folder(args.corpora, name)
         if not (folder / "corpus.toml").is_file():
             raise ValueError(f"{folder / 'corpus.toml'}: no such corpus (give its folder name)")
         for file_name, data in corpus_files(folder).items():
@@ -92,29 +104,49 @@ def _report(args: Any) -> int:
 def _judge(args: Any) -> int:
     from judges.calls.backends import ModelRef
     from judges.calls.cassettes import CassetteMiss
+    from judges.calls.ledger import Ledger, Usage
     from judges.cli.live import judging_backends
     from judges.corpus.judging import judgements_text, merged, slots
     from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
+    from judges.reports.terminal import session_lines
 
     project = find_project(Path.cwd())
     args.corpora = args.corpora or project.planted_sets / CORPORA
     args.cassettes = args.cassettes or project.rootdir / "cassettes" / CORPORA
-    folder = args.corpora / args.name
+    folder = _folder(args.corpora, args.name)
     corpus = load_corpus(folder, judged=False)
     catalog = project.catalog()
-    planned = slots(corpus, catalog)
+    planned = slots(corpus, catalog)  # refuses names that would share a cassette
     models = {s.judged.model: s.model for s in planned}
     record_command = f"python -m judges corpus judge {args.name} --record"
-    with judging_backends(
-        models, record=args.record, base_url=args.judge_base_url, price_files=args.judge_prices
-    ) as (backends, prices):
+    if args.cost_cap is not None and not args.record:
+        raise ValueError("--cost-cap caps live calls: pass it with --record")
+    with (
+        _recording_lock(args) as _,
+        tempfile.TemporaryDirectory(prefix="judges-corpus-") as scratch,
+        judging_backends(
+            models, record=args.record, base_url=args.judge_base_url,
+            price_files=args.judge_prices,
+        ) as (backends, prices),
+    ):  # fmt: skip
+        ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
         try:
-            rows = list(_judged_rows(args, corpus, planned, catalog, backends, prices))  # fmt: skip
+            judged = list(_judged_rows(args, corpus, planned, catalog, backends, prices, ledger))
         except CassetteMiss as miss:
             raise ValueError(
                 f"{miss.reason(ModelRef.parse(planned[0].judged.model))}; record the corpus "
                 f"with: {record_command}"
             ) from None
+        if args.record:
+            cap = None if args.cost_cap is None else (args.cost_cap, ledger.spent_usd())
+            usage: dict[str, Usage] = {}
+            for row, _ in judged:
+                usage.setdefault(row.model, Usage()).add(row.usage)
+            rows_run = [row for row, _ in judged]
+            for line in session_lines(rows_run, usage, ledger.totals(), cap):
+                print(line, file=sys.stderr)
+    rows = [judgement for _, judgement in judged]
+    capped = sum(row.status == "cost_cap" for row, _ in judged)
     path = folder / JUDGEMENTS_FILE
     text = judgements_text(merged(corpus, rows))
     same = path.is_file() and path.read_text(encoding="utf-8") == text
@@ -130,8 +162,40 @@ def _judge(args: Any) -> int:
     if not same:
         atomic_write_text(path, text)
     print(f"{summary}: {'wrote' if not same else 'unchanged'} {path}")
+    if capped:
+        print(
+            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {capped} judgements "
+            "(error rows, no cassette); record them with a higher --cost-cap: "
+            f"{record_command} --cost-cap USD",
+            file=sys.stderr,
+        )
+        return 1
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+@contextmanager
+def _recording_lock(args: Any) -> Iterator[None]:
+    """With --record, the cassette folder's recording lock (the one a pytest --record
+    session takes) for the whole command: a second recording refuses before any call."""
+    if not args.record:
+        yield
+        return
+    from judges.calls.cassettes import lock_recording
+    from judges.storage.files import FolderBusy
+
+    try:
+        lock = lock_recording(args.cassettes)
+    except FolderBusy as busy:
+        raise ValueError(
+            f"another recording (pid {busy.holder}) is recording into {args.cassettes} (lock "
+            f"file {busy.lock_file}); wait until it ends, then run this again: it records only "
+            "what is still missing"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _judged_rows(
@@ -141,7 +205,8 @@ def _judged_rows(
     catalog: dict[str, Any],
     backends: dict[str, Any],
     prices: dict[str, Any],
-) -> Iterator[Any]:
+    ledger: Any,
+) -> Iterator[tuple[Any, Any]]:
     """Each slot judged in its cassette: a recorded one is replayed (with --record too,
     unless --rerecord), a missing one recorded with --record; progress on stderr."""
     from judges.calls.cassettes import in_cassette, is_replay_miss
@@ -161,7 +226,7 @@ def _judged_rows(
             yield Call(
                 backend=backends[slot.judged.model], price=prices[slot.judged.model], live=live,
                 is_fatal=is_replay_miss, run=f"run{slot.run}", draw=slot.run,
-                timeout_s=args.judge_timeout,
+                timeout_s=args.judge_timeout, ledger=ledger if live else None,
             )  # fmt: skip
 
     for index, (slot, row, judgement) in enumerate(
@@ -175,7 +240,7 @@ def _judged_rows(
                 f"{slot.item.id}: {outcome}{timing}",
                 file=sys.stderr,
             )
-        yield judgement
+        yield row, judgement
 
 
 def _import_alpaca_eval(args: Any) -> int:
@@ -183,7 +248,7 @@ def _import_alpaca_eval(args: Any) -> int:
 
     if args.corpora is None:
         args.corpora = find_project(Path.cwd()).planted_sets / CORPORA
-    target = args.corpora / args.name
+    target = _folder(args.corpora, args.name)
     imported = import_alpaca_eval(args.source, target, args.name, replace=args.replace)
     print(
         f"imported {imported.judgements} judgements ({imported.errors} error rows kept) of "
@@ -250,6 +315,12 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         help="OpenAI-compatible server for local: judges (default with --record: start the "
         "embedded llama.cpp judge)",
     )
+    judging.add_argument(
+        "--cost-cap", type=float, metavar="USD",
+        help="with --record: no live call whose worst case could take the spend past this "
+        "many USD (each call reserved before it is sent, as pytest --cost-cap); the rest "
+        "end as cost_cap error rows, recorded by a later run",
+    )  # fmt: skip
     judging.add_argument(
         "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
         help="seconds to wait for one reply (default: 120)",

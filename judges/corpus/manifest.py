@@ -104,6 +104,15 @@ class CorpusManifest(BaseModel):
     compare: Comparison = Comparison()
     seed: int = 0
 
+    @model_validator(mode="after")
+    def _a_folder_name(self) -> CorpusManifest:
+        if not self.name.strip("."):
+            raise ValueError(
+                f"name {self.name!r} is not a folder name (it would lead out of the cassette "
+                "folder); name the corpus with letters, digits, '_', '-' or '.'"
+            )
+        return self
+
     def contested_margin(self) -> float:
         """In score units; by default a twentieth of the scale's range."""
         margin = self.compare.contested_margin
