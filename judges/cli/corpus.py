@@ -29,6 +29,11 @@ class _Written:
 
 def corpus_files(folder: Path) -> dict[str, bytes]:
     """The report files of the corpus in `folder`, as bytes: what `report` writes."""
+    return _built(folder)[1]
+
+
+def _built(folder: Path) -> tuple[Any, dict[str, bytes]]:
+    """The corpus report (as data) and its files."""
     from judges.corpus.html import corpus_html
     from judges.corpus.markdown import corpus_markdown
     from judges.corpus.report import build_report
@@ -37,11 +42,24 @@ def corpus_files(folder: Path) -> dict[str, bytes]:
 
     report = build_report(load_corpus(folder))
     markdown = corpus_markdown(report)
-    return {
+    return report, {
         "corpus_report.md": markdown.encode("utf-8"),
         "index.html": corpus_html(report, markdown).encode("utf-8"),
         "review_queue.jsonl": queue_text(list(report.queue)).encode("utf-8"),
     }
+
+
+def _disagreeing(folder: Path, report: Any) -> list[str]:
+    """A line per published figure the judgements do not reproduce."""
+    from judges.corpus.rows import PUBLISHED_FILE
+
+    return [
+        f"{folder / PUBLISHED_FILE}: {c.figure.judge} on {c.figure.system}: "
+        f"{c.figure.published_as or c.figure.statistic} published {c.figure.value!r}, "
+        f"recomputed {c.recomputed!r}"
+        for c in report.published
+        if not c.agrees
+    ]
 
 
 def _defaults(args: Any) -> None:
@@ -77,28 +95,42 @@ def _names(args: Any) -> list[str]:
 def _report(args: Any) -> int:
     _defaults(args)
     written: list[_Written] = []
+    disagreeing: list[str] = []
     for name in _names(args):
         folder = _folder(args.corpora, name)
         if not (folder / "corpus.toml").is_file():
             raise ValueError(f"{folder / 'corpus.toml'}: no such corpus (give its folder name)")
-        for file_name, data in corpus_files(folder).items():
+        report, files = _built(folder)
+        disagreeing += _disagreeing(folder, report)
+        for file_name, data in files.items():
             path = args.reports / name / file_name
             differs = not path.is_file() or path.read_bytes() != data
             if differs and not args.check:
                 atomic_write_bytes(path, data)
             written.append(_Written(path, differs))
     differing = [w for w in written if w.differs]
+    for line in disagreeing:
+        print(f"published figure not reproduced: {line}", file=sys.stderr)
+    if disagreeing:
+        print(
+            f"{len(disagreeing)} published figures differ from the judgements: find which of "
+            "the two is wrong (a judgements.jsonl that is not the release's, a published.jsonl "
+            "row copied wrong) and correct it",
+            file=sys.stderr,
+        )
     if args.check:
         for w in differing:
             print(f"differs from its corpus: {w.path}", file=sys.stderr)
         if differing:
             print("rebuild with `python -m judges corpus report` and commit", file=sys.stderr)
             return 1
+        if disagreeing:
+            return 1
         print(f"{len(written)} corpus report files match their corpora")
         return 0
     for w in written:
         print(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
-    return 0
+    return 1 if disagreeing else 0
 
 
 def _judge(args: Any) -> int:
@@ -283,7 +315,8 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 naming each report file that differs from its corpus",
+        help="write nothing; exit 1 naming each report file that differs from its corpus "
+        "(a published figure the judgements do not reproduce exits 1 with or without it)",
     )
     report.add_argument("--corpora", type=Path, help="corpora folder (default: "
                         "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
