@@ -281,7 +281,10 @@ def _import_alpaca_eval(args: Any) -> int:
     if args.corpora is None:
         args.corpora = find_project(Path.cwd()).planted_sets / CORPORA
     target = _folder(args.corpora, args.name)
+    held = _held(target)
     imported = import_alpaca_eval(args.source, target, args.name, replace=args.replace)
+    if held is not None:
+        print(f"replaced the corpus {target}, which held {held}")
     print(
         f"imported {imported.judgements} judgements ({imported.errors} error rows kept) of "
         f"{len(imported.systems)} systems on {imported.items} items by "
@@ -292,6 +295,20 @@ def _import_alpaca_eval(args: Any) -> int:
         print(f"note: no published leaderboard row for {missing}: nothing to check it against")
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+def _held(folder: Path) -> str | None:
+    """What a corpus folder holds, in words (what --replace replaces); None: no corpus."""
+    from judges.corpus.manifest import MANIFEST_FILE
+    from judges.corpus.rows import JUDGEMENTS_FILE
+    from judges.storage.files import jsonl_lines
+
+    if not (folder / MANIFEST_FILE).is_file():
+        return None
+    rows = folder / JUDGEMENTS_FILE
+    text = rows.read_text(encoding="utf-8", errors="replace") if rows.is_file() else ""
+    count = sum(bool(line.strip()) for line in jsonl_lines(text))
+    return f"{count} judgement rows from {folder / MANIFEST_FILE}"
 
 
 def add_corpus_command(commands: argparse._SubParsersAction) -> None:
@@ -383,6 +400,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     alpaca.add_argument(
         "--replace",
         action="store_true",
-        help="replace an existing corpus of that name (without it, an existing one is kept)",
+        help="replace an existing corpus of that name, saying what it held (without it, an "
+        "existing one is kept; a second release goes under its own --name)",
     )
     alpaca.set_defaults(run=_import_alpaca_eval)

@@ -12,6 +12,7 @@ and counted; a file with fewer than all instructions is imported as it is.
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import json
 import math
@@ -94,7 +95,11 @@ def _licence(source: Path) -> str:
     return "see LICENSE"
 
 
-def _published_rows(source: Path, annotator: str, systems: set[str]) -> list[dict[str, Any]]:
+def _published_rows(
+    source: Path, annotator: str, systems: set[str], others: list[str]
+) -> list[dict[str, Any]]:
+    """The leaderboard rows of the imported systems; the names of the rows left out go to
+    `others` (a system the release names differently from its annotations folder is there)."""
     path = source / "leaderboards" / f"{annotator}_leaderboard.csv"
     if not path.is_file():
         return []
@@ -103,18 +108,43 @@ def _published_rows(source: Path, annotator: str, systems: set[str]) -> list[dic
         for line, row in enumerate(csv.DictReader(stream), start=2):
             system = row.get("") or row.get("name") or ""
             if system not in systems:
+                others.append(system)
                 continue
             for column, name in PUBLISHED_COLUMNS.items():
                 text = (row.get(column) or "").strip()
                 if not text:
                     continue
-                try:
-                    value: float | int = int(text) if column in _COUNT_COLUMNS else float(text)
-                except ValueError:
-                    raise CorpusError(f"{path}:{line}: {column} {text!r} is not a number") from None
+                value = _number(path, line, column, text)
                 rows.append({"judge": annotator, "system": system, "statistic": name,
                              "value": value, "published_as": column})  # fmt: skip
     return rows
+
+
+def _named_otherwise(system: str, others: list[str]) -> str:
+    """A hint when the leaderboard has a row whose name is close to a system without one."""
+    close = difflib.get_close_matches(system, others, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return (
+        f" (the leaderboard has a row {close[0]!r}: if it is this system, name its "
+        f"annotations folder {close[0]!r} and import again)"
+    )
+
+
+def _number(path: Path, line: int, column: str, text: str) -> float | int:
+    """A leaderboard cell as the release wrote it: a count may be written as a float
+    ("805.0", as pandas writes a column that once held a NaN), so long as it is whole."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a finite number")
+    if column not in _COUNT_COLUMNS:
+        return value
+    if not value.is_integer() or value < 0:
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a count (a whole number)")
+    return int(value)
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> str:
@@ -163,11 +193,15 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
                 row["score"] = score
             judgements.append(row)
     published: list[dict[str, Any]] = []
+    others: dict[str, list[str]] = {}
     for annotator in references:
-        published += _published_rows(source, annotator, set(systems))
+        others[annotator] = []
+        published += _published_rows(source, annotator, set(systems), others[annotator])
     covered = {(row["judge"], row["system"]) for row in published}
     judged = dict.fromkeys((j["judge"], j["system"]) for j in judgements)
-    unpublished = tuple(f"{s} under {a}" for a, s in judged if (a, s) not in covered)
+    unpublished = tuple(
+        f"{s} under {a}{_named_otherwise(s, others[a])}" for a, s in judged if (a, s) not in covered
+    )
 
     licence = _licence(source)
     manifest = tomli_w.dumps(
