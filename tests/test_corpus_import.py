@@ -177,3 +177,33 @@ def test_replace_says_what_it_replaces(tmp_path: Path, capsys: pytest.CaptureFix
     assert _import(release, corpora, "--replace") == 0
     out = capsys.readouterr().out
     assert f"replaced the corpus {corpora / 'hand'}, which held 3 judgement rows" in out
+
+
+def test_a_data_licence_declared_apart_from_the_code_is_the_corpus_licence(
+    tmp_path: Path,
+) -> None:
+    """AlpacaEval's code is Apache-2.0, its README's badge declares the data CC BY-NC 4.0:
+    the annotations imported are data."""
+    release = _release(
+        tmp_path / "release", {"sys_a": [2, 1, 1.5]}, licence="Apache License\nVersion 2.0\n"
+    )
+    (release / "README.md").write_text(
+        "[![Data License](https://img.shields.io/badge/Data%20License-CC%20By%20NC%204.0-red.svg)]"
+    )
+    assert _import(release, tmp_path / "corpora") == 0
+    manifest = (tmp_path / "corpora" / "hand" / "corpus.toml").read_text(encoding="utf-8")
+    assert (
+        'licence = "CC-BY-NC-4.0 (the data, as README.md states; the code\'s LICENSE: Apache-2.0)"'
+    ) in manifest
+
+
+def test_the_shipped_alpaca_eval_corpus_states_its_data_licence() -> None:
+    root = Path(__file__).resolve().parent.parent
+    folder = root / "planted_sets" / "corpora" / "alpaca_eval"
+    assert load_corpus(folder).manifest.licence.startswith("CC-BY-NC-4.0")
+    assert "CC BY-NC 4.0" in (folder / "DATA_LICENSE").read_text(encoding="utf-8")
+    assert "licence: CC-BY-NC-4.0" in (
+        root / "reports" / "corpora" / "alpaca_eval" / "corpus_report.md"
+    ).read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "`planted_sets/corpora/alpaca_eval/` | CC BY-NC 4.0" in readme

@@ -16,6 +16,7 @@ import difflib
 import hashlib
 import json
 import math
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,8 +84,28 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield index, record
 
 
+# How AlpacaEval's README declares its data licence (a badge: "Data License-CC By NC 4.0"),
+# and how a DATA_LICENSE file or a provenance note may name it.
+_CC_BY_NC_4 = re.compile(r"CC(?:\s|%20|-|_)*BY(?:\s|%20|-|_)*NC(?:\s|%20|-|_)*4\.0", re.I)
+DATA_LICENCE_FILES = ("DATA_LICENSE", "README.md", "PROVENANCE.md")
+
+
 def _licence(source: Path) -> str:
-    path = source / "LICENSE"
+    """The licence of the data imported, as the source states it: a data licence declared
+    apart from the code's (AlpacaEval: code Apache-2.0, data CC BY-NC 4.0) wins, since the
+    annotations are data; else the LICENSE file's."""
+    code = _code_licence(source / "LICENSE")
+    for name in DATA_LICENCE_FILES:
+        path = source / name
+        if path.is_file() and _CC_BY_NC_4.search(
+            path.read_text(encoding="utf-8", errors="replace")
+        ):
+            besides = f"; the code's LICENSE: {code}" if code != "unknown" else ""
+            return f"CC-BY-NC-4.0 (the data, as {name} states{besides})"
+    return code
+
+
+def _code_licence(path: Path) -> str:
     if not path.is_file():
         return "unknown"
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -224,7 +245,7 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
     atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
     atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
     atomic_write_text(target / PUBLISHED_FILE, _jsonl(published))
-    for extra in ("LICENSE", "PROVENANCE.md"):
+    for extra in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md"):
         if (source / extra).is_file():
             shutil.copyfile(source / extra, target / extra)
     atomic_write_text(target / MANIFEST_FILE, manifest)  # last: a corpus is whole or absent
