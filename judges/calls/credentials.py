@@ -75,7 +75,10 @@ _ESCAPE = re.compile(
     r"\\+u([0-9A-Fa-f]{4})|\\+x([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})"
     r"|&#[xX]0*([0-9A-Fa-f]{1,6});|&#0*([0-9]{1,7});"
 )
-_ESCAPE_MARKERS = ("\\u", "\\x", "%", "&#")
+# A text without one of these holds no escape (one literal scan each, in C; a "%" alone,
+# as in "100%", is no escape, so percent-encoding is looked for as itself).
+_ESCAPE_MARKERS = ("\\u", "\\x", "&#")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _URL_SAFE = str.maketrans("+/", "-_")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN_EDGE = "A-Za-z0-9_-"
@@ -176,7 +179,9 @@ class FragmentIndex:
 
 
 def _has_escapes(text: str) -> bool:
-    return any(marker in text for marker in _ESCAPE_MARKERS)
+    return any(marker in text for marker in _ESCAPE_MARKERS) or (
+        "%" in text and _PERCENT.search(text) is not None
+    )
 
 
 def _unescaped(found: re.Match[str]) -> str:
