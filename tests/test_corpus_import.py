@@ -130,3 +130,80 @@ def test_a_published_figure_the_judgements_do_not_give_is_reported_as_differing(
     report = build_report(load_corpus(tmp_path / "corpora" / "hand"))
     differing = [f for f in report.published if not f.agrees]
     assert [(f.figure.statistic, float(f.figure.value)) for f in differing] == [("mean", 60.0)]
+
+
+def test_counts_written_as_floats_are_read_as_counts(tmp_path: Path) -> None:
+    """pandas writes an integer column that once held a NaN as floats ("805.0"), as the
+    release's alpaca_eval_cot_gpt4_turbo_fn leaderboard has it."""
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    board = release / "leaderboards" / "annotator_leaderboard.csv"
+    board.write_text(LEADERBOARD.replace(",1,1,1,3,", ",1.0,1.0,1.0,3.0,"))
+    assert _import(release, tmp_path / "corpora") == 0
+    rows = _rows(tmp_path / "corpora" / "hand" / "published.jsonl")
+    counts = {r["published_as"]: r["value"] for r in rows if r["published_as"].startswith("n_")}
+    assert counts == {"n_wins": 1, "n_wins_base": 1, "n_draws": 1, "n_total": 3}
+    report = build_report(load_corpus(tmp_path / "corpora" / "hand"))
+    assert all(f.agrees for f in report.published)
+
+
+@pytest.mark.parametrize(("cell", "says"), [("3.5", "is not a count"), ("nan", "is not a finite")])
+def test_a_count_that_is_no_count_is_refused_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cell: str, says: str
+) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    board = release / "leaderboards" / "annotator_leaderboard.csv"
+    board.write_text(LEADERBOARD.replace(",1,1,1,3,", f",1,1,1,{cell},"))
+    assert _import(release, tmp_path / "corpora") == 2
+    assert f"annotator_leaderboard.csv:2: n_total {cell!r} {says}" in capsys.readouterr().err
+
+
+def test_a_leaderboard_row_named_otherwise_is_pointed_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    board = release / "leaderboards" / "annotator_leaderboard.csv"
+    board.write_text(LEADERBOARD.replace("sys_a,", "sys-a-v1,"))
+    assert _import(release, tmp_path / "corpora") == 0
+    out = capsys.readouterr().out
+    assert "note: no published leaderboard row for sys_a under annotator" in out
+    assert "the leaderboard has a row 'sys-a-v1'" in out
+
+
+def test_replace_says_what_it_replaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    corpora = tmp_path / "corpora"
+    assert _import(release, corpora) == 0
+    assert "replaced" not in capsys.readouterr().out
+    assert _import(release, corpora, "--replace") == 0
+    out = capsys.readouterr().out
+    assert f"replaced the corpus {corpora / 'hand'}, which held 3 judgement rows" in out
+
+
+def test_a_data_licence_declared_apart_from_the_code_is_the_corpus_licence(
+    tmp_path: Path,
+) -> None:
+    """AlpacaEval's code is Apache-2.0, its README's badge declares the data CC BY-NC 4.0:
+    the annotations imported are data."""
+    release = _release(
+        tmp_path / "release", {"sys_a": [2, 1, 1.5]}, licence="Apache License\nVersion 2.0\n"
+    )
+    (release / "README.md").write_text(
+        "[![Data License](https://img.shields.io/badge/Data%20License-CC%20By%20NC%204.0-red.svg)]"
+    )
+    assert _import(release, tmp_path / "corpora") == 0
+    manifest = (tmp_path / "corpora" / "hand" / "corpus.toml").read_text(encoding="utf-8")
+    assert (
+        'licence = "CC-BY-NC-4.0 (the data, as README.md states; the code\'s LICENSE: Apache-2.0)"'
+    ) in manifest
+
+
+def test_the_shipped_alpaca_eval_corpus_states_its_data_licence() -> None:
+    root = Path(__file__).resolve().parent.parent
+    folder = root / "planted_sets" / "corpora" / "alpaca_eval"
+    assert load_corpus(folder).manifest.licence.startswith("CC-BY-NC-4.0")
+    assert "CC BY-NC 4.0" in (folder / "DATA_LICENSE").read_text(encoding="utf-8")
+    assert "licence: CC-BY-NC-4.0" in (
+        root / "reports" / "corpora" / "alpaca_eval" / "corpus_report.md"
+    ).read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "`planted_sets/corpora/alpaca_eval/` | CC BY-NC 4.0" in readme

@@ -9,6 +9,8 @@ fingerprint, and say why a replay missed. The only module that imports `judges.c
 - `threaded_recording` / `answering` let a record phase's threads record at once, and a
   batch recording answer requests from downloaded replies.
 - `write_imported_cassette` writes a release's judgements as a recording would have.
+- `lock_recording` holds a cassette folder for one recording session at a time: the
+  pytest `--record` session and `corpus judge --record` take the same lock.
 - What a file holds, read without vcrpy (`judges.calls.cassette_files`): how many calls
   (`recorded_interactions`), which server recorded it (`recorded_base_url`), why it missed.
 
@@ -34,9 +36,14 @@ from judges.calls.cassette_files import (
     recorded_interactions,
 )
 from judges.calls.direct_replay import UnreadableCassette
+from judges.storage.files import FolderLock, remove_stale_temporaries
+
+# In the cassette folder; held by a recording session from start to end.
+LOCK_FILE = ".judges-record.lock"
 
 __all__ = [
     "FINGERPRINT_KEY",
+    "LOCK_FILE",
     "CassetteMiss",
     "answering",
     "fixture_replies",
@@ -223,3 +230,13 @@ def write_imported_cassette(
     from judges.calls import _vcr
 
     return _vcr.write_cassette(path, exchanges, fingerprint, uri)
+
+
+def lock_recording(cassettes: Path) -> FolderLock:
+    """One recording session per cassette folder: two would each record cassettes, bill
+    each call twice and overwrite each other's files. Raises `FolderBusy` naming the
+    holder's pid; under the lock, the temporaries a killed writer left are removed."""
+    lock = FolderLock(cassettes, LOCK_FILE)
+    lock.acquire()
+    remove_stale_temporaries(cassettes)  # no other writer is live
+    return lock

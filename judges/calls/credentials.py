@@ -13,6 +13,10 @@ with white space, change its case or base64-encode it. Every piece of 12 charact
 more of the body, in any case, across any run of white space (JSON's escaped newlines, tabs
 and slashes included), or of its base64 at any of the three alignments (standard and
 URL-safe), becomes `<redacted>` together with whatever part of the key surrounds it.
+What an echo may encode is decoded before it is searched: JSON's `\\u0073` escapes (with any
+number of backslashes, as a reply quoted inside a body has), `\\x73`, percent-encoding
+(`%73`) and HTML character references (`&#115;`, `&#x73;`), alone or mixed with plain
+characters; the key's hex (either case) and its body reversed are forms of their own.
 
 How it stays fast: the keys' fragments are indexed once per set of keys (`fragment_index`,
 cached) by their 6-character grams. Any 12-character piece holds a gram that starts at a
@@ -65,6 +69,16 @@ _GAP = re.compile(r"(?:\s|\\[nrt]|\\(?=/))+")
 # (2 * _GRAM - 1 <= MIN_FRAGMENT).
 _GRAM = 6
 _GRAMS = re.compile(f".{{{_GRAM}}}", re.DOTALL)
+# Escapes an echo may write a character as: JSON (`\\u0073`, any run of backslashes), C and
+# Python (`\\x73`), percent-encoding (`%73`), HTML character references (`&#115;`, `&#x73;`).
+_ESCAPE = re.compile(
+    r"\\+u([0-9A-Fa-f]{4})|\\+x([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})"
+    r"|&#[xX]0*([0-9A-Fa-f]{1,6});|&#0*([0-9]{1,7});"
+)
+# A text without one of these holds no escape (one literal scan each, in C; a "%" alone,
+# as in "100%", is no escape, so percent-encoding is looked for as itself).
+_ESCAPE_MARKERS = ("\\u", "\\x", "&#")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _URL_SAFE = str.maketrans("+/", "-_")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TOKEN_EDGE = "A-Za-z0-9_-"
@@ -107,7 +121,9 @@ def _forms(key: str) -> Iterator[_Form]:
     key = _GAP.sub("", key)
     prefix = next((p for p in KEY_PREFIXES if key.startswith(p) and len(key) > len(p)), "")
     yield _Form(_lower(key), len(prefix))
+    yield _Form(_lower(key[len(prefix) :][::-1]), 0)  # reversed: the body alone
     raw = key.encode()
+    yield _Form(raw.hex(), 2 * len(prefix.encode()))
     for pad in range(3):  # the key after 0, 1 or 2 bytes of other text
         encoded = base64.b64encode(b"\0" * pad + raw).decode()
         # Only the characters whose 6 bits all come from the key: the first and last few
@@ -135,13 +151,14 @@ class FragmentIndex:
     def scrub(self, text: str) -> str:
         if len(text) < MIN_FRAGMENT or not self.grams:
             return text
-        flat = _flatten(text)
+        escaped = _has_escapes(text)
+        flat = _flatten(_unescape(text) if escaped else text)
         aligned = _GRAMS.findall(flat)  # the grams at multiples of _GRAM, in C
         if self.grams.keys().isdisjoint(aligned):
             return text  # the fast path: not one gram of any key
         hits = [n * _GRAM for n, gram in enumerate(aligned) if gram in self.grams]
         for piece in self._pieces(flat, hits):
-            text = _spread(piece).sub(REDACTED, text)
+            text = _spread(piece, escaped).sub(REDACTED, text)
         return text
 
     def _pieces(self, flat: str, hits: list[int]) -> list[str]:
@@ -159,6 +176,23 @@ class FragmentIndex:
                     found.add(flat[start:end])
                     reached = max(reached, end)
         return sorted(found, key=lambda piece: (-len(piece), piece))
+
+
+def _has_escapes(text: str) -> bool:
+    return any(marker in text for marker in _ESCAPE_MARKERS) or (
+        "%" in text and _PERCENT.search(text) is not None
+    )
+
+
+def _unescaped(found: re.Match[str]) -> str:
+    json, byte, percent, html_hex, html_decimal = found.groups()
+    code = int(json or byte or percent or html_hex, 16) if not html_decimal else int(html_decimal)
+    return chr(code) if code < 0x110000 else found.group()
+
+
+def _unescape(text: str) -> str:
+    """The text with every escape `_ESCAPE` knows written as its character."""
+    return _ESCAPE.sub(_unescaped, text)
 
 
 def _flatten(text: str) -> str:
@@ -179,12 +213,25 @@ def _grow_right(flat: str, at: int, form: str, offset: int) -> tuple[int, int]:
     return at, offset
 
 
+def _written(character: str) -> str:
+    """A character of a piece as a text may write it: as is, or escaped in either case."""
+    forms = [re.escape(character)]
+    cases = {character.lower(), character.upper()}
+    for code in sorted(ord(case) for case in cases if len(case) == 1):
+        forms.append(rf"\\+u{code:04x}|&#x0*{code:x};|&#0*{code};")
+        if code < 0x100:
+            forms.append(rf"\\+x{code:02x}|%{code:02x}")
+    return f"(?:{'|'.join(forms)})"
+
+
 @functools.lru_cache(maxsize=256)
-def _spread(piece: str) -> re.Pattern[str]:
+def _spread(piece: str, escaped: bool = False) -> re.Pattern[str]:
     """A piece found in the flattened text, as written in the text: any case, gaps between
-    its characters (the gaps inside are redacted with it)."""
+    its characters (the gaps inside are redacted with it), and, in a text with escapes, each
+    character as is or escaped."""
     gap = f"(?:{_GAP.pattern})?"
-    return re.compile(gap.join(map(re.escape, piece)), re.IGNORECASE)
+    characters = [_written(c) if escaped else re.escape(c) for c in piece]
+    return re.compile(gap.join(characters), re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=32)

@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from judges.storage.files import jsonl_lines
+
 # One ledger line as parsed JSON: its fields' types are the ones this module wrote.
 Entry = dict[str, Any]
 
@@ -109,7 +111,7 @@ class Ledger:
             return []
         text = self.path.read_text(encoding="utf-8")
         # Read without the lock (progress, summaries): a line being appended is left out.
-        lines = text[: text.rfind("\n") + 1].splitlines()
+        lines = jsonl_lines(text[: text.rfind("\n") + 1])
         return [json.loads(line) for line in lines if line.strip()]
 
     @staticmethod

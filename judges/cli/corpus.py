@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +29,11 @@ class _Written:
 
 def corpus_files(folder: Path) -> dict[str, bytes]:
     """The report files of the corpus in `folder`, as bytes: what `report` writes."""
+    return _built(folder)[1]
+
+
+def _built(folder: Path) -> tuple[Any, dict[str, bytes]]:
+    """The corpus report (as data) and its files."""
     from judges.corpus.html import corpus_html
     from judges.corpus.markdown import corpus_markdown
     from judges.corpus.report import build_report
@@ -36,11 +42,24 @@ def corpus_files(folder: Path) -> dict[str, bytes]:
 
     report = build_report(load_corpus(folder))
     markdown = corpus_markdown(report)
-    return {
+    return report, {
         "corpus_report.md": markdown.encode("utf-8"),
         "index.html": corpus_html(report, markdown).encode("utf-8"),
         "review_queue.jsonl": queue_text(list(report.queue)).encode("utf-8"),
     }
+
+
+def _disagreeing(folder: Path, report: Any) -> list[str]:
+    """A line per published figure the judgements do not reproduce."""
+    from judges.corpus.rows import PUBLISHED_FILE
+
+    return [
+        f"{folder / PUBLISHED_FILE}: {c.figure.judge} on {c.figure.system}: "
+        f"{c.figure.published_as or c.figure.statistic} published {c.figure.value!r}, "
+        f"recomputed {c.recomputed!r}"
+        for c in report.published
+        if not c.agrees
+    ]
 
 
 def _defaults(args: Any) -> None:
@@ -50,8 +69,19 @@ def _defaults(args: Any) -> None:
         args.reports = args.reports or project.reports / CORPORA
 
 
+def _folder(corpora: Path, name: str) -> Path:
+    """The corpus folder `name` under `corpora`: one plain folder name, never a path."""
+    if not name.strip(".") or any(sep in name for sep in ("/", "\\", "\0")):
+        raise ValueError(
+            f"corpus name {name!r} is not a folder name under {corpora} (it would lead out of "
+            "it); give the corpus folder's own name, e.g. alpaca_eval"
+        )
+    return corpora / name
+
+
 def _names(args: Any) -> list[str]:
     if args.name:
+        _folder(args.corpora, args.name)
         return [args.name]
     names = sorted(p.parent.name for p in args.corpora.glob("*/corpus.toml"))
     if not names:
@@ -65,56 +95,90 @@ def _names(args: Any) -> list[str]:
 def _report(args: Any) -> int:
     _defaults(args)
     written: list[_Written] = []
+    disagreeing: list[str] = []
     for name in _names(args):
-        folder = args.corpora / name
+        folder = _folder(args.corpora, name)
         if not (folder / "corpus.toml").is_file():
             raise ValueError(f"{folder / 'corpus.toml'}: no such corpus (give its folder name)")
-        for file_name, data in corpus_files(folder).items():
+        report, files = _built(folder)
+        disagreeing += _disagreeing(folder, report)
+        for file_name, data in files.items():
             path = args.reports / name / file_name
             differs = not path.is_file() or path.read_bytes() != data
             if differs and not args.check:
                 atomic_write_bytes(path, data)
             written.append(_Written(path, differs))
     differing = [w for w in written if w.differs]
+    for line in disagreeing:
+        print(f"published figure not reproduced: {line}", file=sys.stderr)
+    if disagreeing:
+        print(
+            f"{len(disagreeing)} published figures differ from the judgements: find which of "
+            "the two is wrong (a judgements.jsonl that is not the release's, a published.jsonl "
+            "row copied wrong) and correct it",
+            file=sys.stderr,
+        )
     if args.check:
         for w in differing:
             print(f"differs from its corpus: {w.path}", file=sys.stderr)
         if differing:
             print("rebuild with `python -m judges corpus report` and commit", file=sys.stderr)
             return 1
+        if disagreeing:
+            return 1
         print(f"{len(written)} corpus report files match their corpora")
         return 0
     for w in written:
         print(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
-    return 0
+    return 1 if disagreeing else 0
 
 
 def _judge(args: Any) -> int:
     from judges.calls.backends import ModelRef
     from judges.calls.cassettes import CassetteMiss
+    from judges.calls.ledger import Ledger, Usage
     from judges.cli.live import judging_backends
     from judges.corpus.judging import judgements_text, merged, slots
     from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
+    from judges.reports.terminal import session_lines
 
     project = find_project(Path.cwd())
     args.corpora = args.corpora or project.planted_sets / CORPORA
     args.cassettes = args.cassettes or project.rootdir / "cassettes" / CORPORA
-    folder = args.corpora / args.name
+    folder = _folder(args.corpora, args.name)
     corpus = load_corpus(folder, judged=False)
     catalog = project.catalog()
-    planned = slots(corpus, catalog)
+    planned = slots(corpus, catalog)  # refuses names that would share a cassette
     models = {s.judged.model: s.model for s in planned}
     record_command = f"python -m judges corpus judge {args.name} --record"
-    with judging_backends(
-        models, record=args.record, base_url=args.judge_base_url, price_files=args.judge_prices
-    ) as (backends, prices):
+    if args.cost_cap is not None and not args.record:
+        raise ValueError("--cost-cap caps live calls: pass it with --record")
+    with (
+        _recording_lock(args) as _,
+        tempfile.TemporaryDirectory(prefix="judges-corpus-") as scratch,
+        judging_backends(
+            models, record=args.record, base_url=args.judge_base_url,
+            price_files=args.judge_prices,
+        ) as (backends, prices),
+    ):  # fmt: skip
+        ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
         try:
-            rows = list(_judged_rows(args, corpus, planned, catalog, backends, prices))  # fmt: skip
+            judged = list(_judged_rows(args, corpus, planned, catalog, backends, prices, ledger))
         except CassetteMiss as miss:
             raise ValueError(
                 f"{miss.reason(ModelRef.parse(planned[0].judged.model))}; record the corpus "
                 f"with: {record_command}"
             ) from None
+        if args.record:
+            cap = None if args.cost_cap is None else (args.cost_cap, ledger.spent_usd())
+            usage: dict[str, Usage] = {}
+            for row, _ in judged:
+                usage.setdefault(row.model, Usage()).add(row.usage)
+            rows_run = [row for row, _ in judged]
+            for line in session_lines(rows_run, usage, ledger.totals(), cap):
+                print(line, file=sys.stderr)
+    rows = [judgement for _, judgement in judged]
+    capped = sum(row.status == "cost_cap" for row, _ in judged)
     path = folder / JUDGEMENTS_FILE
     text = judgements_text(merged(corpus, rows))
     same = path.is_file() and path.read_text(encoding="utf-8") == text
@@ -130,8 +194,40 @@ def _judge(args: Any) -> int:
     if not same:
         atomic_write_text(path, text)
     print(f"{summary}: {'wrote' if not same else 'unchanged'} {path}")
+    if capped:
+        print(
+            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {capped} judgements "
+            "(error rows, no cassette); record them with a higher --cost-cap: "
+            f"{record_command} --cost-cap USD",
+            file=sys.stderr,
+        )
+        return 1
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+@contextmanager
+def _recording_lock(args: Any) -> Iterator[None]:
+    """With --record, the cassette folder's recording lock (the one a pytest --record
+    session takes) for the whole command: a second recording refuses before any call."""
+    if not args.record:
+        yield
+        return
+    from judges.calls.cassettes import lock_recording
+    from judges.storage.files import FolderBusy
+
+    try:
+        lock = lock_recording(args.cassettes)
+    except FolderBusy as busy:
+        raise ValueError(
+            f"another recording (pid {busy.holder}) is recording into {args.cassettes} (lock "
+            f"file {busy.lock_file}); wait until it ends, then run this again: it records only "
+            "what is still missing"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _judged_rows(
@@ -141,7 +237,8 @@ def _judged_rows(
     catalog: dict[str, Any],
     backends: dict[str, Any],
     prices: dict[str, Any],
-) -> Iterator[Any]:
+    ledger: Any,
+) -> Iterator[tuple[Any, Any]]:
     """Each slot judged in its cassette: a recorded one is replayed (with --record too,
     unless --rerecord), a missing one recorded with --record; progress on stderr."""
     from judges.calls.cassettes import in_cassette, is_replay_miss
@@ -161,7 +258,7 @@ def _judged_rows(
             yield Call(
                 backend=backends[slot.judged.model], price=prices[slot.judged.model], live=live,
                 is_fatal=is_replay_miss, run=f"run{slot.run}", draw=slot.run,
-                timeout_s=args.judge_timeout,
+                timeout_s=args.judge_timeout, ledger=ledger if live else None,
             )  # fmt: skip
 
     for index, (slot, row, judgement) in enumerate(
@@ -175,7 +272,7 @@ def _judged_rows(
                 f"{slot.item.id}: {outcome}{timing}",
                 file=sys.stderr,
             )
-        yield judgement
+        yield row, judgement
 
 
 def _import_alpaca_eval(args: Any) -> int:
@@ -183,8 +280,11 @@ def _import_alpaca_eval(args: Any) -> int:
 
     if args.corpora is None:
         args.corpora = find_project(Path.cwd()).planted_sets / CORPORA
-    target = args.corpora / args.name
+    target = _folder(args.corpora, args.name)
+    held = _held(target)
     imported = import_alpaca_eval(args.source, target, args.name, replace=args.replace)
+    if held is not None:
+        print(f"replaced the corpus {target}, which held {held}")
     print(
         f"imported {imported.judgements} judgements ({imported.errors} error rows kept) of "
         f"{len(imported.systems)} systems on {imported.items} items by "
@@ -195,6 +295,20 @@ def _import_alpaca_eval(args: Any) -> int:
         print(f"note: no published leaderboard row for {missing}: nothing to check it against")
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+def _held(folder: Path) -> str | None:
+    """What a corpus folder holds, in words (what --replace replaces); None: no corpus."""
+    from judges.corpus.manifest import MANIFEST_FILE
+    from judges.corpus.rows import JUDGEMENTS_FILE
+    from judges.storage.files import jsonl_lines
+
+    if not (folder / MANIFEST_FILE).is_file():
+        return None
+    rows = folder / JUDGEMENTS_FILE
+    text = rows.read_text(encoding="utf-8", errors="replace") if rows.is_file() else ""
+    count = sum(bool(line.strip()) for line in jsonl_lines(text))
+    return f"{count} judgement rows from {folder / MANIFEST_FILE}"
 
 
 def add_corpus_command(commands: argparse._SubParsersAction) -> None:
@@ -218,7 +332,8 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 naming each report file that differs from its corpus",
+        help="write nothing; exit 1 naming each report file that differs from its corpus "
+        "(a published figure the judgements do not reproduce exits 1 with or without it)",
     )
     report.add_argument("--corpora", type=Path, help="corpora folder (default: "
                         "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
@@ -251,6 +366,12 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "embedded llama.cpp judge)",
     )
     judging.add_argument(
+        "--cost-cap", type=float, metavar="USD",
+        help="with --record: no live call whose worst case could take the spend past this "
+        "many USD (each call reserved before it is sent, as pytest --cost-cap); the rest "
+        "end as cost_cap error rows, recorded by a later run",
+    )  # fmt: skip
+    judging.add_argument(
         "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
         help="seconds to wait for one reply (default: 120)",
     )  # fmt: skip
@@ -279,6 +400,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     alpaca.add_argument(
         "--replace",
         action="store_true",
-        help="replace an existing corpus of that name (without it, an existing one is kept)",
+        help="replace an existing corpus of that name, saying what it held (without it, an "
+        "existing one is kept; a second release goes under its own --name)",
     )
     alpaca.set_defaults(run=_import_alpaca_eval)

@@ -16,8 +16,10 @@ NAME_LIMIT = 80
 
 
 def safe_name(text: str, limit: int = NAME_LIMIT) -> str:
-    """A file-system-safe, bounded name."""
-    return _UNSAFE.sub("_", text).strip("_")[:limit] or "_"
+    """A file-system-safe, bounded name: one path part, never `.` or `..` (a name of dots
+    alone becomes `_`), so a name can never lead out of the folder it is joined to."""
+    name = _UNSAFE.sub("_", text).strip("_")[:limit]
+    return name if name.strip(".") else "_"
 
 
 @dataclass(frozen=True)

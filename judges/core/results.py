@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judges.calls.credentials import known_secrets, scrub
 from judges.calls.ledger import Usage
-from judges.storage.files import atomic_write_text
+from judges.storage.files import atomic_write_text, jsonl_lines
 
 # `error`: building the verdict or checking an expectation raised; the row says what.
 Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport", "error"]
@@ -216,7 +216,7 @@ def read_results(path: Path) -> ResultsRead:
 
 def parse_results(path: Path, text: str) -> ResultsRead:
     rows, damaged = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if line.strip():
             try:
                 rows.append(_row(line))

@@ -12,14 +12,18 @@ and counted; a file with fewer than all instructions is imported as it is.
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import json
 import math
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from judges.corpus.manifest import MANIFEST_FILE, CorpusError
 from judges.corpus.rows import ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE
@@ -80,8 +84,28 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield index, record
 
 
+# How AlpacaEval's README declares its data licence (a badge: "Data License-CC By NC 4.0"),
+# and how a DATA_LICENSE file or a provenance note may name it.
+_CC_BY_NC_4 = re.compile(r"CC(?:\s|%20|-|_)*BY(?:\s|%20|-|_)*NC(?:\s|%20|-|_)*4\.0", re.I)
+DATA_LICENCE_FILES = ("DATA_LICENSE", "README.md", "PROVENANCE.md")
+
+
 def _licence(source: Path) -> str:
-    path = source / "LICENSE"
+    """The licence of the data imported, as the source states it: a data licence declared
+    apart from the code's (AlpacaEval: code Apache-2.0, data CC BY-NC 4.0) wins, since the
+    annotations are data; else the LICENSE file's."""
+    code = _code_licence(source / "LICENSE")
+    for name in DATA_LICENCE_FILES:
+        path = source / name
+        if path.is_file() and _CC_BY_NC_4.search(
+            path.read_text(encoding="utf-8", errors="replace")
+        ):
+            besides = f"; the code's LICENSE: {code}" if code != "unknown" else ""
+            return f"CC-BY-NC-4.0 (the data, as {name} states{besides})"
+    return code
+
+
+def _code_licence(path: Path) -> str:
     if not path.is_file():
         return "unknown"
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -92,7 +116,11 @@ def _licence(source: Path) -> str:
     return "see LICENSE"
 
 
-def _published_rows(source: Path, annotator: str, systems: set[str]) -> list[dict[str, Any]]:
+def _published_rows(
+    source: Path, annotator: str, systems: set[str], others: list[str]
+) -> list[dict[str, Any]]:
+    """The leaderboard rows of the imported systems; the names of the rows left out go to
+    `others` (a system the release names differently from its annotations folder is there)."""
     path = source / "leaderboards" / f"{annotator}_leaderboard.csv"
     if not path.is_file():
         return []
@@ -101,18 +129,43 @@ def _published_rows(source: Path, annotator: str, systems: set[str]) -> list[dic
         for line, row in enumerate(csv.DictReader(stream), start=2):
             system = row.get("") or row.get("name") or ""
             if system not in systems:
+                others.append(system)
                 continue
             for column, name in PUBLISHED_COLUMNS.items():
                 text = (row.get(column) or "").strip()
                 if not text:
                     continue
-                try:
-                    value: float | int = int(text) if column in _COUNT_COLUMNS else float(text)
-                except ValueError:
-                    raise CorpusError(f"{path}:{line}: {column} {text!r} is not a number") from None
+                value = _number(path, line, column, text)
                 rows.append({"judge": annotator, "system": system, "statistic": name,
                              "value": value, "published_as": column})  # fmt: skip
     return rows
+
+
+def _named_otherwise(system: str, others: list[str]) -> str:
+    """A hint when the leaderboard has a row whose name is close to a system without one."""
+    close = difflib.get_close_matches(system, others, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return (
+        f" (the leaderboard has a row {close[0]!r}: if it is this system, name its "
+        f"annotations folder {close[0]!r} and import again)"
+    )
+
+
+def _number(path: Path, line: int, column: str, text: str) -> float | int:
+    """A leaderboard cell as the release wrote it: a count may be written as a float
+    ("805.0", as pandas writes a column that once held a NaN), so long as it is whole."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a finite number")
+    if column not in _COUNT_COLUMNS:
+        return value
+    if not value.is_integer() or value < 0:
+        raise CorpusError(f"{path}:{line}: {column} {text!r} is not a count (a whole number)")
+    return int(value)
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> str:
@@ -161,34 +214,38 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
                 row["score"] = score
             judgements.append(row)
     published: list[dict[str, Any]] = []
+    others: dict[str, list[str]] = {}
     for annotator in references:
-        published += _published_rows(source, annotator, set(systems))
+        others[annotator] = []
+        published += _published_rows(source, annotator, set(systems), others[annotator])
     covered = {(row["judge"], row["system"]) for row in published}
     judged = dict.fromkeys((j["judge"], j["system"]) for j in judgements)
-    unpublished = tuple(f"{s} under {a}" for a, s in judged if (a, s) not in covered)
+    unpublished = tuple(
+        f"{s} under {a}{_named_otherwise(s, others[a])}" for a, s in judged if (a, s) not in covered
+    )
 
     licence = _licence(source)
-    judges_toml = "".join(
-        f'\n[judges.{json.dumps(a)}]\ndescription = "AlpacaEval annotator {a}"\n'
-        f"reference = {json.dumps(r)}\n"
-        for a, r in references.items()
-    )
-    manifest = (
-        f"name = {json.dumps(name)}\n"
-        'description = "AlpacaEval: systems judged pairwise against a reference output"\n'
-        f"source = {json.dumps(str(source.name))}\n"
-        f"licence = {json.dumps(licence)}\n\n"
-        "[scale]\n"
-        'name = "win rate against the reference (%)"\n'
-        "low = 0\nhigh = 1\n"
-        'verdict = "side"\nmidpoint = 0.5\nfactor = 100\n'
-        f"{judges_toml}"
-    )
+    manifest = tomli_w.dumps(
+        {
+            "name": name,
+            "description": "AlpacaEval: systems judged pairwise against a reference output",
+            "source": source.name,
+            "licence": licence,
+            "scale": {
+                "name": "win rate against the reference (%)", "low": 0, "high": 1,
+                "verdict": "side", "midpoint": 0.5, "factor": 100,
+            },
+            "judges": {
+                a: {"description": f"AlpacaEval annotator {a}", "reference": r}
+                for a, r in references.items()
+            },
+        }
+    )  # fmt: skip
     target.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
     atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
     atomic_write_text(target / PUBLISHED_FILE, _jsonl(published))
-    for extra in ("LICENSE", "PROVENANCE.md"):
+    for extra in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md"):
         if (source / extra).is_file():
             shutil.copyfile(source / extra, target / extra)
     atomic_write_text(target / MANIFEST_FILE, manifest)  # last: a corpus is whole or absent

@@ -18,12 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backends import ModelRef
-from judges.core.naming import safe_name
+from judges.core.naming import NAME_LIMIT, safe_name
 from judges.core.results import JudgementRow
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import JudgeSpec
 from judges.corpus.manifest import CorpusError, Judged, Scale
-from judges.corpus.rows import JUDGEMENTS_FILE, OUTPUTS_FILE, Corpus, CorpusItem, Judgement
+from judges.corpus.rows import (
+    ITEMS_FILE,
+    JUDGEMENTS_FILE,
+    OUTPUTS_FILE,
+    Corpus,
+    CorpusItem,
+    Judgement,
+)
 
 CATEGORY = "corpus"  # what a corpus judgement is, where the runner asks for a category
 
@@ -86,7 +93,31 @@ def slots(corpus: Corpus, catalog: dict[str, JudgeSpec]) -> list[Slot]:
             found += [
                 Slot(name, judged, run, o.system, items[o.item], o.output) for o in corpus.outputs
             ]
+    _refuse_shared_paths(corpus, entries)
     return found
+
+
+def _refuse_shared_paths(corpus: Corpus, entries: dict[str, Judged]) -> None:
+    """Two names that become one cassette path part ("gpt 4" and "gpt_4", two names alike
+    in their first NAME_LIMIT characters) would share cassettes: refused before any call,
+    naming both and the file to rename one in."""
+    kinds = (
+        ("judge entry", list(entries), f"{corpus.folder / 'corpus.toml'} [judges.<name>]"),
+        ("system", [o.system for o in corpus.outputs], str(corpus.folder / OUTPUTS_FILE)),
+        ("item", [item.id for item in corpus.items], str(corpus.folder / ITEMS_FILE)),
+    )
+    for kind, names, where in kinds:
+        seen: dict[str, str] = {}
+        for name in dict.fromkeys(names):
+            part = safe_name(name)
+            other = seen.setdefault(part, name)
+            if other != name:
+                raise CorpusError(
+                    f"{where}: the {kind} names {other!r} and {name!r} both become the "
+                    f"cassette path part {part!r} (a path part keeps A-Z, a-z, 0-9, '.', '_' "
+                    f"and '-', at most {NAME_LIMIT} characters, never '.' or '..'), so their "
+                    f"judgements would share cassettes; rename one of them there"
+                )
 
 
 def cassette_path(root: Path, corpus: str, slot: Slot) -> Path:

@@ -33,11 +33,14 @@ class Scale(BaseModel):
     low: float
     high: float
     verdict: Literal["side", "level"] = "level"
-    midpoint: float | None = None
-    step: float | None = Field(default=None, gt=0)
-    factor: float = Field(default=1.0, gt=0)  # shown as score x factor (100: a percentage)
+    # Every number finite: NaN compares false with every score, Infinity overflows.
+    midpoint: float | None = Field(default=None, allow_inf_nan=False)
+    step: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    # Shown as score x factor (100: a percentage).
+    factor: float = Field(default=1.0, gt=0, le=1e6, allow_inf_nan=False)
     higher_is_better: bool = True
-    flag_below: float | None = None  # a judgement below this is a flag (a failed output)
+    # A judgement below this is a flag (a failed output).
+    flag_below: float | None = Field(default=None, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _consistent(self) -> Scale:
@@ -47,6 +50,22 @@ class Scale(BaseModel):
             raise ValueError('verdict = "side" needs a midpoint (a tie), e.g. midpoint = 0.5')
         if self.verdict == "level" and self.step is None:
             raise ValueError('verdict = "level" needs a step (one level), e.g. step = 1')
+        span = f"[{self.low:g}, {self.high:g}]"
+        if self.midpoint is not None and not self.low < self.midpoint < self.high:
+            raise ValueError(
+                f"midpoint = {self.midpoint:g} is not inside the scale {span}: a tie sits "
+                "between a loss and a win, strictly between low and high"
+            )
+        if self.step is not None and self.step > self.high - self.low:
+            raise ValueError(
+                f"step = {self.step:g} is wider than the scale {span}: one level is at most "
+                "high - low"
+            )
+        if self.flag_below is not None and not self.low < self.flag_below <= self.high:
+            raise ValueError(
+                f"flag_below = {self.flag_below:g} flags no score or every score on {span}; "
+                "give a value above low and at most high"
+            )
         return self
 
     def contains(self, score: float) -> bool:
@@ -89,7 +108,7 @@ class Comparison(BaseModel):
     # A judge may replace another when the lower bound of verdict agreement reaches this.
     substitution_agreement: float = Field(default=0.75, gt=0, le=1)
     # A system is contested when the two judges' means differ by more (in score units).
-    contested_margin: float | None = Field(default=None, gt=0)
+    contested_margin: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
 class CorpusManifest(BaseModel):
@@ -103,6 +122,15 @@ class CorpusManifest(BaseModel):
     judges: dict[str, JudgeEntry] = Field(min_length=1)
     compare: Comparison = Comparison()
     seed: int = 0
+
+    @model_validator(mode="after")
+    def _a_folder_name(self) -> CorpusManifest:
+        if not self.name.strip("."):
+            raise ValueError(
+                f"name {self.name!r} is not a folder name (it would lead out of the cassette "
+                "folder); name the corpus with letters, digits, '_', '-' or '.'"
+            )
+        return self
 
     def contested_margin(self) -> float:
         """In score units; by default a twentieth of the scale's range."""

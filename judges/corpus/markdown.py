@@ -6,7 +6,7 @@ import itertools
 import math
 from collections import defaultdict
 
-from judges.core.quoting import md_cell, md_prose
+from judges.core.quoting import md_cell, md_prose, md_text
 from judges.corpus.change import JudgeChange
 from judges.corpus.estimates import CONFIDENCE, MeanInterval
 from judges.corpus.manifest import Scale
@@ -38,7 +38,7 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
         lines += [f"Scores are against the reference system {md_cell(summary.reference)}.", ""]
     flags = any(s.flagged is not None for s in summary.scores)
     lines += [
-        f"| rank | system | {scale.name}, {CONFIDENCE:.0%} interval | SE | error rows | "
+        f"| rank | system | {md_cell(scale.name)}, {CONFIDENCE:.0%} interval | SE | error rows | "
         + ("flagged | " if flags else "")
         + "P(first) | better than (Holm) |",
         "|---:|---|---|---:|---:|" + ("---|" if flags else "") + "---:|---|",
@@ -97,15 +97,15 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
             f"| {md_cell(s.system)} | {_figure(s.before, scale)} | {_figure(s.after, scale)} | "
             f"{_mean(s.shift, scale, signed=True)} | {'contested' if s.contested else '-'} |"
         )
+    # A judge with no score at all has no leader: its P(first) is undefined, not a crash.
+    first_before = percent(change.first_before.get(change.leader_before, math.nan), 1)
+    first_after = percent(change.first_after.get(change.leader_after, math.nan), 1)
     leader = (
-        f"the leader changes: {md_cell(change.leader_before)} "
-        f"(P(first) {percent(change.first_before[change.leader_before], 1)}) -> "
-        f"{md_cell(change.leader_after)} "
-        f"(P(first) {percent(change.first_after[change.leader_after], 1)})"
+        f"the leader changes: {md_cell(change.leader_before)} (P(first) {first_before}) -> "
+        f"{md_cell(change.leader_after)} (P(first) {first_after})"
         if change.leader_changes
         else f"the leader stays {md_cell(change.leader_before)} (P(first) "
-        f"{percent(change.first_before[change.leader_before], 1)} -> "
-        f"{percent(change.first_after[change.leader_after], 1)})"
+        f"{first_before} -> {first_after})"
     )
     measured = change.adjacent if change.adjacent is not None else change.exact
     lines += [
@@ -175,8 +175,9 @@ def corpus_markdown(report: CorpusReport) -> str:
         f"- {len(corpus.items)} items, {len(corpus.systems)} systems, {len(manifest.judges)} "
         f"judges; {judged} judgements with a score, "
         f"{len(corpus.judgements) - judged} error rows (kept, counted per system below)",
-        f"- Scale: {scale.name}; each figure is the mean over a system's items x {scale.factor:g}, "
-        f"with a {CONFIDENCE:.0%} t interval; systems are compared paired over shared items.",
+        f"- Scale: {md_text(scale.name)}; each figure is the mean over a system's items x "
+        f"{scale.factor:g}, with a {CONFIDENCE:.0%} t interval; systems are compared paired "
+        "over shared items.",
         "",
     ]
     for summary in report.judges:

@@ -85,7 +85,8 @@ class PublishedFigure(_Row):
     judge: str = _NAME
     system: str = _NAME
     statistic: Statistic
-    value: StrictFloat | StrictInt
+    # A figure a release printed: finite (JSON's NaN and Infinity are no published value).
+    value: StrictFloat | StrictInt = Field(allow_inf_nan=False)
     published_as: str = ""  # the release's own name for it (win_rate, n_wins, ...)
 
 

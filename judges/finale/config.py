@@ -20,6 +20,7 @@ from judges.core.naming import NAME_LIMIT
 from judges.storage.files import (
     DuplicateKey,
     duplicate_key_message,
+    jsonl_lines,
     read_json,
     strict_json_loads,
 )
@@ -162,7 +163,7 @@ class Episode:
 def _jsonl(path: Path, keys: tuple[str, ...]) -> list[dict[str, str]]:
     """Objects with exactly these non-empty string fields, one a line."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = jsonl_lines(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise FinaleError(f"{path}: {error}") from None
     records: list[dict[str, str]] = []

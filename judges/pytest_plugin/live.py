@@ -12,11 +12,14 @@ from typing import Any
 
 from judges.calls.backend_registry import backend_of, embedded_server_key, missing_key
 from judges.calls.backends import ModelRef
+from judges.calls.cassettes import LOCK_FILE, lock_recording
 from judges.pytest_plugin.session import JudgesSession
-from judges.storage.files import FolderBusy, FolderLock, remove_stale_temporaries
+from judges.storage.files import FolderBusy, FolderLock
 
-# In the cassette folder; held by a live session from start to end (see `lock_cassettes`).
-LOCK_FILE = ".judges-record.lock"
+__all__ = [
+    "LOCK_FILE", "Live", "LiveSetupError", "check_keys", "lock_cassettes",
+    "needs_embedded_server", "selected_models", "start_embedded_server", "start_live",
+]  # fmt: skip
 
 
 class LiveSetupError(Exception):
@@ -86,17 +89,14 @@ def check_keys(session: JudgesSession) -> None:
 def lock_cassettes(cassettes: Path, option: str) -> FolderLock:
     """One live session per cassette folder: two would each record cassettes, and the
     results of only one would survive, so rows and cassettes would disagree."""
-    lock = FolderLock(cassettes, LOCK_FILE)
     try:
-        lock.acquire()
+        return lock_recording(cassettes)
     except FolderBusy as busy:
         raise LiveSetupError(
             f"another live session (pid {busy.holder}) is recording into {cassettes} "
             f"(lock file {busy.lock_file}); wait until it ends, or record into another folder "
             f"with {option} DIR"
         ) from None
-    remove_stale_temporaries(cassettes)  # under the lock: no other writer is live
-    return lock
 
 
 def needs_embedded_server(session: JudgesSession) -> bool:

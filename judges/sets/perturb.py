@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.results import Expectation
 from judges.sets.items import PlantedItem, Provenance
-from judges.storage.files import atomic_write_text
+from judges.storage.files import atomic_write_text, jsonl_lines
 
 
 class PerturbationError(ValueError):
@@ -235,7 +235,7 @@ def write_derived(items_path: Path, derived: list[PlantedItem]) -> None:
     """Replace (or append) the generated items in a set's JSONL, keeping every other line."""
     new = {item.id: item for item in derived}
     lines = []
-    for line in items_path.read_text(encoding="utf-8").splitlines():
+    for line in jsonl_lines(items_path.read_text(encoding="utf-8")):
         if line.strip() and json.loads(line).get("id") in new:
             continue
         lines.append(line)

@@ -189,6 +189,18 @@ def read_json(path: Path, error: type[ValueError] = ValueError) -> Any:
         ) from None
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSONL text, split at "\\n" alone (a "\\r" before it dropped).
+
+    Not `str.splitlines`: it also splits at U+2028, U+2029, U+0085 and other characters
+    that `json.dumps(..., ensure_ascii=False)` writes raw inside a string, so a name holding
+    one would make its row unreadable. A final "\\n" ends the last line, not a new one."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def json_lines(
     path: Path, error: type[ValueError] = ValueError, hint: str = ""
 ) -> Iterator[tuple[int, Any]]:
@@ -204,7 +216,7 @@ def json_lines(
             f"{path}:{bad_line}: not UTF-8 (byte 0x{data[problem.start]:02x} at column {column}); "
             "save the file as UTF-8"
         ) from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:

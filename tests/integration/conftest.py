@@ -26,6 +26,7 @@ import judges.reports.write
 import judges.stats.estimates.floors  # noqa: F401
 from judges.cli.init import VERDICTS_PACKAGE
 
+from ._corpus import reply, write_corpus
 from ._support import FAKE_KEY, FakeJudge, FakeJudgeServer, JudgesProject
 from ._walkthrough import walkthrough_judge
 
@@ -88,3 +89,17 @@ def repository(
         del sys.modules[name]
     fake_judge.content = walkthrough_judge
     return pytester.path
+
+
+@pytest.fixture
+def corpus(
+    tmp_path: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[str]]:
+    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
+    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
+    monkeypatch.chdir(tmp_path)
+    fake_judge.content = reply
+    write_corpus(tmp_path / "corpora" / "tiny")
+    args = ["--corpora", str(tmp_path / "corpora"), "--cassettes", str(tmp_path / "cassettes")]
+    return tmp_path, args

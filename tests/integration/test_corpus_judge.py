@@ -3,9 +3,7 @@ the fake judge on 127.0.0.1, as a user runs it: record, replay offline, resume, 
 
 from __future__ import annotations
 
-import _socket
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -13,71 +11,8 @@ import pytest
 
 from judges.cli.main import main
 
-from ._support import FAKE_KEY, FakeJudge, Received, product_identity_verdict
-
-QUESTION = "What does a barrier reverse convertible pay at maturity?"
-REFERENCE = "Nominal in cash unless the barrier was touched and the final fixing is below strike."
-ANSWERS = {
-    "good": "Cash at nominal unless the barrier was touched and it closes below the strike.",
-    "mixup": "MIXUP: a capital-protected note always repays the nominal.",
-    "broken": "BROKEN: the judge cannot read this one.",
-}
-
-
-def _manifest() -> str:
-    return """name = "tiny"
-source = "written for this test"
-licence = "unknown"
-
-[scale]
-low = 0
-high = 9
-step = 1
-
-[judges.new]
-description = "product_identity 0.3 on the fake judge"
-
-[judges.new.judged]
-judge = "product_identity"
-version = "0.3"
-model = "local:fake-judge"
-score = "core_total"
-output = "answer"
-runs = 2
-"""
-
-
-def _write_corpus(folder: Path) -> None:
-    folder.mkdir(parents=True)
-    (folder / "corpus.toml").write_text(_manifest())
-    items = [{"id": f"Q{i}", "inputs": {"question": QUESTION, "reference": REFERENCE}}
-             for i in (1, 2, 3)]  # fmt: skip
-    outputs = [{"system": system, "item": f"Q{i}", "output": answer}
-               for system, answer in ANSWERS.items() for i in (1, 2, 3)]  # fmt: skip
-    (folder / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    (folder / "outputs.jsonl").write_text("".join(json.dumps(o) + "\n" for o in outputs))
-
-
-def _reply(received: Received) -> str:
-    prompt = received.body["messages"][-1]["content"]
-    if "BROKEN" in prompt:
-        return "no JSON here at all"
-    verdict: dict[str, Any] = product_identity_verdict(1 if "MIXUP" in prompt else 3, "fake")
-    return json.dumps(verdict)
-
-
-@pytest.fixture
-def corpus(
-    tmp_path: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Path, list[str]]:
-    monkeypatch.setenv("JUDGES_LOCAL_API_KEY", FAKE_KEY)
-    monkeypatch.setattr(socket.socket, "connect", _socket.socket.connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", _socket.socket.connect_ex)
-    monkeypatch.chdir(tmp_path)
-    fake_judge.content = _reply
-    _write_corpus(tmp_path / "corpora" / "tiny")
-    args = ["--corpora", str(tmp_path / "corpora"), "--cassettes", str(tmp_path / "cassettes")]
-    return tmp_path, args
+from ._corpus import ANSWERS
+from ._support import FAKE_KEY, FakeJudge
 
 
 def _judgements(root: Path) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from judges.storage.files import atomic_write_text
+from judges.storage.files import atomic_write_text, jsonl_lines
 
 STATE_DIR = ".judges-batch"
 MANIFEST = "manifest.json"
@@ -97,7 +97,7 @@ class BatchStore:
         self._pools: dict[tuple[str, str], list[str]] | None = None
         written = self.folder / WRITTEN
         text = written.read_text(encoding="utf-8") if written.is_file() else ""
-        self.written = set(text[: text.rfind("\n") + 1].splitlines())
+        self.written = set(jsonl_lines(text[: text.rfind("\n") + 1]))
 
     # -- disk ------------------------------------------------------------------------
 
@@ -117,7 +117,7 @@ class BatchStore:
             return {}
         text = path.read_text(encoding="utf-8")
         found = {}
-        for line in text[: text.rfind("\n") + 1].splitlines():
+        for line in jsonl_lines(text[: text.rfind("\n") + 1]):
             if line.strip():
                 outcome = Outcome.model_validate_json(line)
                 found[outcome.custom_id] = outcome  # a batch downloaded twice: the last wins

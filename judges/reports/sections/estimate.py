@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from judges.core.results import Expectation, JudgementRow
 from judges.sets.planted import PlantedSet
 from judges.stats.estimates.prevalence import CorrectedRate, corrected_pass_rate
-from judges.storage.files import DuplicateKey, duplicate_key_message, strict_json_loads
+from judges.storage.files import DuplicateKey, duplicate_key_message, jsonl_lines, strict_json_loads
 
 __all__ = [
     "EstimateError",
@@ -90,7 +90,7 @@ def read_outputs(path: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise EstimateError(f"--outputs {path}: {error.strerror or error}") from error
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:
