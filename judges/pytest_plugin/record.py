@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from judges.pytest_plugin.options import OPTION_BATCH, OPTION_RESUME
-from judges.pytest_plugin.params import ITEM_FIXTURES, session_key
+from judges.pytest_plugin.params import ITEM_FIXTURES, live_key, session_key
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -124,7 +124,6 @@ def _stop(session: pytest.Session, message: str) -> None:
 def _embedded(config: pytest.Config) -> str | None:
     """What became of the embedded judge, if it serves this run; None for the user's server."""
     from judges.calls.local_server import server_log
-    from judges.pytest_plugin.harness import live_key
 
     if config.getoption("judges_base_url"):
         return None
