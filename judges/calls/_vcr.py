@@ -290,6 +290,19 @@ def stored_fingerprint(recorded: Any) -> dict[str, str] | None:
     return {str(key): str(value) for key, value in found.items()}
 
 
+def missed_uri(error: BaseException) -> str | None:
+    """The URI of the request a replay found no recorded response for (vcrpy's miss, also
+    when an SDK wrapped it); None for a direct replay's miss or any other error."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            return str(getattr(current.failed_request, "uri", "")) or None
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def is_replay_miss(error: BaseException) -> bool:
     """True for a replay's "no recorded response" (vcrpy's, or a direct replay's), also when
     an SDK wrapped it."""

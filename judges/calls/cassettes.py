@@ -56,14 +56,17 @@ class CassetteMiss(Exception):
     """A replay found no recorded response in the cassette at `path`, or could not read it
     (`unreadable` then says why). Callers add what fixes it: a re-record, an import."""
 
-    def __init__(self, path: Path, unreadable: str | None = None) -> None:
+    def __init__(
+        self, path: Path, unreadable: str | None = None, sent_uri: str | None = None
+    ) -> None:
         super().__init__(unreadable or f"cassette {path} holds no recorded response")
         self.path = path
         self.unreadable = unreadable
+        self.sent_uri = sent_uri  # the request's URI, when vcrpy says which missed
 
     def reason(self, model: ModelRef, repeats: int = 1) -> str:
         """Why the file had no answer, as precisely as it tells (`miss_reason`)."""
-        return miss_reason(self.path, model, repeats)
+        return miss_reason(self.path, model, repeats, self.sent_uri)
 
 
 @contextmanager
@@ -120,7 +123,9 @@ def in_cassette(path: Path, model: ModelRef, *, record: bool) -> Iterator[Opened
     except Exception as error:
         if not is_replay_miss(error):
             raise
-        raise CassetteMiss(path) from None
+        from judges.calls import _vcr
+
+        raise CassetteMiss(path, sent_uri=_vcr.missed_uri(error)) from None
 
 
 class _Row(Protocol):

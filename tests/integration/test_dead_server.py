@@ -104,3 +104,19 @@ def test_a_base_url_without_v1_is_named_as_such(project: JudgesProject) -> None:
     assert "prompt" not in line and "git checkout" not in output
     assert len(project.judge.calls) == 0  # the fake judge serves only /v1/chat/completions
     assert "stopped after 1 of" in line or "stopped after 2 of" in line
+
+
+def test_a_replay_with_another_base_url_names_the_url_not_the_prompt(
+    project: JudgesProject,
+) -> None:
+    assert project.run("--judge-model", MODEL, record="all").ret == 0
+    url = project.judge.url.removesuffix("/v1")
+
+    result = project.run("--judge-model", MODEL, "--judge-base-url", url, "-k", "PE-01")
+
+    output = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output
+    assert "the base URL differs, not the prompt" in output
+    assert f"this one went to /chat/completions ({url}/chat/completions)" in output
+    assert "was recorded for requests to /v1/chat/completions" in output
+    assert "the prompt file, the item's inputs or the sampling settings changed" not in output
