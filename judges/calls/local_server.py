@@ -38,10 +38,17 @@ class LocalServerError(RuntimeError):
     """The embedded judge could not be started."""
 
 
+# llama-cpp-python compiles llama.cpp at install; its default native build (-march=native)
+# died of SIGSEGV in libggml-cpu.so on its first completion on a CI-like machine. The
+# portable build runs everywhere; README.md, .ci/run and every install hint use it.
+PORTABLE_BUILD = 'CMAKE_ARGS="-DGGML_NATIVE=OFF"'
+
+
 def local_extra_command() -> str:
     """The pip command that adds the local extra to this very installation, runnable as
     printed from any folder: from the folder it was installed from (PEP 610
-    direct_url.json), from its git commit, or from the package index."""
+    direct_url.json), from its git commit, or from the package index; with the portable
+    build of llama.cpp (`PORTABLE_BUILD`)."""
     name = DISTRIBUTION
     try:
         record = json.loads(direct_url_text() or "{}")
@@ -53,11 +60,11 @@ def local_extra_command() -> str:
     if isinstance(url, str) and url.startswith("file://"):
         editable = isinstance(folder_info, dict) and folder_info.get("editable") is True
         target = unquote(urlparse(url).path) + "[local]"
-        return f"pip install {'-e ' if editable else ''}{shlex.quote(target)}"
+        return f"{PORTABLE_BUILD} pip install {'-e ' if editable else ''}{shlex.quote(target)}"
     if isinstance(url, str) and isinstance(vcs, dict) and vcs.get("commit_id"):
         requirement = f"{name}[local] @ git+{url}@{vcs['commit_id']}"
-        return f"pip install {shlex.quote(requirement)}"
-    return f"pip install {shlex.quote(name + '[local]')}"
+        return f"{PORTABLE_BUILD} pip install {shlex.quote(requirement)}"
+    return f"{PORTABLE_BUILD} pip install {shlex.quote(name + '[local]')}"
 
 
 def embedded_model_path() -> Path:
