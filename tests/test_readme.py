@@ -25,3 +25,15 @@ def test_the_readme_installs_the_embedded_judge_exactly_as_ci_does() -> None:
     assert _local_install(readme) == _local_install(ci)
     assert _local_install(readme)[0] == shlex.split(PORTABLE_BUILD)[0]  # the portable build
     assert re.search(r'^CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install', readme, re.M)
+
+
+def test_the_readme_says_the_bundled_judges_are_at_chance_as_the_committed_index_shows() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_screen = "\n".join(readme.splitlines()[:12])
+    assert "SmolLM2-135M" in first_screen and "at chance on purpose" in first_screen
+    assert "## What the main job says" in readme and "(accepted)** means" in readme
+    index = (ROOT / "reports" / "index.html").read_text(encoding="utf-8")
+    found = re.search(r"(\d+) rows: (\d+) NOT FIT \(accepted\)", index)
+    assert found is not None
+    rows, accepted = int(found.group(1)), int(found.group(2))
+    assert accepted > rows / 2  # "most rows reading NOT FIT (accepted)"
