@@ -62,6 +62,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.stash[_LEFT_OUT] = len(left_out)
 
 
+@pytest.hookimpl(trylast=True)  # after the judges section: the last line before the count
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
     if config.option.markexpr or _named(config):

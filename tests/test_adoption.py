@@ -283,3 +283,37 @@ def test_the_generic_suite_is_assert_rewritten_in_any_project(pytester: pytest.P
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:benchmark")
     result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("argv", "printed"),
+    [
+        # Another local model: the URL of the server that serves it, never the embedded judge.
+        (
+            ["--model", "local:NAME"],
+            "python -m pytest --record --judge-model local:NAME "
+            "--judge-base-url http://127.0.0.1:8080/v1",
+        ),
+        (
+            ["--model", "local:NAME", "--base-url", "http://10.0.0.2:9000/v1"],
+            "python -m pytest --record --judge-model local:NAME "
+            "--judge-base-url http://10.0.0.2:9000/v1",
+        ),
+        ([], "python -m pytest --record --judge-model local:smollm2-135m"),  # the embedded one
+        (["--model", "openai:gpt-4o"], "python -m pytest --record --judge-model openai:gpt-4o"),
+    ],
+)
+def test_init_prints_a_record_command_that_runs_as_printed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    printed: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    code, out, err = _run(["init", "support_reply", *argv], capsys)
+
+    assert code == 0, err
+    assert f"\n  {printed}\n" in out
+    assert "add --judge-base-url" not in out

@@ -129,12 +129,36 @@ def test_a_run_the_judge_has_but_never_recorded_reads_incomplete(demo: dict[str,
     model = next(r for r in built.folders if r.version == "1.1").models[0]
     assert model.verdict_word() == "INCOMPLETE"
     assert model.missing_runs == (
-        "retest (no rows: record it with `pytest --record=missing --judge-model "
-        f'{MODEL} -k "demo-1.1"`)',
+        f"retest (no rows: record it with `pytest --record=missing --judge-model {MODEL} "
+        "-k demo-1.1`)",
     )
     assert next(r for r in built.folders if r.version == "1.0").models[0].missing_runs == ()
     # Both versions have their noise rows (version_rows): nothing lacks there.
     assert model.incomplete_reason() == "lacks the retest run of its judge"
+
+
+def test_the_command_for_a_missing_run_names_the_server_the_version_was_recorded_on(
+    demo: dict[str, Any],
+) -> None:
+    # Recorded on the user's server: run as printed without it, the command would start the
+    # embedded judge instead (or call nothing at all).
+    server = "http://127.0.0.1:8080/v1"
+    cassette = demo["planted"].parent / "cassettes" / "demo" / "1.1" / "local-smollm2-135m"
+    cassette.mkdir(parents=True)
+    (cassette / "PE-01-x.yaml").write_text(
+        "interactions:\n- request:\n    uri: " + server + "/chat/completions\n"
+        "metadata:\n  judge_fingerprint:\n    backend: local\n",
+        encoding="utf-8",
+    )
+
+    built = _write(demo, 'noise_items = ["PE-05"]\nretest = true\n', ("1.0",))
+
+    model = next(r for r in built.folders if r.version == "1.1").models[0]
+    (lacking,) = model.missing_runs
+    command = lacking.split("`")[1]
+    assert command == (
+        f"pytest --record=missing --judge-model {MODEL} --judge-base-url {server} -k demo-1.1"
+    )
 
 
 def test_a_released_model_has_its_main_run_alone_and_a_retest_redraws_the_main_items() -> None:

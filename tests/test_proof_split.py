@@ -32,6 +32,20 @@ def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
     result.stdout.fnmatch_lines(["1 proof tests * left out: `python -m pytest -n auto -m proof`*"])
 
 
+def test_the_proofs_note_is_the_last_line_before_the_count(project: pytest.Pytester) -> None:
+    # README: "It says so in the last line before the final count", whatever other plugins
+    # (the judges section among them) write in the terminal summary.
+    project.makepyfile(
+        other_summary="def pytest_terminal_summary(terminalreporter):\n"
+        "    terminalreporter.write_line('another summary line')\n"
+    )
+    project.syspathinsert()
+    result = project.runpytest_inprocess(*QUIET, "-p", "other_summary")
+    lines = [line for line in result.stdout.lines if line.strip()]
+    assert "proof tests" in lines[-2] and "left out" in lines[-2], lines[-3:]
+    assert "passed" in lines[-1]
+
+
 @pytest.mark.parametrize(
     ("args", "passed", "deselected"),
     [(["-m", "proof"], 1, 1), (["-m", "not proof"], 1, 1), (["test_slow.py"], 1, 0)],

@@ -315,6 +315,21 @@ def test_cli_missing_results_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
 
 
+def test_cli_compare_of_a_version_the_judge_lacks_names_its_versions_and_no_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A `-k product_identity-0.9` hint would deselect every test and still start a judge.
+    reports = tmp_path / "reports"
+    real_judge_rows(reports)
+    compare = ["--judge", "product_identity", "--compare", "0.3", "0.9"]
+
+    assert main(["report", "--reports", str(reports), *compare]) == 2
+
+    err = capsys.readouterr().err
+    assert "product_identity has no prompt version 0.9 (its versions: 0.2, 0.3, 0.3.1;" in err
+    assert "-k" not in err and "pytest" not in err.removeprefix("python -m judges report")
+
+
 def test_cli_help_documents_report(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])

@@ -307,7 +307,7 @@ def test_the_local_extra_hint_installs_into_this_installation_from_anywhere(
 ) -> None:
     installed = [_Installed(record) for record in records]
     monkeypatch.setattr(installation.metadata, "distributions", lambda name: iter(installed))
-    assert local_server.local_extra_command() == command
+    assert local_server.local_extra_command() == 'CMAKE_ARGS="-DGGML_NATIVE=OFF" ' + command
 
 
 def test_a_rerecorded_baseline_is_compared_with_its_previous_recording() -> None:

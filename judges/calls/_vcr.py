@@ -418,6 +418,15 @@ def _cassette_miss(error: BaseException) -> CannotOverwriteExistingCassetteExcep
     return None
 
 
+def missed_uri(error: BaseException) -> str | None:
+    """The URI of the request a replay found no recorded response for (vcrpy's miss, also
+    when an SDK wrapped it); None for a direct replay's miss or any other error."""
+    miss = _cassette_miss(error)
+    if miss is None:
+        return None
+    return str(getattr(miss.failed_request, "uri", "")) or None
+
+
 def request_change(error: BaseException) -> str | None:
     """What differs between the request a replay sent and the closest recorded one (same
     method and path), e.g. `messages[0].content: recorded "...RL..." now "...rl..."`;

@@ -54,20 +54,60 @@ def is_transient(error: BaseException) -> bool:
 _NOT_SENT = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror")
 
 
+def _chain(error: BaseException) -> list[BaseException]:
+    """The error and every error it was raised from or during, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+# The kinds of failure no later call gets past: the server is not there, refuses the key, or
+# has no such route (a base URL without its `/v1`). A judgement row says which (`error_kind`).
+UNREACHABLE = "unreachable"
+UNAUTHORISED = "unauthorised"
+NO_ROUTE = "no_route"
+
+
+@dataclass(frozen=True)
+class Unreachable:
+    """Why no call to this server can succeed: `kind` (above) and what the error said, in
+    a few words (`detail`: the innermost error, or the status and URL)."""
+
+    kind: str
+    detail: str
+
+
+def unreachable(error: BaseException) -> Unreachable | None:
+    """The failure no retry gets past, or None: a refused or reset connection, a host name
+    that does not resolve (every call would fail the same way), a key refused (401/403), a
+    path the server does not serve (404)."""
+    status = getattr(error, "status_code", None)
+    url = getattr(getattr(error, "request", None), "url", None)
+    where = f" for {url}" if url is not None else ""
+    if status in (401, 403):
+        return Unreachable(UNAUTHORISED, f"HTTP {status}{where}: the key was refused")
+    if status == 404:
+        return Unreachable(NO_ROUTE, f"HTTP 404{where}: no such path on the server")
+    chain = _chain(error)
+    names = {kind.__name__ for link in chain for kind in type(link).__mro__}
+    dead = ("gaierror", "ConnectionRefusedError", "ConnectionResetError", "RemoteProtocolError")
+    if "ConnectError" in names or any(name in names for name in dead):
+        return Unreachable(UNREACHABLE, f"{type(chain[-1]).__name__}: {chain[-1]}")
+    return None
+
+
 def may_have_been_billed(error: BaseException) -> bool:
     """A failed call the provider may still bill: the request was sent and no answer said
     otherwise (a reply cut off mid-body, a read timeout, a reply not understood). An error
     status (429, 5xx) is an answer, not work; a connection never made sent nothing."""
     if isinstance(getattr(error, "status_code", None), int):
         return False
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if any(kind.__name__ in _NOT_SENT for kind in type(current).__mro__):
-            return False
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return True
+    return not any(
+        kind.__name__ in _NOT_SENT for link in _chain(error) for kind in type(link).__mro__
+    )
 
 
 def token_count(value: Any, name: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -37,8 +38,9 @@ def recorded_interactions(path: Path) -> int:
     return len(interactions) if isinstance(interactions, list) else 0
 
 
-def miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
-    """Why a cassette has no response for this request, as precisely as the file tells."""
+def miss_reason(path: Path, model: ModelRef, repeats: int = 1, sent_uri: str | None = None) -> str:
+    """Why a cassette has no response for this request, as precisely as the file tells:
+    `sent_uri`, the request's URI, tells a server's URL from a prompt change."""
     if not path.is_file():
         return "does not exist"
     recorded = recorded_interactions(path)
@@ -54,10 +56,29 @@ def miss_reason(path: Path, model: ModelRef, repeats: int = 1) -> str:
             f"was recorded for model {', '.join(sorted(models))}, not {model.model}: it is "
             f"in the folder of {model} by mistake (move it to its model's folder)"
         )
+    recorded_paths = _recorded_paths(path)
+    sent_path = urlsplit(sent_uri).path if sent_uri else None
+    if sent_path and recorded_paths and sent_path not in recorded_paths:
+        was = ", ".join(sorted(recorded_paths))
+        return (
+            f"was recorded for requests to {was}, and this one went to {sent_path} "
+            f"({sent_uri}): the base URL differs, not the prompt. Replay with the "
+            "--judge-base-url it was recorded with, or with none (a replay calls no "
+            "server); an OpenAI-compatible server's base URL ends in /v1"
+        )
     return (
         "does not match the request: the prompt file, the item's inputs or the sampling "
         "settings changed since it was recorded"
     )
+
+
+def _recorded_paths(path: Path) -> set[str]:
+    """The URL path of every request a cassette holds (empty when unreadable)."""
+    try:
+        data = _read(path)
+        return {urlsplit(str(i["request"]["uri"])).path for i in data["interactions"]}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, LookupError, TypeError):
+        return set()
 
 
 def recorded_models(path: Path) -> set[str]:

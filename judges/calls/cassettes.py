@@ -65,17 +65,22 @@ class CassetteMiss(Exception):
     (`unreadable` then says why). Callers add what fixes it: a re-record, an import."""
 
     def __init__(
-        self, path: Path, unreadable: str | None = None, changed: str | None = None
+        self,
+        path: Path,
+        unreadable: str | None = None,
+        changed: str | None = None,
+        sent_uri: str | None = None,
     ) -> None:
         super().__init__(unreadable or f"cassette {path} holds no recorded response")
         self.path = path
         self.unreadable = unreadable
         self.changed = changed  # what differs from the closest recorded request, if known
+        self.sent_uri = sent_uri  # the request's URI, when vcrpy says which missed
 
     def reason(self, model: ModelRef, repeats: int = 1) -> str:
         """Why the file had no answer, as precisely as it tells (`miss_reason`), and what
         changed in the request when vcrpy found the recorded one closest to it."""
-        reason = miss_reason(self.path, model, repeats)
+        reason = miss_reason(self.path, model, repeats, self.sent_uri)
         return f"{reason} (in the request, {self.changed})" if self.changed else reason
 
 
@@ -140,7 +145,9 @@ def in_cassette(
     except Exception as error:
         if not is_replay_miss(error):
             raise
-        raise CassetteMiss(path, changed=_vcr.request_change(error)) from None
+        raise CassetteMiss(
+            path, changed=_vcr.request_change(error), sent_uri=_vcr.missed_uri(error)
+        ) from None
 
 
 class _Row(Protocol):

@@ -38,10 +38,17 @@ class LocalServerError(RuntimeError):
     """The embedded judge could not be started."""
 
 
+# llama-cpp-python compiles llama.cpp at install; its default native build (-march=native)
+# died of SIGSEGV in libggml-cpu.so on its first completion on a CI-like machine. The
+# portable build runs everywhere; README.md, .ci/run and every install hint use it.
+PORTABLE_BUILD = 'CMAKE_ARGS="-DGGML_NATIVE=OFF"'
+
+
 def local_extra_command() -> str:
     """The pip command that adds the local extra to this very installation, runnable as
     printed from any folder: from the folder it was installed from (PEP 610
-    direct_url.json), from its git commit, or from the package index."""
+    direct_url.json), from its git commit, or from the package index; with the portable
+    build of llama.cpp (`PORTABLE_BUILD`)."""
     name = DISTRIBUTION
     try:
         record = json.loads(direct_url_text() or "{}")
@@ -53,11 +60,11 @@ def local_extra_command() -> str:
     if isinstance(url, str) and url.startswith("file://"):
         editable = isinstance(folder_info, dict) and folder_info.get("editable") is True
         target = unquote(urlparse(url).path) + "[local]"
-        return f"pip install {'-e ' if editable else ''}{shlex.quote(target)}"
+        return f"{PORTABLE_BUILD} pip install {'-e ' if editable else ''}{shlex.quote(target)}"
     if isinstance(url, str) and isinstance(vcs, dict) and vcs.get("commit_id"):
         requirement = f"{name}[local] @ git+{url}@{vcs['commit_id']}"
-        return f"pip install {shlex.quote(requirement)}"
-    return f"pip install {shlex.quote(name + '[local]')}"
+        return f"{PORTABLE_BUILD} pip install {shlex.quote(requirement)}"
+    return f"{PORTABLE_BUILD} pip install {shlex.quote(name + '[local]')}"
 
 
 def embedded_model_path() -> Path:
@@ -127,11 +134,29 @@ class LocalServer:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
 
+    def state(self) -> str:
+        """What became of it, for a message: its exit status (or that it still runs), and
+        its log."""
+        code = self.process.poll()
+        if code is None:
+            how = "stopped answering but still runs"
+        elif code < 0 and -code in signal.valid_signals():
+            how = f"died of {signal.Signals(-code).name} (exit status {code})"
+        else:
+            how = f"exited with status {code}"
+        return f"{how}; its log: {self.log_path}"
+
     def __enter__(self) -> LocalServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def server_log(log_dir: Path, base_url: str) -> Path:
+    """The log of the embedded judge serving `base_url`, in `log_dir` (the session's scratch
+    folder): named by its port, so another process of the session finds it too."""
+    return log_dir / f"llama-server-{urlparse(base_url).port}.log"
 
 
 def _healthy(base_url: str, api_key: str | None) -> bool:
@@ -160,7 +185,8 @@ def start_local_server(
         raise LocalServerError(f"llama-cpp-python is not installed: {local_extra_command()}")
     port = _free_port()
     log_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log_dir / f"llama-server-{port}.log"
+    base_url = f"http://127.0.0.1:{port}/v1"
+    log_path = server_log(log_dir, base_url)
     command = [
         sys.executable, "-m", "judges.calls.embedded_server",
         "--model", str(model_path),
@@ -181,7 +207,7 @@ def start_local_server(
             command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             env=environment, preexec_fn=die_with_parent(),
         )  # fmt: skip
-    server = LocalServer(process, f"http://127.0.0.1:{port}/v1", log_path)
+    server = LocalServer(process, base_url, log_path)
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from judges.calls.backend_registry import LOCAL_DEFAULT_URL, backend_of
 from judges.calls.backends import BackendError, ModelRef
+from judges.calls.local_server import EMBEDDED_MODEL
 from judges.cli.harness_source import HarnessSource, harness_source
 from judges.cli.project import (
     DEFAULT_PLANTED_SETS,
@@ -158,14 +161,25 @@ def _init(args: argparse.Namespace) -> int:
         print(line)
     print(
         f"next: edit the prompt, the verdict module and the planted items, then\n"
-        f"  python -m pytest --record --judge-model {args.model}   (add --judge-base-url URL "
-        "for a running server)\n"
+        f"  {record_command(args.model, args.base_url)}\n"
         f"  python -m pytest\n"
         f"  python -m judges baseline {args.name} --accept 1.0\n"
         "  python -m pytest --snapshot-update && python -m pytest\n"
         "(docs/your-own-judge.md of the harness walks through each step)"
     )
     return 0
+
+
+def record_command(model: str, base_url: str | None) -> str:
+    """The command that records the new judge, runnable as printed: a local model other
+    than the embedded judge is reached at `base_url` (llama.cpp's default port without one)."""
+    words = ["python", "-m", "pytest", "--record", "--judge-model", model]
+    ref = ModelRef.parse(model)
+    if base_url is None and backend_of(ref).starts_embedded_server and ref.model != EMBEDDED_MODEL:
+        base_url = LOCAL_DEFAULT_URL
+    if base_url is not None:
+        words += ["--judge-base-url", base_url]
+    return shlex.join(words)
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -190,5 +204,12 @@ def add_init_command(commands: argparse._SubParsersAction) -> None:
         metavar="BACKEND:MODEL",
         help=f"the judge model the offline gate replays (baseline_model; default "
         f"{DEFAULT_MODEL}, the embedded judge)",
+    )
+    init.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the OpenAI-compatible server that serves a local:NAME model, for the record "
+        f"command printed at the end (default for a local model other than the embedded "
+        f"judge: {LOCAL_DEFAULT_URL})",
     )
     init.set_defaults(run=_init)

@@ -51,7 +51,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from judges.reports.model.folders import ResultsMissing
+    from judges.reports.model.folders import ResultsMissing, UnknownVersion
     from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
     from judges.reports.write import disk_reports
 
@@ -62,7 +62,7 @@ def _report(args: argparse.Namespace) -> int:
         if args.compare:
             return _compare(args)
         built = disk_reports(args.reports, args.planted_sets, args.judge, args.catalog)
-    except ResultsMissing as error:
+    except (ResultsMissing, UnknownVersion) as error:
         print(f"python -m judges report: {error}", file=sys.stderr)
         return 2
     built = built.check() if args.check else built.write()

@@ -128,6 +128,9 @@ class JudgementRow(BaseModel):
     status: Status
     verdict: dict[str, Any] | None = None
     error: str | None = None
+    # A transport error no retry gets past (`calls.backends.unreachable`): unreachable,
+    # unauthorised, no_route. Written only when set.
+    error_kind: str | None = None
     expect: list[Expectation] = Field(default_factory=list)
     met: bool | None = None
     attempts: list[Attempt] = Field(default_factory=list)
@@ -164,11 +167,14 @@ class JudgementRow(BaseModel):
     def stable_dump(self) -> dict[str, Any]:
         """The row without volatile fields, for files that must be byte-identical.
 
-        `coerced` and `fingerprint` are written only when set: older rows stay as they were.
+        `coerced`, `error_kind` and `fingerprint` are written only when set: older rows
+        stay as they were.
         """
         exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
         if self.fingerprint is None:
             exclude.add("fingerprint")
+        if self.error_kind is None:
+            exclude.add("error_kind")
         dump = self.model_dump(mode="json", exclude=exclude)
         dump["usage"] = self.usage.stable_dump()  # its estimated part only when there is one
         return dump

@@ -25,6 +25,7 @@ from judges.calls.backends import (
     is_timeout,
     is_transient,
     may_have_been_billed,
+    unreachable,
 )
 from judges.calls.ledger import CostCapReached, Ledger, Reported, settlement
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
@@ -314,7 +315,12 @@ class _Judgement:
             if call.is_fatal(error):
                 raise
             message = f"{type(error).__name__}: {error}"
-            raise _Ended(self.row("transport", error=message)) from None
+            found = unreachable(error)
+            if found is None:
+                raise _Ended(self.row("transport", error=message)) from None
+            if found.detail not in message:
+                message += f" ({found.detail})"
+            raise _Ended(self.row("transport", error=message, error_kind=found.kind)) from None
 
     def _attempt(self, request: JudgeRequest) -> JudgeResponse:
         """One attempt, settled by what the provider may bill for it.

@@ -54,6 +54,7 @@ from judges.pytest_plugin.params import (
     SetCase,
     case_id,
     item_params,
+    live_key,
     session_key,
     set_params,
 )
@@ -63,8 +64,6 @@ from judges.storage.files import remove_stale_temporaries
 
 signals_key = pytest.StashKey[dict[int, Any]]()
 snapshots_key = pytest.StashKey[list[str]]()
-# judges.pytest_plugin.live.Live: the cassette lock, the embedded judge
-live_key = pytest.StashKey[Any]()
 restore_network_key = pytest.StashKey[Any]()
 
 

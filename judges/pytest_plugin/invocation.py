@@ -191,6 +191,14 @@ def rerecord_command(
     return f"{_RECORD_ALL}{extra} {target}"
 
 
+def record_missing_command(options: tuple[str, ...], keyword: str | None = None) -> str:
+    """`pytest --record=missing` with the session's judge options (model, server, cassette
+    folder): what records whatever a run left unrecorded, on the same judge."""
+    extra = "".join(f" {shlex.quote(option)}" for option in options)
+    target = f" -k {shlex.quote(keyword)}" if keyword else ""
+    return f"pytest --record=missing{extra}{target}"
+
+
 def missing_fix(model: ModelRef, rerecord: str) -> str:
     """How to supply a missing judgement: record it, or, for an imported model (which is
     never called), import it or ask set.toml for only the items it has outputs for."""

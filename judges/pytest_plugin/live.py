@@ -47,6 +47,8 @@ def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -
     live = Live()
     if worker:  # the controller holds the lock and serves the embedded judge
         return live
+    if session.settings.base_url is None:
+        check_embedded_models(session, options[1])
     live.lock = lock_cassettes(session.settings.cassettes, options[0])
     if session.settings.base_url is None and needs_embedded_server(session):
         try:
@@ -83,6 +85,23 @@ def check_keys(session: JudgesSession) -> None:
             raise LiveSetupError(
                 f"--record with {model} needs {variable} in the environment; export it, or "
                 "replay the recorded cassettes by running pytest without --record"
+            )
+
+
+def check_embedded_models(session: JudgesSession, option: str) -> None:
+    """Without a base URL a local model is served by the embedded judge, which serves
+    SmolLM2 alone: another local model would be recorded under its name with SmolLM2's
+    replies. A usage error instead, naming the option that reaches its server."""
+    from judges.calls.backend_registry import LOCAL_DEFAULT_URL
+    from judges.calls.local_server import EMBEDDED_MODEL
+
+    for model in selected_models(session):
+        if backend_of(model).starts_embedded_server and model.model != EMBEDDED_MODEL:
+            raise LiveSetupError(
+                f"--record with {model} needs the server that serves it: pass {option} URL "
+                f"(e.g. {option} {LOCAL_DEFAULT_URL} for a llama.cpp server on its default "
+                f"port); without it the embedded judge starts, and it serves "
+                f"local:{EMBEDDED_MODEL} only"
             )
 
 

@@ -23,6 +23,8 @@ ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_prop
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
 
 session_key = pytest.StashKey[JudgesSession]()
+# judges.pytest_plugin.live.Live: the cassette lock, the embedded judge (a live controller)
+live_key = pytest.StashKey[Any]()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from judges.pytest_plugin.options import OPTION_BATCH, OPTION_RESUME
-from judges.pytest_plugin.params import ITEM_FIXTURES, session_key
+from judges.pytest_plugin.params import ITEM_FIXTURES, live_key, session_key
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -80,6 +80,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
         if not first:
             judges.prerecorded.update(record_phase.read_rows(rows_file))
+            stopped = record_phase.stopped_file(rows_file)
+            if stopped.is_file():  # the phase stopped on a judge that cannot be reached
+                _stop(session, stopped.read_text(encoding="utf-8"))
             return
         if settings.batch:
             own = sorted({j.case.judge for j in judgements if judges.catalog[j.case.judge].team})
@@ -103,9 +106,40 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             cap_usd=settings.cost_cap_usd,
             tty=tty,
         )
-        judges.prerecorded.update(
-            record_phase.record_all(judges, judgements, concurrency, progress, rows_file)
-        )
+        try:
+            recorded = record_phase.record_all(
+                judges, judgements, concurrency, progress, rows_file, lambda: _embedded(config)
+            )
+        except record_phase.ServerDown as down:
+            record_phase.stopped_file(rows_file).write_text(str(down), encoding="utf-8")
+            judges.prerecorded.update(record_phase.read_rows(rows_file))
+            _stop(session, str(down))
+            return
+        judges.prerecorded.update(recorded)
+
+
+def _stop(session: pytest.Session, message: str) -> None:
+    """End the run before its tests, as Ctrl-C would: the rows recorded so far are reported
+    (`pytest_sessionfinish`). An xdist worker may not exit (the controller would restart
+    it): it stops after its first test and hands the message to the controller."""
+    if hasattr(session.config, "workerinput"):
+        session.shouldstop = message
+        return
+    pytest.exit(message)
+
+
+def _embedded(config: pytest.Config) -> str | None:
+    """What became of the embedded judge, if it serves this run; None for the user's server."""
+    from judges.calls.local_server import server_log
+
+    if config.getoption("judges_base_url"):
+        return None
+    server = getattr(config.stash.get(live_key, None), "server", None)
+    if server is not None:  # this process started it
+        return str(server.state())
+    judges = config.stash[session_key]  # an xdist worker: the controller serves it
+    url = judges.settings.base_url or ""
+    return f"stopped answering; its log: {server_log(judges.settings.scratch, url)}"
 
 
 def _batch_phase(

@@ -9,6 +9,12 @@ tests then take them instead of calling again. A phase cut short by Ctrl-C or SI
 reports what finished: the session's end reads the same file (`plugin_record`). Under
 xdist every worker collects the same items: the first to take the phase's lock records for
 all, the others wait and read rows.
+
+A judge that cannot be reached stops the phase within seconds (`ServerWatch`): a refused key
+or a path the server does not serve at the first judgement that meets it, a refused or
+failed connection at the second in a row, none answered between (each judgement has tried
+its calls `LIVE_RETRIES + 1` times already). The rows already recorded are kept, and
+`ServerDown` says which URL, what error, and the fix.
 """
 
 from __future__ import annotations
@@ -18,23 +24,54 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
+from judges.calls.backends import NO_ROUTE, UNAUTHORISED, UNREACHABLE, ModelRef
 from judges.calls.cassettes import threaded_recording
+from judges.calls.credentials import scrub
 from judges.calls.progress import Progress
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import Subject
-from judges.pytest_plugin.invocation import rerecord_command
+from judges.pytest_plugin.invocation import record_missing_command, rerecord_command
 from judges.pytest_plugin.session import JudgesSession, RunPlan
 from judges.sets.probes import NOISE_DRAW
 
 GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
+# Judgements in a row, none answered between, whose error no later call gets past, that stop
+# the phase: a refused key or a missing route is the server's own answer, so the first; a
+# connection refused or cut can be a server restarting, so the second.
+STOP_AFTER = {UNAUTHORISED: 1, NO_ROUTE: 1, UNREACHABLE: 2}
+
+
+class ServerDown(Exception):
+    """The judge server cannot be reached: the phase stopped; the message says what to do."""
+
+
+@dataclass
+class ServerWatch:
+    """Counts the judgements in a row that ended on an error no retry gets past."""
+
+    kind: str | None = None
+    count: int = 0
+    row: JudgementRow | None = None
+
+    def finished(self, rows: Sequence[JudgementRow]) -> bool:
+        """One judgement's rows; True when the phase must stop."""
+        failed = next((row for row in rows if row.error_kind in STOP_AFTER), None)
+        if failed is None:  # the server answered (whatever it said)
+            self.kind, self.count = None, 0
+            return False
+        if failed.error_kind != self.kind:
+            self.kind, self.count = failed.error_kind, 0
+        self.count += 1
+        self.row = failed
+        return self.count >= STOP_AFTER[self.kind or UNREACHABLE]
 
 
 @dataclass(frozen=True)
@@ -64,6 +101,11 @@ class Judgement:
 def rows_file(scratch: Path, session_id: str) -> Path:
     """The rows of every judgement the phase finished, one JSON line per cassette."""
     return scratch / f"record-phase-{session_id}.jsonl"
+
+
+def stopped_file(rows_file: Path) -> Path:
+    """Beside the rows: why the phase stopped early (`ServerDown`), for the other processes."""
+    return rows_file.with_suffix(".stopped")
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
@@ -148,30 +190,40 @@ def record_all(
     concurrency: int,
     progress: Progress,
     rows_file: Path,
+    embedded: Callable[[], str | None] = lambda: None,
 ) -> dict[Path, list[JudgementRow]]:
     """Call every judgement, `concurrency` at a time; each finished one is appended to
     `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
-    what finished and raises KeyboardInterrupt again.
+    what finished and raises KeyboardInterrupt again; a judge that cannot be reached
+    (`ServerWatch`) does the same and raises `ServerDown`.
 
     A team's judge callable sends through any HTTP library, which vcrpy patches per
     process, not per thread: its judgements are called one at a time, after the others."""
     recorded: dict[Path, list[JudgementRow]] = {}
+    watch = ServerWatch()
     pooled = [j for j in judgements if session.catalog[j.case.judge].team is None]
-    if pooled:
-        _record_pooled(session, pooled, concurrency, progress, rows_file, recorded)
-    for judgement in judgements:
-        if session.catalog[judgement.case.judge].team is None:
-            continue
-        done: Future[list[JudgementRow]] = Future()
-        try:
-            done.set_result(judgement.judge(session))
-        except Exception as error:  # kept as the pool keeps it: its test shows the error
-            done.set_exception(error)
-        except KeyboardInterrupt:
-            progress.tick(final=True)
-            raise
-        _keep(session, judgement, done, recorded, progress, rows_file)
-        progress.tick()
+    try:
+        if pooled:
+            _record_pooled(session, pooled, concurrency, progress, rows_file, recorded, watch)
+        for judgement in judgements:
+            if session.catalog[judgement.case.judge].team is None:
+                continue
+            done: Future[list[JudgementRow]] = Future()
+            try:
+                done.set_result(judgement.judge(session))
+            except Exception as error:  # kept as the pool keeps it: its test shows the error
+                done.set_exception(error)
+            rows = _keep(session, judgement, done, recorded, progress, rows_file)
+            progress.tick()
+            if watch.finished(rows):
+                raise ServerDown()
+    except ServerDown:
+        progress.tick(final=True)
+        done_count, total = len(recorded), len(judgements)
+        raise ServerDown(stop_message(session, watch, done_count, total, embedded())) from None
+    except KeyboardInterrupt:
+        progress.tick(final=True)
+        raise
     progress.tick(final=True)
     return recorded
 
@@ -183,8 +235,10 @@ def _record_pooled(
     progress: Progress,
     rows_file: Path,
     recorded: dict[Path, list[JudgementRow]],
+    watch: ServerWatch,
 ) -> None:
-    """The harness's own judges' judgements, from a thread pool (`threaded_recording`)."""
+    """The harness's own judges' judgements, from a thread pool (`threaded_recording`);
+    Ctrl-C or a judge that cannot be reached stops it, keeping what finished."""
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
     with threaded_recording():
@@ -193,10 +247,14 @@ def _record_pooled(
         try:
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                down = False
                 for future in finished:
-                    _keep(session, futures[future], future, recorded, progress, rows_file)
+                    rows = _keep(session, futures[future], future, recorded, progress, rows_file)
+                    down = watch.finished(rows) or down
                 progress.tick()
-        except KeyboardInterrupt:
+                if down:
+                    raise ServerDown()
+        except (KeyboardInterrupt, ServerDown):
             stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
             # Only the calls in flight: a future cancelled by shutdown() never counts as done
@@ -205,7 +263,6 @@ def _record_pooled(
             finished, _ = wait(running, timeout=GRACE_S)
             for future in finished:
                 _keep(session, futures[future], future, recorded, progress, rows_file)
-            progress.tick(final=True)
             raise
         pool.shutdown()
 
@@ -217,17 +274,61 @@ def _keep(
     recorded: dict[Path, list[JudgementRow]],
     progress: Progress,
     rows_file: Path,
-) -> None:
+) -> list[JudgementRow]:
     """A judgement that raised is not kept: its test calls it again and shows the error."""
     error = future.exception()
     rows: list[JudgementRow] = [] if error is not None else future.result()
     if error is None and not rows:  # not sent: Ctrl-C came first
-        return
+        return rows
     if rows:
         recorded[judgement.path] = rows
         append_rows(rows_file, judgement.path, rows)
     failed = error is not None or any(r.status != "ok" for r in rows)
     progress.finished(failed, calls_of(session, judgement))
+    return rows
+
+
+def stop_message(
+    session: JudgesSession,
+    watch: ServerWatch,
+    done: int,
+    total: int,
+    embedded: str | None = None,
+) -> str:
+    """Why the phase stopped (the URL, the model, the error), the fix, and the command that
+    records the rest once it is fixed. `embedded`: what became of the embedded judge (its
+    exit status, its log), when it served the run."""
+    settings = session.settings
+    row = watch.row
+    url = settings.base_url or "its default URL"
+    model = row.model if row is not None else "?"
+    error = row.error if row is not None else "?"
+    user_url = "--judge-base-url" in settings.rerecord_options
+    if watch.kind == UNAUTHORISED:
+        variable = backend_of(ModelRef.parse(model)).key_variable if row else None
+        fix = "The server refused the key" + (
+            f": set {variable} to the key it expects." if variable else "."
+        )
+    elif watch.kind == NO_ROUTE:
+        fix = (
+            f"The server has no such path: an OpenAI-compatible server serves its API under "
+            f"/v1, so pass --judge-base-url {url.rstrip('/')}/v1."
+            if not url.rstrip("/").endswith("/v1")
+            else "The server has no such path: check --judge-base-url."
+        )
+    elif user_url or embedded is None:
+        fix = (
+            f"Start the judge server at {url} (`curl {url.rstrip('/')}/models` lists its "
+            "models), or pass the URL it listens on with --judge-base-url URL."
+        )
+    else:
+        fix = f"The embedded judge (llama.cpp) {embedded}."
+    command = record_missing_command(settings.rerecord_options)
+    return scrub(
+        f"judges record: stopped after {done} of {total} judgements: the judge at {url} "
+        f"({model}) cannot be reached: {error}\n{fix}\nThe rows of the {done} that finished "
+        f"are kept; once it answers, record the rest with:  {command}"
+    )
 
 
 def append_rows(rows_file: Path, path: Path, rows: list[JudgementRow]) -> None:

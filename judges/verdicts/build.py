@@ -56,7 +56,7 @@ def build_verdict(
     if pin is not None and pin.rerecorded:  # the accepted baseline, recorded again on purpose
         notes.append(f"accepted baseline (pinned {pin.pinned}), re-recorded {pin.rerecorded}")
     missing = missing_items(asked, main, notes)
-    lacking = missing_runs(planted, version, model, rows, folder_rows, notes)
+    lacking = missing_runs(planted, version, model, rows, folder_rows, notes, sources.cassettes)
     sections = reliability(model, version, rows, folder_rows, sources, dimensions, flag, notes)
     fitness = model_fitness(rows, version, sources, dimensions, flag, notes)
     # One statistic, one value: the sections show the chance tests' figures.

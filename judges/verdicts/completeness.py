@@ -6,10 +6,13 @@ never measured would say more than the recording shows.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
 from judges.calls.backend_registry import is_imported
+from judges.calls.backends import ModelRef
+from judges.calls.cassette_files import recorded_base_url
 from judges.core.results import JudgementRow
 from judges.sets.enrolment import Run, judge_runs
 from judges.sets.items import PlantedSetError
@@ -45,6 +48,21 @@ def missing_items(
     return missing
 
 
+def record_missing(judge: str, version: str, model: str, cassettes: Path | None) -> str:
+    """The command that records what a version lacks, runnable as printed: it names the
+    model, and the server the version's cassettes were recorded on (`--judge-base-url`; none
+    for the embedded judge or a hosted API), which a command without them would not call."""
+    words = ["pytest", "--record=missing", "--judge-model", model]
+    server = None
+    if cassettes is not None:
+        folder = cassettes / judge / version / ModelRef.parse(model).slug
+        recorded = sorted(folder.rglob("*.yaml")) if folder.is_dir() else []
+        server = recorded_base_url(recorded[0]) if recorded else None
+    if server:
+        words += ["--judge-base-url", server]
+    return shlex.join([*words, "-k", f"{judge}-{version}"])
+
+
 def missing_runs(
     planted: PlantedSet | None,
     version: str,
@@ -52,10 +70,12 @@ def missing_runs(
     rows: Sequence[JudgementRow],
     folder_rows: Sequence[JudgementRow],
     notes: list[str],
+    cassettes: Path | None = None,
 ) -> tuple[str, ...]:
     """The runs of the judge this version lacks: kept from it by a list, or not recorded.
-    Each is named in a note with its fix. A released model (`imported:`) is never called,
-    so only its main run is asked for."""
+    Each is named in a note with its fix (`record_missing`, with the version's recorded
+    server from `cassettes`). A released model (`imported:`) is never called, so only its
+    main run is asked for."""
     if planted is None or is_imported(model):
         return ()
     lacking: list[str] = []
@@ -63,10 +83,8 @@ def missing_runs(
         if not run.covers(version):
             lacking.append(run.lacking(version))
         elif not _recorded(run, planted, model, rows, folder_rows):
-            lacking.append(
-                f"{run.name} (no rows: record it with `pytest --record=missing --judge-model "
-                f'{model} -k "{planted.judge}-{version}"`)'
-            )
+            command = record_missing(planted.judge, version, model, cassettes)
+            lacking.append(f"{run.name} (no rows: record it with `{command}`)")
     for reason in lacking:
         notes.append(f"prompt {version} lacks the run {reason}")
     return tuple(lacking)

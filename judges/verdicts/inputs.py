@@ -28,6 +28,8 @@ class Sources:
     # The session's statistics, shared with its tests (judges.stats.estimates.memo); None: compute.
     memo: Memo | None = None
     reading_list: ReadingList | None = None  # the set's reading list, when it names one
+    # The cassette folder, read only for the server a version lacking a run was recorded on.
+    cassettes: Path | None = None
 
     def facts(self, version: str) -> SetFacts | None:
         """The set as the chance tests see it under `version`; None without a planted set."""
@@ -89,4 +91,7 @@ def load_sources(judge: str, catalog: Mapping[str, JudgeSpec], planted_root: Pat
     if planted.config.reading_list is not None:
         # load_planted_set has read it already (its items), so it reads again cleanly.
         reading_list = load_reading_list(planted.path / planted.config.reading_list)
-    return Sources(spec, planted, shown, labels, tuple(notes), reading_list=reading_list)
+    cassettes = planted_root.parent / "cassettes"  # the project's, beside planted_sets/
+    return Sources(
+        spec, planted, shown, labels, tuple(notes), reading_list=reading_list, cassettes=cassettes
+    )

@@ -344,7 +344,10 @@ def test_a_401_echoing_the_key_leaves_it_nowhere(
 
     recorded = record_one(project)
 
-    recorded.assert_outcomes(failed=1)
+    # A refused key stops the record phase at once, naming the 401 and the variable to set.
+    assert recorded.ret == pytest.ExitCode.INTERRUPTED, recorded.stdout.str()
+    recorded.stdout.fnmatch_lines(["*judges record: stopped after 1 of 1 judgements*"])
+    recorded.stdout.fnmatch_lines(["*The server refused the key: set JUDGES_LOCAL_API_KEY*"])
     assert authorization(fake_judge.calls[0]) == f"Bearer {key}"  # it was sent
     row = only_row(project)
     assert row["status"] == "transport"

@@ -52,3 +52,17 @@ def test_record_without_the_api_key_is_a_usage_error_naming_it(
         [f"ERROR: --record with {model} needs {variable} in the environment; export it*"]
     )
     assert fake_judge.received == []
+
+
+def test_record_of_another_local_model_without_its_server_is_a_usage_error(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    # Without --judge-base-url the embedded judge would start and answer as local:NAME.
+    result = project.run("--judge-model", "local:NAME", "--record")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --record with local:NAME needs the server that serves it: pass "
+         "--judge-base-url URL (e.g. --judge-base-url http://127.0.0.1:8080/v1*"]
+    )  # fmt: skip
+    assert fake_judge.received == []

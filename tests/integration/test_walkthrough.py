@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 import re
+import shlex
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -51,16 +52,20 @@ def test_the_walkthrough_runs_as_written(
         "python -m judges report --check",
     ]
 
-    code, out = command(["init", "support_reply", "--model", MODEL])
+    code, out = command(["init", "support_reply", "--model", MODEL, "--base-url", fake_judge.url])
     assert code == 0, out
+    # init's own record command, run as printed (its `python -m pytest` is this pytester).
+    (printed,) = [line.strip() for line in out.splitlines() if "--record" in line]
+    words = shlex.split(printed)
+    assert words[:3] == ["python", "-m", "pytest"], printed
+    assert words[3:] == ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     assert "wrote judge_tests/test_judges.py" in out
     # The test module pulls the suite in; it copies no test code.
     test_module = (repository / "judge_tests" / "test_judges.py").read_text()
     assert "def test_" not in test_module
 
     # 1. Record: every item, the noise floor (2 items x 3) and the retest run, live.
-    live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
-    recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
+    recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *words[3:])
     assert len(fake_judge.calls) == PER_VERSION, [r.path for r in fake_judge.received]
     # SR-003 is missed; the set-level tests (gates, fitness, table, noise floor, retest) wait
     # for replay.
@@ -120,8 +125,13 @@ def test_a_new_version_by_the_recipe_alone_gets_every_run(
     """README workflow 2: a prompt file, nothing else, then `--record -k <judge>-<version>`:
     the noise floor and the retest follow the judge, and the report is complete. A list in
     set.toml that leaves the version out makes its report INCOMPLETE, naming the run."""
-    code, out = command(["init", "support_reply", "--model", MODEL])
+    code, out = command(["init", "support_reply", "--model", MODEL, "--base-url", fake_judge.url])
     assert code == 0, out
+    # init's own record command, run as printed (its `python -m pytest` is this pytester).
+    (printed,) = [line.strip() for line in out.splitlines() if "--record" in line]
+    words = shlex.split(printed)
+    assert words[:3] == ["python", "-m", "pytest"], printed
+    assert words[3:] == ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
     prompts = repository / "judge_prompts" / "support_reply"
@@ -181,8 +191,13 @@ def test_a_coin_flip_version_is_refused_and_never_reads_pass(
     """The scaffold's set decides: a coin-flip judge recorded as prompt 1.2, after 1.0 was
     recorded and accepted, is NOT FIT; `baseline --accept 1.2` refuses it, and its report
     does not read PASS."""
-    code, out = command(["init", "support_reply", "--model", MODEL])
+    code, out = command(["init", "support_reply", "--model", MODEL, "--base-url", fake_judge.url])
     assert code == 0, out
+    # init's own record command, run as printed (its `python -m pytest` is this pytester).
+    (printed,) = [line.strip() for line in out.splitlines() if "--record" in line]
+    words = shlex.split(printed)
+    assert words[:3] == ["python", "-m", "pytest"], printed
+    assert words[3:] == ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     live = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
     pytester.runpytest_inprocess(*INNER_OPTIONS, *live)
     pytester.runpytest_inprocess(*INNER_OPTIONS)  # the replay writes 1.0's report

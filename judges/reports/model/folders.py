@@ -47,6 +47,10 @@ class ResultsMissing(FileNotFoundError):
         self.path = path
 
 
+class UnknownVersion(ValueError):
+    """A version asked for by name that the judge has no prompt for."""
+
+
 def merge_rows(existing: list[JudgementRow], new: list[JudgementRow]) -> list[JudgementRow]:
     merged = {row.key: row for row in existing}
     merged.update({row.key: row for row in new})
@@ -145,8 +149,15 @@ def load_comparison(
     after: str,
     catalog: Mapping[str, JudgeSpec] | None = None,
 ) -> list[Comparison]:
-    """Prompt version `before` against `after` of one judge, from their results files."""
+    """Prompt version `before` against `after` of one judge, from their results files.
+    A version the judge does not have is refused: no command could record it."""
     spec = (load_catalog() if catalog is None else catalog).get(judge)
+    for version in (before, after):
+        if spec is not None and version not in spec.versions:
+            raise UnknownVersion(
+                f"{judge} has no prompt version {version} (its versions: "
+                f"{', '.join(spec.versions)}; a version is a prompt file in {spec.root})"
+            )
     results = Results(reports)
     rows: dict[str, Sequence[JudgementRow]] = {v: results.rows(judge, v) for v in (before, after)}
     dimensions = dimensions_of(spec, rows[after])
