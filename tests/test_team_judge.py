@@ -281,3 +281,12 @@ def test_reply_fixtures_answer_any_client_in_call_order() -> None:
         client.chat.completions.create(**chat)
         client.chat.completions.create(**chat)
     assert is_replay_miss(past_the_end.value)
+
+
+def test_only_a_callable_judge_s_earlier_versions_are_retired(team: str, tmp_path: Path) -> None:
+    spec = load_judge(write_judge(tmp_path / "a", f'callable = "{team}:judge_plain"\n'))
+    assert [spec.retired(v) for v in ("0.3.0", "0.2.9", "0.3.1", "0.3.10", "1.0", "x")] == [
+        True, True, False, False, False, False,
+    ]  # fmt: skip
+    builtin = load_judge(Path(__file__).parents[1] / "judges" / "prompts" / "relevance")
+    assert not builtin.retired("0.1")

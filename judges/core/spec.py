@@ -199,6 +199,14 @@ class JudgeSpec:
             raise SpecError(f"{self.root / 'judge.toml'}: a callable judge has no verdict module")
         return importlib.import_module(self.config.module)
 
+    def retired(self, version: str) -> bool:
+        """An earlier version of a callable judge: its code is gone (the team's module now
+        declares a newer version), so it is never judged again; its committed results, which
+        its acceptance pinned, stand for it (an accepted baseline's regression reference)."""
+        if self.team is None or not re.fullmatch(r"\d+(\.\d+)*", version):
+            return False
+        return version_key(version) < version_key(self.team.version)
+
     def previous_version(self, version: str) -> str | None:
         ordered = self.versions
         index = ordered.index(version)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from judges.core.naming import Case
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, read_jsonl
 from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
@@ -170,7 +170,11 @@ class JudgeRunner(probing.ProbeJudging):
         )  # fmt: skip
 
     def _version_rows(self, set_case: SetCase, runs: tuple[str, ...]) -> list[JudgementRow]:
-        """Every judgement of the runs that cover this version, replayed (main always)."""
+        """Every judgement of the runs that cover this version, replayed (main always); a
+        callable judge's retired version's from its committed results (its code is gone)."""
+        __tracebackhide__ = True
+        if self.session.catalog[set_case.judge].retired(set_case.version):
+            return self._committed_rows(set_case, runs)
         planted = self.session.planted_sets[set_case.judge]
         rows: list[JudgementRow] = []
         for run in runs:
@@ -179,6 +183,22 @@ class JudgeRunner(probing.ProbeJudging):
             if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
                 rows += self.replay_set(set_case, run=run)
         return rows
+
+    def _committed_rows(self, set_case: SetCase, runs: tuple[str, ...]) -> list[JudgementRow]:
+        """A retired version's rows of these runs on this model, from its results file
+        (which its acceptance pinned, so an edit of it stops the session first)."""
+        __tracebackhide__ = True
+        judge, version = set_case.judge, set_case.version
+        path = self.session.settings.reports / judge / version / "results.jsonl"
+        if not path.is_file():
+            pytest.fail(
+                f"{judge} {version} is the accepted baseline but no longer the version its "
+                f"callable declares, and its committed results {path} are gone: restore them "
+                f"(git checkout -- {path})",
+                pytrace=False,
+            )
+        model = str(set_case.model)
+        return [r for r in read_jsonl(path) if r.model == model and r.run in runs]
 
     def fitness(self, set_case: SetCase) -> Fitness:
         """The chance tests of one judge, version and model, over every run it has."""

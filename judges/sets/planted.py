@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judges.core.spec import JudgeSpec
+from judges.core.spec import JudgeSpec, version_key
 from judges.sets.enrolment import check_versions, find_run, run_versions, set_runs
 from judges.sets.items import PlantedItem, PlantedSetError, ReplyFixture
 from judges.sets.pins import Pin, edited_pins, load_pins
@@ -270,7 +270,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             raise PlantedSetError(f'{gates_path}: ["{key[0]}"."{key[1]}"]: {error}') from None
         below_chance(gates_path, key, gates[key])
         baseline = gates[key].baseline
-        if baseline is not None and baseline not in spec.versions:
+        if baseline is not None and baseline not in spec.versions and not spec.retired(baseline):
             raise PlantedSetError(
                 f'{gates_path}: ["{key[0]}"."{key[1]}"]: baseline = {baseline!r} is not a '
                 f"prompt version of {spec.name} ({', '.join(spec.versions)}); name one of them"
@@ -303,7 +303,9 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     clash = sorted(ids & {item.id for item in reading})
     if clash:
         raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
-    inherited = _inherit_gates(gates, spec.versions)
+    # A callable judge's retired versions keep their tables: the current one inherits them.
+    retired = {version for _, version in gates if spec.retired(version)}
+    inherited = _inherit_gates(gates, sorted({*retired, *spec.versions}, key=version_key))
     pins = load_pins(folder)
     edited_pins(spec, pins, folder)
     return PlantedSet(

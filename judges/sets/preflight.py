@@ -142,7 +142,7 @@ def check_table_keys(
                 f"recorded for {spec.name!r}; known models: {', '.join(known)} (or pass "
                 f"--judge-model {model})"
             )
-        if version not in spec.prompts:
+        if version not in spec.prompts and not spec.retired(version):
             raise SpecError(
                 f'{where}: ["{model}"."{version}"]: {spec.name!r} has no prompt version '
                 f"{version!r}; versions: {', '.join(spec.versions)}"

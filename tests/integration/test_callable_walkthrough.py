@@ -181,3 +181,19 @@ def test_the_callable_walkthrough_runs_as_printed(
     green.assert_outcomes(passed=15)
     code, out = command(second[4].split()[3:])
     assert code == 0, out
+
+    # 0.3.3: 0.3.2 is retired, and its committed results are the regression reference.
+    assert commands(2) == ["python -m pytest --record", "python -m pytest"]
+    team.write_text(team.read_text().replace('"0.3.2"', '"0.3.3"'), encoding="utf-8")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.url)
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    assert run(pytester, commands(2)[0]).ret == 0
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    newer = run(pytester, commands(2)[1])
+    report = repository / "reports" / "paper_relevance" / "0.3.3" / "report.md"
+    assert "| regression.detection vs prompt 0.3.2 main run |" in report.read_text()
+    # The verdict table's snapshot is 0.3.2's: 0.3.3 has none until --snapshot-update.
+    assert set(re.findall(r"^FAILED (\S+)", newer.stdout.str(), re.M)) == {
+        "judge_tests/test_judges.py::test_verdict_table[paper_relevance-0.3.3]"
+    }
