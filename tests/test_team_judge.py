@@ -12,7 +12,7 @@ import openai
 import pytest
 import requests
 
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, Price
 from judges.calls.cassettes import (
     CassetteMiss,
     fixture_replies,
@@ -20,6 +20,7 @@ from judges.calls.cassettes import (
     is_replay_miss,
     write_imported_cassette,
 )
+from judges.calls.ledger import Reported, reported_usage
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import SpecError, load_judge
 from judges.core.team_judge import TeamJudge, TeamJudgeError, as_verdict
@@ -290,3 +291,13 @@ def test_only_a_callable_judge_s_earlier_versions_are_retired(team: str, tmp_pat
     ]  # fmt: skip
     builtin = load_judge(Path(__file__).parents[1] / "judges" / "prompts" / "relevance")
     assert not builtin.retired("0.1")
+
+
+def test_a_reply_s_usage_is_read_in_each_provider_s_shape() -> None:
+    price = Price(input_per_mtok=1.0, output_per_mtok=2.0)
+    chat = {"usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+    messages = {"usage": {"input_tokens": 7, "output_tokens": 3}}
+    assert reported_usage(chat, price) == Reported(100, 20, 140e-6)
+    assert reported_usage(messages, price) == Reported(7, 3, 13e-6)
+    for silent in (None, {}, {"usage": None}, {"usage": {"prompt_tokens": True}}, [1]):
+        assert reported_usage(silent, price) is None

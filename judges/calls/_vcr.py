@@ -159,6 +159,45 @@ def make_vcr(*, record: bool, every_transport: bool = False) -> vcr.VCR:
 class _Threads(threading.local):
     cassette: Any = None
     answer: Any = None  # answers this thread's requests instead of the network (`answering`)
+    tap: list[Any] | None = None  # the response bodies of this thread's requests (`tapped`)
+
+
+@contextmanager
+def tapped() -> Iterator[list[Any]]:
+    """The body of every response this thread's requests get inside the block, recorded or
+    replayed through a cassette opened with `every_transport` (its JSON, or None)."""
+    seen: list[Any] = []
+    _THREADS.tap = seen
+    try:
+        yield seen
+    finally:
+        _THREADS.tap = None
+
+
+def _tap_responses(recorded: Any) -> None:
+    """Send what `recorded` answers or records to this thread's tap, when one is open."""
+    play, append = recorded.play_response, recorded.append
+
+    def played(request: Any) -> Any:
+        response = play(request)
+        _to_tap(response)
+        return response
+
+    def appended(request: Any, response: Any) -> None:
+        append(request, response)
+        _to_tap(response)
+
+    recorded.play_response, recorded.append = played, appended
+
+
+def _to_tap(response: Any) -> None:
+    if _THREADS.tap is None:
+        return
+    body = (response or {}).get("body", {}).get("string") if isinstance(response, dict) else None
+    try:
+        _THREADS.tap.append(json.loads(body) if body else None)
+    except ValueError:
+        _THREADS.tap.append(None)
 
 
 _THREADS = _Threads()
@@ -242,6 +281,8 @@ def cassette(path: Path, *, record: bool, every_transport: bool = False) -> Iter
     with make_vcr(record=record, every_transport=every_transport).use_cassette(
         str(path)
     ) as recorded:
+        if every_transport:  # a team's callable: its runner counts what its calls used
+            _tap_responses(recorded)
         yield recorded
 
 

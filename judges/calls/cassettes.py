@@ -55,6 +55,7 @@ __all__ = [
     "open_cassette",
     "recorded_base_url",
     "recorded_interactions",
+    "tapped",
     "threaded_recording",
     "write_imported_cassette",
 ]
@@ -215,6 +216,14 @@ def is_answering() -> bool:
     from judges.calls import _vcr
 
     return _vcr.is_answering()
+
+
+def tapped() -> AbstractContextManager[list[Any]]:
+    """The response bodies a team's judge callable gets inside the block, in this thread
+    (recorded or replayed): what its calls used, for its row and the cost ledger."""
+    from judges.calls import _vcr
+
+    return _vcr.tapped()
 
 
 def fixture_replies(replies: list[str], model: str) -> AbstractContextManager[Any]:

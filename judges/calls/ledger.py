@@ -22,11 +22,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from judges.storage.files import jsonl_lines
+
+if TYPE_CHECKING:
+    from judges.calls.backends import Price
 
 # One ledger line as parsed JSON: its fields' types are the ones this module wrote.
 Entry = dict[str, Any]
@@ -80,6 +83,21 @@ def settlement(reported: Reported | None, worst_usd: float) -> Usage:
     if worst_usd <= 0:
         return Usage(calls=1)
     return Usage(calls=1, cost_usd=worst_usd, estimated_usd=worst_usd, estimated_calls=1)
+
+
+def reported_usage(body: Any, price: Price) -> Reported | None:
+    """What a reply body says it used, priced: OpenAI's chat completions
+    (`prompt_tokens`, `completion_tokens`), its responses and Anthropic's messages
+    (`input_tokens`, `output_tokens`); None when it says nothing."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    for names in (("prompt_tokens", "completion_tokens"), ("input_tokens", "output_tokens")):
+        found = [usage.get(name) for name in names]
+        tokens = [t for t in found if isinstance(t, int) and not isinstance(t, bool) and t >= 0]
+        if len(tokens) == 2:
+            return Reported(tokens[0], tokens[1], price.cost(tokens[0], tokens[1]))
+    return None
 
 
 class CostCapReached(RuntimeError):

@@ -27,7 +27,8 @@ from judges.calls.backends import (
     may_have_been_billed,
     unreachable,
 )
-from judges.calls.ledger import CostCapReached, Ledger, Reported, settlement
+from judges.calls.cassettes import tapped
+from judges.calls.ledger import CostCapReached, Ledger, Reported, reported_usage, settlement
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
@@ -172,22 +173,48 @@ def _judge_with_callable(
     except TeamJudgeError as error:
         return row("error", "", met=False, error=str(error))
     prompt = judgement_hash(team.ref, version, arguments)
+    ledger = call.ledger if call.live else None
+    model = str(call.backend.model)
+    usage = Usage()
     try:
-        returned = team.call(arguments)
+        if ledger is not None:  # its calls are the team's own: the cap stops the next one
+            ledger.ensure_budget()
+        with tapped() as replies:
+            try:
+                returned = team.call(arguments)
+            finally:
+                usage = _callable_usage(replies, call.price, ledger, model)
+    except CostCapReached as error:
+        return row("cost_cap", prompt, met=False, error=str(error), usage=usage)
     except Exception as error:
         if call.is_fatal(error):  # a replay miss fails its test; it is not a verdict
             raise
         message = f"{team.ref} raised {type(error).__name__}: {error}"
-        return row(failure_status(error), prompt, met=False, error=message)
+        return row(failure_status(error), prompt, met=False, error=message, usage=usage)
     try:
         verdict = as_verdict(returned)
     except TeamJudgeError as error:
-        return row("error", prompt, met=False, error=f"{team.ref} {error}")
+        return row("error", prompt, met=False, error=f"{team.ref} {error}", usage=usage)
     try:
         met = all(expectation.holds(verdict) for expectation in subject.expect)
     except Exception as error:
-        return _error_row(partial(row, prompt=prompt), "checking the expectations", error, verdict)
-    return row("ok", prompt, verdict=verdict, met=met)
+        checked = partial(row, prompt=prompt, usage=usage)
+        return _error_row(checked, "checking the expectations", error, verdict)
+    return row("ok", prompt, verdict=verdict, met=met, usage=usage)
+
+
+def _callable_usage(replies: list[Any], price: Price, ledger: Ledger | None, model: str) -> Usage:
+    """What a callable's calls used, by the usage each reply reports: charged to the
+    ledger when live (a reply that reports none is counted as a call, at no known cost;
+    its worst case is the team's, not the harness's, to bound)."""
+    usage = Usage()
+    for body in replies:
+        reported = reported_usage(body, price)
+        if ledger is not None:
+            usage.add(ledger.settle("", model, 0.0, reported))
+        else:
+            usage.add(settlement(reported, 0.0))
+    return usage
 
 
 def first_requests(

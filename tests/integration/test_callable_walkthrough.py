@@ -130,6 +130,8 @@ def test_the_callable_walkthrough_runs_as_printed(
     assert set(request) == {"model", "messages", "temperature"}  # no schema, no system message
     assert [m["role"] for m in request["messages"]] == ["user"]
     recorded.stdout.fnmatch_lines(["*PC-01 (control): expected score >= 2*returned score=1.5*"])
+    # What the team's calls used, from each reply's usage: the spend lines and the ledger.
+    recorded.stdout.fnmatch_lines(["openai:gpt-4o-mini: 10 calls, 1000 input + 200 output*"])
     assert recorded.ret == 1
     cassettes = sorted((repository / "cassettes" / "paper_relevance" / "0.3.1").rglob("*.yaml"))
     assert len(cassettes) == 10 and cassettes[0].parent.name == "openai-gpt-4o-mini"
