@@ -11,6 +11,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -27,7 +28,6 @@ from judges.calls.backends import (
     may_have_been_billed,
     unreachable,
 )
-from judges.calls.cassettes import tapped
 from judges.calls.ledger import CostCapReached, Ledger, Reported, reported_usage, settlement
 from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
@@ -80,6 +80,9 @@ class Call:
     sampling: Sampling | None = None  # None: the judge's production settings
     attempts: list[Attempt] = field(default_factory=list)
     timeout_s: float = DEFAULT_TIMEOUT_S
+    # A callable judge's replies, as its cassette sees them (`cassettes.tapped`): what its
+    # own calls used. The caller supplies it, so this module imports no cassette code.
+    tap: Callable[[], AbstractContextManager[list[Any]]] = field(default=lambda: nullcontext([]))
 
     @property
     def retries(self) -> int:
@@ -179,7 +182,7 @@ def _judge_with_callable(
     try:
         if ledger is not None:  # its calls are the team's own: the cap stops the next one
             ledger.ensure_budget()
-        with tapped() as replies:
+        with call.tap() as replies:
             try:
                 returned = team.call(arguments)
             finally:

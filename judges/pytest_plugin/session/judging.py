@@ -17,6 +17,7 @@ from judges.calls.cassettes import (
     is_replay_miss,
     judge_in_cassette,
     recorded_base_url,
+    tapped,
 )
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
@@ -136,6 +137,7 @@ class Judging:
                 draw=draw,
                 sampling=sampling,
                 timeout_s=self.settings.judge_timeout_s,
+                tap=tapped,
             )
             for repeat, draw in enumerate(draws)
         ]
