@@ -138,3 +138,16 @@ def test_the_embedded_judges_state(tmp_path: Path, code: int | None, said: str) 
     finally:
         process.kill()
         process.wait(timeout=30)
+
+
+def test_a_hosted_api_out_of_reach_is_not_blamed_on_the_embedded_judge(tmp_path: Path) -> None:
+    row = _row(UNREACHABLE).model_copy(update={"model": "openai:gpt-4o-mini"})
+    watch = ServerWatch()
+    watch.finished([row])
+    session = JudgesSession(Settings(rootdir=tmp_path))
+
+    message = stop_message(session, watch, 2, 40, "stopped answering; its log: x.log")
+
+    assert "the judge served by OpenAI's API (openai:gpt-4o-mini) cannot be reached" in message
+    assert "check the network, a proxy, and the base URL its SDK reads" in message
+    assert "embedded" not in message and "its default URL" not in message

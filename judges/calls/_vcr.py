@@ -23,6 +23,7 @@ cassette facade (`judges.calls.cassettes`).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import importlib.util
@@ -478,16 +479,37 @@ def request_change(error: BaseException) -> str | None:
     similar = getattr(miss, "similar_requests", None) or []
     if not similar:
         return None
-    sent, recorded = miss.failed_request, similar[0][0]
+    sent = miss.failed_request
     try:
-        now, then = json.loads(_text(sent.body)), json.loads(_text(recorded.body))
+        now = json.loads(_text(sent.body))
     except ValueError:
+        return None
+    then = _closest(miss.cassette, [found[0] for found in similar], now)
+    if then is None:
         return None
     changes = list(_differences(then, now, ""))
     if not changes:
         return None
     shown = "; ".join(changes[:3]) + (f"; and {len(changes) - 3} more" if len(changes) > 3 else "")
     return scrub(shown)
+
+
+def _closest(cassette: Any, candidates: list[Any], now: Any) -> Any:
+    """The recorded body the sent one most likely replaced: an unplayed one first (a
+    judgement's earlier requests were answered), then the fewest differences, then the
+    most text in common."""
+    played = {id(request) for index, (request, _) in enumerate(cassette.data)
+              if cassette.play_counts[index]}  # fmt: skip
+    ranked = []
+    for order, request in enumerate(candidates):
+        try:
+            then = json.loads(_text(request.body))
+        except ValueError:
+            continue
+        common = difflib.SequenceMatcher(None, json.dumps(then), json.dumps(now)).quick_ratio()
+        differences = len(list(_differences(then, now, "")))
+        ranked.append(((id(request) in played, differences, -common, order), then))
+    return min(ranked, key=lambda found: found[0])[1] if ranked else None
 
 
 def _text(body: Any) -> str:

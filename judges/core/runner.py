@@ -193,6 +193,11 @@ def _judge_with_callable(
         if call.is_fatal(error):  # a replay miss fails its test; it is not a verdict
             raise
         message = f"{team.ref} raised {type(error).__name__}: {error}"
+        found = unreachable(error)  # a dead server or a refused key stops a recording early
+        if found is not None:
+            message += "" if found.detail in message else f" ({found.detail})"
+            return row("transport", prompt, met=False, error=message, usage=usage,
+                       error_kind=found.kind)  # fmt: skip
         return row(failure_status(error), prompt, met=False, error=message, usage=usage)
     try:
         verdict = as_verdict(returned)

@@ -300,14 +300,27 @@ def stop_message(
     exit status, its log), when it served the run."""
     settings = session.settings
     row = watch.row
-    url = settings.base_url or "its default URL"
     model = row.model if row is not None else "?"
     error = row.error if row is not None else "?"
+    kind = backend_of(ModelRef.parse(model)) if row is not None else None
+    team = session.catalog[row.judge].team if row is not None else None
     user_url = "--judge-base-url" in settings.rerecord_options
+    url = settings.base_url or "its default URL"
+    where = f"the judge at {url}"
+    if team is not None:  # the team's own client chose the server
+        where = f"the server {team.ref} calls"
+    elif kind is not None and not kind.takes_base_url:
+        where = f"the judge {kind.served}"
     if watch.kind == UNAUTHORISED:
-        variable = backend_of(ModelRef.parse(model)).key_variable if row else None
+        variable = kind.key_variable if kind is not None else None
         fix = "The server refused the key" + (
             f": set {variable} to the key it expects." if variable else "."
+        )
+    elif team is not None:
+        fix = (
+            f"Start the server {team.ref} calls, or set the URL and key its client reads "
+            "(for the OpenAI and Anthropic SDKs: OPENAI_BASE_URL / OPENAI_API_KEY, "
+            "ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY)."
         )
     elif watch.kind == NO_ROUTE:
         fix = (
@@ -316,7 +329,12 @@ def stop_message(
             if not url.rstrip("/").endswith("/v1")
             else "The server has no such path: check --judge-base-url."
         )
-    elif user_url or embedded is None:
+    elif kind is not None and not kind.takes_base_url:
+        fix = (
+            "It cannot be reached from this machine: check the network, a proxy, and the "
+            "base URL its SDK reads from the environment."
+        )
+    elif user_url or embedded is None or (kind is not None and not kind.starts_embedded_server):
         fix = (
             f"Start the judge server at {url} (`curl {url.rstrip('/')}/models` lists its "
             "models), or pass the URL it listens on with --judge-base-url URL."
@@ -325,7 +343,7 @@ def stop_message(
         fix = f"The embedded judge (llama.cpp) {embedded}."
     command = record_missing_command(settings.rerecord_options)
     return scrub(
-        f"judges record: stopped after {done} of {total} judgements: the judge at {url} "
+        f"judges record: stopped after {done} of {total} judgements: {where} "
         f"({model}) cannot be reached: {error}\n{fix}\nThe rows of the {done} that finished "
         f"are kept; once it answers, record the rest with:  {command}"
     )
