@@ -306,10 +306,12 @@ def stop_message(
     team = session.catalog[row.judge].team if row is not None else None
     user_url = "--judge-base-url" in settings.rerecord_options
     url = settings.base_url or "its default URL"
+    # A provider's own API: the SDK's default URL (or its environment's), not a server here.
+    hosted = kind is not None and kind.key_required and not settings.base_url
     where = f"the judge at {url}"
     if team is not None:  # the team's own client chose the server
         where = f"the server {team.ref} calls"
-    elif kind is not None and not kind.takes_base_url:
+    elif hosted and kind is not None:
         where = f"the judge {kind.served}"
     if watch.kind == UNAUTHORISED:
         variable = kind.key_variable if kind is not None else None
@@ -329,7 +331,7 @@ def stop_message(
             if not url.rstrip("/").endswith("/v1")
             else "The server has no such path: check --judge-base-url."
         )
-    elif kind is not None and not kind.takes_base_url:
+    elif hosted:
         fix = (
             "It cannot be reached from this machine: check the network, a proxy, and the "
             "base URL its SDK reads from the environment."
