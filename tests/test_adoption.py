@@ -317,3 +317,35 @@ def test_init_prints_a_record_command_that_runs_as_printed(
     assert code == 0, err
     assert f"\n  {printed}\n" in out
     assert "add --judge-base-url" not in out
+
+
+def test_init_callable_scaffolds_the_team_s_function_and_names_its_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    package = f"team_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / package / "grade.py").write_text(
+        'JUDGE_PROMPT_VERSION = "2.1"\n\n\ndef grade(question: str, answer: str) -> dict:\n'
+        '    return {"score": 3 if answer == "right" else 0}\n'
+    )
+    ref = f"{package}.grade:grade"
+    assert main(["init", "answer_grade", "--callable", ref]) == 2  # no model: refused
+    assert "--callable needs --model" in capsys.readouterr().err
+    assert main(["init", "answer_grade", "--callable", ref, "--model", "openai:gpt-4o-mini"]) == 0
+    out = capsys.readouterr().out
+    # Its judge.toml, tests and settings; no prompt, verdict module or example items.
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
+                     if p.is_file() and package not in p.parts)  # fmt: skip
+    assert written == [
+        ".github/workflows/judges.yml", ".gitignore", "judge_prompts/answer_grade/judge.toml",
+        "judge_tests/test_judges.py", "pytest.ini",
+    ]  # fmt: skip
+    spec = load_judge(tmp_path / "judge_prompts" / "answer_grade")
+    assert spec.team is not None and spec.versions == ["2.1"]  # the module's own version
+    assert '"inputs": {"question": "...", "answer": "..."}' in out
+    assert "python -m judges baseline answer_grade --accept 2.1" in out
+    with pytest.raises(ValueError, match="has no 'missing'"):
+        scaffold(tmp_path, "other", "openai:gpt-4o-mini", callable_ref=f"{package}.grade:missing")
+    load_catalog.cache_clear()

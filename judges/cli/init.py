@@ -10,8 +10,10 @@ templates in `judges/cli/skeleton/`; docs/your-own-judge.md walks through them.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from judges.cli.project import (
     find_project,
     read_settings,
 )
+from judges.core.team_judge import TeamJudge, TeamJudgeError
 
 SKELETON = Path(__file__).parent / "skeleton"
 DEFAULT_MODEL = "local:smollm2-135m"  # the embedded judge of the `local` extra
@@ -74,10 +77,19 @@ def _ini_advice(inifile: Path, prompts: str, planted: str) -> list[str]:
     ]
 
 
-def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = None) -> Written:
+def scaffold(
+    root: Path,
+    name: str,
+    model: str,
+    harness: HarnessSource | None = None,
+    callable_ref: str | None = None,
+) -> Written:
     """Write the skeleton of judge `name` under `root`; never overwrite a file.
 
     `harness`: what the workflow installs (default: where this harness came from).
+    `callable_ref`: the team's own judge function ("pkg.module:function"): its judge.toml,
+    tests and settings, no prompt, verdict module or example items (their inputs are the
+    function's parameters: the advice shows an item line for them).
     """
     if not _NAME.match(name):
         raise InitError(
@@ -95,6 +107,7 @@ def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = 
     planted = project.planted_sets if settings is not None else root / DEFAULT_PLANTED_SETS
     if (prompts / name).exists():
         raise InitError(f"{prompts / name} exists: judge {name!r} is already defined here")
+    team = _team_judge(root, callable_ref) if callable_ref is not None else None
     harness = harness or harness_source()
     values = {
         "__JUDGE__": name,
@@ -103,8 +116,10 @@ def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = 
         "__PROMPTS__": prompts.relative_to(root).as_posix(),
         "__PLANTED__": planted.relative_to(root).as_posix(),
         "__HARNESS__": harness.requirement,
+        "__CALLABLE__": callable_ref or "",
+        "__VERSION__": _version_line(team),
     }
-    files = {
+    files: dict[Path, str | None] = {
         prompts / name / "judge.toml": "judge.toml",
         prompts / name / "1.0.md": "prompt.md",
         root / VERDICTS_PACKAGE / "__init__.py": None,
@@ -115,6 +130,11 @@ def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = 
         root / ".github" / "workflows" / "judges.yml": "workflow.yml",
     }
     advice: list[str] = []
+    if team is not None:  # the team's code is the prompt and the verdict module
+        for own in ("1.0.md", "__init__.py", f"{name}.py", "items.jsonl", "set.toml"):
+            files = {path: t for path, t in files.items() if path.name != own}
+        files[prompts / name / "judge.toml"] = "judge_callable.toml"
+        advice += _items_advice(planted / name / "items.jsonl", name, team)
     if settings is None:
         files[root / "pytest.ini"] = "pytest.ini"
     elif PROMPTS_KEY not in settings[1] or "pythonpath" not in settings[1]:
@@ -150,18 +170,82 @@ def scaffold(root: Path, name: str, model: str, harness: HarnessSource | None = 
     return Written(written, kept, advice)
 
 
+def _team_judge(root: Path, ref: str) -> TeamJudge:
+    """The function `--callable` names, imported from the project (as `pythonpath = .`)."""
+    added = str(root.absolute()) not in sys.path
+    if added:
+        sys.path.insert(0, str(root.absolute()))
+    try:
+        return TeamJudge.load(ref, None, "JUDGE_PROMPT_VERSION", {}, need_version=False)
+    except TeamJudgeError as error:
+        raise InitError(f"--callable {ref}: {error}") from None
+    finally:
+        if added:
+            sys.path.remove(str(root.absolute()))
+
+
+def _version_line(team: TeamJudge | None) -> str:
+    """judge.toml's version: none when the function's module declares its own."""
+    if team is None or team.version:
+        return ""
+    return (
+        "# Your judge's version: a change of what it sends or how it reads a reply is a new\n"
+        "# one (or declare JUDGE_PROMPT_VERSION in its module instead).\n"
+        'version = "1.0"\n'
+    )
+
+
+def _items_advice(path: Path, name: str, team: TeamJudge) -> list[str]:
+    """What to write in the planted set, with a line whose inputs are the parameters."""
+    inputs = {parameter: "..." for parameter in team.signature.parameters
+              if parameter not in ("self", "args", "kwargs")}  # fmt: skip
+    example = {
+        "id": f"{item_prefix(name)}-001", "slug": "first-defect", "judge": name,
+        "category": "a_defect_kind", "inputs": inputs,
+        "expect": [{"field": "FIELD", "op": "<=", "value": 1}],
+        "provenance": {"source": "hand"},
+    }  # fmt: skip
+    return [
+        f"write {path}: one planted item per line, defects the judge must mark down and "
+        '"control": true items it must not; its inputs are the parameters of '
+        f"{team.ref}, its expectations the fields it returns, e.g.",
+        f"  {json.dumps(example)}",
+    ]
+
+
 def _init(args: argparse.Namespace) -> int:
     root = Path.cwd()
-    done = scaffold(root, args.name, args.model)
+    if args.callable is not None and args.model is None:
+        print(
+            "python -m judges init: --callable needs --model BACKEND:MODEL, the model your "
+            "function calls (e.g. openai:gpt-4o-mini): it prices the calls and names the "
+            "cassette folder",
+            file=sys.stderr,
+        )
+        return 2
+    model = args.model or DEFAULT_MODEL
+    done = scaffold(root, args.name, model, callable_ref=args.callable)
     for path in done.written:
         print(f"wrote {_shown(path, root)}")
     for path in done.kept:
         print(f"kept {_shown(path, root)} (it exists; not overwritten)")
     for line in done.advice:
         print(line)
+    if args.callable is not None:
+        print(
+            "next: write the planted items, then record with the URL and key your function's "
+            "client reads in the environment, and replay:\n"
+            "  python -m pytest --record\n"
+            "  python -m pytest\n"
+            f"  python -m judges baseline {args.name} --accept "
+            f"{_team_judge(root, args.callable).version or '1.0'}\n"
+            "  python -m pytest --snapshot-update && python -m pytest\n"
+            '(docs/your-own-judge.md of the harness: "Your judge function as it is")'
+        )
+        return 0
     print(
         f"next: edit the prompt, the verdict module and the planted items, then\n"
-        f"  {record_command(args.model, args.base_url)}\n"
+        f"  {record_command(model, args.base_url)}\n"
         f"  python -m pytest\n"
         f"  python -m judges baseline {args.name} --accept 1.0\n"
         "  python -m pytest --snapshot-update && python -m pytest\n"
@@ -199,8 +283,14 @@ def add_init_command(commands: argparse._SubParsersAction) -> None:
     )
     init.add_argument("name", help="the new judge's name, e.g. support_reply")
     init.add_argument(
+        "--callable",
+        metavar="PKG.MODULE:FUNCTION",
+        help="your own judge function, called as it is: writes its judge.toml, tests and "
+        "settings (no prompt, verdict module or example items); needs --model",
+    )
+    init.add_argument(
         "--model",
-        default=DEFAULT_MODEL,
+        default=None,
         metavar="BACKEND:MODEL",
         help=f"the judge model the offline gate replays (baseline_model; default "
         f"{DEFAULT_MODEL}, the embedded judge)",

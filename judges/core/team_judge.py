@@ -63,8 +63,15 @@ class TeamJudge:
 
     @classmethod
     def load(
-        cls, ref: str, version: str | None, version_attribute: str, arguments: Mapping[str, str]
+        cls,
+        ref: str,
+        version: str | None,
+        version_attribute: str,
+        arguments: Mapping[str, str],
+        need_version: bool = True,
     ) -> TeamJudge:
+        """The callable `ref` names, checked; without `need_version` (a scaffold), a module
+        that declares no version gives the version "" instead of an error."""
         module_name, _, attribute = ref.partition(":")
         if not module_name or not attribute:
             raise TeamJudgeError(
@@ -86,7 +93,9 @@ class TeamJudge:
             raise TeamJudgeError(f"callable {ref!r} is a {type(found).__name__}, not callable")
         if version is None:
             declared = getattr(module, version_attribute, None)
-            if not isinstance(declared, str) or not _is_version(declared):
+            if declared is None and not need_version:
+                declared = ""
+            elif not isinstance(declared, str) or not _is_version(declared):
                 raise TeamJudgeError(
                     f'callable {ref!r}: no prompt version; set `version = "1.0"` in judge.toml '
                     f'or {version_attribute} = "1.0" in {module_name} (found {declared!r})'

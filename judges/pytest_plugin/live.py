@@ -72,8 +72,12 @@ def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -
 
 
 def selected_models(session: JudgesSession) -> list[ModelRef]:
+    """The models the harness itself calls: a callable judge's code reaches its own model
+    with its own key, so neither its key nor an embedded server is the harness's to check."""
     return list(session.settings.models) or [
-        ModelRef.parse(spec.config.baseline_model) for spec in session.catalog.values()
+        ModelRef.parse(spec.config.baseline_model)
+        for spec in session.catalog.values()
+        if spec.team is None
     ]
 
 

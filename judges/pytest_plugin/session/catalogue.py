@@ -52,7 +52,11 @@ class Catalogue:
         return run_versions(Run("probes", "", probes.versions), versions)
 
     def models_for(self, spec: JudgeSpec, version: str | None = None) -> list[ModelRef]:
-        """The selected models; else those set.toml names for the version; else the baseline."""
+        """The selected models; else those set.toml names for the version; else the baseline.
+        A callable judge's is always its baseline: its code calls its own model, so
+        `--judge-model` would file its replies under another model's name."""
+        if spec.team is not None:
+            return [ModelRef.parse(spec.config.baseline_model)]
         if self.settings.models:
             return list(self.settings.models)
         planted = self.planted_sets.get(spec.name)

@@ -88,7 +88,7 @@ class Judging:
         spec = self.catalogue.catalog[case.judge]
         judged = subject or self.catalogue.subject(case)
         draws = range(draw_offset, draw_offset + repeats)
-        calls = self.calls(case.model, record, run, draws, sampling)
+        calls = self.calls(case.model, record, run, draws, sampling, spec.team is not None)
         own_client = spec.team is not None and not record
         try:
             with replay_keys() if own_client else nullcontext():
@@ -120,10 +120,17 @@ class Judging:
         )
 
     def calls(
-        self, model: ModelRef, live: bool, run: str, draws: range, sampling: Sampling | None
+        self,
+        model: ModelRef,
+        live: bool,
+        run: str,
+        draws: range,
+        sampling: Sampling | None,
+        own_client: bool = False,
     ) -> list[Call]:
-        """The settings of each repeat's call, in order."""
-        backend = self.backends.get(model, live)
+        """The settings of each repeat's call, in order. `own_client`: a callable judge,
+        whose code calls its model itself (its backend only names the model: no key)."""
+        backend = self.backends.get(model, live and not own_client)
         price = price_for(self.prices, model)
         return [
             Call(
