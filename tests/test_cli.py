@@ -82,3 +82,19 @@ def test_finale_dry_run_stays_out_of_the_committed_reports(
 def test_gitignore_keeps_virtual_environments_out() -> None:
     lines = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert ".venv/" in lines and ".judges-tmp/" in lines
+
+
+@pytest.mark.parametrize(
+    ("argv", "dest", "value"),
+    [
+        (["report", "--report-dir", "out"], "reports", Path("out")),
+        (["baseline", "relevance", "--report-dir", "out"], "reports", Path("out")),
+        (["plan", "relevance", "--judge-model", "openai:gpt-4o"], "model", "openai:gpt-4o"),
+        (["init", "tone", "--judge-base-url", "http://h/v1"], "base_url", "http://h/v1"),
+        (["corpus", "judge", "c", "--cassette-dir", "cas"], "cassettes", Path("cas")),
+    ],
+)
+def test_every_command_takes_the_pytest_spelling_of_its_options(
+    argv: list[str], dest: str, value: object
+) -> None:
+    assert getattr(build_parser().parse_args(argv), dest) == value

@@ -337,7 +337,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     )
     report.add_argument("--corpora", type=Path, help="corpora folder (default: "
                         "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
-    report.add_argument("--reports", type=Path, help="where reports go (default: "
+    report.add_argument("--reports", "--report-dir", type=Path, help="where reports go (default: "
                         "reports/corpora beside the pytest ini file)")  # fmt: skip
     report.set_defaults(run=_report)
     judging = actions.add_parser(
@@ -381,8 +381,9 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     judging.add_argument("--corpora", type=Path, help="corpora folder (default: "
                          "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
-    judging.add_argument("--cassettes", type=Path, help="cassette folder (default: "
-                         "cassettes/corpora beside the pytest ini file)")  # fmt: skip
+    judging.add_argument("--cassettes", "--cassette-dir", type=Path,
+                         help="cassette folder (default: cassettes/corpora beside the pytest "
+                         "ini file)")  # fmt: skip
     judging.set_defaults(run=_judge)
     alpaca = actions.add_parser(
         "import-alpaca-eval",

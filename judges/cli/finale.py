@@ -74,10 +74,17 @@ def add_finale_command(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--base-url",
+        "--judge-base-url",
         help="OpenAI-compatible server for local: judges (default with --record: start the "
         "embedded llama.cpp judge)",
     )
-    parser.add_argument("--cassettes", type=Path, default=DEFAULT_CASSETTES, help="cassette folder")
+    parser.add_argument(
+        "--cassettes",
+        "--cassette-dir",
+        type=Path,
+        default=DEFAULT_CASSETTES,
+        help="cassette folder",
+    )
     parser.add_argument(
         "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
         help="extra price table (TOML) overriding judges/calls/prices.toml",

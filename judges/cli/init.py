@@ -290,6 +290,7 @@ def add_init_command(commands: argparse._SubParsersAction) -> None:
     )
     init.add_argument(
         "--model",
+        "--judge-model",
         default=None,
         metavar="BACKEND:MODEL",
         help=f"the judge model the offline gate replays (baseline_model; default "
@@ -297,6 +298,7 @@ def add_init_command(commands: argparse._SubParsersAction) -> None:
     )
     init.add_argument(
         "--base-url",
+        "--judge-base-url",
         metavar="URL",
         help="the OpenAI-compatible server that serves a local:NAME model, for the record "
         f"command printed at the end (default for a local model other than the embedded "

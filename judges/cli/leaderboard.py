@@ -119,6 +119,6 @@ def add_leaderboard_command(
         help="one labelled benchmark imported with `python -m judges import benchmark` (default: "
         "every one, after the prompt versions' boards)",
     )
-    parser.add_argument("--reports", type=Path, help=reports_help)
+    parser.add_argument("--reports", "--report-dir", type=Path, help=reports_help)
     parser.add_argument("--planted-sets", type=Path, help=planted_help)
     parser.set_defaults(run=_run)

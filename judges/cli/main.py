@@ -347,7 +347,7 @@ def _add_report(commands: Commands) -> None:
         help="write nothing; exit 1 naming each report file that differs from what the "
         "results files produce (hand edits, a renderer change not yet committed)",
     )
-    report.add_argument("--reports", type=Path, help=REPORTS_HELP)
+    report.add_argument("--reports", "--report-dir", type=Path, help=REPORTS_HELP)
     report.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
     report.set_defaults(run=_report)
 
@@ -431,7 +431,7 @@ def _add_baseline(commands: Commands) -> None:
         "a dropped item; each named first) as accepted misses anyway; the reason is written "
         "beside each in expectations.toml",
     )
-    baseline.add_argument("--reports", type=Path, help=REPORTS_HELP)
+    baseline.add_argument("--reports", "--report-dir", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
     baseline.set_defaults(run=_baseline)
 

@@ -157,10 +157,15 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> N
 def _common(parser: argparse.ArgumentParser, judge_type: Any) -> None:
     parser.add_argument("judge", type=judge_type, help="judge name, e.g. product_identity")
     parser.add_argument("--version", help="prompt version (default: the newest)")
-    parser.add_argument("--model", help="judge model (default: the only one recorded)")
+    parser.add_argument(
+        "--model", "--judge-model", help="judge model (default: the only one recorded)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
-        "--reports", type=Path, help="reports folder (default: reports/ beside the pytest ini)"
+        "--reports",
+        "--report-dir",
+        type=Path,
+        help="reports folder (default: reports/ beside the pytest ini)",
     )
     parser.add_argument(
         "--planted-sets",
