@@ -119,10 +119,6 @@ def _baseline(args: argparse.Namespace) -> int:
         for line in lacking_refusal(args.judge, accept, checks.lacking):
             print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 2
-    if refused is Refusal.MISSES:
-        for line in buried_refusal(args.judge, accept, checks):
-            print(f"python -m judges baseline: {line}", file=sys.stderr)
-        return 1
     for version, found in models.items():
         for line in fitness_lines(args.judge, version, found):
             print(line)
@@ -158,6 +154,10 @@ def _baseline(args: argparse.Namespace) -> int:
               "(above): not accepted, nothing written. Lower them in gates.toml if the team "
               "agrees, or replace every floor with its suggestion (--reset-floors)",
               file=sys.stderr)  # fmt: skip
+        return 1
+    if refused is Refusal.MISSES:
+        for line in buried_refusal(args.judge, accept, checks):
+            print(f"python -m judges baseline: {line}", file=sys.stderr)
         return 1
     not_fit, regressed = dict(checks.not_fit), checks.regressed(args.accept_regression or "")
     undecided = checks.undecided_reasons(args.accept_undecided or "")

@@ -55,7 +55,7 @@ def buried_refusal(judge: str, version: str, checks: Acceptance) -> list[str]:
         "turn into accepted xfails unseen; nothing written"
     ]
     for title, found, option in (
-        ("controls marked down (a good answer the judge failed)", checks.control_misses,
+        ("controls marked down (a good answer the judge failed)", checks.buried_controls,
          "--accept-control-miss"),
         ("items without a verdict (an error, an unreadable reply, a dropped item)",
          checks.no_verdict, "--accept-no-verdict"),

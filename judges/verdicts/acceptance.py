@@ -2,12 +2,12 @@
 `python -m judges baseline --accept`, decided from the version's verdicts.
 
 The checks run in order and the first that refuses stops acceptance: a partial recording,
-runs the judge has that the version lacks, misses it would bury without a reason (a control
-marked down, an item without a verdict: an error, a reply it could not read, a dropped
-item), NOT FIT without a reason, UNDECIDED (no chance
+runs the judge has that the version lacks, NOT FIT without a reason, UNDECIDED (no chance
 test can decide at the set's size, so a coin flip would be accepted too) without a reason,
 significantly worse than the current baseline without a reason, floors its table would
-keep that it fails.
+keep that it fails, and last misses it would bury without a reason (a control marked down,
+an item without a verdict: an error, a reply it could not read, a dropped item; a judge
+accepted NOT FIT has its control misses accepted with it).
 The command only prints what is decided here, and writes when nothing refuses.
 """
 
@@ -37,11 +37,11 @@ class Refusal(enum.Enum):
 
     PARTIAL = "partial"  # items set.toml asks for are not recorded
     LACKING = "lacking"  # runs the judge has are not recorded for the version
-    MISSES = "misses"  # new control misses or items without a verdict, and no reason
     NOT_FIT = "not_fit"  # no better than chance, and no --accept-not-fit reason
     UNDECIDED = "undecided"  # nothing could show it, and no --accept-undecided reason
     REGRESSION = "regression"  # worse than the baseline, and no --accept-regression reason
     FLOORS = "floors"  # fails floors its table would keep, and no --reset-floors
+    MISSES = "misses"  # new control misses or items without a verdict, and no reason
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,14 @@ class Acceptance:
     # controls the judge marked down, and items with no verdict (row status not ok).
     control_misses: Mapping[str, list[JudgementRow]] = field(default_factory=dict)
     no_verdict: Mapping[str, list[JudgementRow]] = field(default_factory=dict)
+    # Models accepted NOT FIT (now or before), with the reason: their control misses are
+    # what NOT FIT means, accepted with it.
+    not_fit_reasons: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def buried_controls(self) -> dict[str, list[JudgementRow]]:
+        """The control misses that need a reason of their own."""
+        return {m: rows for m, rows in self.control_misses.items() if m not in self.not_fit_reasons}
 
     def refusal(
         self,
@@ -75,10 +83,6 @@ class Acceptance:
             return Refusal.PARTIAL
         if self.lacking:
             return Refusal.LACKING
-        if (self.control_misses and not accept_control_miss) or (
-            self.no_verdict and not accept_no_verdict
-        ):
-            return Refusal.MISSES
         if self.not_fit_refused:
             return Refusal.NOT_FIT
         if self.undecided and not accept_undecided:
@@ -87,6 +91,10 @@ class Acceptance:
             return Refusal.REGRESSION
         if self.failing_floors and not reset_floors:
             return Refusal.FLOORS
+        if (self.buried_controls and not accept_control_miss) or (
+            self.no_verdict and not accept_no_verdict
+        ):
+            return Refusal.MISSES
         return None
 
     def regressed(self, reason: str) -> dict[tuple[str, str], str]:
@@ -105,8 +113,11 @@ class Acceptance:
         reasons: dict[tuple[str, str], dict[str, str]] = {}
         for found, reason in ((self.control_misses, control_miss), (self.no_verdict, no_verdict)):
             for model, rows in found.items():
+                why = reason
+                if found is self.control_misses and model in self.not_fit_reasons:
+                    why = reason or f"accepted NOT FIT: {self.not_fit_reasons[model]}"
                 table = reasons.setdefault((model, self.version), {})
-                table.update({row.item_id: reason for row in rows})
+                table.update({row.item_id: why for row in rows})
         return reasons
 
 
@@ -206,4 +217,9 @@ def acceptance(
         failing_floors={model: gates for model, gates in failing.items() if gates},
         control_misses=control_misses,
         no_verdict=no_verdict,
+        not_fit_reasons={
+            m.model: not_fit_reason or m.accept_not_fit
+            for m in verdicts
+            if not m.fit and (not_fit_reason or m.accept_not_fit)
+        },
     )

@@ -410,7 +410,14 @@ def remeasure(
     # One call at a time: identical requests of the copies get their draws in one order.
     recorded = project.run("--judge-concurrency", "1", record="all")
     assert fake.right.total() == len(project.judge.calls) > 0, recorded.stdout.str()[-3000:]
-    accepted = baseline(root, judge, "--accept", names[0])
+    accepted = baseline(
+        root,
+        judge,
+        "--accept",
+        names[0],
+        "--accept-control-miss",
+        "a judge with errors drawn per item: its misses are known",
+    )
     found = Remeasure(
         _verdicts(project, judge, names[1:]), accepted, fake.right[False], fake.right.total()
     )
@@ -450,7 +457,14 @@ def remeasure_battery(
     assert fake.right.total() == len(project.judge.calls), later.stdout.str()[-3000:]
     recorded = {path.name for path in (root / "cassettes" / judge).iterdir()}
     assert recorded == set(names), (sorted(recorded), later.stdout.str()[-3000:])
-    accepted = baseline(root, judge, "--accept", names[0])
+    accepted = baseline(
+        root,
+        judge,
+        "--accept",
+        names[0],
+        "--accept-control-miss",
+        "a judge with errors drawn per item: its misses are known",
+    )
     if accepted[0] == 0:
         inherit_accepted_table(root, judge, names[0])
     return Remeasure(
@@ -489,7 +503,16 @@ def scaffold_battery(
     later = pytester.runpytest_inprocess(*INNER_OPTIONS, "--record=missing", *live)
     assert fake.right.total() == len(fake_judge.calls), later.stdout.str()[-3000:]
     calls = len(fake_judge.calls)
-    accepted = command(["baseline", SCAFFOLD, "--accept", names[0]])
+    accepted = command(
+        [
+            "baseline",
+            SCAFFOLD,
+            "--accept",
+            names[0],
+            "--accept-control-miss",
+            "a judge with errors drawn per item: its misses are known",
+        ]
+    )
     if accepted[0] == 0:
         inherit_accepted_table(root, SCAFFOLD, names[0])
     replay = pytester.runpytest_inprocess(*INNER_OPTIONS, "-rA")

@@ -124,6 +124,8 @@ def test_snapshot_update_on_part_of_a_snapshot_module_is_refused(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_snap=SNAPSHOT_TESTS)
+    # A judges project: in any other, the plugin leaves pytest and syrupy alone.
+    pytester.mkdir("planted_sets")
     update = ("--snapshot-update", "-p", "no:cacheprovider", "-p", "no:benchmark")
     assert pytester.runpytest_inprocess(*update).ret == 0
     stored = sorted(p.name for p in (pytester.path / "__snapshots__").iterdir())
