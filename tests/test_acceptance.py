@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from judges.core.results import JudgementRow
 from judges.stats.fitness.chance import ChanceTest, Fitness
 from judges.verdicts.acceptance import Acceptance, Refusal, acceptance
 from judges.verdicts.verdict import ModelVerdict
@@ -41,3 +42,35 @@ def test_a_decided_fit_version_is_accepted_and_not_fit_is_refused_first() -> Non
     unfit = ModelVerdict(model=MODEL, fitness=Fitness((chance_test(False),)))
     assert unfit.verdict_word() == NOT_FIT
     assert checks(unfit).refusal(False, False, accept_undecided=True) is Refusal.NOT_FIT
+
+
+def row(item: str, control: bool, status: str = "ok", met: bool = False) -> JudgementRow:
+    return JudgementRow(
+        judge="j", prompt_version="1.0", prompt_hash="h", model=MODEL, item_id=item,
+        category="control" if control else "defect", control=control, status=status,  # type: ignore[arg-type]
+        met=met,
+    )  # fmt: skip
+
+
+def test_misses_acceptance_would_bury_are_refused_last_each_with_its_reason() -> None:
+    rows = [row("C-01", True), row("C-02", True, met=True), row("D-01", False),
+            row("D-02", False, status="error"), row("C-03", True, status="transport")]  # fmt: skip
+    fit = ModelVerdict(model=MODEL, fitness=Fitness((chance_test(True),)))
+    found = acceptance("1.0", [fit], rows, None, None, dict)
+    # A control marked down and the items without a verdict; a missed defect is not buried.
+    assert [r.item_id for r in found.buried_controls[MODEL]] == ["C-01"]
+    assert [r.item_id for r in found.no_verdict[MODEL]] == ["C-03", "D-02"]
+    assert found.refusal(False, False) is Refusal.MISSES
+    assert found.refusal(False, False, accept_control_miss=True) is Refusal.MISSES
+    assert found.refusal(False, False, False, True, True) is None
+    assert found.miss_reasons("model drift", "server errors") == {
+        (MODEL, "1.0"): {"C-01": "model drift", "C-03": "server errors", "D-02": "server errors"}
+    }
+    # NOT FIT refuses first; accepted NOT FIT, its control misses are accepted with it.
+    unfit = ModelVerdict(model=MODEL, fitness=Fitness((chance_test(False),)))
+    assert acceptance("1.0", [unfit], rows, None, None, dict).refusal(False, False) is (
+        Refusal.NOT_FIT
+    )
+    kept = acceptance("1.0", [unfit], rows[:3], None, "a pilot", dict)
+    assert not kept.buried_controls and kept.refusal(False, False) is None
+    assert kept.miss_reasons("", "")[(MODEL, "1.0")] == {"C-01": "accepted NOT FIT: a pilot"}
