@@ -4,6 +4,7 @@ inputs, the verdict it returns, its rows, and what a replay miss says changed.""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from judges.core.team_judge import TeamJudge, TeamJudgeError, as_verdict
 
 TEAM_MODULE = """
 import asyncio
+import json
 import dataclasses
 import math
 
@@ -301,3 +303,18 @@ def test_a_reply_s_usage_is_read_in_each_provider_s_shape() -> None:
     assert reported_usage(messages, price) == Reported(7, 3, 13e-6)
     for silent in (None, {}, {"usage": None}, {"usage": {"prompt_tokens": True}}, [1]):
         assert reported_usage(silent, price) is None
+
+
+def test_a_callable_judge_s_set_has_no_panel(team: str, tmp_path: Path) -> None:
+    from judges.sets.planted import PlantedSetError, load_planted_set
+
+    spec = load_judge(write_judge(tmp_path / "prompts", f'callable = "{team}:judge_plain"\n'))
+    folder = tmp_path / "sets" / "paper_relevance"
+    folder.mkdir(parents=True)
+    item = {"id": "PR-01", "slug": "a", "judge": "paper_relevance", "category": "off",
+            "inputs": {"query": "q", "criteria": []}, "provenance": {"source": "hand"},
+            "expect": [{"field": "score", "op": "<=", "value": 1}]}  # fmt: skip
+    (folder / "items.jsonl").write_text(json.dumps(item) + "\n")
+    (folder / "set.toml").write_text('[panel]\nmodel = "openai:gpt-4o"\nlabel = "cross-check"\n')
+    with pytest.raises(PlantedSetError, match="calls its own model: remove"):
+        load_planted_set(tmp_path / "sets", spec)

@@ -286,6 +286,12 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
             f"(planted_sets/{spec.name}/benchmarks/<name>/, written by python -m judges import "
             'benchmark); a judge\'s own planted set is kind = "planted"'
         )
+    if spec.team is not None and config.panel is not None:
+        raise PlantedSetError(
+            f"{config_path}: [panel] judges the set with another model, but {spec.name} is a "
+            "judge function that calls its own model: remove [panel] (or give the panel's "
+            "model a judge of its own)"
+        )
     panel_items = config.panel.items if config.panel else ()
     strange = sorted(set(config.versions) - set(spec.versions))
     if strange:
