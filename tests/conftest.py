@@ -21,6 +21,14 @@ from tests._report_demo import CATEGORIES, MODEL
 
 PROOF = "proof"
 PROOF_COMMAND = "python -m pytest -n auto -m proof"
+# The tests that reach the provider SDKs (backends, cassettes, batches, a team's callable):
+# the README's fourth command runs them against the oldest openai SDK the harness supports.
+SDK = "sdk"
+SDK_FILES = frozenset({
+    "test_backends.py", "test_backend_registry.py", "test_vcr_scrub.py", "test_batch_plan.py",
+    "test_team_judge.py", "test_record_and_replay.py", "test_batch_record.py",
+    "test_callable_judge.py", "test_callable_walkthrough.py",
+})  # fmt: skip
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 _LEFT_OUT = pytest.StashKey[int]()
 
@@ -30,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{PROOF}: minutes of recording or simulation, left out of `python -m pytest -n auto` "
         f"unless named or selected; `{PROOF_COMMAND}` runs them (both run in CI)",
+    )
+    config.addinivalue_line(
+        "markers", f"{SDK}: reaches the provider SDKs; run against the oldest openai in CI"
     )
 
 
@@ -46,6 +57,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if INTEGRATION in item.path.parents:
             item.add_marker(PROOF)
+        if item.path.name in SDK_FILES:
+            item.add_marker(SDK)
     if config.option.markexpr:
         return  # `-m` chooses
     named = _named(config)

@@ -27,6 +27,23 @@ def test_the_readme_installs_the_embedded_judge_exactly_as_ci_does() -> None:
     assert re.search(r'^CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install', readme, re.M)
 
 
+def _oldest_sdk(text: str) -> list[str]:
+    """The words of the command line that runs the SDK tests at the oldest openai."""
+    (line,) = [ln for ln in text.splitlines() if "-m sdk" in ln and "pip install" in ln]
+    return [word for word in shlex.split(line, comments=True) if word != "--quiet"]
+
+
+def test_ci_runs_the_sdk_tests_at_the_floor_the_readme_and_pyproject_state() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+    assert _oldest_sdk(readme) == _oldest_sdk(ci)
+    (floor,) = re.findall(r'"openai>=([\d.]+),<\d+"', pyproject)
+    assert f"openai=={floor}.0" in _oldest_sdk(ci) or f"openai=={floor}" in _oldest_sdk(ci)
+    assert f"`openai>={floor},<4`" in readme
+
+
 def test_the_readme_says_the_bundled_judges_are_at_chance_as_the_committed_index_shows() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     first_screen = "\n".join(readme.splitlines()[:12])

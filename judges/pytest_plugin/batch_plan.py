@@ -15,11 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx2
-
 from judges.calls.backend_registry import make_backend
 from judges.calls.backends import ModelRef, Price
-from judges.calls.batch.answers import Cursor, PlanTransport, stopped
+from judges.calls.batch.answers import Cursor, PlanTransport, http_library, stopped
 from judges.calls.batch.store import BatchStore
 from judges.core.runner import Call, first_requests, judge
 from judges.pytest_plugin.record_phase import Judgement
@@ -44,8 +42,10 @@ class Planner:
         if str(model) not in self._backends:
             base_url = self.session.settings.base_url
             backend: Any = make_backend(model, base_url=base_url, live=False)
+            # A client of the SDK's own HTTP library (httpx2 for openai 3, httpx for 2).
+            http = http_library(backend.client._client)
             backend.client = backend.client.with_options(
-                http_client=httpx2.Client(transport=self.transport)
+                http_client=http.Client(transport=self.transport)
             )
             self._backends[str(model)] = backend
         return self._backends[str(model)]

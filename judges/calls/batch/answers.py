@@ -16,6 +16,7 @@ recording whose call failed.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections import Counter
 from typing import Any
@@ -75,16 +76,28 @@ def usage_of(body: dict[str, Any]) -> tuple[int, int] | None:
 
 def response_for(outcome: Outcome, request: httpx2.Request) -> httpx2.Response:
     """The HTTP answer a synchronous call would have had (same body bytes as the provider's
-    JSON re-serialised); a failed request's reason under a non-transient status."""
+    JSON re-serialised); a failed request's reason under a non-transient status. Built by
+    the HTTP library the request came from: httpx2 (openai 3, anthropic 2) or httpx."""
+    http = http_library(request)
     headers = {"content-type": "application/json"}
     if outcome.body is not None:
-        return httpx2.Response(
+        return http.Response(
             200, headers=headers, content=json.dumps(outcome.body).encode(), request=request
         )
     error = {"type": "error", "error": {"type": "batch_error", "message": outcome.error}}
-    return httpx2.Response(
+    return http.Response(
         FAILED_STATUS, headers=headers, content=json.dumps(error).encode(), request=request
     )
+
+
+def http_library(made: Any) -> Any:
+    """The HTTP library (httpx2 or httpx) an object of it was made by: the one the SDK that
+    sent a request, or holds a client, is built on."""
+    roots = (kind.__module__.split(".")[0] for kind in type(made).__mro__)
+    return importlib.import_module(next(root for root in roots if root in _HTTP_LIBRARIES))
+
+
+_HTTP_LIBRARIES = ("httpx2", "httpx")
 
 
 class Cursor:
