@@ -42,6 +42,7 @@ from vcr.patch import PATCHER_NAMES
 from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.serialize import deserialize, serialize
 
+from judges.calls.backends import error_chain
 from judges.calls.cassette_files import FINGERPRINT_KEY
 from judges.calls.credentials import scrub, scrub_bytes, strip_credentials
 from judges.calls.direct_replay import ReplayMiss, UnreadableCassette
@@ -450,14 +451,11 @@ def unplayed(recorded: Any) -> str | None:
 
 
 def _cassette_miss(error: BaseException) -> CannotOverwriteExistingCassetteException | None:
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, CannotOverwriteExistingCassetteException):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+    """vcrpy's miss behind an error, also when an SDK wrapped it."""
+    found = (
+        e for e in error_chain(error) if isinstance(e, CannotOverwriteExistingCassetteException)
+    )
+    return next(found, None)
 
 
 def missed_uri(error: BaseException) -> str | None:
@@ -569,11 +567,5 @@ def _around_first_difference(then: str, now: str, context: int = 24) -> tuple[st
 def is_replay_miss(error: BaseException) -> bool:
     """True for a replay's "no recorded response" (vcrpy's, or a direct replay's), also when
     an SDK wrapped it."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, (CannotOverwriteExistingCassetteException, ReplayMiss)):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
+    misses = (CannotOverwriteExistingCassetteException, ReplayMiss)
+    return any(isinstance(link, misses) for link in error_chain(error))

@@ -54,7 +54,7 @@ def is_transient(error: BaseException) -> bool:
 _NOT_SENT = ("ConnectError", "ConnectTimeout", "ConnectionRefusedError", "gaierror")
 
 
-def _chain(error: BaseException) -> list[BaseException]:
+def error_chain(error: BaseException) -> list[BaseException]:
     """The error and every error it was raised from or during, outermost first."""
     chain: list[BaseException] = []
     current: BaseException | None = error
@@ -91,7 +91,7 @@ def unreachable(error: BaseException) -> Unreachable | None:
         return Unreachable(UNAUTHORISED, f"HTTP {status}{where}: the key was refused")
     if status == 404:
         return Unreachable(NO_ROUTE, f"HTTP 404{where}: no such path on the server")
-    chain = _chain(error)
+    chain = error_chain(error)
     names = {kind.__name__ for link in chain for kind in type(link).__mro__}
     dead = ("gaierror", "ConnectionRefusedError", "ConnectionResetError", "RemoteProtocolError")
     if "ConnectError" in names or any(name in names for name in dead):
@@ -106,7 +106,7 @@ def may_have_been_billed(error: BaseException) -> bool:
     if isinstance(getattr(error, "status_code", None), int):
         return False
     return not any(
-        kind.__name__ in _NOT_SENT for link in _chain(error) for kind in type(link).__mro__
+        kind.__name__ in _NOT_SENT for link in error_chain(error) for kind in type(link).__mro__
     )
 
 

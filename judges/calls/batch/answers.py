@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx2
 
-from judges.calls.backends import Price, token_count
+from judges.calls.backends import Price, error_chain, token_count
 from judges.calls.batch.store import BatchStore, Outcome, body_key
 
 FAILED_STATUS = 424
@@ -40,14 +40,7 @@ class Stop(Exception):
 
 def stopped(error: BaseException) -> Stop | None:
     """The `Stop` behind an error, also when the SDK wrapped it in a connection error."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        if isinstance(current, Stop):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+    return next((link for link in error_chain(error) if isinstance(link, Stop)), None)
 
 
 def parse_body(request: httpx2.Request) -> dict[str, Any]:
