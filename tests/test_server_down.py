@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx2 as httpx
@@ -151,3 +152,20 @@ def test_a_hosted_api_out_of_reach_is_not_blamed_on_the_embedded_judge(tmp_path:
     assert "the judge served by OpenAI's API (openai:gpt-4o-mini) cannot be reached" in message
     assert "check the network, a proxy, and the base URL its SDK reads" in message
     assert "embedded" not in message and "its default URL" not in message
+
+
+def test_once_tripped_no_thread_starts_another_judgement() -> None:
+    from judges.pytest_plugin.record_phase import _judge
+
+    class Counted:
+        calls = 0
+
+        def judge(self, session: object) -> list[JudgementRow]:
+            Counted.calls += 1
+            return [_row(UNREACHABLE)]
+
+    watch, stop = ServerWatch(), threading.Event()
+    sent = [_judge(None, Counted(), stop, watch) for _ in range(5)]  # type: ignore[arg-type]
+    # Two refusals in a row trip it; the three after it are never sent, whatever the timing.
+    assert Counted.calls == 2 and [len(rows) for rows in sent] == [1, 1, 0, 0, 0]
+    assert watch.tripped and watch.finished([_row(None)])  # an answer after it resets nothing

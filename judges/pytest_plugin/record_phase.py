@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
@@ -55,23 +55,30 @@ class ServerDown(Exception):
 
 @dataclass
 class ServerWatch:
-    """Counts the judgements in a row that ended on an error no retry gets past."""
+    """Counts the judgements in a row that ended on an error no retry gets past. The record
+    phase's threads report to it as each judgement ends, and start none once it tripped:
+    how many run before the stop does not depend on when the main thread looks."""
 
     kind: str | None = None
     count: int = 0
     row: JudgementRow | None = None
+    tripped: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def finished(self, rows: Sequence[JudgementRow]) -> bool:
         """One judgement's rows; True when the phase must stop."""
-        failed = next((row for row in rows if row.error_kind in STOP_AFTER), None)
-        if failed is None:  # the server answered (whatever it said)
-            self.kind, self.count = None, 0
-            return False
-        if failed.error_kind != self.kind:
-            self.kind, self.count = failed.error_kind, 0
-        self.count += 1
-        self.row = failed
-        return self.count >= STOP_AFTER[self.kind or UNREACHABLE]
+        with self._lock:
+            failed = next((row for row in rows if row.error_kind in STOP_AFTER), None)
+            if failed is None:  # the server answered (whatever it said)
+                if rows and not self.tripped:
+                    self.kind, self.count = None, 0
+                return self.tripped
+            if failed.error_kind != self.kind:
+                self.kind, self.count = failed.error_kind, 0
+            self.count += 1
+            self.row = failed
+            self.tripped = self.tripped or self.count >= STOP_AFTER[self.kind or UNREACHABLE]
+            return self.tripped
 
 
 @dataclass(frozen=True)
@@ -177,11 +184,13 @@ def plan_line(session: JudgesSession, judgements: Sequence[Judgement]) -> str:
 
 
 def _judge(
-    session: JudgesSession, judgement: Judgement, stop: threading.Event
+    session: JudgesSession, judgement: Judgement, stop: threading.Event, watch: ServerWatch
 ) -> list[JudgementRow]:
-    if stop.is_set():  # Ctrl-C: send nothing new
+    if stop.is_set() or watch.tripped:  # Ctrl-C, or a judge out of reach: send nothing new
         return []
-    return judgement.judge(session)
+    rows = judgement.judge(session)
+    watch.finished(rows)
+    return rows
 
 
 def record_all(
@@ -242,17 +251,15 @@ def _record_pooled(
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judges-record")
     with threaded_recording():
-        futures = {pool.submit(_judge, session, j, stop): j for j in judgements}
+        futures = {pool.submit(_judge, session, j, stop, watch): j for j in judgements}
         pending: set[Future] = set(futures)
         try:
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                down = False
                 for future in finished:
-                    rows = _keep(session, futures[future], future, recorded, progress, rows_file)
-                    down = watch.finished(rows) or down
+                    _keep(session, futures[future], future, recorded, progress, rows_file)
                 progress.tick()
-                if down:
+                if watch.tripped:
                     raise ServerDown()
         except (KeyboardInterrupt, ServerDown):
             stop.set()
