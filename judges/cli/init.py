@@ -50,6 +50,7 @@ class Written:
     written: list[Path]
     kept: list[Path]
     advice: list[str]
+    version: str = ""  # a judge function's own version ("" when its module declares none)
 
 
 def item_prefix(name: str) -> str:
@@ -167,7 +168,7 @@ def scaffold(
         with gitignore.open("a", encoding="utf-8") as out:
             out.write(separator + ("\n" if present else "") + block)
         written.append(gitignore)
-    return Written(written, kept, advice)
+    return Written(written, kept, advice, team.version if team is not None else "")
 
 
 def _team_judge(root: Path, ref: str) -> TeamJudge:
@@ -238,7 +239,7 @@ def _init(args: argparse.Namespace) -> int:
             "  python -m pytest --record\n"
             "  python -m pytest\n"
             f"  python -m judges baseline {args.name} --accept "
-            f"{_team_judge(root, args.callable).version or '1.0'}\n"
+            f"{done.version or '1.0'}\n"
             "  python -m pytest --snapshot-update && python -m pytest\n"
             '(docs/your-own-judge.md of the harness: "Your judge function as it is")'
         )

@@ -210,13 +210,14 @@ def record_all(
     process, not per thread: its judgements are called one at a time, after the others."""
     recorded: dict[Path, list[JudgementRow]] = {}
     watch = ServerWatch()
-    pooled = [j for j in judgements if session.catalog[j.case.judge].team is None]
+    pooled: list[Judgement] = []
+    own: list[Judgement] = []  # a team's callable's: one at a time, after the pool
+    for judgement in judgements:
+        (pooled if session.catalog[judgement.case.judge].team is None else own).append(judgement)
     try:
         if pooled:
             _record_pooled(session, pooled, concurrency, progress, rows_file, recorded, watch)
-        for judgement in judgements:
-            if session.catalog[judgement.case.judge].team is None:
-                continue
+        for judgement in own:
             done: Future[list[JudgementRow]] = Future()
             try:
                 done.set_result(judgement.judge(session))

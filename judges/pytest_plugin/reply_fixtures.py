@@ -214,11 +214,13 @@ def _json_object(text: str) -> Any:
 def vary(reply: str, names: Sequence[str], variations: Sequence[str], data: DataObject) -> str:
     """One varied spelling of a reply: a JSON object is varied in its structure (names as
     keys and values, key order, an extra key); other text at each echoed name."""
+    from hypothesis import strategies as st
+
     parsed = _json_object(reply)
     if parsed is None:
         return _vary_text(reply, names, variations, data)
     varied = _vary_json(parsed, set(names), variations, data)
-    if "extra_key" in variations and data.draw(_booleans(), label="extra key"):
+    if "extra_key" in variations and data.draw(st.booleans(), label="extra key"):
         varied[EXTRA_KEY[0]] = EXTRA_KEY[1]
     return (
         reply
@@ -289,12 +291,6 @@ def respell(name: str, variations: Sequence[str], data: DataObject) -> str:
         right = data.draw(st.sampled_from(_SPACES), label="white space after")
         spelled = f"{left}{spelled}{right}"
     return spelled
-
-
-def _booleans() -> Any:
-    from hypothesis import strategies as st
-
-    return st.booleans()
 
 
 def _shown(replies: Sequence[str]) -> str:

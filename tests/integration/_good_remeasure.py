@@ -63,6 +63,9 @@ SET_FILES = ("items.jsonl", "set.toml", "derived.toml", "probes.toml", "probes.j
 GRADE = {tier: grade for grade, tier in TIERS.items()}
 LABELS = tuple(RELEVANCE_POINTS)  # Perfectly, Somewhat, Not Relevant
 
+# A judge with errors drawn per item misses some controls: accepted knowingly, as a team would.
+KNOWN_MISSES = ("--accept-control-miss", "a judge with errors drawn per item: its misses are known")
+
 
 def versions(copies: int) -> list[str]:
     """The copies' prompt versions, oldest first: 1.0 is the one accepted."""
@@ -415,8 +418,7 @@ def remeasure(
         judge,
         "--accept",
         names[0],
-        "--accept-control-miss",
-        "a judge with errors drawn per item: its misses are known",
+        *KNOWN_MISSES,
     )
     found = Remeasure(
         _verdicts(project, judge, names[1:]), accepted, fake.right[False], fake.right.total()
@@ -462,8 +464,7 @@ def remeasure_battery(
         judge,
         "--accept",
         names[0],
-        "--accept-control-miss",
-        "a judge with errors drawn per item: its misses are known",
+        *KNOWN_MISSES,
     )
     if accepted[0] == 0:
         inherit_accepted_table(root, judge, names[0])
@@ -509,8 +510,7 @@ def scaffold_battery(
             SCAFFOLD,
             "--accept",
             names[0],
-            "--accept-control-miss",
-            "a judge with errors drawn per item: its misses are known",
+            *KNOWN_MISSES,
         ]
     )
     if accepted[0] == 0:
