@@ -41,6 +41,9 @@ class Gates(BaseModel):
 
     baseline: str | None = None
     alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    # The detection drop the regression gates must see with 80% power (0.15: 15 points); a
+    # PASS whose detection gate cannot see it says so ("PASS, but blind to ...").
+    min_detectable_drop: float = Field(default=0.15, gt=0, lt=1)  # WORTH_DETECTING
     min_detection: dict[str, float] = {}
     max_control_false_positive: float | None = Field(default=None, ge=0, le=1)
     max_error_rate: float | None = Field(default=None, ge=0, le=1)

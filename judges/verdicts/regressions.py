@@ -15,7 +15,13 @@ from judges.sets.planted import Gates
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
 from judges.stats.regression.family import version_regressions
-from judges.stats.regression.gates import Regression, baseline_regressions
+from judges.stats.regression.gates import Regression, baseline_regressions, paired_rows
+from judges.stats.regression.reference import retest_as_draw
+from judges.stats.regression.sensitivity import (
+    Sensitivity,
+    detection_sensitivity,
+    family_level,
+)
 from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
@@ -30,6 +36,7 @@ class RegressionSections(TypedDict, total=False):
     regressions: tuple[Regression, ...]
     retest_regressions: tuple[Regression, ...]
     category_power: tuple[CategoryPower, ...]
+    sensitivity: Sensitivity
 
 
 def regressions(
@@ -88,7 +95,6 @@ def _gates(
     fields: tuple[Sequence[str], str | None],
     notes: list[str],
 ) -> RegressionSections:
-    dimensions = fields[0]
     main = [row for row in rows if row.run == "main"]
     own_retest = [row for row in rows if row.run == "retest"]
     found: RegressionSections = {}
@@ -103,17 +109,50 @@ def _gates(
         return found
     if table.baseline == version:
         found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
+        # What the gates of the versions after it will see: its own retest stands in for an
+        # unchanged re-record (without one, its main run against itself).
+        again = retest_as_draw(main, own_retest) or main
+        family = _family(model, version, rows, (again, ()), version, sources, fields, table)
+        if main:
+            found["sensitivity"] = sensitivity(main, own_retest, again, family, table)
         return found
-    baseline = [
-        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "main"
-    ]
+    baseline_rows = baselines.get(table.baseline, ())
+    baseline = [r for r in baseline_rows if r.model == model and r.run == "main"]
     if not baseline:
         notes.append(
             f"regression gates not evaluated: no main-run results of the baseline prompt "
             f"{table.baseline} for {model}"
         )
-    label = f"prompt {table.baseline} main run"
-    noise = [r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "noise"]
+    gates = _family(
+        model, table.baseline, baseline_rows, (main, own_retest), version, sources, fields, table
+    )
+    found["regressions"] = tuple(gates)
+    if baseline:
+        retest = [r for r in baseline_rows if r.model == model and r.run == "retest"]
+        found["sensitivity"] = sensitivity(baseline, retest, main, gates, table)
+    return found
+
+
+def _family(
+    model: str,
+    baseline_version: str,
+    baseline_rows: Sequence[JudgementRow],
+    run: tuple[Sequence[JudgementRow], Sequence[JudgementRow]],
+    version: str,
+    sources: Sources,
+    fields: tuple[Sequence[str], str | None],
+    table: Gates,
+) -> list[Regression]:
+    """The regression family of `run` (its main and retest rows, under prompt `version`)
+    against the accepted baseline's rows, Holm over every gate."""
+    dimensions = fields[0]
+    main, own_retest = run
+    planted = sources.planted
+    assert planted is not None  # a gates table comes from a planted set
+    mine = [r for r in baseline_rows if r.model == model]
+    baseline = [r for r in mine if r.run == "main"]
+    label = f"prompt {baseline_version} main run"
+    noise = [r for r in mine if r.run == "noise"]
     noise_sd: dict[str, float] = {}
     if noise:
         floor = noise_floor(noise, dimensions, n_items=len(planted.items))
@@ -123,20 +162,39 @@ def _gates(
     sme = None
     if sources.sme_labels and version in planted.run_versions("sme"):
         sme = (list(sources.sme_labels), sme_dimension(dimensions))
-    retest = [
-        r for r in baselines.get(table.baseline, ()) if r.model == model and r.run == "retest"
-    ]
-    origin = planted.gates.get((model, table.baseline))
+    retest = [r for r in mine if r.run == "retest"]
+    origin = planted.gates.get((model, baseline_version))
     agreement = agreement_gate(
         Draws(baseline, retest), Draws(main, own_retest), label, fields, table.alpha,
-        not_fit_baseline=table.baseline if origin is not None and origin.accept_not_fit else None,
+        not_fit_baseline=baseline_version if origin is not None and origin.accept_not_fit else None,
     )  # fmt: skip
-    gates = version_regressions(
+    return version_regressions(
         baseline, main, label, dimensions, noise_sd, table.alpha, sme, retest=retest,
         also=() if agreement is None else (agreement,),
     )  # fmt: skip
-    found["regressions"] = tuple(gates)
-    return found
+
+
+def sensitivity(
+    baseline: Sequence[JudgementRow],
+    retest: Sequence[JudgementRow],
+    main: Sequence[JudgementRow],
+    family: Sequence[Regression],
+    table: Gates,
+) -> Sensitivity:
+    """What the detection gate of `family` (the run `main` against the accepted `baseline`,
+    whose retest is `retest`) sees with 80% power, against the drop gates.toml asks for."""
+    pairs, _ = paired_rows(baseline, main, control=False)
+    rate = sum(bool(a.met) for a, _ in pairs) / len(pairs) if pairs else 0.0
+    again = retest_as_draw(baseline, retest)
+    discordance = None
+    if again is not None:
+        flips, _ = paired_rows(baseline, again, control=False)
+        if flips:
+            discordance = sum(bool(a.met) != bool(b.met) for a, b in flips) / len(flips)
+    return detection_sensitivity(
+        len(pairs), rate, discordance, family_level(family, table.alpha),
+        2 if again is not None else 1, table.min_detectable_drop,
+    )  # fmt: skip
 
 
 def agreement_gate(

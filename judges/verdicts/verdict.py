@@ -19,6 +19,7 @@ from judges.stats.planning.categories import CategoryPower
 from judges.stats.ranking.reading_list import ReadingListResult
 from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
+from judges.stats.regression.sensitivity import Sensitivity
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.reliability.label_stability import LabelStability
 from judges.verdicts.completeness import missing_reason
@@ -112,6 +113,8 @@ class ModelVerdict:
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
     category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
+    # What the detection regression gate sees against the baseline, as its family decides.
+    sensitivity: Sensitivity | None = None
     failures: tuple[Failure, ...] = ()
     accepted_met: tuple[str, ...] = ()  # accepted misses the judge now gets right
     notes: tuple[str, ...] = ()
@@ -178,6 +181,12 @@ class ModelVerdict:
         ]
         reasons = [f"{n} {one if n == 1 else many}" for n, one, many in counts if n]
         return reasons + ([self.incomplete_reason()] if self.incomplete else [])
+
+    @property
+    def blind(self) -> bool:
+        """Gated against a baseline, but its detection gate cannot see the drop gates.toml
+        asks it to (min_detectable_drop): a PASS then says so."""
+        return self.sensitivity is not None and self.sensitivity.blind
 
     @property
     def undecided(self) -> bool:

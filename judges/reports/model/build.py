@@ -114,10 +114,41 @@ def _model_report(
         status_by_run=_status_by_run(rows),
         scores=_scores(main, dimensions),
         comparison=comparison,
+        baseline_comparison=_baseline_comparison(
+            judge,
+            model,
+            version,
+            rows,
+            verdict.baseline_version,
+            comparison,
+            baselines or {},
+            dimensions,
+        ),
         pass_rate=pass_rate,
         **_ranking(model, version, main, planted, sources.memo),
         coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
     )
+
+
+def _baseline_comparison(
+    judge: str,
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    baseline: str | None,
+    previous: Comparison | None,
+    baselines: Mapping[str, Sequence[JudgementRow]],
+    dimensions: tuple[str, ...],
+) -> Comparison | None:
+    """This version against the accepted baseline its gates use, where that is not the
+    previous version (whose comparison the report has already) nor itself."""
+    if baseline is None or baseline == version or (previous and previous.before == baseline):
+        return None
+    before = [row for row in baselines.get(baseline, ()) if row.model == model]
+    if not before:
+        return None
+    found = compare_versions(judge, (baseline, before), (version, rows), dimensions)
+    return next((c for c in found if c.model == model), None)
 
 
 def _ranking(

@@ -58,7 +58,9 @@ class ModelReport(ModelVerdict):
     error_rate: Rate
     status_by_run: dict[str, dict[str, int]]
     scores: dict[str, tuple[float, ...]]  # main-run values per dimension, sorted
-    comparison: Comparison | None
+    comparison: Comparison | None  # with the previous prompt version
+    # With the accepted baseline the gates use, where that is not the previous version.
+    baseline_comparison: Comparison | None = None
     ranking: RankerSummary | None = None  # judges whose gates.toml sets ranking thresholds
     ranking_note: str = ""  # why a ranking failure is accepted (gates.toml)
     coercions: str | None = None  # lenient parsing: the count line; None for strict judges
@@ -92,11 +94,10 @@ class ModelReport(ModelVerdict):
     def as_dict(self) -> dict[str, Any]:
         passed, failed, unevaluated = self.gate_counts
         word = self.verdict_word()
-        accepted = word == NOT_FIT and bool(self.accept_not_fit)
         return {
             "model": self.model,
             "verdict_word": word,
-            "verdict_label": f"{word} (accepted)" if accepted else word,
+            "verdict_label": self.verdict_label(),
             "main_rows": self.n_main,
             "planted_items": self.planted_items,
             "missing_items": list(self.missing_items),
@@ -137,9 +138,22 @@ class ModelReport(ModelVerdict):
             "notes": list(self.notes),
         } | self._optional_dict()
 
+    def verdict_label(self) -> str:
+        """The word as the overview's row shows it: "NOT FIT (accepted)" where gates.toml
+        keeps it, "PASS, blind under 31 points" where the detection gate cannot see the
+        drop gates.toml asks for."""
+        word = self.verdict_word()
+        if word == NOT_FIT and self.accept_not_fit:
+            return f"{word} (accepted)"
+        if word == PASS and self.sensitivity is not None and self.sensitivity.blind:
+            return f"{word}, blind under {self.sensitivity.points()}"
+        return word
+
     def _optional_dict(self) -> dict[str, Any]:
         # Only where they apply, so the reports of other judges keep their bytes.
         optional: dict[str, Any] = {}
+        if self.sensitivity is not None:
+            optional["sensitivity"] = self.sensitivity.as_dict()
         if self.ranking is not None:
             optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
         if self.coercions is not None:
@@ -246,7 +260,7 @@ class FolderReport:
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
         if word == PASS:
-            return PASS
+            return PASS + "".join(f", but {line}" for line in self._blind_lines())
         if word == UNDECIDED:
             # Nothing failed, but nothing could show the judge better than chance either.
             undecided = [m for m in self.models if m.undecided]
@@ -272,6 +286,23 @@ class FolderReport:
             + ", ".join(problems)
             + "".join(f"; {NOT_FIT}, accepted: {part}" for part in kept)
         )
+
+    def _blind_lines(self) -> list[str]:
+        """Per model whose detection gate cannot see gates.toml's min_detectable_drop: how
+        blind, what would see it, and the command that plans the set."""
+        lines = []
+        for m in self.models:
+            found = m.sensitivity
+            if found is None or not found.blind:
+                continue
+            who = f"{m.model}: " if len(self.models) > 1 else ""
+            model = f" --model {m.model}" if len(self.models) > 1 else ""
+            whose = "its gates are " if m.baseline_version == self.version else ""
+            lines.append(
+                f"{who}{whose}{found.blind_to()}: {found.needs()}; `python -m judges plan "
+                f"{self.judge}{model} --drop {found.required:g}` plans the set"
+            )
+        return lines
 
     def _cannot_show(self, models: list[ModelReport]) -> str:
         """What the set cannot yet show, per model where there are several."""

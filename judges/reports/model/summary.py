@@ -20,6 +20,8 @@ from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
+from judges.stats.regression.gates import PairedCounts, Regression
+from judges.stats.regression.sensitivity import Sensitivity
 from judges.verdicts.vocabulary import AT_CHANCE, FAIL, NOT_FIT, PASS, WORSE
 
 __all__ = [
@@ -170,17 +172,55 @@ def _figures(m: ModelReport) -> list[Figure]:
             against = f"threshold {gate.threshold_text()}"
             what = f"gate {gate.name}"
             figures.append(Figure(m.model, what, gate.value_text(), gate.value.n, against, FAIL))
+    # The accepted baseline the gates use first, then the previous version if it is another.
+    baseline = m.baseline_comparison
+    if baseline is None and m.comparison is not None:
+        baseline = m.comparison if m.comparison.before == m.baseline_version else None
+    detection = next((g for g in m.regressions if g.name == "regression.detection"), None)
+    if baseline is not None and baseline.detection_after.n:
+        reads = _gate_reads(detection) if detection is not None else _change_reads(baseline)
+        what = f"detection, paired with the accepted baseline prompt {baseline.before}"
+        figures.append(_detection_figure(m.model, baseline, what, reads))
+    if m.sensitivity is not None:
+        figures.append(_sensitivity_figure(m.model, m.sensitivity))
     c = m.comparison
-    if c is not None and c.detection_after.n:
-        after = c.detection_after
-        value = f"{_rate(after)} [{after.low:.2f}, {after.high:.2f}]"
-        before = f"prompt {c.before}: {_rate(c.detection_before)}"
+    if c is not None and c is not baseline and c.detection_after.n:
         what = f"detection, paired with prompt {c.before}"
-        figures.append(Figure(m.model, what, value, after.n, before, _change_reads(c)))
+        figures.append(_detection_figure(m.model, c, what, _change_reads(c)))
     return figures[:MAX_FIGURES]
 
 
-def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
+def _detection_figure(model: str, c: Comparison, what: str, reads: str) -> Figure:
+    after = c.detection_after
+    value = f"{_rate(after)} [{after.low:.2f}, {after.high:.2f}]"
+    before = f"prompt {c.before}: {_rate(c.detection_before)}"
+    return Figure(model, what, value, after.n, before, reads)
+
+
+def _gate_reads(gate: Regression) -> str:
+    """How the detection regression gate decided, in its family (Holm, both draws)."""
+    counts = gate.result
+    flips = (
+        f"{counts.worse} caught->missed, {counts.better} missed->caught"
+        if isinstance(counts, PairedCounts)
+        else "no paired counts"
+    )
+    verdict = {True: "no regression", False: "REGRESSION", None: "not evaluated"}[gate.passed]
+    if not gate.decides:
+        verdict = "decides nothing"
+    return f"{verdict} ({flips}; the regression gate, Holm over its family)"
+
+
+def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
+    value = "none up to every catch" if math.isnan(found.drop) else found.points()
+    reads = f"BLIND: {found.needs()}" if found.blind else "sees it"
+    return Figure(
+        model, "smallest detection drop the gate sees (80% power)", value, found.n,
+        f"gates.toml min_detectable_drop {found.required * 100:.0f} points", reads,
+    )  # fmt: skip
+
+
+def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], list[str]]:
     """(what fails the run, what says whether to trust the judge), in plain words."""
     failing = []
     for gate in m.gates:
@@ -208,6 +248,22 @@ def _model_reasons(m: ModelReport, who: str) -> tuple[list[str], list[str]]:
         failing.append(f"{who}{len(m.missing_items)} planted items not judged")
     failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
     trust = []
+    if m.sensitivity is not None and m.sensitivity.blind:
+        found = m.sensitivity
+        whose = (
+            "as the accepted baseline, its regression gates are "
+            if m.baseline_version == version
+            else ""
+        )
+        against = (
+            "for the versions gated against it"
+            if whose
+            else f"against the accepted baseline prompt {m.baseline_version}"
+        )
+        trust.append(
+            f"{who}{whose}{found.blind_to()} {against} (gates.toml asks for "
+            f"{found.required * 100:.0f}): {found.needs()}"
+        )
     if not m.fit and m.chance_tests_apply:
         tests = m.fitness.failing if m.fitness is not None else []
         worse = [t.name for t in tests if chance_reading(t) == WORSE]
@@ -256,7 +312,7 @@ def first_screen(report: FolderReport) -> FirstScreen:
     failing, trust = [], []
     several = len(report.models) > 1
     for m in report.models:
-        fails, trusts = _model_reasons(m, f"{m.model}: " if several else "")
+        fails, trusts = _model_reasons(m, f"{m.model}: " if several else "", report.version)
         failing += fails
         trust += trusts
     pairwise = report.pairwise.problems() if report.pairwise is not None else []

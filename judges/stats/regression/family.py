@@ -23,7 +23,7 @@ from judges.stats.regression.gates import (
 )
 from judges.stats.regression.reference import against_both_draws, retest_as_draw
 
-__all__ = ["holm", "version_regressions"]
+__all__ = ["holm", "tarone_level", "version_regressions"]
 
 
 def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
@@ -50,7 +50,7 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
     )
     m = len(by_p_value)
     # The level at each step, as if every smaller p had failed: from the gates left.
-    levels = [_tarone_level([gates[i] for _, i in by_p_value[rank:]], alpha) for rank in range(m)]
+    levels = [tarone_level([gates[i] for _, i in by_p_value[rank:]], alpha) for rank in range(m)]
     failing: set[int] = set()
     for rank, (p_value, i) in enumerate(by_p_value):
         level, _ = levels[rank]
@@ -78,7 +78,7 @@ def holm(gates: Sequence[Regression], alpha: float = ALPHA) -> list[Regression]:
     return adjusted
 
 
-def _tarone_level(left: Sequence[Regression], alpha: float) -> tuple[float, int]:
+def tarone_level(left: Sequence[Regression], alpha: float) -> tuple[float, int]:
     """alpha / K for the smallest K such that at most K of `left` could give a p below it,
     and that count."""
     for k in range(1, len(left) + 1):

@@ -1,0 +1,283 @@
+"""What a version's detection regression gate can see, as the family decides it.
+
+The gate that reads "no worse than the baseline" on planted defects is a one-sided mid-p
+McNemar test, taken against both of the baseline's draws when the baseline has a retest
+(both must fail: judges.stats.regression.reference) and decided under Holm's correction
+over the version's whole family (judges.stats.regression.family). Its power is therefore
+lower than one McNemar test at alpha: the level is Holm's first step, alpha / K, with K the
+gates Tarone's rule counts, and with two draws both tests must fail.
+
+The figure is computed by simulating that decision, not by a formula for one test, under a
+stated model of the judge (with common random numbers, so power rises with the drop and the
+smallest drop is found by bisection). Items are of three kinds: caught on every run, missed
+on every run, and unsteady (caught with a probability q on each run, independently). Their
+shares reproduce the baseline's detection rate r and the discordance s between its two
+draws (the share of defects that flipped between main and retest): unsteady items at
+q = 1/2 where that fits, else the fewest unsteady items that give s. A drop d then turns
+each catch of the new run into a miss with probability d / r, so it catches r - d.
+tests/test_gate_sensitivity.py holds the figure against the real gates run on rows drawn
+from the same model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import scipy.stats
+
+from judges.stats.estimates.power import POWER, WORTH_DETECTING
+from judges.stats.regression.family import tarone_level
+from judges.stats.regression.gates import Regression
+
+__all__ = [
+    "REPLICATES",
+    "Sensitivity",
+    "defects_needed",
+    "detectable_drop",
+    "detection_power",
+    "detection_sensitivity",
+    "family_level",
+]
+
+REPLICATES = 4000  # Monte Carlo error of a power near 0.8: about 0.006
+_GRID = 0.005  # resolution of the detectable drop (half a detection point)
+_SEED = 20261207
+_MOST_ITEMS = 5000
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """The smallest detection drop the version's detection gate fails on with `power`."""
+
+    drop: float  # nan: no drop up to the whole detection rate is seen
+    n: int  # planted defects paired with the baseline
+    rate: float  # the baseline's detection rate on them
+    discordance: float  # share of defects flipped between the baseline's two draws
+    level: float  # the level the gate fails at: Holm's first step in its family
+    draws: int  # baseline draws the gate must beat: 2 with a retest, else 1
+    required: float  # gates.toml min_detectable_drop
+    needed: int | None  # paired defects that would see `required` (None: over 5,000)
+    basis: str
+    power: float = POWER
+
+    @property
+    def blind(self) -> bool:
+        """The gate cannot see the drop the team declared it must see."""
+        return math.isnan(self.drop) or self.drop > self.required + 1e-9
+
+    def points(self) -> str:
+        """The drop in detection points: "31 points"."""
+        return "no drop at all" if math.isnan(self.drop) else f"{self.drop * 100:.0f} points"
+
+    def blind_to(self) -> str:
+        """The Result line's qualifier: "blind to detection drops under 31 points"."""
+        if math.isnan(self.drop):
+            return "blind to any detection drop"
+        return f"blind to detection drops under {self.drop * 100:.0f} points"
+
+    def needs(self) -> str:
+        """What it would take: "107 paired defects see 15 points (it has 32)"."""
+        required = f"{self.required * 100:.0f} points"
+        if self.needed is None:
+            return f"over {_MOST_ITEMS:,} planted defects would see {required}"
+        return f"{self.needed} planted defects would see {required} (it has {self.n})"
+
+    def describe(self) -> str:
+        seen = (
+            "sees no detection drop"
+            if math.isnan(self.drop)
+            else f"sees a detection drop of {self.points()}"
+        )
+        return (
+            f"{seen} with {self.power:.0%} power at n = {self.n} planted defects ({self.basis}); "
+            f"gates.toml asks for {self.required * 100:.0f} points: "
+            + ("blind to it; " + self.needs() if self.blind else "it sees it")
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "drop": None if math.isnan(self.drop) else round(self.drop, 4),
+            "n": self.n,
+            "rate": round(self.rate, 4),
+            "discordance": round(self.discordance, 4),
+            "level": round(self.level, 6),
+            "draws": self.draws,
+            "required": self.required,
+            "needed": self.needed,
+            "blind": self.blind,
+            "power": self.power,
+            "basis": self.basis,
+        }
+
+
+def family_level(gates: Sequence[Regression], alpha: float) -> float:
+    """The level the detection gate fails at when it is the family's smallest p-value:
+    Holm's first step, alpha / K, K counted by Tarone's rule over the gates that decide
+    (the detection gate always counts: a real drop gives it a small p)."""
+    deciding = [
+        replace(gate, min_p=None) if gate.name.endswith("regression.detection") else gate
+        for gate in gates
+        if gate.passed is not None and gate.p_value is not None and gate.decides
+    ]
+    if not any(gate.name.endswith("regression.detection") for gate in deciding):
+        deciding.append(
+            Regression("regression.detection", "", None, True, "", {}, p_value=1.0, min_p=None)
+        )
+    return tarone_level(deciding, alpha)[0]
+
+
+def _shares(rate: float, discordance: float) -> tuple[float, float, float]:
+    """(always caught, unsteady, q): the item kinds that give `rate` and `discordance`."""
+    s = min(discordance, 2.0 * rate * (1.0 - rate))  # two runs cannot differ more
+    if s <= min(rate, 1.0 - rate):
+        return rate - s, 2.0 * s, 0.5
+    if rate >= 0.5:  # nothing always missed: unsteady items catch more often than not
+        q = s / (2.0 * (1.0 - rate))
+        unsteady = (1.0 - rate) / (1.0 - q)
+        return 1.0 - unsteady, unsteady, q
+    q = 1.0 - s / (2.0 * rate)  # nothing always caught
+    return 0.0, rate / q, q
+
+
+@lru_cache(maxsize=64)
+def _midp_table(n: int) -> np.ndarray:
+    """mid-p of `worse` of `discordant` pairs, indexed [worse, discordant], for 0..n."""
+    w = np.arange(n + 1)[:, None]
+    d = np.arange(n + 1)[None, :]
+    table = scipy.stats.binom.sf(w, d, 0.5) + scipy.stats.binom.pmf(w, d, 0.5) / 2.0
+    table = np.where(d == 0, 1.0, np.where(w <= d, table, 1.0))
+    table.setflags(write=False)
+    return table
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """One set of uniforms for every replicate: the same for every drop tried."""
+
+    baseline: np.ndarray  # (draws, reps, n) bools: caught on each baseline draw
+    new: np.ndarray  # (reps, n) bools: caught by the unchanged judge on the new run
+    keep: np.ndarray  # (reps, n) uniforms: a catch survives a drop d when above d / r
+
+
+@lru_cache(maxsize=32)
+def _draws(n: int, rate: float, discordance: float, draws: int, reps: int) -> _Draws:
+    rng = np.random.default_rng([_SEED, n, draws, round(rate * 1e6), round(discordance * 1e6)])
+    caught, unsteady, q = _shares(rate, discordance)
+    kind = rng.random((reps, n))
+    always, coin = kind < caught, (kind >= caught) & (kind < caught + unsteady)
+
+    def run() -> np.ndarray:
+        return always | (coin & (rng.random((reps, n)) < q))
+
+    baseline = np.stack([run() for _ in range(draws)])
+    return _Draws(baseline, run(), rng.random((reps, n)))
+
+
+def detection_power(
+    n: int,
+    rate: float,
+    discordance: float,
+    drops: Sequence[float] | np.ndarray,
+    level: float,
+    draws: int = 1,
+    reps: int = REPLICATES,
+) -> np.ndarray:
+    """Share of simulated new runs whose detection gate fails, for each drop in `drops`."""
+    if n <= 0 or rate <= 0.0:
+        return np.zeros(len(drops))
+    sample, table = _draws(n, rate, discordance, draws, reps), _midp_table(n)
+    found = []
+    for drop in drops:
+        new = sample.new & (sample.keep >= min(drop / rate, 1.0))
+        fails = np.ones(reps, dtype=bool)
+        for base in sample.baseline:
+            worse = (base & ~new).sum(axis=1)
+            better = (~base & new).sum(axis=1)
+            # A baseline right on no paired defect decides nothing: never a failure.
+            fails &= (table[worse, worse + better] < level) & base.any(axis=1)
+        found.append(fails.mean())
+    return np.asarray(found)
+
+
+@lru_cache(maxsize=1024)
+def detectable_drop(
+    n: int, rate: float, discordance: float, level: float, draws: int, power: float = POWER
+) -> float:
+    """Smallest drop (0-1, on a grid of half a point) failing the gate with `power`; nan if
+    even losing every catch is not seen that often."""
+    steps = math.floor(rate / _GRID + 1e-9)
+    if n <= 0 or steps < 1:
+        return math.nan
+
+    def seen(step: int) -> bool:
+        return bool(detection_power(n, rate, discordance, [step * _GRID], level, draws)[0] >= power)
+
+    if not seen(steps):
+        return math.nan
+    low, high = 0, steps  # power at drop 0 is the false-alarm rate, below any power asked
+    while low + 1 < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if seen(mid) else (mid, high)
+    return high * _GRID
+
+
+@lru_cache(maxsize=256)
+def defects_needed(
+    drop: float, rate: float, discordance: float, level: float, draws: int, power: float = POWER
+) -> int | None:
+    """Fewest paired planted defects whose gate sees `drop` with `power`; None beyond 5,000."""
+    if drop > rate:
+        return None  # a drop larger than what is caught cannot happen
+
+    def enough(n: int) -> bool:
+        return bool(detection_power(n, rate, discordance, [drop], level, draws, 1000)[0] >= power)
+
+    high = 8
+    while not enough(high):
+        if high >= _MOST_ITEMS:
+            return None
+        high = min(2 * high, _MOST_ITEMS)
+    low = high // 2
+    while low + 1 < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if enough(mid) else (mid, high)
+    return high
+
+
+def detection_sensitivity(
+    n: int,
+    rate: float,
+    discordance: float | None,
+    level: float,
+    draws: int,
+    required: float = WORTH_DETECTING,
+    power: float = POWER,
+) -> Sensitivity:
+    """The gate's smallest detectable drop and what it would take to see `required`.
+
+    `discordance`: the share of defects flipped between the baseline's main run and its
+    retest; None without a retest, when 2 r (1 - r) stands in (the most two runs can
+    differ: conservative, as `judges plan` assumes)."""
+    if discordance is None:
+        share = 2.0 * rate * (1.0 - rate)
+        basis = f"no baseline retest: discordance assumed 2 r (1 - r) = {share:.2f}"
+    else:
+        share = discordance
+        basis = f"{share:.0%} of defects flipped between the baseline's main run and retest"
+    share = round(share, 4)
+    rate = round(rate, 4)
+    against = "both baseline draws" if draws == 2 else "the baseline's main run"
+    basis += (
+        f"; baseline detection {rate:.2f}; fails below {level:.4g} (Holm's first step in the "
+        f"family) against {against}"
+    )
+    drop = detectable_drop(n, rate, share, level, draws, power)
+    needed = None if not math.isnan(drop) and drop <= required + 1e-9 else (
+        defects_needed(required, rate, share, level, draws, power)
+    )  # fmt: skip
+    return Sensitivity(drop, n, rate, share, level, draws, required, needed, basis, power)
