@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -64,6 +65,16 @@ def test_baseline_names_the_accepted_version_and_keeps_the_teams_floors(
     out = capsys.readouterr().out
     assert "accepted baseline: prompt 0.3" in out
     assert "has no retest run" not in out  # 0.3 has its retest
+    # What the new baseline's detection gate will see, against gates.toml's declared drop.
+    blind = re.search(
+        rf"warning: product_identity 0.3 on {MODEL}: its regression gates are blind to "
+        r"detection drops under (\d+) points \(gates.toml min_detectable_drop 15 points\): "
+        r"(\d+) planted defects would see 15 points \(it has (\d+)\)",
+        out,
+    )
+    assert blind is not None, out
+    assert int(blind[1]) > 15 and int(blind[2]) > int(blind[3])
+    assert "`python -m judges plan product_identity --drop 0.15` plans the set" in out
     # The accepted prompt is pinned beside the earlier pins, which stay.
     pins = tomllib.loads((planted / "product_identity" / "accepted.toml").read_text())[MODEL]
     assert set(pins) == {"0.3", "0.3.1"} and set(pins["0.3"]["prompts"]) == {"0.3.md"}

@@ -188,6 +188,8 @@ def _baseline(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
+    for line in _gate_sight(args.judge, spec, sources, accept, accepted_rows):
+        print(line)
     if not any(row.run == "retest" for row in accepted_rows):
         # One draw as the reference: a lucky one fails honest re-records (gates-and-verdicts.md)
         print(f"note: prompt {accept} has no retest run, so its regression reference is one "
@@ -232,6 +234,33 @@ def _recorded_versions(
                 | reading_list_gates(mine, sources)
             )
     return rows_by_version, reliability, models
+
+
+def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any]) -> list[str]:
+    """Per model, what the detection gate of the versions gated against the new baseline
+    will see, against gates.toml's min_detectable_drop (judges.stats.regression.sensitivity)."""
+    from judges.sets.planted import Gates
+    from judges.verdicts.regressions import baseline_sensitivity
+
+    lines = []
+    fields = (tuple(spec.config.dimensions), spec.config.flag)
+    for model in sorted({row.model for row in rows if row.run == "main"}):
+        table = sources.planted.gates.get((model, accept)) or Gates()
+        mine = [row for row in rows if row.model == model]
+        found = baseline_sensitivity(model, accept, mine, sources, fields, table)
+        if found is None:
+            continue
+        if found.blind:
+            lines.append(
+                f"warning: {judge} {accept} on {model}: its regression gates are "
+                f"{found.blind_to()} (gates.toml min_detectable_drop "
+                f"{found.required * 100:.0f} points): {found.needs()}; a PASS gated against "
+                f"it will say so. `python -m judges plan {judge} --drop {found.required:g}` "
+                "plans the set"
+            )
+        else:
+            lines.append(f"sees: {judge} {accept} on {model}: its detection gate {found.seen()}")
+    return lines
 
 
 def _probe_regressions(

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,52 @@ def _plan(args: argparse.Namespace) -> int:
     # The plan itself says how many items a weak category needs: no pointer back to it.
     weak = weak_set_lines(sources.planted, suggest_plan=False) if sources.planted else []
     chosen = _chosen(args.version, version, baseline)
-    _emit(args, plan.as_dict() | {"set_design": weak}, [chosen, *plan.lines(), *weak])
+    gate = _detection_gate(args, spec, sources, version, model, rows)
+    lines = [chosen, *plan.lines(), *([gate.line()] if gate else []), *weak]
+    extra = {"detection_gate": gate.as_dict() if gate else None}
+    _emit(args, plan.as_dict() | extra | {"set_design": weak}, lines)
     return 0
+
+
+@dataclass(frozen=True)
+class _GateNeed:
+    sensitivity: Any  # judges.stats.regression.sensitivity.Sensitivity
+
+    def line(self) -> str:
+        """The figure every report gated against this version states, and what sees --drop."""
+        found = self.sensitivity
+        need = found.needs() if found.blind else "enough"
+        return (
+            f"- detection regression gate (all {found.n} planted defects, as versions gated "
+            f"against this one decide it): {found.seen()}; {need} "
+            f"({found.basis})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.sensitivity.as_dict())
+
+
+def _detection_gate(
+    args: argparse.Namespace,
+    spec: JudgeSpec,
+    sources: Any,
+    version: str,
+    model: str,
+    rows: list[JudgementRow],
+) -> _GateNeed | None:
+    """The pooled detection gate's drop, as the reports of versions gated against this one
+    state it (judges.verdicts.regressions.baseline_sensitivity), at --drop, --alpha, --power."""
+    from judges.sets.planted import Gates
+    from judges.verdicts.regressions import baseline_sensitivity
+
+    if sources.planted is None:
+        return None
+    table = sources.planted.gates.get((model, version)) or Gates()
+    table = table.model_copy(update={"alpha": args.alpha, "min_detectable_drop": args.drop})
+    mine = [r for r in rows if r.model == model]
+    fields = (tuple(spec.config.dimensions), spec.config.flag)
+    found = baseline_sensitivity(model, version, mine, sources, fields, table, args.power)
+    return None if found is None else _GateNeed(found)
 
 
 def _accepted_baseline(spec: JudgeSpec, planted: Any, model: str | None) -> str | None:

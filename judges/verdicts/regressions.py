@@ -27,7 +27,7 @@ from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
 
-__all__ = ["agreement_gate", "earlier_baseline", "regressions"]
+__all__ = ["agreement_gate", "baseline_sensitivity", "earlier_baseline", "regressions"]
 
 
 class RegressionSections(TypedDict, total=False):
@@ -109,12 +109,8 @@ def _gates(
         return found
     if table.baseline == version:
         found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
-        # What the gates of the versions after it will see: its own retest stands in for an
-        # unchanged re-record (without one, its main run against itself).
-        again = retest_as_draw(main, own_retest) or main
-        family = _family(model, version, rows, (again, ()), version, sources, fields, table)
-        if main:
-            found["sensitivity"] = sensitivity(main, own_retest, again, family, table)
+        if seen := baseline_sensitivity(model, version, rows, sources, fields, table):
+            found["sensitivity"] = seen
         return found
     baseline_rows = baselines.get(table.baseline, ())
     baseline = [r for r in baseline_rows if r.model == model and r.run == "main"]
@@ -174,26 +170,48 @@ def _family(
     )  # fmt: skip
 
 
+def baseline_sensitivity(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: tuple[Sequence[str], str | None],
+    table: Gates,
+    power: float = POWER,
+) -> Sensitivity | None:
+    """What the detection gate of a version gated against `version` (its rows: every run of
+    `model`) as the accepted baseline will see: its own retest stands in for an unchanged
+    re-record (without one, its main run against itself). None without a main run."""
+    main = [row for row in rows if row.run == "main"]
+    if not main or sources.planted is None:
+        return None
+    own_retest = [row for row in rows if row.run == "retest"]
+    again = retest_as_draw(main, own_retest) or main
+    family = _family(model, version, rows, (again, ()), version, sources, fields, table)
+    return sensitivity(main, own_retest, again, family, table, power)
+
+
 def sensitivity(
     baseline: Sequence[JudgementRow],
     retest: Sequence[JudgementRow],
     main: Sequence[JudgementRow],
     family: Sequence[Regression],
     table: Gates,
+    power: float = POWER,
 ) -> Sensitivity:
     """What the detection gate of `family` (the run `main` against the accepted `baseline`,
     whose retest is `retest`) sees with 80% power, against the drop gates.toml asks for."""
     pairs, _ = paired_rows(baseline, main, control=False)
     rate = sum(bool(a.met) for a, _ in pairs) / len(pairs) if pairs else 0.0
     again = retest_as_draw(baseline, retest)
-    discordance = None
+    flips = None
     if again is not None:
-        flips, _ = paired_rows(baseline, again, control=False)
-        if flips:
-            discordance = sum(bool(a.met) != bool(b.met) for a, b in flips) / len(flips)
+        both, _ = paired_rows(baseline, again, control=False)
+        if both:
+            flips = (sum(bool(a.met) != bool(b.met) for a, b in both), len(both))
     return detection_sensitivity(
-        len(pairs), rate, discordance, family_level(family, table.alpha),
-        2 if again is not None else 1, table.min_detectable_drop,
+        len(pairs), rate, flips, family_level(family, table.alpha),
+        2 if again is not None else 1, table.min_detectable_drop, power,
     )  # fmt: skip
 
 

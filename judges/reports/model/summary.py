@@ -212,10 +212,10 @@ def _gate_reads(gate: Regression) -> str:
 
 
 def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
-    value = "none up to every catch" if math.isnan(found.drop) else found.points()
+    value = found.value()
     reads = f"BLIND: {found.needs()}" if found.blind else "sees it"
     return Figure(
-        model, "smallest detection drop the gate sees (80% power)", value, found.n,
+        model, "smallest detection drop the gate sees (80% power, 0-1)", value, found.n,
         f"gates.toml min_detectable_drop {found.required * 100:.0f} points", reads,
     )  # fmt: skip
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
+from judges.stats.estimates.intervals import Rate, wilson
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.regression.family import tarone_level
 from judges.stats.regression.gates import Regression
@@ -64,6 +65,8 @@ class Sensitivity:
     needed: int | None  # paired defects that would see `required` (None: over 5,000)
     basis: str
     power: float = POWER
+    # The drop at the ends of the discordance's 95% interval (more flips: a larger drop).
+    interval: tuple[float, float] = (math.nan, math.nan)
 
     @property
     def blind(self) -> bool:
@@ -73,6 +76,13 @@ class Sensitivity:
     def points(self) -> str:
         """The drop in detection points: "31 points"."""
         return "no drop at all" if math.isnan(self.drop) else f"{self.drop * 100:.0f} points"
+
+    def value(self) -> str:
+        """The drop with its interval, as a first screen's figure: "0.21 [0.18, 0.27]"."""
+        if math.isnan(self.drop):
+            return "undefined (no drop up to every catch is seen)"
+        low, high = (f"{x:.2f}" if not math.isnan(x) else "none" for x in self.interval)
+        return f"{self.drop:.2f} [{low}, {high}]"
 
     def blind_to(self) -> str:
         """The Result line's qualifier: "blind to detection drops under 31 points"."""
@@ -87,14 +97,18 @@ class Sensitivity:
             return f"over {_MOST_ITEMS:,} planted defects would see {required}"
         return f"{self.needed} planted defects would see {required} (it has {self.n})"
 
-    def describe(self) -> str:
+    def seen(self) -> str:
+        """ "sees a detection drop of 21 points with 80% power at n = 32 planted defects"."""
         seen = (
             "sees no detection drop"
             if math.isnan(self.drop)
             else f"sees a detection drop of {self.points()}"
         )
+        return f"{seen} with {self.power:.0%} power at n = {self.n} planted defects"
+
+    def describe(self) -> str:
         return (
-            f"{seen} with {self.power:.0%} power at n = {self.n} planted defects ({self.basis}); "
+            f"{self.seen()} ({self.basis}); "
             f"gates.toml asks for {self.required * 100:.0f} points: "
             + ("blind to it; " + self.needs() if self.blind else "it sees it")
         )
@@ -105,6 +119,7 @@ class Sensitivity:
             "n": self.n,
             "rate": round(self.rate, 4),
             "discordance": round(self.discordance, 4),
+            "interval": [None if math.isnan(x) else round(x, 4) for x in self.interval],
             "level": round(self.level, 6),
             "draws": self.draws,
             "required": self.required,
@@ -252,32 +267,51 @@ def defects_needed(
 def detection_sensitivity(
     n: int,
     rate: float,
-    discordance: float | None,
+    flips: tuple[int, int] | None,
     level: float,
     draws: int,
     required: float = WORTH_DETECTING,
     power: float = POWER,
 ) -> Sensitivity:
-    """The gate's smallest detectable drop and what it would take to see `required`.
+    """The gate's smallest detectable drop, its 95% interval, and what it would take to see
+    `required`.
 
-    `discordance`: the share of defects flipped between the baseline's main run and its
-    retest; None without a retest, when 2 r (1 - r) stands in (the most two runs can
-    differ: conservative, as `judges plan` assumes)."""
-    if discordance is None:
-        share = 2.0 * rate * (1.0 - rate)
+    `flips`: (defects flipped, defects paired) between the baseline's main run and its
+    retest; None without a retest, when 2 r (1 - r) stands in (the most two runs can differ:
+    conservative, as `judges plan` assumes). The interval carries the uncertainty of the
+    discordance (Wilson's interval on the flips; without a retest, on the rate)."""
+    rate = round(rate, 4)
+    if flips is None:
+        low_rate, high_rate = _bounds(wilson(round(rate * n), n)) if n else (rate, rate)
+        shares = [2.0 * r * (1.0 - r) for r in (rate, low_rate, high_rate)]
+        share = shares[0]
+        # 2 r (1 - r) peaks at r = 1/2, inside the rate's interval or not.
+        low = min(shares[1:])
+        high = 0.5 if low_rate <= 0.5 <= high_rate else max(shares[1:])
         basis = f"no baseline retest: discordance assumed 2 r (1 - r) = {share:.2f}"
     else:
-        share = discordance
-        basis = f"{share:.0%} of defects flipped between the baseline's main run and retest"
-    share = round(share, 4)
-    rate = round(rate, 4)
+        flipped, paired = flips
+        share = flipped / paired if paired else 0.0
+        low, high = _bounds(wilson(flipped, paired)) if paired else (share, share)
+        basis = f"{flipped}/{paired} defects flipped between the baseline's main run and retest"
     against = "both baseline draws" if draws == 2 else "the baseline's main run"
     basis += (
         f"; baseline detection {rate:.2f}; fails below {level:.4g} (Holm's first step in the "
         f"family) against {against}"
     )
-    drop = detectable_drop(n, rate, share, level, draws, power)
+
+    def drop_at(discordance: float) -> float:
+        return detectable_drop(n, rate, round(discordance, 4), level, draws, power)
+
+    drop = drop_at(share)
     needed = None if not math.isnan(drop) and drop <= required + 1e-9 else (
-        defects_needed(required, rate, share, level, draws, power)
+        defects_needed(required, rate, round(share, 4), level, draws, power)
     )  # fmt: skip
-    return Sensitivity(drop, n, rate, share, level, draws, required, needed, basis, power)
+    return Sensitivity(
+        drop, n, rate, round(share, 4), level, draws, required, needed, basis, power,
+        interval=(drop_at(low), drop_at(high)),
+    )  # fmt: skip
+
+
+def _bounds(found: Rate) -> tuple[float, float]:
+    return found.low, found.high
