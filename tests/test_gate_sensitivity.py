@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from judges.core.results import JudgementRow
+from judges.reports.sections import sensitivity
 from judges.sets.planted import Gates
 from judges.stats.estimates.power import WORTH_DETECTING, mcnemar_drop
 from judges.stats.regression.family import version_regressions
@@ -27,8 +28,8 @@ from judges.stats.regression.sensitivity import (
     detectable_drop,
     detection_power,
     detection_sensitivity,
-    family_level,
 )
+from judges.verdicts.regressions import family_level
 
 ALPHA = 0.05
 RATE, DISCORDANCE = 0.8, 0.1  # unsteady items: 2 x 0.1 = 20%, always caught: 70%
@@ -125,23 +126,28 @@ def test_a_blind_gate_says_what_would_see_the_declared_drop() -> None:
     # What it names as enough is enough, and one in ten fewer is not.
     level, rate, share = found.level, found.rate, found.discordance
     assert detectable_drop(found.needed, rate, share, level, 2) <= WORTH_DETECTING + 0.005
-    assert found.blind_to() == f"blind to detection drops under {found.drop * 100:.0f} points"
-    assert f"{found.needed} planted defects would see 15 points (it has 32)" in found.needs()
+    assert (
+        sensitivity.blind_to(found)
+        == f"blind to detection drops under {found.drop * 100:.0f} points"
+    )
+    assert f"{found.needed} planted defects would see 15 points (it has 32)" in sensitivity.needs(
+        found
+    )
 
 
 def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
     found = detection_sensitivity(400, 0.8, (20, 400), ALPHA / 3, draws=2)
     assert not found.blind and found.drop <= WORTH_DETECTING
-    assert "it sees it" in found.describe()
+    assert "it sees it" in sensitivity.describe(found)
     low, high = found.interval  # more flips than seen: a larger drop
     assert low <= found.drop <= high and low < high
-    assert found.value() == f"{found.drop:.2f} [{low:.2f}, {high:.2f}]"
+    assert sensitivity.value(found) == f"{found.drop:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def test_nothing_caught_sees_nothing() -> None:
     found = detection_sensitivity(20, 0.0, None, ALPHA, draws=1)
     assert math.isnan(found.drop) and found.blind
-    assert found.blind_to() == "blind to any detection drop"
+    assert sensitivity.blind_to(found) == "blind to any detection drop"
     assert isinstance(found, Sensitivity)
 
 

@@ -239,6 +239,7 @@ def _recorded_versions(
 def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any]) -> list[str]:
     """Per model, what the detection gate of the versions gated against the new baseline
     will see, against gates.toml's min_detectable_drop (judges.stats.regression.sensitivity)."""
+    from judges.reports.sections import sensitivity
     from judges.sets.planted import Gates
     from judges.verdicts.regressions import baseline_sensitivity
 
@@ -253,13 +254,16 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
         if found.blind:
             lines.append(
                 f"warning: {judge} {accept} on {model}: its regression gates are "
-                f"{found.blind_to()} (gates.toml min_detectable_drop "
-                f"{found.required * 100:.0f} points): {found.needs()}; a PASS gated against "
+                f"{sensitivity.blind_to(found)} (gates.toml min_detectable_drop "
+                f"{found.required * 100:.0f} points): {sensitivity.needs(found)}; a PASS gated "
+                "against "
                 f"it will say so. `python -m judges plan {judge} --drop {found.required:g}` "
                 "plans the set"
             )
         else:
-            lines.append(f"sees: {judge} {accept} on {model}: its detection gate {found.seen()}")
+            lines.append(
+                f"sees: {judge} {accept} on {model}: its detection gate {sensitivity.seen(found)}"
+            )
     return lines
 
 

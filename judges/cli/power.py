@@ -107,12 +107,14 @@ class _GateNeed:
 
     def line(self) -> str:
         """The figure every report gated against this version states, and what sees --drop."""
+        from judges.reports.sections import sensitivity
+
         found = self.sensitivity
-        need = found.needs() if found.blind else "enough"
+        need = sensitivity.needs(found) if found.blind else "enough"
         return (
             f"- detection regression gate (all {found.n} planted defects, as versions gated "
-            f"against this one decide it): {found.seen()}; {need} "
-            f"({found.basis})"
+            f"against this one decide it): {sensitivity.seen(found)}; {need} "
+            f"({sensitivity.basis(found)})"
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -14,20 +14,22 @@ from judges.core.spec import version_key
 from judges.sets.planted import Gates
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
-from judges.stats.regression.family import version_regressions
+from judges.stats.regression.family import tarone_level, version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions, paired_rows
 from judges.stats.regression.reference import retest_as_draw
-from judges.stats.regression.sensitivity import (
-    Sensitivity,
-    detection_sensitivity,
-    family_level,
-)
+from judges.stats.regression.sensitivity import Sensitivity, detection_sensitivity
 from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
 from judges.verdicts.inputs import Sources
 
-__all__ = ["agreement_gate", "baseline_sensitivity", "earlier_baseline", "regressions"]
+__all__ = [
+    "agreement_gate",
+    "baseline_sensitivity",
+    "earlier_baseline",
+    "family_level",
+    "regressions",
+]
 
 
 class RegressionSections(TypedDict, total=False):
@@ -213,6 +215,22 @@ def sensitivity(
         len(pairs), rate, flips, family_level(family, table.alpha),
         2 if again is not None else 1, table.min_detectable_drop, power,
     )  # fmt: skip
+
+
+def family_level(gates: Sequence[Regression], alpha: float) -> float:
+    """The level the detection gate fails at when it is the family's smallest p-value:
+    Holm's first step, alpha / K, K counted by Tarone's rule over the gates that decide
+    (the detection gate always counts: a real drop gives it a small p)."""
+    deciding = [
+        replace(gate, min_p=None) if gate.name.endswith("regression.detection") else gate
+        for gate in gates
+        if gate.passed is not None and gate.p_value is not None and gate.decides
+    ]
+    if not any(gate.name.endswith("regression.detection") for gate in deciding):
+        deciding.append(
+            Regression("regression.detection", "", None, True, "", {}, p_value=1.0, min_p=None)
+        )
+    return tarone_level(deciding, alpha)[0]
 
 
 def agreement_gate(

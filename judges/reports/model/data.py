@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.core.results import Usage
+from judges.reports.sections import sensitivity
 from judges.reports.sections.estimate import PassRateEstimate
 from judges.reports.sections.fitness import (
     cannot_show,
@@ -146,7 +147,7 @@ class ModelReport(ModelVerdict):
         if word == NOT_FIT and self.accept_not_fit:
             return f"{word} (accepted)"
         if word == PASS and self.sensitivity is not None and self.sensitivity.blind:
-            return f"{word}, blind under {self.sensitivity.points()}"
+            return f"{word}, blind under {sensitivity.points(self.sensitivity)}"
         return word
 
     def _optional_dict(self) -> dict[str, Any]:
@@ -299,7 +300,8 @@ class FolderReport:
             model = f" --model {m.model}" if len(self.models) > 1 else ""
             whose = "its gates are " if m.baseline_version == self.version else ""
             lines.append(
-                f"{who}{whose}{found.blind_to()}: {found.needs()}; `python -m judges plan "
+                f"{who}{whose}{sensitivity.blind_to(found)}: {sensitivity.needs(found)}; "
+                f"`python -m judges plan "
                 f"{self.judge}{model} --drop {found.required:g}` plans the set"
             )
         return lines

@@ -15,6 +15,7 @@ from typing import Any
 
 from judges.reports.format import p_value, rate, sided_p
 from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.sections import sensitivity
 from judges.reports.sections.fitness import cannot_show, chance_reading, named
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
@@ -212,8 +213,8 @@ def _gate_reads(gate: Regression) -> str:
 
 
 def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
-    value = found.value()
-    reads = f"BLIND: {found.needs()}" if found.blind else "sees it"
+    value = sensitivity.value(found)
+    reads = f"BLIND: {sensitivity.needs(found)}" if found.blind else "sees it"
     return Figure(
         model, "smallest detection drop the gate sees (80% power, 0-1)", value, found.n,
         f"gates.toml min_detectable_drop {found.required * 100:.0f} points", reads,
@@ -261,8 +262,8 @@ def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], l
             else f"against the accepted baseline prompt {m.baseline_version}"
         )
         trust.append(
-            f"{who}{whose}{found.blind_to()} {against} (gates.toml asks for "
-            f"{found.required * 100:.0f}): {found.needs()}"
+            f"{who}{whose}{sensitivity.blind_to(found)} {against} (gates.toml asks for "
+            f"{found.required * 100:.0f}): {sensitivity.needs(found)}"
         )
     if not m.fit and m.chance_tests_apply:
         tests = m.fitness.failing if m.fitness is not None else []

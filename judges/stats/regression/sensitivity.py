@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -32,38 +32,37 @@ import scipy.stats
 
 from judges.stats.estimates.intervals import Rate, wilson
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
-from judges.stats.regression.family import tarone_level
-from judges.stats.regression.gates import Regression
 
 __all__ = [
+    "MOST_ITEMS",
     "REPLICATES",
     "Sensitivity",
     "defects_needed",
     "detectable_drop",
     "detection_power",
     "detection_sensitivity",
-    "family_level",
 ]
 
 REPLICATES = 4000  # Monte Carlo error of a power near 0.8: about 0.006
 _GRID = 0.005  # resolution of the detectable drop (half a detection point)
 _SEED = 20261207
-_MOST_ITEMS = 5000
+MOST_ITEMS = 5000
 
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """The smallest detection drop the version's detection gate fails on with `power`."""
+    """The smallest detection drop the version's detection gate fails on with `power`
+    (judges.reports.sections.sensitivity words it)."""
 
     drop: float  # nan: no drop up to the whole detection rate is seen
     n: int  # planted defects paired with the baseline
     rate: float  # the baseline's detection rate on them
-    discordance: float  # share of defects flipped between the baseline's two draws
+    flips: tuple[int, int] | None  # (flipped, paired) main vs retest; None: no retest
+    discordance: float  # the share flipped (or 2 r (1 - r) assumed without a retest)
     level: float  # the level the gate fails at: Holm's first step in its family
     draws: int  # baseline draws the gate must beat: 2 with a retest, else 1
     required: float  # gates.toml min_detectable_drop
     needed: int | None  # paired defects that would see `required` (None: over 5,000)
-    basis: str
     power: float = POWER
     # The drop at the ends of the discordance's 95% interval (more flips: a larger drop).
     interval: tuple[float, float] = (math.nan, math.nan)
@@ -73,77 +72,24 @@ class Sensitivity:
         """The gate cannot see the drop the team declared it must see."""
         return math.isnan(self.drop) or self.drop > self.required + 1e-9
 
-    def points(self) -> str:
-        """The drop in detection points: "31 points"."""
-        return "no drop at all" if math.isnan(self.drop) else f"{self.drop * 100:.0f} points"
-
-    def value(self) -> str:
-        """The drop with its interval, as a first screen's figure: "0.21 [0.18, 0.27]"."""
-        if math.isnan(self.drop):
-            return "undefined (no drop up to every catch is seen)"
-        low, high = (f"{x:.2f}" if not math.isnan(x) else "none" for x in self.interval)
-        return f"{self.drop:.2f} [{low}, {high}]"
-
-    def blind_to(self) -> str:
-        """The Result line's qualifier: "blind to detection drops under 31 points"."""
-        if math.isnan(self.drop):
-            return "blind to any detection drop"
-        return f"blind to detection drops under {self.drop * 100:.0f} points"
-
-    def needs(self) -> str:
-        """What it would take: "107 paired defects see 15 points (it has 32)"."""
-        required = f"{self.required * 100:.0f} points"
-        if self.needed is None:
-            return f"over {_MOST_ITEMS:,} planted defects would see {required}"
-        return f"{self.needed} planted defects would see {required} (it has {self.n})"
-
-    def seen(self) -> str:
-        """ "sees a detection drop of 21 points with 80% power at n = 32 planted defects"."""
-        seen = (
-            "sees no detection drop"
-            if math.isnan(self.drop)
-            else f"sees a detection drop of {self.points()}"
-        )
-        return f"{seen} with {self.power:.0%} power at n = {self.n} planted defects"
-
-    def describe(self) -> str:
-        return (
-            f"{self.seen()} ({self.basis}); "
-            f"gates.toml asks for {self.required * 100:.0f} points: "
-            + ("blind to it; " + self.needs() if self.blind else "it sees it")
-        )
-
     def as_dict(self) -> dict[str, Any]:
+        def share(x: float) -> float | None:
+            return None if math.isnan(x) else round(x, 4)
+
         return {
-            "drop": None if math.isnan(self.drop) else round(self.drop, 4),
+            "drop": share(self.drop),
+            "interval": [share(x) for x in self.interval],
             "n": self.n,
             "rate": round(self.rate, 4),
+            "flips": None if self.flips is None else list(self.flips),
             "discordance": round(self.discordance, 4),
-            "interval": [None if math.isnan(x) else round(x, 4) for x in self.interval],
             "level": round(self.level, 6),
             "draws": self.draws,
             "required": self.required,
             "needed": self.needed,
             "blind": self.blind,
             "power": self.power,
-            "basis": self.basis,
         }
-
-
-def family_level(gates: Sequence[Regression], alpha: float) -> float:
-    """The level the detection gate fails at when it is the family's smallest p-value:
-    Holm's first step, alpha / K, K counted by Tarone's rule over the gates that decide
-    (the detection gate always counts: a real drop gives it a small p)."""
-    deciding = [
-        replace(gate, min_p=None) if gate.name.endswith("regression.detection") else gate
-        for gate in gates
-        if gate.passed is not None and gate.p_value is not None and gate.decides
-    ]
-    if not any(gate.name.endswith("regression.detection") for gate in deciding):
-        deciding.append(
-            Regression("regression.detection", "", None, True, "", {}, p_value=1.0, min_p=None)
-        )
-    return tarone_level(deciding, alpha)[0]
 
 
 def _shares(rate: float, discordance: float) -> tuple[float, float, float]:
@@ -254,9 +200,9 @@ def defects_needed(
 
     high = 8
     while not enough(high):
-        if high >= _MOST_ITEMS:
+        if high >= MOST_ITEMS:
             return None
-        high = min(2 * high, _MOST_ITEMS)
+        high = min(2 * high, MOST_ITEMS)
     low = high // 2
     while low + 1 < high:
         mid = (low + high) // 2
@@ -288,17 +234,10 @@ def detection_sensitivity(
         # 2 r (1 - r) peaks at r = 1/2, inside the rate's interval or not.
         low = min(shares[1:])
         high = 0.5 if low_rate <= 0.5 <= high_rate else max(shares[1:])
-        basis = f"no baseline retest: discordance assumed 2 r (1 - r) = {share:.2f}"
     else:
         flipped, paired = flips
         share = flipped / paired if paired else 0.0
         low, high = _bounds(wilson(flipped, paired)) if paired else (share, share)
-        basis = f"{flipped}/{paired} defects flipped between the baseline's main run and retest"
-    against = "both baseline draws" if draws == 2 else "the baseline's main run"
-    basis += (
-        f"; baseline detection {rate:.2f}; fails below {level:.4g} (Holm's first step in the "
-        f"family) against {against}"
-    )
 
     def drop_at(discordance: float) -> float:
         return detectable_drop(n, rate, round(discordance, 4), level, draws, power)
@@ -308,7 +247,7 @@ def detection_sensitivity(
         defects_needed(required, rate, round(share, 4), level, draws, power)
     )  # fmt: skip
     return Sensitivity(
-        drop, n, rate, round(share, 4), level, draws, required, needed, basis, power,
+        drop, n, rate, flips, round(share, 4), level, draws, required, needed, power,
         interval=(drop_at(low), drop_at(high)),
     )  # fmt: skip
 
