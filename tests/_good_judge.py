@@ -46,7 +46,7 @@ from judges.stats.reliability.calibration import sme_calibration, sme_dimension
 from judges.stats.reliability.gates import evaluate_reliability
 from judges.stats.reliability.noise import noise_floor, test_retest
 from judges.verdicts.inputs import set_facts
-from judges.verdicts.regressions import agreement_gate
+from judges.verdicts.regressions import agreement_gate, sensitivity
 from judges.verdicts.vocabulary import NOT_FIT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,20 +180,35 @@ SCORING: dict[str, tuple[dict[str, tuple[int, int]], Callable[..., dict[str, Any
 }
 
 
-def draw(shape: Shape, item: PlantedItem, rng: random.Random) -> dict[str, Any]:
-    """One judgement: right with probability GOOD, else every scored field another value
-    (per field where each is its own call)."""
+@dataclass(frozen=True)
+class Errors:
+    """How often a judgement is wrong, and how: every scored field another value, or one
+    facet alone (a field drawn at random) as a judge that slips on one criterion."""
+
+    good: float = GOOD  # right with this probability (a worse judge: 0.75)
+    one_facet: bool = False
+
+
+def draw(
+    shape: Shape, item: PlantedItem, rng: random.Random, errors: Errors = Errors()
+) -> dict[str, Any]:
+    """One judgement: right with probability errors.good, else every scored field
+    another value (per field where each is its own call; one field for `one_facet`)."""
     values = dict(shape.truth[item.id])
-    wrong = rng.random() >= GOOD
+    wrong = rng.random() >= errors.good
+    dims = list(shape.scales)
+    facet = rng.choice(dims) if errors.one_facet and dims else None
     for dim, (low, high) in shape.scales.items():
         if shape.per_field:
-            wrong = rng.random() >= GOOD
-        if wrong:
+            wrong = rng.random() >= errors.good
+        if wrong and (facet is None or dim == facet):
             values[dim] = rng.choice([v for v in range(low, high + 1) if v != values[dim]])
     return shape.derive(values, item)
 
 
-def record(shape: Shape, version: str, rng: random.Random) -> list[JudgementRow]:
+def record(
+    shape: Shape, version: str, rng: random.Random, errors: Errors = Errors()
+) -> list[JudgementRow]:
     """One recording: main, retest and noise runs of every item they name."""
     by_id = {item.id: item for item in shape.planted.items}
     runs: list[tuple[str, PlantedItem, int]] = [("main", item, 0) for item in shape.planted.items]
@@ -208,7 +223,7 @@ def record(shape: Shape, version: str, rng: random.Random) -> list[JudgementRow]
     ]
     rows = []
     for run, item, repeat in runs:
-        verdict = draw(shape, item, rng)
+        verdict = draw(shape, item, rng, errors)
         rows.append(
             JudgementRow(
                 judge=shape.planted.judge, prompt_version=version, prompt_hash="h", model=MODEL,
@@ -255,6 +270,9 @@ def accept(shape: Shape, rows: list[JudgementRow]) -> Gates:
 class Verdict:
     word: str  # PASS, FAIL or NOT FIT
     why: tuple[str, ...]
+    # The detection gate cannot see gates.toml's min_detectable_drop: the first screen and
+    # a PASS say so (judges.verdicts.regressions.sensitivity).
+    blind: bool = False
 
 
 def verdict(
@@ -284,14 +302,16 @@ def verdict(
         Draws(base_main, retest), Draws(main, _runs(rows, "retest")), label,
         (shape.dimensions, shape.flag), gates.alpha,
     )  # fmt: skip
-    results += version_regressions(
+    family = version_regressions(
         base_main, main, label, shape.dimensions, noise_sd, gates.alpha, sme, retest=retest,
         also=() if agreement is None else (agreement,),
     )  # fmt: skip
+    results += family
+    blind = any(found.blind for found in sensitivity(base_main, retest, main, family, gates))
     failed = [r for r in results if r.passed is False or not_evaluated(r)]
     if failed:
-        return Verdict("FAIL", tuple(r.describe() for r in failed))
-    return Verdict("PASS", ())
+        return Verdict("FAIL", tuple(r.describe() for r in failed), blind)
+    return Verdict("PASS", (), blind)
 
 
 def dumps(verdicts: list[Verdict]) -> str:

@@ -82,7 +82,9 @@ def test_the_stated_drop_is_seen_80_percent_of_the_time_by_the_real_gates(n: int
     judge = _Judge(n, rng)
     level = family_level(_family(judge, 0.0), ALPHA)
     assert level == pytest.approx(ALPHA / 2)  # detection and control, both counted
-    stated = detection_sensitivity(n, RATE, (round(DISCORDANCE * n), n), level, draws=2)
+    stated = detection_sensitivity(
+        "detection", n, RATE, (round(DISCORDANCE * n), n), level, draws=2
+    )
     assert not math.isnan(stated.drop)
     seen = np.mean([_detection_fails(_family(judge, stated.drop)) for _ in range(REPLICATES)])
     error = 3 * math.sqrt(0.8 * 0.2 / REPLICATES)  # the replicates' own, at 3 sd
@@ -120,7 +122,7 @@ def test_two_draws_see_less_than_one() -> None:
 
 
 def test_a_blind_gate_says_what_would_see_the_declared_drop() -> None:
-    found = detection_sensitivity(32, 0.85, (1, 32), ALPHA / 3, draws=2)
+    found = detection_sensitivity("detection", 32, 0.85, (1, 32), ALPHA / 3, draws=2)
     assert found.blind and found.drop > WORTH_DETECTING
     assert found.needed is not None and found.needed > 32
     # What it names as enough is enough, and one in ten fewer is not.
@@ -136,7 +138,7 @@ def test_a_blind_gate_says_what_would_see_the_declared_drop() -> None:
 
 
 def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
-    found = detection_sensitivity(400, 0.8, (20, 400), ALPHA / 3, draws=2)
+    found = detection_sensitivity("detection", 400, 0.8, (20, 400), ALPHA / 3, draws=2)
     assert not found.blind and found.drop <= WORTH_DETECTING
     assert "it sees it" in sensitivity.describe(found)
     low, high = found.interval  # more flips than seen: a larger drop
@@ -145,7 +147,7 @@ def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
 
 
 def test_nothing_caught_sees_nothing() -> None:
-    found = detection_sensitivity(20, 0.0, None, ALPHA, draws=1)
+    found = detection_sensitivity("detection", 20, 0.0, None, ALPHA, draws=1)
     assert math.isnan(found.drop) and found.blind
     assert sensitivity.blind_to(found) == "blind to any detection drop"
     assert isinstance(found, Sensitivity)

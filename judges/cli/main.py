@@ -248,21 +248,16 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
     for model in sorted({row.model for row in rows if row.run == "main"}):
         table = sources.planted.gates.get((model, accept)) or Gates()
         mine = [row for row in rows if row.model == model]
-        found = baseline_sensitivity(model, accept, mine, sources, fields, table)
-        if found is None:
-            continue
-        if found.blind:
+        for found in baseline_sensitivity(model, accept, mine, sources, fields, table):
+            if not found.blind:
+                lines.append(f"sees: {judge} {accept} on {model}: {sensitivity.seen(found)}")
+                continue
             lines.append(
                 f"warning: {judge} {accept} on {model}: its regression gates are "
                 f"{sensitivity.blind_to(found)} (gates.toml min_detectable_drop "
                 f"{found.required * 100:.0f} points): {sensitivity.needs(found)}; a PASS gated "
-                "against "
-                f"it will say so. `python -m judges plan {judge} --drop {found.required:g}` "
-                "plans the set"
-            )
-        else:
-            lines.append(
-                f"sees: {judge} {accept} on {model}: its detection gate {sensitivity.seen(found)}"
+                f"against it will say so. `python -m judges plan {judge} --drop "
+                f"{found.required:g}` plans the set"
             )
     return lines
 

@@ -94,9 +94,9 @@ def _plan(args: argparse.Namespace) -> int:
     # The plan itself says how many items a weak category needs: no pointer back to it.
     weak = weak_set_lines(sources.planted, suggest_plan=False) if sources.planted else []
     chosen = _chosen(args.version, version, baseline)
-    gate = _detection_gate(args, spec, sources, version, model, rows)
-    lines = [chosen, *plan.lines(), *([gate.line()] if gate else []), *weak]
-    extra = {"detection_gate": gate.as_dict() if gate else None}
+    gates = _paired_gates(args, spec, sources, version, model, rows)
+    lines = [chosen, *plan.lines(), *(gate.line() for gate in gates), *weak]
+    extra = {"paired_gates": [gate.as_dict() for gate in gates]}
     _emit(args, plan.as_dict() | extra | {"set_design": weak}, lines)
     return 0
 
@@ -112,36 +112,36 @@ class _GateNeed:
         found = self.sensitivity
         need = sensitivity.needs(found) if found.blind else "enough"
         return (
-            f"- detection regression gate (all {found.n} planted defects, as versions gated "
-            f"against this one decide it): {sensitivity.seen(found)}; {need} "
-            f"({sensitivity.basis(found)})"
+            f"- {found.gate} regression gate (as versions gated against this one decide it): "
+            f"{sensitivity.seen(found)}; {need} ({sensitivity.basis(found)})"
         )
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.sensitivity.as_dict())
 
 
-def _detection_gate(
+def _paired_gates(
     args: argparse.Namespace,
     spec: JudgeSpec,
     sources: Any,
     version: str,
     model: str,
     rows: list[JudgementRow],
-) -> _GateNeed | None:
-    """The pooled detection gate's drop, as the reports of versions gated against this one
-    state it (judges.verdicts.regressions.baseline_sensitivity), at --drop, --alpha, --power."""
+) -> list[_GateNeed]:
+    """The paired gates' drops (detection, control false positives), as the reports of
+    versions gated against this one state them (judges.verdicts.regressions), at --drop,
+    --alpha and --power."""
     from judges.sets.planted import Gates
     from judges.verdicts.regressions import baseline_sensitivity
 
     if sources.planted is None:
-        return None
+        return []
     table = sources.planted.gates.get((model, version)) or Gates()
     table = table.model_copy(update={"alpha": args.alpha, "min_detectable_drop": args.drop})
     mine = [r for r in rows if r.model == model]
     fields = (tuple(spec.config.dimensions), spec.config.flag)
     found = baseline_sensitivity(model, version, mine, sources, fields, table, args.power)
-    return None if found is None else _GateNeed(found)
+    return [_GateNeed(gate) for gate in found]
 
 
 def _accepted_baseline(spec: JudgeSpec, planted: Any, model: str | None) -> str | None:

@@ -29,6 +29,7 @@ __all__ = [
     "earlier_baseline",
     "family_level",
     "regressions",
+    "sensitivity",
 ]
 
 
@@ -38,7 +39,7 @@ class RegressionSections(TypedDict, total=False):
     regressions: tuple[Regression, ...]
     retest_regressions: tuple[Regression, ...]
     category_power: tuple[CategoryPower, ...]
-    sensitivity: Sensitivity
+    sensitivity: tuple[Sensitivity, ...]
 
 
 def regressions(
@@ -111,8 +112,7 @@ def _gates(
         return found
     if table.baseline == version:
         found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
-        if seen := baseline_sensitivity(model, version, rows, sources, fields, table):
-            found["sensitivity"] = seen
+        found["sensitivity"] = baseline_sensitivity(model, version, rows, sources, fields, table)
         return found
     baseline_rows = baselines.get(table.baseline, ())
     baseline = [r for r in baseline_rows if r.model == model and r.run == "main"]
@@ -180,17 +180,20 @@ def baseline_sensitivity(
     fields: tuple[Sequence[str], str | None],
     table: Gates,
     power: float = POWER,
-) -> Sensitivity | None:
-    """What the detection gate of a version gated against `version` (its rows: every run of
+) -> tuple[Sensitivity, ...]:
+    """What the paired gates of a version gated against `version` (its rows: every run of
     `model`) as the accepted baseline will see: its own retest stands in for an unchanged
-    re-record (without one, its main run against itself). None without a main run."""
+    re-record (without one, its main run against itself). Empty without a main run."""
     main = [row for row in rows if row.run == "main"]
     if not main or sources.planted is None:
-        return None
+        return ()
     own_retest = [row for row in rows if row.run == "retest"]
     again = retest_as_draw(main, own_retest) or main
     family = _family(model, version, rows, (again, ()), version, sources, fields, table)
     return sensitivity(main, own_retest, again, family, table, power)
+
+
+PAIRED_GATES = {"detection": False, "control_false_positive": True}  # gate: on controls
 
 
 def sensitivity(
@@ -200,36 +203,43 @@ def sensitivity(
     family: Sequence[Regression],
     table: Gates,
     power: float = POWER,
-) -> Sensitivity:
-    """What the detection gate of `family` (the run `main` against the accepted `baseline`,
-    whose retest is `retest`) sees with 80% power, against the drop gates.toml asks for."""
-    pairs, _ = paired_rows(baseline, main, control=False)
-    rate = sum(bool(a.met) for a, _ in pairs) / len(pairs) if pairs else 0.0
+) -> tuple[Sensitivity, ...]:
+    """What the detection and control false-positive gates of `family` (the run `main`
+    against the accepted `baseline`, whose retest is `retest`) see with 80% power, against
+    the drop gates.toml asks for; a gate whose items the runs do not share is left out."""
     again = retest_as_draw(baseline, retest)
-    flips = None
-    if again is not None:
-        both, _ = paired_rows(baseline, again, control=False)
-        if both:
-            flips = (sum(bool(a.met) != bool(b.met) for a, b in both), len(both))
-    return detection_sensitivity(
-        len(pairs), rate, flips, family_level(family, table.alpha),
-        2 if again is not None else 1, table.min_detectable_drop, power,
-    )  # fmt: skip
-
-
-def family_level(gates: Sequence[Regression], alpha: float) -> float:
-    """The level the detection gate fails at when it is the family's smallest p-value:
-    Holm's first step, alpha / K, K counted by Tarone's rule over the gates that decide
-    (the detection gate always counts: a real drop gives it a small p)."""
-    deciding = [
-        replace(gate, min_p=None) if gate.name.endswith("regression.detection") else gate
-        for gate in gates
-        if gate.passed is not None and gate.p_value is not None and gate.decides
-    ]
-    if not any(gate.name.endswith("regression.detection") for gate in deciding):
-        deciding.append(
-            Regression("regression.detection", "", None, True, "", {}, p_value=1.0, min_p=None)
+    found = []
+    for gate, control in PAIRED_GATES.items():
+        pairs, _ = paired_rows(baseline, main, control=control)
+        if not pairs:
+            continue
+        rate = sum(bool(a.met) for a, _ in pairs) / len(pairs)
+        flips = None
+        if again is not None:
+            both, _ = paired_rows(baseline, again, control=control)
+            if both:
+                flips = (sum(bool(a.met) != bool(b.met) for a, b in both), len(both))
+        level = family_level(family, table.alpha, gate)
+        draws = 2 if again is not None else 1
+        required = table.min_detectable_drop
+        found.append(
+            detection_sensitivity(gate, len(pairs), rate, flips, level, draws, required, power)
         )
+    return tuple(found)
+
+
+def family_level(gates: Sequence[Regression], alpha: float, gate: str = "detection") -> float:
+    """The level the gate `gate` (detection or control_false_positive) fails at when it is
+    the family's smallest p-value: Holm's first step, alpha / K, K counted by Tarone's rule
+    over the gates that decide (that gate always counts: a real drop gives it a small p)."""
+    name = f"regression.{gate}"
+    deciding = [
+        replace(g, min_p=None) if g.name.endswith(name) else g
+        for g in gates
+        if g.passed is not None and g.p_value is not None and g.decides
+    ]
+    if not any(g.name.endswith(name) for g in deciding):
+        deciding.append(Regression(name, "", None, True, "", {}, p_value=1.0, min_p=None))
     return tarone_level(deciding, alpha)[0]
 
 

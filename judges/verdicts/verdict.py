@@ -113,8 +113,9 @@ class ModelVerdict:
     regressions: tuple[Regression, ...] = ()  # against the accepted baseline's main run
     retest_regressions: tuple[Regression, ...] = ()  # the retest run against this main run
     category_power: tuple[CategoryPower, ...] = ()  # what each category's gate can detect
-    # What the detection regression gate sees against the baseline, as its family decides.
-    sensitivity: Sensitivity | None = None
+    # What the paired regression gates (detection, control false positives) see against
+    # the baseline, as their family decides; for the baseline itself, its successors' gates.
+    sensitivity: tuple[Sensitivity, ...] = ()
     failures: tuple[Failure, ...] = ()
     accepted_met: tuple[str, ...] = ()  # accepted misses the judge now gets right
     notes: tuple[str, ...] = ()
@@ -184,9 +185,9 @@ class ModelVerdict:
 
     @property
     def blind(self) -> bool:
-        """Gated against a baseline, but its detection gate cannot see the drop gates.toml
-        asks it to (min_detectable_drop): a PASS then says so."""
-        return self.sensitivity is not None and self.sensitivity.blind
+        """A paired regression gate cannot see the drop gates.toml asks it to
+        (min_detectable_drop): a PASS then says so."""
+        return any(found.blind for found in self.sensitivity)
 
     @property
     def undecided(self) -> bool:

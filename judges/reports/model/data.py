@@ -146,15 +146,16 @@ class ModelReport(ModelVerdict):
         word = self.verdict_word()
         if word == NOT_FIT and self.accept_not_fit:
             return f"{word} (accepted)"
-        if word == PASS and self.sensitivity is not None and self.sensitivity.blind:
-            return f"{word}, blind under {sensitivity.points(self.sensitivity)}"
+        blind = [found for found in self.sensitivity if found.blind]
+        if word == PASS and blind:
+            return f"{word}, {sensitivity.blind_to(blind[0])}"
         return word
 
     def _optional_dict(self) -> dict[str, Any]:
         # Only where they apply, so the reports of other judges keep their bytes.
         optional: dict[str, Any] = {}
-        if self.sensitivity is not None:
-            optional["sensitivity"] = self.sensitivity.as_dict()
+        if self.sensitivity:
+            optional["sensitivity"] = [found.as_dict() for found in self.sensitivity]
         if self.ranking is not None:
             optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
         if self.coercions is not None:
@@ -289,21 +290,20 @@ class FolderReport:
         )
 
     def _blind_lines(self) -> list[str]:
-        """Per model whose detection gate cannot see gates.toml's min_detectable_drop: how
+        """Per model and paired gate that cannot see gates.toml's min_detectable_drop: how
         blind, what would see it, and the command that plans the set."""
         lines = []
         for m in self.models:
-            found = m.sensitivity
-            if found is None or not found.blind:
-                continue
             who = f"{m.model}: " if len(self.models) > 1 else ""
             model = f" --model {m.model}" if len(self.models) > 1 else ""
             whose = "its gates are " if m.baseline_version == self.version else ""
-            lines.append(
+            lines += [
                 f"{who}{whose}{sensitivity.blind_to(found)}: {sensitivity.needs(found)}; "
-                f"`python -m judges plan "
-                f"{self.judge}{model} --drop {found.required:g}` plans the set"
-            )
+                f"`python -m judges plan {self.judge}{model} --drop {found.required:g}` "
+                "plans the set"
+                for found in m.sensitivity
+                if found.blind
+            ]
         return lines
 
     def _cannot_show(self, models: list[ModelReport]) -> str:

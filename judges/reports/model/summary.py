@@ -182,8 +182,7 @@ def _figures(m: ModelReport) -> list[Figure]:
         reads = _gate_reads(detection) if detection is not None else _change_reads(baseline)
         what = f"detection, paired with the accepted baseline prompt {baseline.before}"
         figures.append(_detection_figure(m.model, baseline, what, reads))
-    if m.sensitivity is not None:
-        figures.append(_sensitivity_figure(m.model, m.sensitivity))
+    figures += [_sensitivity_figure(m.model, found) for found in m.sensitivity]
     c = m.comparison
     if c is not None and c is not baseline and c.detection_after.n:
         what = f"detection, paired with prompt {c.before}"
@@ -216,7 +215,7 @@ def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     value = sensitivity.value(found)
     reads = f"BLIND: {sensitivity.needs(found)}" if found.blind else "sees it"
     return Figure(
-        model, "smallest detection drop the gate sees (80% power, 0-1)", value, found.n,
+        model, sensitivity.title(found), value, found.n,
         f"gates.toml min_detectable_drop {found.required * 100:.0f} points", reads,
     )  # fmt: skip
 
@@ -249,8 +248,9 @@ def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], l
         failing.append(f"{who}{len(m.missing_items)} planted items not judged")
     failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
     trust = []
-    if m.sensitivity is not None and m.sensitivity.blind:
-        found = m.sensitivity
+    for found in m.sensitivity:
+        if not found.blind:
+            continue
         whose = (
             "as the accepted baseline, its regression gates are "
             if m.baseline_version == version

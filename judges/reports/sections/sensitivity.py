@@ -1,5 +1,5 @@
-"""What a version's detection regression gate can see, in words: the Result line's "blind
-to detection drops under 21 points", the first screen's figure, `plan` and `baseline`."""
+"""What a version's paired regression gates can see, in words: the Result line's "blind to
+detection drops under 21 points", the first screen's figures, `plan` and `baseline`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,18 @@ import math
 
 from judges.stats.regression.sensitivity import MOST_ITEMS, Sensitivity
 
-__all__ = ["basis", "blind_to", "describe", "needs", "points", "seen", "value"]
+__all__ = ["basis", "blind_to", "describe", "needs", "points", "seen", "title", "value"]
+
+# Per gate: what drops, the items it is measured on, what "the rate" is.
+_WORDS = {
+    "detection": ("detection drop", "planted defects", "detection"),
+    "control_false_positive": ("rise in control false positives", "controls", "controls held"),
+}
+
+
+def title(found: Sensitivity) -> str:
+    """The first screen's figure name."""
+    return f"smallest {_WORDS[found.gate][0]} the gate sees (80% power, 0-1)"
 
 
 def points(found: Sensitivity) -> str:
@@ -25,27 +36,27 @@ def value(found: Sensitivity) -> str:
 
 def blind_to(found: Sensitivity) -> str:
     """The Result line's qualifier: "blind to detection drops under 21 points"."""
+    what = _WORDS[found.gate][0]
     if math.isnan(found.drop):
-        return "blind to any detection drop"
-    return f"blind to detection drops under {points(found)}"
+        return f"blind to any {what}"
+    plural = what.replace("drop", "drops").replace("rise in", "rises in")
+    return f"blind to {plural} under {points(found)}"
 
 
 def needs(found: Sensitivity) -> str:
     """What it would take: "48 planted defects would see 15 points (it has 32)"."""
     required = f"{found.required * 100:.0f} points"
+    items = _WORDS[found.gate][1]
     if found.needed is None:
-        return f"over {MOST_ITEMS:,} planted defects would see {required}"
-    return f"{found.needed} planted defects would see {required} (it has {found.n})"
+        return f"over {MOST_ITEMS:,} {items} would see {required}"
+    return f"{found.needed} {items} would see {required} (it has {found.n})"
 
 
 def seen(found: Sensitivity) -> str:
     """ "sees a detection drop of 21 points with 80% power at n = 32 planted defects"."""
-    what = (
-        "sees no detection drop"
-        if math.isnan(found.drop)
-        else f"sees a detection drop of {points(found)}"
-    )
-    return f"{what} with {found.power:.0%} power at n = {found.n} planted defects"
+    drop, items, _ = _WORDS[found.gate]
+    what = f"sees no {drop}" if math.isnan(found.drop) else f"sees a {drop} of {points(found)}"
+    return f"{what} with {found.power:.0%} power at n = {found.n} {items}"
 
 
 def basis(found: Sensitivity) -> str:
@@ -54,11 +65,14 @@ def basis(found: Sensitivity) -> str:
         where = f"no baseline retest: discordance assumed 2 r (1 - r) = {found.discordance:.2f}"
     else:
         flipped, paired = found.flips
-        where = f"{flipped}/{paired} defects flipped between the baseline's main run and retest"
+        where = (
+            f"{flipped}/{paired} {_WORDS[found.gate][1]} flipped between the baseline's main "
+            "run and retest"
+        )
     against = "both baseline draws" if found.draws == 2 else "the baseline's main run"
     return (
-        f"{where}; baseline detection {found.rate:.2f}; fails below {found.level:.4g} (Holm's "
-        f"first step in the family) against {against}"
+        f"{where}; baseline {_WORDS[found.gate][2]} {found.rate:.2f}; fails below "
+        f"{found.level:.4g} (Holm's first step in the family) against {against}"
     )
 
 

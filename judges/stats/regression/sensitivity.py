@@ -44,19 +44,21 @@ __all__ = [
 ]
 
 REPLICATES = 4000  # Monte Carlo error of a power near 0.8: about 0.006
-_GRID = 0.005  # resolution of the detectable drop (half a detection point)
+_GRID = 0.01  # resolution of the detectable drop: one point
 _SEED = 20261207
 MOST_ITEMS = 5000
 
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """The smallest detection drop the version's detection gate fails on with `power`
-    (judges.reports.sections.sensitivity words it)."""
+    """The smallest drop a paired 0/1 regression gate fails on with `power`: detection
+    (caught -> missed on planted defects) or control false positives (held -> flagged on
+    controls). judges.reports.sections.sensitivity words it."""
 
-    drop: float  # nan: no drop up to the whole detection rate is seen
-    n: int  # planted defects paired with the baseline
-    rate: float  # the baseline's detection rate on them
+    gate: str  # "detection" or "control_false_positive"
+    drop: float  # nan: no drop up to the whole rate is seen
+    n: int  # items of the gate's kind paired with the baseline
+    rate: float  # the baseline's rate on them: defects caught, or controls held
     flips: tuple[int, int] | None  # (flipped, paired) main vs retest; None: no retest
     discordance: float  # the share flipped (or 2 r (1 - r) assumed without a retest)
     level: float  # the level the gate fails at: Holm's first step in its family
@@ -77,6 +79,7 @@ class Sensitivity:
             return None if math.isnan(x) else round(x, 4)
 
         return {
+            "gate": self.gate,
             "drop": share(self.drop),
             "interval": [share(x) for x in self.interval],
             "n": self.n,
@@ -211,6 +214,7 @@ def defects_needed(
 
 
 def detection_sensitivity(
+    gate: str,
     n: int,
     rate: float,
     flips: tuple[int, int] | None,
@@ -247,7 +251,7 @@ def detection_sensitivity(
         defects_needed(required, rate, round(share, 4), level, draws, power)
     )  # fmt: skip
     return Sensitivity(
-        drop, n, rate, flips, round(share, 4), level, draws, required, needed, power,
+        gate, drop, n, rate, flips, round(share, 4), level, draws, required, needed, power,
         interval=(drop_at(low), drop_at(high)),
     )  # fmt: skip
 
