@@ -159,3 +159,12 @@ def test_gates_toml_declares_the_drop_and_refuses_nonsense() -> None:
     for bad in (0.0, 1.0, -0.1, math.nan):
         with pytest.raises(ValueError):
             Gates(min_detectable_drop=bad)
+
+
+def test_no_control_held_leaves_nothing_to_drop() -> None:
+    """A baseline that holds no control cannot lose 15 points of them: no power statement,
+    and not blind (geval's baseline flags all 12 of its controls)."""
+    found = detection_sensitivity("control_false_positive", 12, 0.0, (0, 12), ALPHA, draws=2)
+    assert found.nothing_to_drop and not found.blind
+    assert sensitivity.value(found) == "undefined (baseline controls held 0.00: nothing to drop)"
+    assert sensitivity.seen(found).startswith("no rise in control false positives of 15 points")

@@ -213,7 +213,13 @@ def _gate_reads(gate: Regression) -> str:
 
 def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     value = sensitivity.value(found)
-    reads = f"BLIND: {sensitivity.needs(found)}" if found.blind else "sees it"
+    reads = (
+        f"BLIND: {sensitivity.needs(found)}"
+        if found.blind
+        else "nothing to drop"
+        if found.nothing_to_drop
+        else "sees it"
+    )
     return Figure(
         model, sensitivity.title(found), value, found.n,
         f"gates.toml min_detectable_drop {found.required * 100:.0f} points", reads,

@@ -28,8 +28,10 @@ def points(found: Sensitivity) -> str:
 
 def value(found: Sensitivity) -> str:
     """The drop with its interval, as a first screen's figure: "0.21 [0.18, 0.24]"."""
+    if found.nothing_to_drop:
+        return f"undefined (baseline {_WORDS[found.gate][2]} {found.rate:.2f}: nothing to drop)"
     if math.isnan(found.drop):
-        return "undefined (no drop up to every catch is seen)"
+        return "undefined (no drop up to the whole rate is seen)"
     low, high = (f"{x:.2f}" if not math.isnan(x) else "none" for x in found.interval)
     return f"{found.drop:.2f} [{low}, {high}]"
 
@@ -54,7 +56,12 @@ def needs(found: Sensitivity) -> str:
 
 def seen(found: Sensitivity) -> str:
     """ "sees a detection drop of 21 points with 80% power at n = 32 planted defects"."""
-    drop, items, _ = _WORDS[found.gate]
+    drop, items, rate = _WORDS[found.gate]
+    if found.nothing_to_drop:
+        return (
+            f"no {drop} of {found.required * 100:.0f} points can happen: baseline {rate} "
+            f"{found.rate:.2f} at n = {found.n} {items}"
+        )
     what = f"sees no {drop}" if math.isnan(found.drop) else f"sees a {drop} of {points(found)}"
     return f"{what} with {found.power:.0%} power at n = {found.n} {items}"
 

@@ -70,8 +70,16 @@ class Sensitivity:
     interval: tuple[float, float] = (math.nan, math.nan)
 
     @property
+    def nothing_to_drop(self) -> bool:
+        """The baseline's rate is below the declared drop (no control held, no defect
+        caught): such a drop cannot happen, so no power statement applies."""
+        return self.rate < self.required - 1e-9
+
+    @property
     def blind(self) -> bool:
         """The gate cannot see the drop the team declared it must see."""
+        if self.nothing_to_drop:
+            return False
         return math.isnan(self.drop) or self.drop > self.required + 1e-9
 
     def as_dict(self) -> dict[str, Any]:
@@ -91,6 +99,7 @@ class Sensitivity:
             "required": self.required,
             "needed": self.needed,
             "blind": self.blind,
+            "nothing_to_drop": self.nothing_to_drop,
             "power": self.power,
         }
 
