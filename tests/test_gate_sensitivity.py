@@ -146,8 +146,8 @@ def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
     assert sensitivity.value(found) == f"{found.drop:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def test_nothing_caught_sees_nothing() -> None:
-    found = detection_sensitivity("detection", 20, 0.0, None, ALPHA, draws=1)
+def test_too_few_defects_see_nothing() -> None:
+    found = detection_sensitivity("detection", 3, 0.9, (0, 3), ALPHA, draws=2)
     assert math.isnan(found.drop) and found.blind
     assert sensitivity.blind_to(found) == "blind to any detection drop"
     assert isinstance(found, Sensitivity)
