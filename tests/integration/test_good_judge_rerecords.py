@@ -91,7 +91,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     print(f"wrong draws: {judge.right[False]} of {judge.right.total()}")
     assert judge.right[False] > 0  # the judge erred: the replays below are not of a perfect one
 
-    code, out = command(
+    code, accepted = command(
         [
             "baseline",
             JUDGE,
@@ -101,7 +101,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
             "a judge with errors drawn per item: its misses are known",
         ]
     )
-    assert code == 0, out
+    assert code == 0, accepted
     assert pytester.runpytest_inprocess(*INNER_OPTIONS, "--snapshot-update").ret == 0
     calls = len(fake_judge.calls)
     replay = pytester.runpytest_inprocess(*INNER_OPTIONS, "-rA")
@@ -115,6 +115,29 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
         for version in COPIES
     }
     assert first == {v: f"# {JUDGE}, prompt {v}: PASS" for v in COPIES}, first
+    # What its paired gates could have seen is on the first screen: a PASS whose gate cannot
+    # see gates.toml's 15 points says so in its Result line, and the comparison row is the
+    # accepted baseline's (the previous copy only beside it).
+    for version in COPIES[1:]:
+        folder = repository / "reports" / JUDGE / version
+        found = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        (model,) = found["models"]
+        seen = {gate["gate"]: gate for gate in model["sensitivity"]}
+        assert set(seen) == {"detection", "control_false_positive"}, seen
+        result = folder.joinpath("report.md").read_text(encoding="utf-8").splitlines()[2]
+        blind = [gate for gate in seen.values() if gate["blind"]]
+        assert ("but blind to" in result) == bool(blind), (result, seen)
+        label = model["verdict_label"]
+        assert label.startswith("PASS, blind to") if blind else label == "PASS", label
+        figures = [f["what"] for f in found["first_screen"]["figures"]]
+        paired = [what for what in figures if what.startswith("detection, paired with")]
+        assert paired[0] == "detection, paired with the accepted baseline prompt 1.0", figures
+        if version != "1.1":
+            previous = COPIES[COPIES.index(version) - 1]
+            assert paired[1:] == [f"detection, paired with prompt {previous}"], figures
+    # `baseline --accept` said what the new baseline's two paired gates will see.
+    said = [line for line in accepted.splitlines() if line.startswith(("sees:", "warning:"))]
+    assert len(said) == 2 and all(f"{JUDGE} 1.0 on {MODEL}: " in line for line in said), said
     # Each copy was gated against the accepted first one, both of its draws.
     report = (repository / "reports" / JUDGE / "1.3" / "report.md").read_text(encoding="utf-8")
     assert "vs prompt 1.0 main run" in report and "worse than both baseline draws" in report
