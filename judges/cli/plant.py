@@ -139,13 +139,14 @@ def run_plant(args: argparse.Namespace) -> int:
     if field not in names:
         raise PlantError(f"--field {field}: not an input of {spec.name} ({', '.join(names)})")
     chosen = _chosen(args, registry)
+    options = Options(entities=_entities(args.entities))
     defect, control = _expectations(args, spec)
     mapping = parse_mapping(args.map or [], names)
     rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
     planting = plant(
         spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
         control_expect=control, control_label=args.control_label,
-        options=Options(entities=_entities(args.entities)),
+        options=options,
     )  # fmt: skip
     path = args.planted_sets / spec.name / CANDIDATES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
