@@ -17,6 +17,7 @@ from judges.core.spec import JudgeSpec
 from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
+from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
 
 NEEDS_ENTITIES = "entity_swap"  # runs by default only when the team gives its list
@@ -130,10 +131,16 @@ def run_plant(args: argparse.Namespace) -> int:
         return _list(registry)
     if args.judge is None:
         raise PlantError("name the judge: python -m judges plant JUDGE --from FILE")
-    if args.source is None:
-        raise PlantError(f"--from FILE names the rows to plant from: python -m judges plant "
-                         f"{args.judge} --from rows.jsonl")  # fmt: skip
     spec = args.catalog[args.judge]
+    modes = [m for m in ("source", "review", "review_page", "apply") if getattr(args, m)]
+    if len(modes) != 1:
+        raise PlantError(
+            "say what to do, one at a time: --from FILE (make candidates), --review (decide "
+            "in the terminal), --review-page (decide in a browser) or --apply (add the "
+            f"accepted ones to the set){'; got ' + ', '.join(modes) if modes else ''}"
+        )
+    if args.source is None:
+        return _review_or_apply(args, spec)
     names = input_names(spec)
     field = args.field or names[-1]
     if field not in names:
@@ -160,6 +167,39 @@ def run_plant(args: argparse.Namespace) -> int:
         print(f"{NEEDS_ENTITIES}: not run (give the team's pairs with --entities FILE)")
     for line in _summary(planting, len(rows.rows), path, chosen):
         print(line)
+    return 0
+
+
+def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
+    from judges.cli.init import item_prefix
+    from judges.cli.plant_review import apply_lines, merge_decisions, review_in_terminal
+
+    folder = args.planted_sets / spec.name
+    if args.review:
+        if not args.reviewer:
+            raise PlantError("--review needs --reviewer NAME: each decision records who made it")
+        made = review_in_terminal(folder, args.reviewer)
+        print(
+            f"review: {made['accept']} accepted, {made['edit']} edited, {made['reject']} "
+            f"rejected, {made['skipped']} skipped; decisions in {folder / REVIEW_FILE}; add the "
+            f"accepted ones with: python -m judges plant {spec.name} --apply"
+        )
+        return 0
+    if args.review_page:
+        from judges.cli.review_page import write_review_page
+
+        page = write_review_page(folder, spec.name)
+        print(f"wrote {page}: open it in a browser, decide, download the decisions, then: "
+              f"python -m judges plant {spec.name} --apply --decisions FILE")  # fmt: skip
+        return 0
+    if args.decisions is not None:
+        merged = merge_decisions(folder, args.decisions)
+        print(f"{merged} decisions from {args.decisions} added to {folder / REVIEW_FILE}")
+    lines, warnings = apply_lines(args.planted_sets, spec, item_prefix(spec.name))
+    for line in lines:
+        print(line)
+    for line in warnings:
+        print(f"warning: {line}")
     return 0
 
 
@@ -221,6 +261,25 @@ def add_plant_command(commands: Any) -> None:
     )  # fmt: skip
     plant_cmd.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     plant_cmd.add_argument("--list", action="store_true", help="list the generators and stop")
+    plant_cmd.add_argument(
+        "--review", action="store_true",
+        help="decide on each pending candidate in the terminal (accept, reject, edit), beside "
+        "its source row; decisions go to planted_sets/<judge>/review.jsonl",
+    )  # fmt: skip
+    plant_cmd.add_argument("--reviewer", help="who decides (--review): written with each decision")
+    plant_cmd.add_argument(
+        "--review-page", action="store_true",
+        help="write planted_sets/<judge>/review.html: decide in a browser, download decisions",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--apply", action="store_true",
+        help="add the accepted candidates to items.jsonl (invariance ones to probes.toml) and "
+        "say whether each category is large enough to decide",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--decisions", type=Path, metavar="FILE",
+        help="with --apply: decisions downloaded from the review page, added to review.jsonl",
+    )  # fmt: skip
     plant_cmd.add_argument(
         "--planted-sets", type=Path,
         help="planted sets folder (default: the ini's judges_planted_sets, or planted_sets)",
