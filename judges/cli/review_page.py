@@ -38,7 +38,7 @@ button { margin-right: .4em; } #bar { position: sticky; top: 0; background: #fff
 SCRIPT = """
 const chosen = {};
 function decide(section, decision) {
-  section.className = decision;
+  section.className = 'candidate ' + decision;
   section.querySelector('.state').textContent = decision;
   const edit = section.querySelector('textarea');
   if (edit) edit.hidden = decision !== 'edit';
