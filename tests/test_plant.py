@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,7 +127,7 @@ def test_a_generator_with_nothing_to_change_says_what_it_lacks() -> None:
 def test_a_team_adds_a_generator_in_a_module_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "team_generators.py").write_text(
+    (tmp_path / "shout_generator.py").write_text(
         "from judges.sets.generators import Generator, Perturbed\n\n\n"
         "def shout(text, seed, options):\n"
         "    return Perturbed(text.upper(), 'upper case')\n\n\n"
@@ -140,7 +141,7 @@ def test_a_team_adds_a_generator_in_a_module_of_its_own(
     )
     (tmp_path / "no_generator.py").write_text("NOTHING = 1\n", "utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    registry = load_generators(["team_generators"])
+    registry = load_generators(["shout_generator"])
     assert registry["shout"].make("abc", 0, Options()).text == "ABC"
     with pytest.raises(GeneratorError, match="'truncation' is taken"):
         load_generators(["taken_name"])
@@ -287,3 +288,36 @@ def test_without_a_defect_to_copy_the_expectation_must_be_given(
     rows = _write_rows(project / "rows.jsonl", [_row("a")])
     code, _, err = _plant(capsys, "--from", str(rows), "--map", "output=reply")
     assert code == 2 and "--expect 'accuracy <= 1'" in err
+
+
+# -- docs/planting.md ------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "planting.md"
+
+
+def test_the_docs_generator_table_is_the_registry() -> None:
+    text = DOC.read_text("utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \| `(\w+)` \|", text, re.M)
+    assert rows and sorted(rows) == sorted(
+        (g.name, g.kind, g.category) for g in GENERATORS.values()
+    )
+
+
+def test_the_docs_own_generator_runs_as_printed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (module,) = re.findall(r"```python\n(.*?)```", DOC.read_text("utf-8"), re.S)
+    package = project / "team_generators"
+    package.mkdir()
+    (package / "__init__.py").write_text("", "utf-8")
+    (package / "refund_days.py").write_text(module, "utf-8")
+    rows = _write_rows(project / "rows.jsonl", [_row("a"), _row("b", reply="No days here.")])
+    argv = ["--from", str(rows), "--map", "output=reply", "--generators", "weeks_for_days"]
+    code, out, err = _plant(capsys, *argv, "--generator-module", "team_generators.refund_days")
+    assert (code, err) == (0, "")
+    assert (
+        "weeks_for_days (defect): 1 made; 1 rows skipped, no 'N days' to restate (lines 2)" in out
+    )
+    (candidate,) = read_candidates(project / CANDIDATES)
+    assert "within 30 weeks of delivery" in candidate.inputs["reply"]
+    assert candidate.category == "wrong_unit"

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from judges.cli.plant_review import shown
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
@@ -94,14 +95,14 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
 
 def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Generator]) -> list[str]:
     made = planting.made()
-    lines = [f"wrote {path}: {len(planting.candidates)} candidates from {rows} rows"]
+    lines = [f"wrote {shown(path)}: {len(planting.candidates)} candidates from {rows} rows"]
     for name, generator in chosen.items():
         skipped = planting.skipped.get(name, Counter())
         line = f"  {name} ({generator.kind}): {made[name]} made"
         for reason, n in sorted(skipped.items()):
-            shown = planting.skipped_lines[(name, reason)][:5]
-            more = ", ..." if n > len(shown) else ""
-            line += f"; {n} rows skipped, {reason} (lines {', '.join(map(str, shown))}{more})"
+            first = planting.skipped_lines[(name, reason)][:5]
+            more = ", ..." if n > len(first) else ""
+            line += f"; {n} rows skipped, {reason} (lines {', '.join(map(str, first))}{more})"
         lines.append(line)
     if made["source"]:
         lines.append(f"  source (control): {made['source']} made, one per row labelled a control")
@@ -179,9 +180,10 @@ def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
         if not args.reviewer:
             raise PlantError("--review needs --reviewer NAME: each decision records who made it")
         made = review_in_terminal(folder, args.reviewer)
+        decisions = shown(folder / REVIEW_FILE)
         print(
             f"review: {made['accept']} accepted, {made['edit']} edited, {made['reject']} "
-            f"rejected, {made['skipped']} skipped; decisions in {folder / REVIEW_FILE}; add the "
+            f"rejected, {made['skipped']} skipped; decisions in {decisions}; add the "
             f"accepted ones with: python -m judges plant {spec.name} --apply"
         )
         return 0
@@ -189,7 +191,7 @@ def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
         from judges.cli.review_page import write_review_page
 
         page = write_review_page(folder, spec.name)
-        print(f"wrote {page}: open it in a browser, decide, download the decisions, then: "
+        print(f"wrote {shown(page)}: open it in a browser, decide, download the decisions, then: "
               f"python -m judges plant {spec.name} --apply --decisions FILE")  # fmt: skip
         return 0
     if args.decisions is not None:

@@ -40,6 +40,14 @@ def visible(line: str) -> str:
     return _RUN.sub(lambda m: m.group().replace(" ", "·").replace("\t", "→"), line)
 
 
+def shown(path: Path) -> Path:
+    """A path as the user would type it: relative to the current folder when under it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
 def diff_lines(before: str, after: str, label: str) -> list[str]:
     lines = list(
         difflib.unified_diff(
@@ -170,7 +178,7 @@ def apply_lines(
         write_probes(planted)
         written.append(folder / "probes.jsonl")
     probes = sum(len(v) for v in applied.probes.values())
-    lines = [f"wrote {path}" for path in written]
+    lines = [f"wrote {shown(path)}" for path in written]
     lines.append(
         f"added {len(applied.added)} planted items and {probes} invariance probes; "
         f"{applied.already} accepted before, {applied.rejected} rejected, {applied.pending} "
