@@ -18,6 +18,7 @@ from judges.sets.candidates import read_candidates
 from judges.sets.planted import load_planted_set
 from judges.sets.probes import load_probe_set
 from judges.sets.review import REVIEW_FILE, read_decisions
+from judges.verdicts.probe_messages import explained
 
 SET = Path("planted_sets/support_reply")
 POLICY = "Refunds: an unused item can be returned within 30 days of delivery."
@@ -224,3 +225,10 @@ def test_a_bad_decision_line_is_named(project: Path, capsys: pytest.CaptureFixtu
 
 def test_white_space_a_format_edit_changes_is_visible() -> None:
     assert visible("a  b\tc ") == "a··b→c·"
+
+
+def test_the_probes_note_names_only_the_kinds_the_report_holds() -> None:
+    note = explained(["format_markdown", "padding"])
+    assert "a judge-pleasing flip for padding (the score rises" in note
+    assert "any label change for format_markdown." in note
+    assert "order" not in note and "dummy" not in note
