@@ -205,12 +205,15 @@ def test_plant_reads_csv_with_quoted_line_breaks(
         writer = csv.writer(handle)
         writer.writerow(["policy", "question", "answer", "notes"])
         writer.writerow([POLICY, "Can I?", "Line one is 30 days.\nLine two, with a comma.", "x"])
+        writer.writerow([POLICY, "Und\u2028jetzt?", "Zeile eins\u2028zwei, 30 Tage.", "y"])
     code, out, err = _plant(capsys, "--from", str(path), "--map", "answer=reply")
     assert (code, err) == (0, "")
     assert "columns not used (neither an input, the id nor the label): notes" in out
     candidates = read_candidates(project / CANDIDATES)
     assert candidates[0].source.id == "line-2"
     assert candidates[0].source.inputs["reply"] == "Line one is 30 days.\nLine two, with a comma."
+    assert candidates[-1].source.id == "line-4", "a quoted line break counts as a line"
+    assert candidates[-1].source.inputs["question"] == "Und\u2028jetzt?"
 
 
 HOSTILE_TEXT = "<script>alert(1)</script> Ein Satz\u2028mit Trenner. 数字 42 ist \U0001f600 gut."
@@ -238,6 +241,7 @@ def test_hostile_rows_are_kept_whole(project: Path, capsys: pytest.CaptureFixtur
         ([{**_row("a"), "output": ""}], "rows.jsonl:1: the judge's inputs refuse this row"),
         (["[1, 2]"], "rows.jsonl:1: a row is a JSON object, got list"),
         (['{"id": "a", "policy": '], "rows.jsonl:1: not JSON"),
+        (['{"id": "a", "score": NaN}'], "rows.jsonl:1: the column 'score' holds nan"),
     ],
 )
 def test_a_bad_row_is_named_with_its_file_line_and_fix(

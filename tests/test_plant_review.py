@@ -12,7 +12,7 @@ import pytest
 
 from judges.cli.init import scaffold
 from judges.cli.main import main
-from judges.cli.plant_review import review_in_terminal, visible
+from judges.cli.plant_review import LINE_CHARACTERS, diff_lines, review_in_terminal, visible
 from judges.core.spec import load_catalog
 from judges.sets.candidates import read_candidates
 from judges.sets.planted import load_planted_set
@@ -232,3 +232,10 @@ def test_the_probes_note_names_only_the_kinds_the_report_holds() -> None:
     assert "a judge-pleasing flip for padding (the score rises" in note
     assert "any label change for format_markdown." in note
     assert "order" not in note and "dummy" not in note
+
+
+def test_a_diff_of_a_huge_line_is_cut_for_the_terminal() -> None:
+    big = "word " * 200_000
+    lines = diff_lines(big, big + "more", "source")
+    assert max(len(line) for line in lines) < LINE_CHARACTERS + 50
+    assert any("more characters)" in line for line in lines)

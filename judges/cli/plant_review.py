@@ -31,6 +31,9 @@ from judges.sets.review import (
 )
 
 DIFF_LINES = 40  # lines of a diff shown before "... N more"
+LINE_CHARACTERS = (
+    2000  # characters of one diff line shown: a 1 MB answer on one line stays readable
+)
 _RUN = re.compile(r" {2,}|\t|\s+$")
 
 
@@ -61,6 +64,12 @@ def diff_lines(before: str, after: str, label: str) -> list[str]:
     )
     if len(lines) > DIFF_LINES:
         lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more diff lines"]
+    lines = [
+        f"{line[:LINE_CHARACTERS]}... ({len(line) - LINE_CHARACTERS:,} more characters)"
+        if len(line) > LINE_CHARACTERS
+        else line
+        for line in lines
+    ]
     return lines or ["(no difference)"]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,11 @@ def read_rows(
             )
         inputs: dict[str, Any] = {}
         for column, value in record.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SourceRowError(
+                    f"{path}:{line}: the column {column!r} holds {value}, which is no number "
+                    "a judge can be given: write the value, or leave the column out"
+                )
             name = mapping.get(column, column)
             if name in names:
                 if name in inputs:
