@@ -21,6 +21,7 @@ from judges.sets.candidates import read_candidates
 from judges.sets.generators import GeneratorError, Options, PerturbationError, load_generators
 from judges.sets.generators._text import words_only
 from judges.sets.generators.markdown import is_markdown
+from judges.sets.perturb import sentences
 
 GENERATORS = load_generators()
 FORMAT = [g for g in GENERATORS.values() if g.kind == "invariance"]
@@ -74,7 +75,7 @@ texts = st.lists(sentence, min_size=1, max_size=5).map(" ".join)
 
 
 @given(texts, st.integers(0, 2**32 - 1))
-def test_format_generators_change_the_layout_and_never_a_word(text: str, seed: int) -> None:
+def test_invariance_generators_change_the_layout_and_never_a_word(text: str, seed: int) -> None:
     for generator in FORMAT:
         try:
             made = generator.make(text, seed, Options())
@@ -82,7 +83,10 @@ def test_format_generators_change_the_layout_and_never_a_word(text: str, seed: i
             continue
         assert made.text != text, generator.name
         assert made == generator.make(text, seed, Options()), "deterministic given the seed"
-        if generator.name == "markdown":
+        if generator.name == "repeated":  # longer, the same words again
+            assert made.text.startswith(text.rstrip())
+            assert words_only(made.text).endswith(words_only(" ".join(sentences(text))))
+        elif generator.name == "markdown":
             assert is_markdown(made.text)
             plain = generator.make(made.text, seed, Options()).text
             assert words_only(plain) == words_only(text)

@@ -27,6 +27,7 @@ from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply
 DOC = Path(__file__).resolve().parents[2] / "docs" / "planting.md"
 ITEMS = ("jacket", "lamp", "kettle", "backpack", "chair", "scarf")
 COIN = "local:coin-judge"
+WORDY = "local:wordy-judge"
 COUSINS = (("jacket", "coat"), ("lamp", "torch"), ("kettle", "teapot"), ("backpack", "suitcase"),
            ("chair", "stool"), ("scarf", "shawl"))  # fmt: skip
 
@@ -64,11 +65,18 @@ def _content(text: str) -> str:
     return words_only(plain)
 
 
-def content_judge(good: set[str]):  # type: ignore[no-untyped-def]
-    """Full marks to a reply whose content is a good row's, in any layout; 0 otherwise."""
+def content_judge(good: dict[str, list[str]], longer_is_better: bool = False):  # type: ignore[no-untyped-def]
+    """Full marks to a reply that states a good row's answer in full, in any layout, and 0
+    otherwise; or, `longer_is_better`, 2 for a good answer and 3 for one half as long again."""
 
     def answer(received: Received) -> str:
-        score = 3 if _content(judged_reply(received)) in good else 0
+        reply = judged_reply(received)
+        content = _content(reply)
+        found = next((g for g in good if content.startswith(g)), None)
+        score = 0 if found is None else 3
+        if found is not None and longer_is_better:
+            words = len(reply.split())
+            score = 3 if words > 1.5 * len(good[found]) else 2
         verdict = {"accuracy": score, "helpfulness": score, "rationale": "read the content"}
         return json.dumps(verdict)
 
@@ -108,7 +116,7 @@ def test_the_planting_walkthrough_runs_as_printed(
         (repository / name).unlink()
     code, out = command(shlex.split(plant[2])[3:])
     assert code == 0, out
-    assert "wrote planted_sets/support_reply/candidates.jsonl: 120 candidates from 14 rows" in out
+    assert "wrote planted_sets/support_reply/candidates.jsonl: 132 candidates from 14 rows" in out
     assert "2 rows not labelled as controls were not planted from (lines 13, 14)" in out
     candidates = [
         json.loads(line)
@@ -117,7 +125,7 @@ def test_the_planting_walkthrough_runs_as_printed(
     generators = {c["generator"] for c in candidates}
     assert generators == {
         "source", "truncation", "drop_sentence", "number_change", "negation", "entity_swap",
-        "blank_lines", "scattered_spaces", "indentation", "markdown",
+        "blank_lines", "scattered_spaces", "indentation", "markdown", "repeated",
     }  # fmt: skip
 
     # 2. Review in the terminal: every candidate accepted but one entity swap rejected (the
@@ -129,18 +137,18 @@ def test_the_planting_walkthrough_runs_as_printed(
     assert f"review: {len(candidates) - 1} accepted, 0 edited, 1 rejected" in out
     code, out = command(shlex.split(review[1])[3:])
     assert code == 0, out
-    assert "added 71 planted items and 48 invariance probes" in out
+    assert "added 71 planted items and 60 invariance probes" in out
     assert "negated: 12 defects; a judge right 90% of the time beats chance with " in out
     assert "wrong_entity: 11 defects" in out
     assert "warning" not in out, out
 
     # 3. Record the content judge, then replay offline: every item and probe passes.
-    good = {_content(r["answer"]) for r in rows if r["label"] == "good"}
+    good = {_content(r["answer"]): r["answer"].split() for r in rows if r["label"] == "good"}
     fake_judge.content = content_judge(good)
     words = shlex.split(record[0].replace("local:NAME", MODEL))
     words = [fake_judge.url if w == "http://127.0.0.1:8080/v1" else w for w in words]
     recorded = pytester.runpytest_inprocess(*INNER_OPTIONS, *words[3:])
-    assert len(fake_judge.calls) == 71 + 48 + 12, "items, format probes, one redraw each"
+    assert len(fake_judge.calls) == 71 + 60 + 12, "items, format probes, one redraw each"
     assert recorded.ret == 0, recorded.stdout.str()[-3000:]
     calls = len(fake_judge.calls)
     assert record[1:] == ["python -m pytest --snapshot-update", "python -m pytest"]
@@ -148,7 +156,7 @@ def test_the_planting_walkthrough_runs_as_printed(
     replayed = pytester.runpytest_inprocess(*INNER_OPTIONS)
     assert len(fake_judge.calls) == calls, "offline"
     assert replayed.ret == 0, replayed.stdout.str()[-3000:]
-    # 71 items, 48 format probes and their 12 redraws, the set-level tests.
+    # 71 items, 60 format probes and their 12 redraws, the set-level tests.
     replayed.stdout.fnmatch_lines([
         "*support_reply 1.0 on local:fake-judge: detection 59/59 = 1.00 ?0.94, 1.00? n=59*",
         "support_reply 1.0: PASS: better than chance on all 7 deciding tests",
@@ -156,8 +164,26 @@ def test_the_planting_walkthrough_runs_as_printed(
     report = (repository / "reports/support_reply/1.0/report.md").read_text("utf-8")
     assert "NOT FIT" not in report
     for probe in ("format_blank_lines", "format_indentation", "format_markdown",
-                  "format_scattered_spaces"):  # fmt: skip
+                  "format_repeated", "format_scattered_spaces"):  # fmt: skip
         assert f"| {probe} | 12 | 0/12 = 0.00 [0.00, 0.24] |" in report, report
+
+    # The same set, a judge that likes length: it catches every defect, ignores the layout,
+    # and fails the verbosity probe alone (the same answer said again scores higher).
+    fake_judge.content = content_judge(good, longer_is_better=True)
+    wordy = [w if w != MODEL else WORDY for w in words]
+    pytester.runpytest_inprocess(*INNER_OPTIONS, *wordy[3:])
+    verbose = pytester.runpytest_inprocess(*INNER_OPTIONS, "--judge-model", WORDY)
+    assert verbose.ret == 1
+    failed = re.findall(
+        r"^FAILED \S+\[support_reply-1\.0-SR-\d+-(\w+)-", verbose.stdout.str(), re.M
+    )
+    assert failed == ["format_repeated"] * 12, failed
+    report = (repository / "reports/support_reply/1.0/report.md").read_text("utf-8")
+    assert (
+        "| format_repeated | 12 | 12/12 = 1.00 [0.76, 1.00] | 0/12 = 0.00 [0.00, 0.24] "
+        "(two-sided p = 0.000488) |"
+    ) in report
+    assert "bias beyond noise: +1.00 (two-sided McNemar exact p = 0.000488)" in report
 
     # The same accepted set, a judge at chance: NOT FIT on the generated defects.
     fake_judge.content = coin_judge
