@@ -175,7 +175,7 @@ def test_plant_writes_candidates_with_source_generator_seed_and_expectation(
     by_generator = {c.generator for c in candidates}
     assert by_generator == {"source", *GENERATORS}
     assert {c.source.id for c in candidates} == {"good-1", "good-2"}, "only good rows planted"
-    assert "1 rows not labelled as controls were not planted from (lines 2)" in out
+    assert "1 row not labelled as controls, not planted from (lines 2)" in out
     swap = next(c for c in candidates if c.generator == "entity_swap")
     assert swap.inputs["reply"] == "Yes. Our Acme Lite ships free. It arrives in 3 days."
     assert swap.source.line == 3 and swap.source.inputs["reply"] != swap.inputs["reply"]
@@ -185,7 +185,7 @@ def test_plant_writes_candidates_with_source_generator_seed_and_expectation(
     for candidate in candidates:
         assert (candidate.kind == "invariance") == (not candidate.expect)
         assert candidate.expectation
-    assert "entity_swap (defect): 1 made; 1 rows skipped, no entity of the team" in out
+    assert "entity_swap (defect): 1 made; 1 row skipped, no entity of the team" in out
 
 
 def test_plant_is_byte_for_byte_the_same_given_the_seed(
@@ -323,9 +323,7 @@ def test_the_docs_own_generator_runs_as_printed(
     argv = ["--from", str(rows), "--map", "output=reply", "--generators", "weeks_for_days"]
     code, out, err = _plant(capsys, *argv, "--generator-module", "team_generators.refund_days")
     assert (code, err) == (0, "")
-    assert (
-        "weeks_for_days (defect): 1 made; 1 rows skipped, no 'N days' to restate (lines 2)" in out
-    )
+    assert "weeks_for_days (defect): 1 made; 1 row skipped, no 'N days' to restate (lines 2)" in out
     (candidate,) = read_candidates(project / CANDIDATES)
     assert "within 30 weeks of delivery" in candidate.inputs["reply"]
     assert candidate.category == "wrong_unit"

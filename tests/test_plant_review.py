@@ -239,3 +239,18 @@ def test_a_diff_of_a_huge_line_is_cut_for_the_terminal() -> None:
     lines = diff_lines(big, big + "more", "source")
     assert max(len(line) for line in lines) < LINE_CHARACTERS + 50
     assert any("more characters)" in line for line in lines)
+
+
+def test_an_apply_stopped_before_probes_jsonl_is_finished_by_running_it_again(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _make(capsys)
+    _review_all(project, {"source": "a", "markdown": "a"})
+    _plant(capsys, "--apply")
+    probes = project / SET / "probes.jsonl"
+    written = probes.read_bytes()
+    probes.unlink()  # as if stopped after probes.toml
+    again = _plant(capsys, "--apply")
+    assert "wrote planted_sets/support_reply/probes.jsonl" in again
+    assert probes.read_bytes() == written
+    assert "wrote" not in _plant(capsys, "--apply"), "nothing to write: nothing written"

@@ -93,6 +93,10 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
     return {n: g for n, g in registry.items() if n != NEEDS_ENTITIES or args.entities}
 
 
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
 def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Generator]) -> list[str]:
     made = planting.made()
     lines = [f"wrote {shown(path)}: {len(planting.candidates)} candidates from {rows} rows"]
@@ -102,13 +106,13 @@ def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Genera
         for reason, n in sorted(skipped.items()):
             first = planting.skipped_lines[(name, reason)][:5]
             more = ", ..." if n > len(first) else ""
-            line += f"; {n} rows skipped, {reason} (lines {', '.join(map(str, first))}{more})"
+            line += f"; {_rows(n)} skipped, {reason} (lines {', '.join(map(str, first))}{more})"
         lines.append(line)
     if made["source"]:
         lines.append(f"  source (control): {made['source']} made, one per row labelled a control")
     if planting.unlabelled:
         lines.append(
-            f"  {len(planting.unlabelled)} rows not labelled as controls were not planted from "
+            f"  {_rows(len(planting.unlabelled))} not labelled as controls, not planted from "
             f"(lines {', '.join(map(str, planting.unlabelled[:5]))}"
             f"{', ...' if len(planting.unlabelled) > 5 else ''})"
         )

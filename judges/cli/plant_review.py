@@ -183,9 +183,12 @@ def apply_lines(
     applied = apply_decisions(folder, spec, existing, candidates, decisions, default_prefix)
     written = write_applied(folder, spec, applied)
     planted = load_planted_set(planted_sets, spec)  # the grown set, checked as any run does
-    if applied.probes:
-        write_probes(planted)
-        written.append(folder / "probes.jsonl")
+    # Always, not only when probes were added: an apply stopped between probes.toml and
+    # probes.jsonl is finished by running it again.
+    probes_path = folder / "probes.jsonl"
+    before = probes_path.read_bytes() if probes_path.is_file() else None
+    if write_probes(planted) and probes_path.read_bytes() != before:
+        written.append(probes_path)
     probes = sum(len(v) for v in applied.probes.values())
     lines = [f"wrote {shown(path)}" for path in written]
     lines.append(

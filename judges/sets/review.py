@@ -117,6 +117,10 @@ class Applied:
     unknown: list[str] = field(default_factory=list)  # decisions on no current candidate
 
 
+def _key(inputs: Mapping[str, Any]) -> str:
+    return json.dumps(inputs, sort_keys=True, ensure_ascii=False)
+
+
 def _slug(candidate: Candidate) -> str:
     words = re.sub(r"[^a-z0-9]+", "-", f"{candidate.generator}-{candidate.source.id}".lower())
     return words.strip("-")[:40].strip("-") or "candidate"
@@ -162,11 +166,15 @@ def apply_decisions(
     items_path = folder / "items.jsonl"
     # Controls first: a defect names its row's control as its clean item, a probe needs it.
     order = {"control": 0, "defect": 1, "invariance": 2}
-    clean_of: dict[str, str] = {}  # source row id -> the planted item holding it as it is
+    # source row id -> the planted item holding the row as it is (its inputs, unchanged)
+    holding: dict[str, str] = {}
     for item in existing:
-        for candidate in candidates:
-            if item.inputs == candidate.source.inputs:
-                clean_of.setdefault(candidate.source.id, item.id)
+        holding.setdefault(_key(item.inputs), item.id)
+    clean_of = {
+        c.source.id: holding[_key(c.source.inputs)]
+        for c in candidates
+        if _key(c.source.inputs) in holding
+    }
     probes_on_file = _probe_items(folder / PROBES_FILE)
     for candidate in sorted(candidates, key=lambda c: order[c.kind]):
         decision = decisions.get(candidate.id)

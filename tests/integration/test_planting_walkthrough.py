@@ -117,7 +117,7 @@ def test_the_planting_walkthrough_runs_as_printed(
     code, out = command(shlex.split(plant[2])[3:])
     assert code == 0, out
     assert "wrote planted_sets/support_reply/candidates.jsonl: 132 candidates from 14 rows" in out
-    assert "2 rows not labelled as controls were not planted from (lines 13, 14)" in out
+    assert "2 rows not labelled as controls, not planted from (lines 13, 14)" in out
     candidates = [
         json.loads(line)
         for line in (repository / "planted_sets/support_reply/candidates.jsonl").open()
