@@ -17,7 +17,7 @@ from judges.core.spec import load_catalog
 from judges.sets.candidates import read_candidates
 from judges.sets.planted import load_planted_set
 from judges.sets.probes import load_probe_set
-from judges.sets.review import REVIEW_FILE, read_decisions
+from judges.sets.review import REVIEW_FILE, fingerprint, pending, read_decisions
 from judges.verdicts.probe_messages import explained
 
 SET = Path("planted_sets/support_reply")
@@ -254,3 +254,30 @@ def test_an_apply_stopped_before_probes_jsonl_is_finished_by_running_it_again(
     assert "wrote planted_sets/support_reply/probes.jsonl" in again
     assert probes.read_bytes() == written
     assert "wrote" not in _plant(capsys, "--apply"), "nothing to write: nothing written"
+
+
+def test_a_downloaded_edit_of_an_invariance_candidate_is_refused_and_strangers_named(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _make(capsys)
+    candidates = {c.id: c for c in read_candidates(project / SET / "candidates.jsonl")}
+    base = {"reviewer": "Ada", "date": "2026-12-07", "note": ""}
+    lines = [
+        {"candidate": "source:row-0", "fingerprint": fingerprint(candidates["source:row-0"]),
+         "decision": "accept", "text": None, **base},
+        {"candidate": "gone:row-9", "fingerprint": "0" * 16, "decision": "accept",
+         "text": None, **base},
+    ]  # fmt: skip
+    downloaded = project / "review-decisions.jsonl"
+    downloaded.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    out = _plant(capsys, "--apply", "--decisions", str(downloaded))
+    assert "2 decisions from" in out and "added 1 planted items" in out
+    assert "1 decisions name no current candidate (gone:row-9): left as they are" in out
+    edit = {"candidate": "markdown:row-0", "fingerprint": fingerprint(candidates["markdown:row-0"]),
+            "decision": "edit", "text": "**Yes.**", **base}  # fmt: skip
+    downloaded.write_text(json.dumps(edit) + "\n", "utf-8")
+    assert main(["plant", "support_reply", "--apply", "--decisions", str(downloaded)]) == 2
+    assert "is an invariance candidate, made again from its seed" in capsys.readouterr().err
+    # It is asked about again, in the terminal and on the page.
+    todo = pending(list(candidates.values()), read_decisions(project / SET / REVIEW_FILE))
+    assert "markdown:row-0" in {c.id for c in todo}

@@ -93,13 +93,19 @@ def record_decisions(path: Path, new: Sequence[Decision]) -> None:
     atomic_write_text(path, old + added)
 
 
+def _covers(decision: Decision | None, candidate: Candidate) -> bool:
+    """The decision is on the candidate as it now is, and one it can take (an invariance
+    candidate is accepted or rejected, never edited)."""
+    return (
+        decision is not None
+        and decision.fingerprint == fingerprint(candidate)
+        and not (candidate.kind == "invariance" and decision.decision == "edit")
+    )
+
+
 def pending(candidates: Sequence[Candidate], decisions: Mapping[str, Decision]) -> list[Candidate]:
-    """Candidates no decision covers as they now are."""
-    return [
-        c
-        for c in candidates
-        if c.id not in decisions or decisions[c.id].fingerprint != fingerprint(c)
-    ]
+    """Candidates no decision covers as they now are: the ones to ask about."""
+    return [c for c in candidates if not _covers(decisions.get(c.id), c)]
 
 
 # -- applying -----------------------------------------------------------------------------
@@ -263,8 +269,8 @@ def _probe(
     if decision.decision == "edit":
         raise PlantedSetError(
             f"{where}: candidate {candidate.id!r} is an invariance candidate, made again from "
-            "its seed at every run: accept or reject it; an edited format is a planted item "
-            "written by hand"
+            "its seed at every run: accept or reject it (it is asked again by --review and "
+            "--review-page); an edited format is a planted item written by hand"
         )
     clean = clean_of.get(candidate.source.id)
     if clean is None:
