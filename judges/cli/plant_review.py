@@ -222,6 +222,6 @@ def category_lines(items: Sequence[PlantedItem]) -> list[str]:
         decides = "decides" if power >= MIN_POWER else "too small to decide"
         lines.append(
             f"  {category}: {n} defects; a judge right {GOOD:.0%} of the time beats chance "
-            f"with probability {power:.2f} ({decides}: {MIN_POWER} needed)"
+            f"with probability {power:.3f} ({decides}: {MIN_POWER} needed)"
         )
     return lines
