@@ -14,6 +14,7 @@ from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
 from judges.cli.leaderboard import add_leaderboard_command
+from judges.cli.plant import add_plant_command
 from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
 from judges.cli.project import find_project
 from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
@@ -323,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges leaderboard pairwise --version 0.1   rank the judge models per set\n"
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
+        "  python -m judges plant support_reply --from rows.jsonl   candidate items to review\n"
         f"  {ESTIMATE_EXAMPLE}\n"
         "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -337,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_init_command(commands)
     add_power_commands(commands, str)
     add_corpus_command(commands)
+    add_plant_command(commands)
     return parser
 
 
@@ -474,7 +477,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command in ("derive", "report", "baseline", "plan", "estimate", "leaderboard"):
+        if args.command in (
+            "derive",
+            "report",
+            "baseline",
+            "plan",
+            "estimate",
+            "leaderboard",
+            "plant",
+        ):
             _project_defaults(parser, args)
         return int(args.run(args))
     except USER_ERRORS as error:

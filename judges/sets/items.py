@@ -29,6 +29,13 @@ class Provenance(BaseModel):
     release: str | None = None
     release_set: str | None = None
     release_index: int | None = None
+    # Reviewed candidates (`python -m judges plant`): the candidate, its generator, the real
+    # row it came from, who accepted it and when.
+    candidate: str | None = None
+    generator: str | None = None
+    source_row: str | None = None
+    reviewer: str | None = None
+    reviewed: str | None = None  # the review's date, YYYY-MM-DD
     note: str = ""
 
 

@@ -241,6 +241,6 @@ def write_derived(items_path: Path, derived: list[PlantedItem]) -> None:
         lines.append(line)
     for item in derived:
         lines.append(
-            json.dumps(item.model_dump(mode="json", exclude_none=False), ensure_ascii=False)
+            json.dumps(item.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
         )
     atomic_write_text(items_path, "\n".join(lines) + "\n")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from judges.sets.generators import Generator, Options, builtin_generators
 from judges.sets.items import PlantedSetError
 from judges.sets.perturb import PerturbationError, sentences, shuffle_sentences
 
@@ -226,6 +227,22 @@ def fact_order(inputs: dict[str, Any], field: str, seed: int, echo: str | None, 
 Transform = Callable[..., Probed]
 
 
+def same_content(generator: Generator) -> Transform:
+    """A format-only edit (a `plant` invariance generator) as a probe: the same content in
+    another layout, so the verdict must equal the source row's."""
+
+    def transform(
+        inputs: dict[str, Any], field: str, seed: int, echo: str | None, **_: Any
+    ) -> Probed:
+        try:
+            made = generator.make(_text(inputs, field), seed, Options())
+        except PerturbationError as error:
+            raise PlantedSetError(f"probe field {field!r}: {error}") from None
+        return Probed(_with(inputs, field, made.text), f"{field}: {made.change}")
+
+    return transform
+
+
 @dataclass(frozen=True)
 class ProbeKind:
     """One kind of bias probe."""
@@ -259,7 +276,27 @@ PROBE_KINDS: dict[str, ProbeKind] = {
         ),
     )
 }
+# The invariance generators of `python -m judges plant`, each a probe kind of its own: an
+# accepted invariance candidate is a probe of its source row (judges.sets.review).
+INVARIANCE_PREFIX = "format_"
+PROBE_KINDS |= {
+    f"{INVARIANCE_PREFIX}{generator.name}": ProbeKind(
+        f"{INVARIANCE_PREFIX}{generator.name}",
+        same_content(generator),
+        ANY_CHANGE,
+        rule=f"the same content, {generator.summary}: the verdict must equal the source row's",
+    )
+    for generator in builtin_generators().values()
+    if generator.kind == "invariance"
+}
 PROBES = tuple(PROBE_KINDS)
+
+
+def invariance_probe(generator: str) -> str | None:
+    """The probe kind an invariance generator's accepted candidates become; None when the
+    generator is not one (a team's own invariance generator is not a probe kind)."""
+    name = f"{INVARIANCE_PREFIX}{generator}"
+    return name if name in PROBE_KINDS else None
 
 
 def bias_of(probe: str) -> Bias:

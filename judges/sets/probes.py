@@ -65,6 +65,9 @@ class ProbeRecipe(BaseModel):
     items: tuple[str, ...] = Field(min_length=1)
     field: str
     seed: int = 0
+    # One seed per item, in the order of `items` (a reviewed candidate keeps the seed it was
+    # made with); without it, item k uses `seed + k`.
+    seeds: tuple[int, ...] = ()
     echo: str | None = None  # an input field the restating padding / echo dummy reuse
     expect: tuple[Expectation, ...] = ()  # dummy: the lowest verdict
     kind: str | None = None  # a variant of the probe, for the kinds that have them
@@ -72,6 +75,17 @@ class ProbeRecipe(BaseModel):
 
     def options(self) -> dict[str, Any]:
         return {"kind": self.kind, "texts": self.texts}
+
+    @model_validator(mode="after")
+    def _a_seed_per_item(self) -> ProbeRecipe:
+        if self.seeds and len(self.seeds) != len(self.items):
+            raise ValueError(
+                f"seeds lists {len(self.seeds)} seeds for {len(self.items)} items: one each"
+            )
+        return self
+
+    def seed_of(self, k: int) -> int:
+        return self.seeds[k] if self.seeds else self.seed + k
 
 
 class ProbeFile(BaseModel):
@@ -184,7 +198,8 @@ def load_recipe(path: Path) -> ProbeFile | None:
 
 
 def generate(planted: PlantedSet, recipe: ProbeFile, where: Path) -> list[ProbeItem]:
-    """The probe items a recipe describes; item k of a probe uses seed `seed + k`."""
+    """The probe items a recipe describes; item k of a probe uses seed `seed + k`, or the
+    k-th of `seeds`."""
     out = []
     for probe, entry in recipe.recipes().items():
         for k, item_id in enumerate(entry.items):
@@ -194,7 +209,7 @@ def generate(planted: PlantedSet, recipe: ProbeFile, where: Path) -> list[ProbeI
                 raise PlantedSetError(
                     f"{where}: [{probe}] lists {item_id}, which is not an item of the set"
                 ) from None
-            seed = entry.seed + k
+            seed = entry.seed_of(k)
             probed = PROBE_KINDS[probe].transform(
                 dict(clean.inputs), entry.field, seed, entry.echo, **entry.options()
             )

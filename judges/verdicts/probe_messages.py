@@ -23,21 +23,25 @@ def _and(names: Sequence[str]) -> str:
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
-def _counted() -> str:
-    """What the gate counts, per kind of bias, with the probe kinds counted that way."""
+def _counted(probes: Sequence[str]) -> str:
+    """What the gate counts, per kind of bias, with the report's probe kinds counted that
+    way (a kind the report holds no rows of is not named)."""
     return ", ".join(
         f"{bias.counted} for {_and(kinds)}{bias.detail}"
         for bias in BIASES
-        if (kinds := [k.name for k in PROBE_KINDS.values() if k.bias is bias])
+        if (kinds := [k.name for k in PROBE_KINDS.values() if k.bias is bias and k.name in probes])
     )
 
 
-EXPLAINED = (
-    "Each probe item is judged at the main run's seed and compared with the verdict on its "
-    f"unperturbed item. *Biased* is what the gate counts: {_counted()}. The "
-    "noise floor is the same count for an independent redraw of the unperturbed item (run "
-    "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds it."
-)
+def explained(probes: Sequence[str]) -> str:
+    """The section's note: how each of the report's probes is compared and counted."""
+    return (
+        "Each probe item is judged at the main run's seed and compared with the verdict on its "
+        f"unperturbed item. *Biased* is what the gate counts: {_counted(probes)}. The "
+        "noise floor is the same count for an independent redraw of the unperturbed item (run "
+        "`probe-noise`), paired per item; McNemar's exact test says whether the probe exceeds "
+        "it."
+    )
 
 
 def against_noise(effect: ProbeEffect) -> str:

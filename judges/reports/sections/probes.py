@@ -14,7 +14,7 @@ from judges.stats.estimates.intervals import Rate
 from judges.stats.reliability.probes import (
     ProbeEffect,
 )
-from judges.verdicts.probe_messages import EXPLAINED, against_noise
+from judges.verdicts.probe_messages import against_noise, explained
 from judges.verdicts.probes import ProbeReport
 
 
@@ -70,7 +70,7 @@ def probes_markdown(report: ProbeReport) -> list[str]:
     lines = [
         "### Bias probes",
         "",
-        EXPLAINED,
+        explained([e.probe for e in report.effects]),
         "",
         "| probe | n | flips | redraw flips | judge-pleasing | biased | noise floor (biased) "
         "| vs noise | gate |",
@@ -201,7 +201,8 @@ def probes_html(report: ProbeReport) -> str:
     lines = probes_markdown(report)
     repeats = lines[-1] if report.repeats is not None else ""
     return (
-        f'<h3>Bias probes</h3>{probes_svg(report)}<p class="caption">{inline_html(EXPLAINED)}</p>'
+        f'<h3>Bias probes</h3>{probes_svg(report)}<p class="caption">'
+        f"{inline_html(explained([e.probe for e in report.effects]))}</p>"
         f"<table><tr>{head}</tr>{rows}</table>"
         + (f'<p class="caption">{inline_html(repeats)}</p>' if repeats else "")
     )

@@ -1,0 +1,293 @@
+"""`python -m judges plant`: candidate planted items from a team's real rows, then review.
+
+python -m judges plant JUDGE --from rows.jsonl     write planted_sets/JUDGE/candidates.jsonl
+python -m judges plant --list                      the generators, built-in and the team's
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from judges.cli.plant_review import shown
+from judges.core.results import Expectation
+from judges.core.spec import JudgeSpec
+from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
+from judges.sets.generators import Generator, GeneratorError, Options, load_generators
+from judges.sets.items import PlantedItem
+from judges.sets.review import REVIEW_FILE
+from judges.sets.source_rows import input_names, parse_mapping, read_rows
+
+NEEDS_ENTITIES = "entity_swap"  # runs by default only when the team gives its list
+
+
+class PlantError(ValueError):
+    """A `plant` option cannot be used; the message names it and the fix."""
+
+
+def _entities(path: Path | None) -> dict[str, str]:
+    """`--entities FILE`: a TOML file of `"name" = "its cousin"` lines."""
+    if path is None:
+        return {}
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise PlantError(f"--entities {path}: not a readable TOML file ({error})") from None
+    bad = sorted(k for k, v in table.items() if not isinstance(v, str) or not v or not k)
+    if bad or not table:
+        raise PlantError(
+            f'--entities {path}: each line is "name" = "its cousin", e.g. "Acme Pro" = '
+            f'"Acme Lite" (not a text: {bad or "the file is empty"})'
+        )
+    return table
+
+
+def _conditions(texts: list[str] | None) -> tuple[Expectation, ...] | None:
+    from judges.reports.sections.estimate import parse_condition
+
+    return tuple(parse_condition(text) for text in texts) if texts else None
+
+
+def _usual(items: list[PlantedItem], control: bool) -> tuple[Expectation, ...]:
+    """The expectation most of the set's defects (or controls) share; none when it has none."""
+    shared = Counter(item.expect for item in items if item.control == control)
+    return shared.most_common(1)[0][0] if shared else ()
+
+
+def _expectations(
+    args: argparse.Namespace, spec: JudgeSpec
+) -> tuple[tuple[Expectation, ...], tuple[Expectation, ...]]:
+    """The defect and control expectations: as given, or what the set's own items expect."""
+    from judges.sets.planted import load_items
+
+    defect, control = _conditions(args.expect), _conditions(args.control_expect)
+    items_path = args.planted_sets / spec.name / "items.jsonl"
+    items = load_items(items_path, spec) if items_path.is_file() else []
+    defect = defect or _usual(items, control=False)
+    control = control or _usual(items, control=True)
+    if not defect:
+        raise PlantError(
+            f"what must a generated defect meet? {items_path} has no defect to take it from: "
+            "give it, e.g. --expect 'accuracy <= 1' (repeatable; all must hold)"
+        )
+    if args.control_label is not None and not control:
+        raise PlantError(
+            f"what must a control meet? {items_path} has no control to take it from: give "
+            "it, e.g. --control-expect 'accuracy >= 2'"
+        )
+    return defect, control
+
+
+def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[str, Generator]:
+    if args.generators:
+        names = [n.strip() for n in args.generators.split(",") if n.strip()]
+        unknown = [n for n in names if n not in registry]
+        if unknown:
+            raise PlantError(
+                f"--generators: {unknown} not known; the generators are {', '.join(registry)}"
+            )
+        return {n: registry[n] for n in names}
+    return {n: g for n, g in registry.items() if n != NEEDS_ENTITIES or args.entities}
+
+
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Generator]) -> list[str]:
+    made = planting.made()
+    lines = [f"wrote {shown(path)}: {len(planting.candidates)} candidates from {rows} rows"]
+    for name, generator in chosen.items():
+        skipped = planting.skipped.get(name, Counter())
+        line = f"  {name} ({generator.kind}): {made[name]} made"
+        for reason, n in sorted(skipped.items()):
+            first = planting.skipped_lines[(name, reason)][:5]
+            more = ", ..." if n > len(first) else ""
+            line += f"; {_rows(n)} skipped, {reason} (lines {', '.join(map(str, first))}{more})"
+        lines.append(line)
+    if made["source"]:
+        lines.append(f"  source (control): {made['source']} made, one per row labelled a control")
+    if planting.unlabelled:
+        lines.append(
+            f"  {_rows(len(planting.unlabelled))} not labelled as controls, not planted from "
+            f"(lines {', '.join(map(str, planting.unlabelled[:5]))}"
+            f"{', ...' if len(planting.unlabelled) > 5 else ''})"
+        )
+    return lines
+
+
+def _list(registry: dict[str, Generator]) -> int:
+    for generator in registry.values():
+        print(
+            f"{generator.name:18} {generator.kind:10} {generator.category:18} {generator.summary}"
+        )
+    return 0
+
+
+def run_plant(args: argparse.Namespace) -> int:
+    try:
+        registry = load_generators(args.generator_module or ())
+    except GeneratorError as error:
+        raise PlantError(str(error)) from None
+    if args.list:
+        return _list(registry)
+    if args.judge is None:
+        raise PlantError("name the judge: python -m judges plant JUDGE --from FILE")
+    spec = args.catalog[args.judge]
+    modes = [m for m in ("source", "review", "review_page", "apply") if getattr(args, m)]
+    if len(modes) != 1:
+        raise PlantError(
+            "say what to do, one at a time: --from FILE (make candidates), --review (decide "
+            "in the terminal), --review-page (decide in a browser) or --apply (add the "
+            f"accepted ones to the set){'; got ' + ', '.join(modes) if modes else ''}"
+        )
+    if args.source is None:
+        return _review_or_apply(args, spec)
+    names = input_names(spec)
+    field = args.field or names[-1]
+    if field not in names:
+        raise PlantError(f"--field {field}: not an input of {spec.name} ({', '.join(names)})")
+    chosen = _chosen(args, registry)
+    options = Options(entities=_entities(args.entities))
+    defect, control = _expectations(args, spec)
+    mapping = parse_mapping(args.map or [], names)
+    rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
+    planting = plant(
+        spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
+        control_expect=control, control_label=args.control_label,
+        options=options,
+    )  # fmt: skip
+    path = args.planted_sets / spec.name / CANDIDATES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_candidates(path, planting.candidates)
+    print(f"editing the input {field!r} of {spec.name} (--field for another), seed {args.seed}")
+    if rows.ignored_columns:
+        unused = ", ".join(rows.ignored_columns)
+        print(f"columns not used (neither an input, the id nor the label): {unused}; "
+              "--map COLUMN=INPUT if one is an input")  # fmt: skip
+    if NEEDS_ENTITIES in registry and NEEDS_ENTITIES not in chosen and not args.generators:
+        print(f"{NEEDS_ENTITIES}: not run (give the team's pairs with --entities FILE)")
+    for line in _summary(planting, len(rows.rows), path, chosen):
+        print(line)
+    return 0
+
+
+def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
+    from judges.cli.init import item_prefix
+    from judges.cli.plant_review import apply_lines, merge_decisions, review_in_terminal
+
+    folder = args.planted_sets / spec.name
+    if args.review:
+        if not args.reviewer:
+            raise PlantError("--review needs --reviewer NAME: each decision records who made it")
+        made = review_in_terminal(folder, args.reviewer)
+        decisions = shown(folder / REVIEW_FILE)
+        print(
+            f"review: {made['accept']} accepted, {made['edit']} edited, {made['reject']} "
+            f"rejected, {made['skipped']} skipped; decisions in {decisions}; add the "
+            f"accepted ones with: python -m judges plant {spec.name} --apply"
+        )
+        return 0
+    if args.review_page:
+        from judges.cli.review_page import write_review_page
+
+        page = write_review_page(folder, spec.name)
+        print(f"wrote {shown(page)}: open it in a browser, decide, download the decisions, then: "
+              f"python -m judges plant {spec.name} --apply --decisions FILE")  # fmt: skip
+        return 0
+    if args.decisions is not None:
+        merged = merge_decisions(folder, args.decisions)
+        print(f"{merged} decisions from {args.decisions} added to {folder / REVIEW_FILE}")
+    lines, warnings = apply_lines(args.planted_sets, spec, item_prefix(spec.name))
+    for line in lines:
+        print(line)
+    for line in warnings:
+        print(f"warning: {line}")
+    return 0
+
+
+def add_plant_command(commands: Any) -> None:
+    plant_cmd = commands.add_parser(
+        "plant",
+        help="candidate planted items generated from real rows (JSONL or CSV), to review",
+        description="Read real rows (the judged inputs, an optional id and label) and write "
+        "candidate planted items to planted_sets/<judge>/candidates.jsonl, each with its "
+        "source row, generator, seed and the expectation it should meet: defects (truncation, "
+        "a sentence dropped, a number changed, a negation, an entity swapped) and invariance "
+        "items (blank lines, spaces, indentation, Markdown). Nothing joins items.jsonl before "
+        "review. See docs/planting.md.",
+        epilog="example:\n  python -m judges plant support_reply --from rows.jsonl "
+        "--map output=reply --control-label good",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    plant_cmd.add_argument("judge", nargs="?", help="judge name, e.g. support_reply")
+    plant_cmd.add_argument(
+        "--from", dest="source", type=Path, metavar="FILE", help="the real rows: .jsonl or .csv"
+    )
+    plant_cmd.add_argument(
+        "--map", action="append", metavar="COLUMN=INPUT",
+        help="a column whose name differs from the judge's input (repeatable)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--field", help="the input the generators edit (default: the judge's last input)"
+    )
+    plant_cmd.add_argument("--id-column", default="id", help="the rows' id column (default id)")
+    plant_cmd.add_argument(
+        "--label-column", default="label", help="the rows' label column (default label)"
+    )
+    plant_cmd.add_argument(
+        "--control-label", metavar="LABEL",
+        help="rows with this label are good answers: each becomes a control candidate, and "
+        "only they are planted from",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--generators", metavar="A,B", help="only these generators (default: every one; "
+        "entity_swap only with --entities)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--generator-module", action="append", metavar="PKG.MODULE",
+        help="a module of the team's defining GENERATOR (repeatable; docs/planting.md)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--entities", type=Path, metavar="FILE",
+        help='a TOML file of "name" = "its cousin" lines, for entity_swap',
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--expect", action="append", metavar="CONDITION",
+        help="what a generated defect must meet, e.g. 'accuracy <= 1' (repeatable; default: "
+        "what most of the set's defects expect)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--control-expect", action="append", metavar="CONDITION",
+        help="what a control must meet, e.g. 'accuracy >= 2' (default: what most of the "
+        "set's controls expect)",
+    )  # fmt: skip
+    plant_cmd.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    plant_cmd.add_argument("--list", action="store_true", help="list the generators and stop")
+    plant_cmd.add_argument(
+        "--review", action="store_true",
+        help="decide on each pending candidate in the terminal (accept, reject, edit), beside "
+        "its source row; decisions go to planted_sets/<judge>/review.jsonl",
+    )  # fmt: skip
+    plant_cmd.add_argument("--reviewer", help="who decides (--review): written with each decision")
+    plant_cmd.add_argument(
+        "--review-page", action="store_true",
+        help="write planted_sets/<judge>/review.html: decide in a browser, download decisions",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--apply", action="store_true",
+        help="add the accepted candidates to items.jsonl (invariance ones to probes.toml) and "
+        "say whether each category is large enough to decide",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--decisions", type=Path, metavar="FILE",
+        help="with --apply: decisions downloaded from the review page, added to review.jsonl",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--planted-sets", type=Path,
+        help="planted sets folder (default: the ini's judges_planted_sets, or planted_sets)",
+    )  # fmt: skip
+    plant_cmd.set_defaults(run=run_plant)
