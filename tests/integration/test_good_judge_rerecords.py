@@ -118,6 +118,7 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     # What its paired gates could have seen is on the first screen: a PASS whose gate cannot
     # see gates.toml's 15 points says so in its Result line, and the comparison row is the
     # accepted baseline's (the previous copy only beside it).
+    any_blind = False
     for version in COPIES[1:]:
         folder = repository / "reports" / JUDGE / version
         found = json.loads((folder / "report.json").read_text(encoding="utf-8"))
@@ -129,12 +130,15 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
         assert ("but blind to" in result) == bool(blind), (result, seen)
         label = model["verdict_label"]
         assert label.startswith("PASS, blind to") if blind else label == "PASS", label
+        any_blind = any_blind or bool(blind)
         figures = [f["what"] for f in found["first_screen"]["figures"]]
         paired = [what for what in figures if what.startswith("detection, paired with")]
         assert paired[0] == "detection, paired with the accepted baseline prompt 1.0", figures
         if version != "1.1":
             previous = COPIES[COPIES.index(version) - 1]
             assert paired[1:] == [f"detection, paired with prompt {previous}"], figures
+    overview = (repository / "reports" / "index.html").read_text(encoding="utf-8")
+    assert ('class="w blind"' in overview) == any_blind  # marked on the overview page
     # `baseline --accept` said what the new baseline's two paired gates will see.
     said = [line for line in accepted.splitlines() if line.startswith(("sees:", "warning:"))]
     assert len(said) == 2 and all(f"{JUDGE} 1.0 on {MODEL}: " in line for line in said), said

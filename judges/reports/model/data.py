@@ -241,7 +241,8 @@ class FolderReport:
 
     def label(self) -> str:
         """The word as a one-line overview shows it: NOT FIT says when gates.toml accepts
-        it, and a FAIL names an accepted NOT FIT beside it."""
+        it, a FAIL names an accepted NOT FIT beside it, and a PASS whose paired gate cannot
+        see gates.toml's min_detectable_drop says so."""
         word = self.verdict_word()
         unfit = [m for m in self.models if not m.fit and m.chance_tests_apply]
         accepted = bool(self.pairwise_accepted_not_fit()) or any(m.accept_not_fit for m in unfit)
@@ -251,6 +252,9 @@ class FolderReport:
                 return f"{NOT_FIT} (accepted)"
         if word == FAIL and accepted:
             return f"{FAIL}; {NOT_FIT} (accepted)"
+        blind = [found for m in self.models for found in m.sensitivity if found.blind]
+        if word == PASS and blind:  # the terminal and step summary read it too
+            return f"{PASS}, {sensitivity.blind_to(blind[0])}"
         return word
 
     def verdict(self) -> str:

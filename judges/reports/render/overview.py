@@ -38,6 +38,7 @@ ul{margin:0 0 6px;padding-left:20px}
 .w.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
 .w.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
 .w.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
+.w.blind{background:#fff8c5;color:#7d4e00;border-color:#bf8700}
 .warn{color:#a40e26;font-weight:600}td.warn{font-weight:400}
 .small{color:#57606a;font-size:12px}
 """
@@ -83,6 +84,12 @@ def _row(report: Mapping[str, Any], m: Mapping[str, Any]) -> str:
     figure = _figure(figures[0]) if figures else "-"
     word = m.get("verdict_word", report["verdict_word"])
     label = m.get("verdict_label", word)
+    # A PASS whose paired gate cannot see the declared drop is marked, not green.
+    kind = (
+        "blind"
+        if word == PASS and any(g["blind"] for g in m.get("sensitivity", []))
+        else (_KIND.get(word, "incomplete"))
+    )
     link = f"{report['judge']}/{report['prompt_version']}/index.html"
     worse = (
         f'<br><span class="warn">baseline worse than {esc(report["previous_version"])}</span>'
@@ -92,7 +99,7 @@ def _row(report: Mapping[str, Any], m: Mapping[str, Any]) -> str:
     cells = [
         (f"{esc(report['judge'])} {esc(report['prompt_version'])}", ""),
         (esc(m["model"]), ""),
-        (f'<span class="w {_KIND.get(word, "incomplete")}">{esc(label)}</span>' + worse, ""),
+        (f'<span class="w {kind}">{esc(label)}</span>' + worse, ""),
         (esc(figure), f' class="cut" title="{esc(figure)}"'),
         (esc(_detection(m)), ""),
         (esc(_per_thousand(report["usage"], m["model"])), ""),
