@@ -6,6 +6,7 @@ import of released judgements into one."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -297,6 +298,40 @@ def _import_alpaca_eval(args: Any) -> int:
     return 0
 
 
+def _import(args: Any) -> int:
+    """`corpus import FORMAT SOURCE`: a tool's log as a corpus, through one reader each."""
+    from judges.corpus.importers.corpus_writer import summary_lines, write_corpus
+
+    if args.format == "alpaca-eval":
+        args.name = args.name or "alpaca_eval"
+        return _import_alpaca_eval(args)
+    if args.corpora is None:
+        args.corpora = find_project(Path.cwd()).planted_sets / CORPORA
+    args.name = args.name or _corpus_name(args.source)
+    target = _folder(args.corpora, args.name)
+    if args.format in ("jsonl", "csv"):
+        from judges.corpus.importers.tabular import parse_mapping, read_tabular
+
+        rows = read_tabular(args.source, parse_mapping(args.map), args.judge_name)
+    else:
+        from judges.corpus.importers.inspect_log import read_inspect
+
+        rows = read_inspect(args.source, args.labels, args.system)
+    scale = {key: value for key in ("low", "high", "step", "midpoint")
+             if (value := getattr(args, key)) is not None}  # fmt: skip
+    written = write_corpus(rows, target, args.name, replace=args.replace, scale=scale)
+    for line in summary_lines(written):
+        print(line)
+    print(f"next: python -m judges corpus report {args.name}")
+    return 0
+
+
+def _corpus_name(source: Path) -> str:
+    """A corpus name from the source's name: letters, digits, '_', '-' and '.' kept."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.stem if source.is_file() else source.name)
+    return name.strip("._") or "imported"
+
+
 def _held(folder: Path) -> str | None:
     """What a corpus folder holds, in words (what --replace replaces); None: no corpus."""
     from judges.corpus.manifest import MANIFEST_FILE
@@ -322,7 +357,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     )
     actions = corpus.add_subparsers(
         dest="action", required=True, metavar="ACTION",
-        help="report, judge or import-alpaca-eval",
+        help="report, judge, import or import-alpaca-eval",
     )  # fmt: skip
     report = actions.add_parser(
         "report",
@@ -405,3 +440,44 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "existing one is kept; a second release goes under its own --name)",
     )
     alpaca.set_defaults(run=_import_alpaca_eval)
+    _add_import(actions)
+
+
+def _add_import(actions: argparse._SubParsersAction) -> None:
+    from judges.corpus.importers import FORMATS
+
+    importing = actions.add_parser(
+        "import",
+        help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, an "
+        "AlpacaEval release) as a corpus",
+        description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
+        "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
+        "ratings become labels.jsonl; what cannot be mapped is counted and named.",
+    )
+    importing.add_argument("format", choices=FORMATS, help="the tool whose log SOURCE is")
+    importing.add_argument("source", type=Path, help="the log file, or its folder")
+    importing.add_argument("--name", help="corpus name (default: from the source's name)")
+    importing.add_argument("--corpora", type=Path, help="corpora folder (default: "
+                           "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
+    importing.add_argument("--replace", action="store_true",
+                           help="replace an existing corpus of that name")  # fmt: skip
+    tabular = importing.add_argument_group("jsonl and csv")
+    tabular.add_argument(
+        "--map", action="append", default=[], metavar="FIELD=COLUMN",
+        help="the column a corpus field comes from (system, item, judge, score, run, flagged, "
+        "label, output, error, input); default: the column of the field's own name",
+    )  # fmt: skip
+    tabular.add_argument("--judge-name", help="the judge of every row without a judge column")
+    inspect = importing.add_argument_group("inspect")
+    inspect.add_argument("--labels", default="human",
+                         help="the score that is a human's label (default: human)")  # fmt: skip
+    inspect.add_argument("--system", choices=("model", "task"), default="model",
+                         help="a system is the log's model (default) or its task")  # fmt: skip
+    scale = importing.add_argument_group(
+        "scale",
+        "default: pass/fail (0 or 1) as two levels, 0/0.5/1 as three; any other "
+        "scores need --low and --high, and --step (levels) or --midpoint (preferences)",
+    )
+    for option in ("low", "high", "step", "midpoint"):
+        scale.add_argument(f"--{option}", type=float)
+    importing.set_defaults(run=_import)

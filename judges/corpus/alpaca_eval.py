@@ -1,6 +1,7 @@
 """AlpacaEval's released judgements read into the corpus format.
 
-The release's layout: `annotations/<system>/<annotator>.json` (a list of records with
+The release's layout: `annotations/<system>/<annotator>.json` (AlpacaEval's repository has
+the same files as `results/<system>/<annotator>/annotations.json`; a list of records with
 `instruction`, `dataset`, `generator_1` (the reference), `generator_2` (the system) and
 `preference`), `leaderboards/<annotator>_leaderboard.csv` (the published rows, first column
 the system) and a LICENSE. A preference lies in [1, 2]: 1 the reference wins, 2 the system,
@@ -40,6 +41,8 @@ PUBLISHED_COLUMNS = {
     "discrete_win_rate": "discrete_mean",
 }
 _COUNT_COLUMNS = frozenset({"n_total", "n_wins", "n_wins_base", "n_draws"})
+# Where AlpacaEval's repository keeps its leaderboards (data_AlpacaEval, data_AlpacaEval_2).
+REPOSITORY_LEADERBOARDS = "src/alpaca_eval/leaderboards/data_AlpacaEval*"
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ def _published_rows(
 ) -> list[dict[str, Any]]:
     """The leaderboard rows of the imported systems; the names of the rows left out go to
     `others` (a system the release names differently from its annotations folder is there)."""
-    path = source / "leaderboards" / f"{annotator}_leaderboard.csv"
+    path = _leaderboard(source, annotator)
     if not path.is_file():
         return []
     rows = []
@@ -172,12 +175,35 @@ def _jsonl(rows: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
 
 
+def annotation_files(source: Path) -> list[tuple[Path, str, str]]:
+    """(file, system, annotator) of both layouts: a release's `annotations/<system>/
+    <annotator>.json`, and AlpacaEval's repository's `results/<system>/<annotator>/
+    annotations.json`."""
+    release = [(p, p.parent.name, p.stem) for p in (source / "annotations").glob("*/*.json")]
+    repository = [
+        (p, p.parent.parent.name, p.parent.name)
+        for p in (source / "results").glob("*/*/annotations.json")
+    ]
+    return sorted(release + repository)
+
+
+def _leaderboard(source: Path, annotator: str) -> Path:
+    """A release's `leaderboards/`, else the repository's own leaderboard folder."""
+    name = f"{annotator}_leaderboard.csv"
+    for folder in (source / "leaderboards", *sorted(source.glob(REPOSITORY_LEADERBOARDS))):
+        if (folder / name).is_file():
+            return folder / name
+    return source / "leaderboards" / name
+
+
 def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = False) -> Imported:
     """Write the corpus folder `target` from the release at `source`."""
-    files = sorted((source / "annotations").glob("*/*.json"))
+    files = annotation_files(source)
     if not files:
         raise CorpusError(
-            f"{source}: no annotations/<system>/<annotator>.json; point at the release folder"
+            f"{source}: no annotations/<system>/<annotator>.json nor "
+            "results/<system>/<annotator>/annotations.json; point at the release folder or at "
+            "a clone of AlpacaEval's repository"
         )
     if (target / MANIFEST_FILE).exists() and not replace:
         raise CorpusError(
@@ -187,8 +213,7 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
     judgements: list[dict[str, Any]] = []
     references: dict[str, str] = {}
     systems: dict[str, None] = {}
-    for path in files:
-        system, annotator = path.parent.name, path.stem
+    for path, system, annotator in files:
         systems[system] = None
         for index, record in _records(path):
             if record["generator_2"] != system:
