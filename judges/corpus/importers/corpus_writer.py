@@ -163,7 +163,9 @@ def write_corpus(
             + (f"; not imported: {_unmapped_text(rows.unmapped)}" if rows.unmapped else "")
             + ")"
         )
-    stated = {**(rows.scale or inferred_scale(rows)), **(scale or {})}
+    given = scale or {}
+    stated = {**(rows.scale or ({} if {"low", "high"} <= given.keys() else inferred_scale(rows))),
+              **given}  # fmt: skip
     if scale and "step" in scale:
         stated.pop("midpoint", None)
         stated["verdict"] = "level"
