@@ -46,7 +46,7 @@ def _built(folder: Path) -> tuple[Any, dict[str, bytes]]:
     return report, {
         "corpus_report.md": markdown.encode("utf-8"),
         "index.html": corpus_html(report, markdown).encode("utf-8"),
-        "review_queue.jsonl": queue_text(list(report.queue)).encode("utf-8"),
+        "review_queue.jsonl": queue_text(list(report.review_rows)).encode("utf-8"),
     }
 
 
