@@ -478,6 +478,10 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "default: pass/fail (0 or 1) as two levels, 0/0.5/1 as three; any other "
         "scores need --low and --high, and --step (levels) or --midpoint (preferences)",
     )
-    for option in ("low", "high", "step", "midpoint"):
-        scale.add_argument(f"--{option}", type=float)
+    for option, meaning in (
+        ("low", "the lowest score"), ("high", "the highest score"),
+        ("step", "one level of a rubric (a level scale)"),
+        ("midpoint", "a tie, for preferences against a reference (a side scale)"),
+    ):  # fmt: skip
+        scale.add_argument(f"--{option}", type=float, help=meaning)
     importing.set_defaults(run=_import)
