@@ -313,10 +313,14 @@ def _import(args: Any) -> int:
         from judges.corpus.importers.tabular import parse_mapping, read_tabular
 
         rows = read_tabular(args.source, parse_mapping(args.map), args.judge_name)
-    else:
-        from judges.corpus.importers.inspect_log import read_inspect
+    elif args.format == "promptfoo":
+        from judges.corpus.importers.promptfoo import SYSTEM_FROM, read_promptfoo
 
-        rows = read_inspect(args.source, args.labels, args.system)
+        rows = read_promptfoo(args.source, _system(args, SYSTEM_FROM))
+    else:
+        from judges.corpus.importers.inspect_log import SYSTEM_FROM, read_inspect
+
+        rows = read_inspect(args.source, args.labels, _system(args, SYSTEM_FROM))
     scale = {key: value for key in ("low", "high", "step", "midpoint")
              if (value := getattr(args, key)) is not None}  # fmt: skip
     written = write_corpus(rows, target, args.name, replace=args.replace, scale=scale)
@@ -324,6 +328,17 @@ def _import(args: Any) -> int:
         print(line)
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+def _system(args: Any, choices: tuple[str, ...]) -> str:
+    """--system for this format: its first choice by default."""
+    if args.system is None:
+        return choices[0]
+    if args.system not in choices:
+        raise ValueError(
+            f"--system {args.system}: a {args.format} system is its {' or its '.join(choices)}"
+        )
+    return str(args.system)
 
 
 def _corpus_name(source: Path) -> str:
@@ -448,8 +463,8 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
 
     importing = actions.add_parser(
         "import",
-        help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, an "
-        "AlpacaEval release) as a corpus",
+        help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, "
+        "promptfoo's output, an AlpacaEval release) as a corpus",
         description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
         "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
         "ratings become labels.jsonl; what cannot be mapped is counted and named.",
@@ -468,11 +483,14 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "label, output, error, input); default: the column of the field's own name",
     )  # fmt: skip
     tabular.add_argument("--judge-name", help="the judge of every row without a judge column")
-    inspect = importing.add_argument_group("inspect")
-    inspect.add_argument("--labels", default="human",
-                         help="the score that is a human's label (default: human)")  # fmt: skip
-    inspect.add_argument("--system", choices=("model", "task"), default="model",
-                         help="a system is the log's model (default) or its task")  # fmt: skip
+    tools = importing.add_argument_group("inspect and promptfoo")
+    tools.add_argument("--labels", default="human",
+                       help="inspect: the score that is a label (default: human)")  # fmt: skip
+    tools.add_argument(
+        "--system", choices=("model", "task", "provider", "prompt"),
+        help="what a system is: inspect's model (default) or task; promptfoo's provider "
+        "(default; with its prompt when there are several) or prompt",
+    )  # fmt: skip
     scale = importing.add_argument_group(
         "scale",
         "default: pass/fail (0 or 1) as two levels, 0/0.5/1 as three; any other "
