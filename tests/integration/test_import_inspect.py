@@ -17,7 +17,7 @@ import pytest
 from judges.corpus.report import build_report
 from judges.corpus.rows import load_corpus
 
-from ._tool_venv import ROOT, run, tool_python
+from ._tools import ROOT, run, tool_python
 
 pytestmark = pytest.mark.proof
 
