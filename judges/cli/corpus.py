@@ -317,10 +317,15 @@ def _import(args: Any) -> int:
         from judges.corpus.importers.promptfoo import SYSTEM_FROM, read_promptfoo
 
         rows = read_promptfoo(args.source, _system(args, SYSTEM_FROM))
+    elif args.format == "mlflow":
+        from judges.corpus.importers.mlflow_traces import read_mlflow
+
+        rows = read_mlflow(args.source, args.experiment, args.labels)
     else:
         from judges.corpus.importers.inspect_log import SYSTEM_FROM, read_inspect
 
-        rows = read_inspect(args.source, args.labels, _system(args, SYSTEM_FROM))
+        labels = args.labels or "human"
+        rows = read_inspect(args.source, labels, _system(args, SYSTEM_FROM))
     scale = {key: value for key in ("low", "high", "step", "midpoint")
              if (value := getattr(args, key)) is not None}  # fmt: skip
     written = write_corpus(rows, target, args.name, replace=args.replace, scale=scale)
@@ -464,7 +469,7 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
     importing = actions.add_parser(
         "import",
         help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, "
-        "promptfoo's output, an AlpacaEval release) as a corpus",
+        "promptfoo's output, MLflow's trace assessments, an AlpacaEval release) as a corpus",
         description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
         "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
         "ratings become labels.jsonl; what cannot be mapped is counted and named.",
@@ -483,9 +488,12 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "label, output, error, input); default: the column of the field's own name",
     )  # fmt: skip
     tabular.add_argument("--judge-name", help="the judge of every row without a judge column")
-    tools = importing.add_argument_group("inspect and promptfoo")
-    tools.add_argument("--labels", default="human",
-                       help="inspect: the score that is a label (default: human)")  # fmt: skip
+    tools = importing.add_argument_group("inspect, promptfoo and mlflow")
+    tools.add_argument(
+        "--labels", help="inspect: the score that is a human's label (default: human); "
+        "mlflow: the name of the HUMAN assessments that are labels (default: the one name)",
+    )  # fmt: skip
+    tools.add_argument("--experiment", help="mlflow: the experiment (default: every one)")
     tools.add_argument(
         "--system", choices=("model", "task", "provider", "prompt"),
         help="what a system is: inspect's model (default) or task; promptfoo's provider "
