@@ -317,6 +317,12 @@ def _import(args: Any) -> int:
         from judges.corpus.importers.promptfoo import SYSTEM_FROM, read_promptfoo
 
         rows = read_promptfoo(args.source, _system(args, SYSTEM_FROM))
+    elif args.format == "otel":
+        from judges.corpus.importers.otel import DEFAULT_ITEM, DEFAULT_SYSTEM, read_otel
+
+        attribute = _attributes(args.map, {"system": DEFAULT_SYSTEM, "item": DEFAULT_ITEM})
+        rows = read_otel(args.source, attribute["system"], attribute["item"],
+                         args.labels or "human")  # fmt: skip
     elif args.format == "mlflow":
         from judges.corpus.importers.mlflow_traces import read_mlflow
 
@@ -344,6 +350,19 @@ def _system(args: Any, choices: tuple[str, ...]) -> str:
             f"--system {args.system}: a {args.format} system is its {' or its '.join(choices)}"
         )
     return str(args.system)
+
+
+def _attributes(pairs: list[str], defaults: dict[str, str]) -> dict[str, str]:
+    """otel's --map FIELD=ATTRIBUTE, for the fields it takes."""
+    found = dict(defaults)
+    for pair in pairs:
+        field, sep, attribute = pair.partition("=")
+        if not sep or not attribute or field not in defaults:
+            raise ValueError(
+                f"--map {pair!r}: for otel give {' or '.join(f'{f}=ATTRIBUTE' for f in defaults)}"
+            )
+        found[field] = attribute
+    return found
 
 
 def _corpus_name(source: Path) -> str:
@@ -469,7 +488,8 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
     importing = actions.add_parser(
         "import",
         help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, "
-        "promptfoo's output, MLflow's trace assessments, an AlpacaEval release) as a corpus",
+        "promptfoo's output, MLflow's trace assessments, OpenTelemetry GenAI evaluation "
+        "events, an AlpacaEval release) as a corpus",
         description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
         "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
         "ratings become labels.jsonl; what cannot be mapped is counted and named.",
@@ -481,17 +501,19 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
                            "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
     importing.add_argument("--replace", action="store_true",
                            help="replace an existing corpus of that name")  # fmt: skip
-    tabular = importing.add_argument_group("jsonl and csv")
+    tabular = importing.add_argument_group("jsonl, csv and otel")
     tabular.add_argument(
         "--map", action="append", default=[], metavar="FIELD=COLUMN",
         help="the column a corpus field comes from (system, item, judge, score, run, flagged, "
-        "label, output, error, input); default: the column of the field's own name",
+        "label, output, error, input; default: the column of the field's own name); otel: "
+        "the attribute of system (default service.name) or item (default gen_ai.response.id)",
     )  # fmt: skip
     tabular.add_argument("--judge-name", help="the judge of every row without a judge column")
-    tools = importing.add_argument_group("inspect, promptfoo and mlflow")
+    tools = importing.add_argument_group("inspect, promptfoo, mlflow and otel")
     tools.add_argument(
-        "--labels", help="inspect: the score that is a human's label (default: human); "
-        "mlflow: the name of the HUMAN assessments that are labels (default: the one name)",
+        "--labels", help="inspect and otel: the score or evaluation that is a human's label "
+        "(default: human); mlflow: the name of the HUMAN assessments that are labels "
+        "(default: the one name)",
     )  # fmt: skip
     tools.add_argument("--experiment", help="mlflow: the experiment (default: every one)")
     tools.add_argument(
