@@ -322,3 +322,12 @@ def test_alpaca_evals_repository_layout_imports_as_its_release_does(tmp_path: Pa
     release, repository = (tmp_path / "corpora" / n / "judgements.jsonl" for n in
                            ("release", "repository"))  # fmt: skip
     assert release.read_bytes() == repository.read_bytes()
+
+
+def test_an_option_another_format_reads_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["corpus", "import", "inspect", str(FIXTURES), "--corpora", str(tmp_path)]
+    assert main([*argv, "--map", "system=model", "--experiment", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "--map, --experiment: not an option of `corpus import inspect`" in err

@@ -302,6 +302,7 @@ def _import(args: Any) -> int:
     """`corpus import FORMAT SOURCE`: a tool's log as a corpus, through one reader each."""
     from judges.corpus.importers.corpus_writer import summary_lines, write_corpus
 
+    _only_its_options(args)
     if args.format == "alpaca-eval":
         args.name = args.name or "alpaca_eval"
         return _import_alpaca_eval(args)
@@ -339,6 +340,30 @@ def _import(args: Any) -> int:
         print(line)
     print(f"next: python -m judges corpus report {args.name}")
     return 0
+
+
+# The options each format reads; another one given is refused, never ignored.
+_FORMAT_OPTIONS = {
+    "jsonl": {"map", "judge_name", "low", "high", "step", "midpoint"},
+    "csv": {"map", "judge_name", "low", "high", "step", "midpoint"},
+    "inspect": {"labels", "system", "low", "high", "step", "midpoint"},
+    "promptfoo": {"system", "low", "high", "step", "midpoint"},
+    "mlflow": {"labels", "experiment", "low", "high", "step", "midpoint"},
+    "otel": {"map", "labels", "low", "high", "step", "midpoint"},
+    "alpaca-eval": set(),
+}
+
+
+def _only_its_options(args: Any) -> None:
+    given = [name for name in ("map", "judge_name", "labels", "system", "experiment", "low",
+                               "high", "step", "midpoint") if getattr(args, name)]  # fmt: skip
+    other = [name for name in given if name not in _FORMAT_OPTIONS[args.format]]
+    if other:
+        options = ", ".join("--" + name.replace("_", "-") for name in other)
+        raise ValueError(
+            f"{options}: not an option of `corpus import {args.format}` (see docs/corpus.md, "
+            "'Importing what a team already logs'); leave it out"
+        )
 
 
 def _system(args: Any, choices: tuple[str, ...]) -> str:
