@@ -15,20 +15,16 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
-import json
 import math
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
-from judges.corpus.manifest import MANIFEST_FILE, CorpusError
-from judges.corpus.rows import ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE
-from judges.storage.files import atomic_write_text, read_json
+from judges.corpus.importers.corpus_writer import ImportedRows, write_corpus
+from judges.corpus.manifest import CorpusError
+from judges.storage.files import read_json
 
 # The release's leaderboard columns -> the statistics `published.py` recomputes.
 PUBLISHED_COLUMNS = {
@@ -171,10 +167,6 @@ def _number(path: Path, line: int, column: str, text: str) -> float | int:
     return int(value)
 
 
-def _jsonl(rows: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
-
-
 def annotation_files(source: Path) -> list[tuple[Path, str, str]]:
     """(file, system, annotator) of both layouts: a release's `annotations/<system>/
     <annotator>.json`, and AlpacaEval's repository's `results/<system>/<annotator>/
@@ -205,12 +197,17 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
             "results/<system>/<annotator>/annotations.json; point at the release folder or at "
             "a clone of AlpacaEval's repository"
         )
-    if (target / MANIFEST_FILE).exists() and not replace:
-        raise CorpusError(
-            f"{target}: a corpus is already there; pass --replace to rebuild it from {source}"
-        )
-    items: dict[str, dict[str, Any]] = {}
-    judgements: list[dict[str, Any]] = []
+    rows = ImportedRows(
+        description="AlpacaEval: systems judged pairwise against a reference output",
+        source=source.name,
+        licence=_licence(source),
+        scale={
+            "name": "win rate against the reference (%)", "low": 0, "high": 1,
+            "verdict": "side", "midpoint": 0.5, "factor": 100,
+        },
+        copied=[source / f for f in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md")
+                if (source / f).is_file()],
+    )  # fmt: skip
     references: dict[str, str] = {}
     systems: dict[str, None] = {}
     for path, system, annotator in files:
@@ -229,52 +226,28 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
                 )
             instruction = str(record["instruction"])
             key = item_id(instruction)
-            items.setdefault(key, {"id": key, "subset": str(record.get("dataset") or ""),
-                                   "inputs": {"instruction": instruction}})  # fmt: skip
+            rows.items.setdefault(key, {"id": key, "subset": str(record.get("dataset") or ""),
+                                        "inputs": {"instruction": instruction}})  # fmt: skip
             score = _score(path, index, record["preference"])
             row: dict[str, Any] = {"system": system, "item": key, "judge": annotator}
             if score is None:
                 row["error"] = "no preference in the release (null)"
             else:
                 row["score"] = score
-            judgements.append(row)
-    published: list[dict[str, Any]] = []
+            rows.judgements.append((f"{path}: record {index}", row))
+    rows.judges = {a: {"description": f"AlpacaEval annotator {a}", "reference": r}
+                   for a, r in references.items()}  # fmt: skip
     others: dict[str, list[str]] = {}
     for annotator in references:
         others[annotator] = []
-        published += _published_rows(source, annotator, set(systems), others[annotator])
-    covered = {(row["judge"], row["system"]) for row in published}
-    judged = dict.fromkeys((j["judge"], j["system"]) for j in judgements)
+        rows.published += _published_rows(source, annotator, set(systems), others[annotator])
+    covered = {(row["judge"], row["system"]) for row in rows.published}
+    judged = dict.fromkeys((j["judge"], j["system"]) for _, j in rows.judgements)
     unpublished = tuple(
         f"{s} under {a}{_named_otherwise(s, others[a])}" for a, s in judged if (a, s) not in covered
     )
-
-    licence = _licence(source)
-    manifest = tomli_w.dumps(
-        {
-            "name": name,
-            "description": "AlpacaEval: systems judged pairwise against a reference output",
-            "source": source.name,
-            "licence": licence,
-            "scale": {
-                "name": "win rate against the reference (%)", "low": 0, "high": 1,
-                "verdict": "side", "midpoint": 0.5, "factor": 100,
-            },
-            "judges": {
-                a: {"description": f"AlpacaEval annotator {a}", "reference": r}
-                for a, r in references.items()
-            },
-        }
-    )  # fmt: skip
-    target.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
-    atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
-    atomic_write_text(target / PUBLISHED_FILE, _jsonl(published))
-    for extra in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md"):
-        if (source / extra).is_file():
-            shutil.copyfile(source / extra, target / extra)
-    atomic_write_text(target / MANIFEST_FILE, manifest)  # last: a corpus is whole or absent
+    written = write_corpus(rows, target, name, replace=replace)
     return Imported(
-        target, tuple(systems), references, len(items), len(judgements),
-        sum("error" in j for j in judgements), len(published), unpublished,
+        target, tuple(systems), references, written.items, written.judgements, written.errors,
+        written.published, unpublished,
     )  # fmt: skip
