@@ -146,3 +146,21 @@ def test_non_finite_scores_never_reach_the_corpus() -> None:
 
     assert _score({"score": math.inf}) == (None, "score inf in the log")
     assert _score({"pass": True}) == (1.0, None)
+
+
+def test_a_repeated_test_is_one_item_its_copies_runs(tmp_path: Path) -> None:
+    """`promptfoo eval --repeat 2` copies each test under a new testIdx, same vars."""
+
+    def repeat(results: list[dict[str, Any]]) -> None:
+        for result in list(results):
+            copy_ = copy.deepcopy(result)
+            copy_["testIdx"] += 4
+            copy_["id"] += "-repeat"
+            results.append(copy_)
+
+    assert _import(tmp_path, _write(tmp_path, _edited(repeat))) == 0
+    corpus = load_corpus(tmp_path / "corpora" / "pf")
+    assert len(corpus.items) == 4
+    assert {j.run for j in corpus.judgements} == {0, 1}
+    report = build_report(corpus)
+    assert [r.before for r in report.retests] == ["correct run 0", "icontains run 0"]

@@ -6,6 +6,8 @@ report's figures equal promptfoo's own per-prompt metrics and its results' gradi
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -72,3 +74,27 @@ def test_the_report_equals_promptfoos_own_figures(made: Path, tmp_path: Path, na
         agree = sum(_components(r)[judge]["score"] == _components(r)["human"]["score"]
                     for r in results)  # fmt: skip
         assert (human[judge].exact.successes, human[judge].exact.n) == (agree, len(results))
+
+
+def test_repeats_are_runs_of_one_item(made: Path, tmp_path: Path) -> None:
+    promptfoo = tool_bin("promptfoo-0.121.20", PROMPTFOO, "promptfoo")
+    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(made / ".promptfoo"),
+           "PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1"}  # fmt: skip
+    evaluated = subprocess.run(
+        [str(promptfoo), "eval", "-c", "promptfooconfig.yaml", "--repeat", "2", "--output",
+         "repeated.json", "--no-progress-bar"], cwd=made, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert evaluated.returncode in (0, 100), evaluated.stderr[-2000:]
+    report = _report(made, "repeated.json", tmp_path)
+    corpus = report.corpus  # type: ignore[attr-defined]
+    assert len(corpus.items) == 4 and {j.run for j in corpus.judgements} == {0, 1}
+    runs: dict[tuple[str, int], list[float]] = {}
+    for j in corpus.judgements:
+        if j.judge == "correct":
+            runs.setdefault((j.system, j.run), []).append(float(j.score))
+    for prompt in read_json(made / "repeated.json")["results"]["prompts"]:
+        metrics = prompt["metrics"]
+        both = runs[prompt["provider"], 0] + runs[prompt["provider"], 1]
+        assert sum(both) / len(both) == pytest.approx(
+            metrics["namedScores"]["correct"] / metrics["namedScoresCount"]["correct"]
+        )

@@ -7,7 +7,9 @@ the test's assertions (`gradingResult.componentResults`). The mapping:
     system    the provider (`provider.id`, or its label); with several prompts, the
               provider and the prompt's label (`provider | prompt`); --system prompt: the
               prompt alone
-    item      the test's index, `test-<testIdx>`; its `vars` are the item's inputs
+    item      the test: `test-<testIdx>`, its `vars` the item's inputs; `--repeat N` copies
+              a test under new indexes with the same vars (and description), so those are
+              one item, the copies its runs 1, 2, ... in index order
     judge     each assertion: its `metric` when it names one, else its `type` (javascript,
               llm-rubric, ...); a name the test repeats is numbered (`llm-rubric#2`)
     score     the component's score; its `pass` false is the judge's flag
@@ -85,6 +87,25 @@ def _output(result: dict[str, Any]) -> str | None:
     return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
 
 
+def _tests(results: list[Any]) -> dict[int, tuple[str, int]]:
+    """testIdx -> (item, run): the indexes of one test's repeats (the same vars and
+    description) are one item, `test-<first index>`, and runs 0, 1, ... in index order."""
+    copies: dict[str, list[int]] = defaultdict(list)
+    for result in results:
+        if isinstance(result, dict) and isinstance(result.get("testIdx"), int):
+            case = result.get("testCase") or {}
+            key = json.dumps([result.get("vars"), case.get("description")], sort_keys=True,
+                             default=str)  # fmt: skip
+            if result["testIdx"] not in copies[key]:
+                copies[key].append(result["testIdx"])
+    found = {}
+    for indexes in copies.values():
+        ordered = sorted(indexes)
+        for run, index in enumerate(ordered):
+            found[index] = (f"test-{ordered[0]}", run)
+    return found
+
+
 def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
     """The judgements and human ratings of one promptfoo output file."""
     if not path.is_file():
@@ -99,6 +120,7 @@ def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
     rows = ImportedRows(description=f"promptfoo eval {data.get('evalId') or path.stem}",
                         source=path.name)  # fmt: skip
     prompts = {_prompt(r) for r in results if isinstance(r, dict)}
+    tests = _tests(results)
     judges_of: dict[int, dict[str, None]] = defaultdict(dict)
     for result in results:
         if isinstance(result, dict) and isinstance(result.get("testIdx"), int):
@@ -116,16 +138,18 @@ def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
             system = prompt
         else:
             system = provider if len(prompts) <= 1 else f"{provider} | {prompt}"
-        item = f"test-{test}"
+        item, run = tests[test]
         rows.item(item, dict(result.get("vars") or {}))
         output = _output(result)
-        if output is not None:
+        if output is not None and run == 0:
             rows.outputs.setdefault((system, item), {"system": system, "item": item,
                                                      "output": output})  # fmt: skip
         graded = dict(_components(result))
         for name in judges_of[test]:
             rows.judge(name, f"promptfoo assertion {name}")
             row: dict[str, Any] = {"system": system, "item": item, "judge": name}
+            if run:
+                row["run"] = run
             found = graded.get(name)
             if found is None:
                 error = result.get("error") or "no grading of this assertion in the log"
