@@ -12,7 +12,12 @@ import pytest
 
 from judges.cli.main import main
 from judges.corpus.importers.corpus_writer import write_corpus
-from judges.corpus.importers.mlflow_traces import feedback_value, map_traces, tracking_uri
+from judges.corpus.importers.mlflow_traces import (
+    feedback_value,
+    item_of,
+    map_traces,
+    tracking_uri,
+)
 from judges.corpus.manifest import CorpusError
 from judges.corpus.report import build_report
 from judges.corpus.rows import load_corpus
@@ -115,3 +120,16 @@ def test_without_mlflow_the_command_names_the_extra(
     argv = ["corpus", "import", "mlflow", str(tmp_path / "mlflow.db"), "--corpora", str(tmp_path)]
     assert main(argv) == 2
     assert "pip install 'pytest-judges[mlflow]'" in capsys.readouterr().err
+
+
+def test_a_request_traced_twice_in_one_run_is_a_second_run(tmp_path: Path) -> None:
+    traces = _traces()
+    again = _trace(9, "alpha", "q1", _assessment("correct", "LLM_JUDGE", "no"))
+    traces.append({**again, "time": 2})
+    traces[0]["time"] = 1
+    corpus = load_corpus(write_corpus(map_traces(traces, "mlflow.db", None), tmp_path / "m",
+                                      "m").folder)  # fmt: skip
+    first = item_of('{"question": "q1"}')[0]
+    assert [(j.run, j.score) for j in corpus.judgements
+            if j.system == "alpha" and j.item == first] == [(0, 1.0), (1, 0.0)]  # fmt: skip
+    assert [r.before for r in build_report(corpus).retests] == ["correct run 0"]

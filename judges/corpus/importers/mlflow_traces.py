@@ -11,7 +11,9 @@ label of that output. The mapping:
     item      the trace's request (its inputs): the same request sent to two systems is
               one item
     judge     each LLM_JUDGE or CODE assessment's name (with its source id when one name
-              has several); a judge's second assessment of one trace is run 1
+              has several)
+    run       a judge's second judgement of one output (a second assessment of the trace,
+              or a second trace of the same request in the same run) is run 1, in time order
     score     the feedback's value: a number, true/false, yes/no, pass/fail (1/0)
     label     the HUMAN feedback of the name --labels gives (by default the one name humans
               used)
@@ -100,7 +102,10 @@ def map_traces(traces: list[dict[str, Any]], source: str, labels: str | None) ->
         for a in trace["assessments"]:
             if a["source_type"] in JUDGE_SOURCES and not a["expectation"]:
                 sources[a["name"]].add(a["source_id"] or "")
-    for trace in traces:
+    # Runs count a judge's judgements of one output: several assessments of one trace, and
+    # several traces of one request in one run (a repeated evaluation), in time order.
+    repeats: Counter[tuple[str, str, str]] = Counter()
+    for trace in sorted(traces, key=lambda t: (t.get("time") or 0, t["trace"])):
         where = f"{source}: trace {trace['trace']}"
         if trace["system"] is None:
             rows.unmapped["traces logged outside any run (no system to file them under)"] += 1
@@ -108,7 +113,6 @@ def map_traces(traces: list[dict[str, Any]], source: str, labels: str | None) ->
         system = str(trace["system"])
         item, inputs = item_of(trace["request"])
         rows.item(item, inputs)
-        repeats: Counter[str] = Counter()
         for a in trace["assessments"]:
             if a["valid"] is False:
                 rows.unmapped["assessments an override superseded"] += 1
@@ -134,9 +138,9 @@ def map_traces(traces: list[dict[str, Any]], source: str, labels: str | None) ->
                 judge = f"{judge} ({a['source_id']})"
             rows.judge(judge, f"MLflow {a['source_type']} assessment {judge}")
             row: dict[str, Any] = {"system": system, "item": item, "judge": judge}
-            if repeats[judge]:
-                row["run"] = repeats[judge]
-            repeats[judge] += 1
+            if repeats[system, item, judge]:
+                row["run"] = repeats[system, item, judge]
+            repeats[system, item, judge] += 1
             if a["error"]:
                 row["error"] = " ".join(str(a["error"]).split())[:300]
             elif score is None:
@@ -163,7 +167,8 @@ def _neutral(trace: Any, run_names: dict[str, str | None]) -> dict[str, Any]:
         })  # fmt: skip
     request = trace.data.request if trace.data is not None else info.request_preview
     return {"trace": info.trace_id, "system": run_names.get(run) if run else None,
-            "request": request, "assessments": assessments}  # fmt: skip
+            "request": request, "assessments": assessments,
+            "time": getattr(info, "request_time", None)}  # fmt: skip
 
 
 def read_mlflow(
