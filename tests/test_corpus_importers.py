@@ -331,3 +331,18 @@ def test_an_option_another_format_reads_is_refused(
     assert main([*argv, "--map", "system=model", "--experiment", "x"]) == 2
     err = capsys.readouterr().err
     assert "--map, --experiment: not an option of `corpus import inspect`" in err
+
+
+@pytest.mark.parametrize("name", ["..", "../elsewhere", "a/b"])
+def test_a_corpus_name_that_leads_out_of_the_corpora_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    source = tmp_path / "grades.csv"
+    source.write_text("system,item,judge,score\n..,../x,j,1\n", encoding="utf-8")
+    argv = ["corpus", "import", "csv", str(source), "--corpora", str(tmp_path / "corpora")]
+    assert main([*argv, "--name", name]) == 2
+    assert "is not a folder name under" in capsys.readouterr().err
+    assert not (tmp_path / "elsewhere").exists() and not (tmp_path / "corpora").exists()
+    assert main(argv) == 0  # the same rows under the source's own name: names are data
+    corpus = load_corpus(tmp_path / "corpora" / "grades")
+    assert (corpus.systems, corpus.items[0].id) == ((("..",)), "../x")
