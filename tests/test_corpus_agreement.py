@@ -2,7 +2,7 @@
 
 The systems of a corpus share its items, and an item that is hard for one judge is hard
 for every system's output of it: disagreements stick to items. An interval over the
-judgements (Wilson's) then covers far less than it says; `change._agreement` resamples
+judgements (Wilson's) then covers far less than it says; `change.agreement` resamples
 items instead. Both claims are measured here by simulation, with a fixed seed.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judges.corpus.change import _agreement
+from judges.corpus.change import agreement
 from judges.stats.estimates.intervals import wilson
 from judges.stats.reliability.agreement import quadratic_kappa
 
@@ -33,7 +33,7 @@ def test_agreement_intervals_resampling_items_cover_and_judgement_wilson_does_no
     covered = wilson_covered = 0
     for replicate in range(REPLICATES):
         before, after, true_rate = _corpus(rng)
-        exact, adjacent, _ = _agreement(before, after, True, seed=replicate)
+        exact, adjacent, _ = agreement(before, after, True, seed=replicate)
         covered += exact.low <= true_rate <= exact.high
         naive = wilson(exact.successes, exact.n)
         wilson_covered += naive.low <= true_rate <= naive.high
@@ -49,7 +49,7 @@ def test_the_point_figures_equal_the_plain_counts_and_kappa() -> None:
     rng = np.random.default_rng(7)
     before, after, _ = _corpus(rng)
     before[0, :5] = np.nan  # not judged by one judge: left out of both
-    exact, adjacent, kappa = _agreement(before, after, True, seed=0)
+    exact, adjacent, kappa = agreement(before, after, True, seed=0)
     both = ~np.isnan(before) & ~np.isnan(after)
     assert exact.n == adjacent.n == int(both.sum())  # type: ignore[union-attr]
     assert exact.successes == int(np.sum(before[both] == after[both]))
@@ -62,6 +62,6 @@ def test_the_point_figures_equal_the_plain_counts_and_kappa() -> None:
 def test_no_judgement_in_common_gives_undefined_figures_not_zero() -> None:
     before = np.array([[1.0, np.nan]])
     after = np.array([[np.nan, 2.0]])
-    exact, adjacent, kappa = _agreement(before, after, False, seed=0)
+    exact, adjacent, kappa = agreement(before, after, False, seed=0)
     assert exact.n == 0 and np.isnan(exact.rate) and adjacent is None
     assert kappa.n == 0 and np.isnan(kappa.value)

@@ -6,6 +6,7 @@ import of released judgements into one."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -45,7 +46,7 @@ def _built(folder: Path) -> tuple[Any, dict[str, bytes]]:
     return report, {
         "corpus_report.md": markdown.encode("utf-8"),
         "index.html": corpus_html(report, markdown).encode("utf-8"),
-        "review_queue.jsonl": queue_text(list(report.queue)).encode("utf-8"),
+        "review_queue.jsonl": queue_text(list(report.review_rows)).encode("utf-8"),
     }
 
 
@@ -297,6 +298,104 @@ def _import_alpaca_eval(args: Any) -> int:
     return 0
 
 
+def _import(args: Any) -> int:
+    """`corpus import FORMAT SOURCE`: a tool's log as a corpus, through one reader each."""
+    from judges.corpus.importers.corpus_writer import summary_lines, write_corpus
+
+    _only_its_options(args)
+    if args.format == "alpaca-eval":
+        args.name = args.name or "alpaca_eval"
+        return _import_alpaca_eval(args)
+    if args.corpora is None:
+        args.corpora = find_project(Path.cwd()).planted_sets / CORPORA
+    args.name = args.name or _corpus_name(args.source)
+    target = _folder(args.corpora, args.name)
+    if args.format in ("jsonl", "csv"):
+        from judges.corpus.importers.tabular import parse_mapping, read_tabular
+
+        rows = read_tabular(args.source, parse_mapping(args.map), args.judge_name)
+    elif args.format == "promptfoo":
+        from judges.corpus.importers.promptfoo import SYSTEM_FROM, read_promptfoo
+
+        rows = read_promptfoo(args.source, _system(args, SYSTEM_FROM))
+    elif args.format == "otel":
+        from judges.corpus.importers.otel import DEFAULT_ITEM, DEFAULT_SYSTEM, read_otel
+
+        attribute = _attributes(args.map, {"system": DEFAULT_SYSTEM, "item": DEFAULT_ITEM})
+        rows = read_otel(args.source, attribute["system"], attribute["item"],
+                         args.labels or "human")  # fmt: skip
+    elif args.format == "mlflow":
+        from judges.corpus.importers.mlflow_traces import read_mlflow
+
+        rows = read_mlflow(args.source, args.experiment, args.labels)
+    else:
+        from judges.corpus.importers.inspect_log import SYSTEM_FROM, read_inspect
+
+        labels = args.labels or "human"
+        rows = read_inspect(args.source, labels, _system(args, SYSTEM_FROM))
+    scale = {key: value for key in ("low", "high", "step", "midpoint")
+             if (value := getattr(args, key)) is not None}  # fmt: skip
+    written = write_corpus(rows, target, args.name, replace=args.replace, scale=scale)
+    for line in summary_lines(written):
+        print(line)
+    print(f"next: python -m judges corpus report {args.name}")
+    return 0
+
+
+# The options each format reads; another one given is refused, never ignored.
+_FORMAT_OPTIONS = {
+    "jsonl": {"map", "judge_name", "low", "high", "step", "midpoint"},
+    "csv": {"map", "judge_name", "low", "high", "step", "midpoint"},
+    "inspect": {"labels", "system", "low", "high", "step", "midpoint"},
+    "promptfoo": {"system", "low", "high", "step", "midpoint"},
+    "mlflow": {"labels", "experiment", "low", "high", "step", "midpoint"},
+    "otel": {"map", "labels", "low", "high", "step", "midpoint"},
+    "alpaca-eval": set(),
+}
+
+
+def _only_its_options(args: Any) -> None:
+    given = [name for name in ("map", "judge_name", "labels", "system", "experiment", "low",
+                               "high", "step", "midpoint") if getattr(args, name)]  # fmt: skip
+    other = [name for name in given if name not in _FORMAT_OPTIONS[args.format]]
+    if other:
+        options = ", ".join("--" + name.replace("_", "-") for name in other)
+        raise ValueError(
+            f"{options}: not an option of `corpus import {args.format}` (see docs/corpus.md, "
+            "'Importing what a team already logs'); leave it out"
+        )
+
+
+def _system(args: Any, choices: tuple[str, ...]) -> str:
+    """--system for this format: its first choice by default."""
+    if args.system is None:
+        return choices[0]
+    if args.system not in choices:
+        raise ValueError(
+            f"--system {args.system}: a {args.format} system is its {' or its '.join(choices)}"
+        )
+    return str(args.system)
+
+
+def _attributes(pairs: list[str], defaults: dict[str, str]) -> dict[str, str]:
+    """otel's --map FIELD=ATTRIBUTE, for the fields it takes."""
+    found = dict(defaults)
+    for pair in pairs:
+        field, sep, attribute = pair.partition("=")
+        if not sep or not attribute or field not in defaults:
+            raise ValueError(
+                f"--map {pair!r}: for otel give {' or '.join(f'{f}=ATTRIBUTE' for f in defaults)}"
+            )
+        found[field] = attribute
+    return found
+
+
+def _corpus_name(source: Path) -> str:
+    """A corpus name from the source's name: letters, digits, '_', '-' and '.' kept."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.stem if source.is_file() else source.name)
+    return name.strip("._") or "imported"
+
+
 def _held(folder: Path) -> str | None:
     """What a corpus folder holds, in words (what --replace replaces); None: no corpus."""
     from judges.corpus.manifest import MANIFEST_FILE
@@ -322,7 +421,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
     )
     actions = corpus.add_subparsers(
         dest="action", required=True, metavar="ACTION",
-        help="report, judge or import-alpaca-eval",
+        help="report, judge, import or import-alpaca-eval",
     )  # fmt: skip
     report = actions.add_parser(
         "report",
@@ -405,3 +504,57 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "existing one is kept; a second release goes under its own --name)",
     )
     alpaca.set_defaults(run=_import_alpaca_eval)
+    _add_import(actions)
+
+
+def _add_import(actions: argparse._SubParsersAction) -> None:
+    from judges.corpus.importers import FORMATS
+
+    importing = actions.add_parser(
+        "import",
+        help="import the judgements a tool logged (a JSONL or CSV, Inspect's eval logs, "
+        "promptfoo's output, MLflow's trace assessments, OpenTelemetry GenAI evaluation "
+        "events, an AlpacaEval release) as a corpus",
+        description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
+        "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
+        "ratings become labels.jsonl; what cannot be mapped is counted and named.",
+    )
+    importing.add_argument("format", choices=FORMATS, help="the tool whose log SOURCE is")
+    importing.add_argument("source", type=Path, help="the log file, or its folder")
+    importing.add_argument("--name", help="corpus name (default: from the source's name)")
+    importing.add_argument("--corpora", type=Path, help="corpora folder (default: "
+                           "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
+    importing.add_argument("--replace", action="store_true",
+                           help="replace an existing corpus of that name")  # fmt: skip
+    tabular = importing.add_argument_group("jsonl, csv and otel")
+    tabular.add_argument(
+        "--map", action="append", default=[], metavar="FIELD=COLUMN",
+        help="the column a corpus field comes from (system, item, judge, score, run, flagged, "
+        "label, output, error, input; default: the column of the field's own name); otel: "
+        "the attribute of system (default service.name) or item (default gen_ai.response.id)",
+    )  # fmt: skip
+    tabular.add_argument("--judge-name", help="the judge of every row without a judge column")
+    tools = importing.add_argument_group("inspect, promptfoo, mlflow and otel")
+    tools.add_argument(
+        "--labels", help="inspect and otel: the score or evaluation that is a human's label "
+        "(default: human); mlflow: the name of the HUMAN assessments that are labels "
+        "(default: the one name)",
+    )  # fmt: skip
+    tools.add_argument("--experiment", help="mlflow: the experiment (default: every one)")
+    tools.add_argument(
+        "--system", choices=("model", "task", "provider", "prompt"),
+        help="what a system is: inspect's model (default) or task; promptfoo's provider "
+        "(default; with its prompt when there are several) or prompt",
+    )  # fmt: skip
+    scale = importing.add_argument_group(
+        "scale",
+        "default: pass/fail (0 or 1) as two levels, 0/0.5/1 as three; any other "
+        "scores need --low and --high, and --step (levels) or --midpoint (preferences)",
+    )
+    for option, meaning in (
+        ("low", "the lowest score"), ("high", "the highest score"),
+        ("step", "one level of a rubric (a level scale)"),
+        ("midpoint", "a tie, for preferences against a reference (a side scale)"),
+    ):  # fmt: skip
+        scale.add_argument(f"--{option}", type=float, help=meaning)
+    importing.set_defaults(run=_import)

@@ -1,6 +1,7 @@
 """AlpacaEval's released judgements read into the corpus format.
 
-The release's layout: `annotations/<system>/<annotator>.json` (a list of records with
+The release's layout: `annotations/<system>/<annotator>.json` (AlpacaEval's repository has
+the same files as `results/<system>/<annotator>/annotations.json`; a list of records with
 `instruction`, `dataset`, `generator_1` (the reference), `generator_2` (the system) and
 `preference`), `leaderboards/<annotator>_leaderboard.csv` (the published rows, first column
 the system) and a LICENSE. A preference lies in [1, 2]: 1 the reference wins, 2 the system,
@@ -14,20 +15,16 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
-import json
 import math
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
-from judges.corpus.manifest import MANIFEST_FILE, CorpusError
-from judges.corpus.rows import ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE
-from judges.storage.files import atomic_write_text, read_json
+from judges.corpus.importers.corpus_writer import ImportedRows, write_corpus
+from judges.corpus.manifest import CorpusError
+from judges.storage.files import read_json
 
 # The release's leaderboard columns -> the statistics `published.py` recomputes.
 PUBLISHED_COLUMNS = {
@@ -40,6 +37,8 @@ PUBLISHED_COLUMNS = {
     "discrete_win_rate": "discrete_mean",
 }
 _COUNT_COLUMNS = frozenset({"n_total", "n_wins", "n_wins_base", "n_draws"})
+# Where AlpacaEval's repository keeps its leaderboards (data_AlpacaEval, data_AlpacaEval_2).
+REPOSITORY_LEADERBOARDS = "src/alpaca_eval/leaderboards/data_AlpacaEval*"
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def _published_rows(
 ) -> list[dict[str, Any]]:
     """The leaderboard rows of the imported systems; the names of the rows left out go to
     `others` (a system the release names differently from its annotations folder is there)."""
-    path = source / "leaderboards" / f"{annotator}_leaderboard.csv"
+    path = _leaderboard(source, annotator)
     if not path.is_file():
         return []
     rows = []
@@ -168,27 +167,50 @@ def _number(path: Path, line: int, column: str, text: str) -> float | int:
     return int(value)
 
 
-def _jsonl(rows: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in rows)
+def annotation_files(source: Path) -> list[tuple[Path, str, str]]:
+    """(file, system, annotator) of both layouts: a release's `annotations/<system>/
+    <annotator>.json`, and AlpacaEval's repository's `results/<system>/<annotator>/
+    annotations.json`."""
+    release = [(p, p.parent.name, p.stem) for p in (source / "annotations").glob("*/*.json")]
+    repository = [
+        (p, p.parent.parent.name, p.parent.name)
+        for p in (source / "results").glob("*/*/annotations.json")
+    ]
+    return sorted(release + repository)
+
+
+def _leaderboard(source: Path, annotator: str) -> Path:
+    """A release's `leaderboards/`, else the repository's own leaderboard folder."""
+    name = f"{annotator}_leaderboard.csv"
+    for folder in (source / "leaderboards", *sorted(source.glob(REPOSITORY_LEADERBOARDS))):
+        if (folder / name).is_file():
+            return folder / name
+    return source / "leaderboards" / name
 
 
 def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = False) -> Imported:
     """Write the corpus folder `target` from the release at `source`."""
-    files = sorted((source / "annotations").glob("*/*.json"))
+    files = annotation_files(source)
     if not files:
         raise CorpusError(
-            f"{source}: no annotations/<system>/<annotator>.json; point at the release folder"
+            f"{source}: no annotations/<system>/<annotator>.json nor "
+            "results/<system>/<annotator>/annotations.json; point at the release folder or at "
+            "a clone of AlpacaEval's repository"
         )
-    if (target / MANIFEST_FILE).exists() and not replace:
-        raise CorpusError(
-            f"{target}: a corpus is already there; pass --replace to rebuild it from {source}"
-        )
-    items: dict[str, dict[str, Any]] = {}
-    judgements: list[dict[str, Any]] = []
+    rows = ImportedRows(
+        description="AlpacaEval: systems judged pairwise against a reference output",
+        source=source.name,
+        licence=_licence(source),
+        scale={
+            "name": "win rate against the reference (%)", "low": 0, "high": 1,
+            "verdict": "side", "midpoint": 0.5, "factor": 100,
+        },
+        copied=[source / f for f in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md")
+                if (source / f).is_file()],
+    )  # fmt: skip
     references: dict[str, str] = {}
     systems: dict[str, None] = {}
-    for path in files:
-        system, annotator = path.parent.name, path.stem
+    for path, system, annotator in files:
         systems[system] = None
         for index, record in _records(path):
             if record["generator_2"] != system:
@@ -204,52 +226,28 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
                 )
             instruction = str(record["instruction"])
             key = item_id(instruction)
-            items.setdefault(key, {"id": key, "subset": str(record.get("dataset") or ""),
-                                   "inputs": {"instruction": instruction}})  # fmt: skip
+            rows.items.setdefault(key, {"id": key, "subset": str(record.get("dataset") or ""),
+                                        "inputs": {"instruction": instruction}})  # fmt: skip
             score = _score(path, index, record["preference"])
             row: dict[str, Any] = {"system": system, "item": key, "judge": annotator}
             if score is None:
                 row["error"] = "no preference in the release (null)"
             else:
                 row["score"] = score
-            judgements.append(row)
-    published: list[dict[str, Any]] = []
+            rows.judgements.append((f"{path}: record {index}", row))
+    rows.judges = {a: {"description": f"AlpacaEval annotator {a}", "reference": r}
+                   for a, r in references.items()}  # fmt: skip
     others: dict[str, list[str]] = {}
     for annotator in references:
         others[annotator] = []
-        published += _published_rows(source, annotator, set(systems), others[annotator])
-    covered = {(row["judge"], row["system"]) for row in published}
-    judged = dict.fromkeys((j["judge"], j["system"]) for j in judgements)
+        rows.published += _published_rows(source, annotator, set(systems), others[annotator])
+    covered = {(row["judge"], row["system"]) for row in rows.published}
+    judged = dict.fromkeys((j["judge"], j["system"]) for _, j in rows.judgements)
     unpublished = tuple(
         f"{s} under {a}{_named_otherwise(s, others[a])}" for a, s in judged if (a, s) not in covered
     )
-
-    licence = _licence(source)
-    manifest = tomli_w.dumps(
-        {
-            "name": name,
-            "description": "AlpacaEval: systems judged pairwise against a reference output",
-            "source": source.name,
-            "licence": licence,
-            "scale": {
-                "name": "win rate against the reference (%)", "low": 0, "high": 1,
-                "verdict": "side", "midpoint": 0.5, "factor": 100,
-            },
-            "judges": {
-                a: {"description": f"AlpacaEval annotator {a}", "reference": r}
-                for a, r in references.items()
-            },
-        }
-    )  # fmt: skip
-    target.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target / ITEMS_FILE, _jsonl(list(items.values())))
-    atomic_write_text(target / JUDGEMENTS_FILE, _jsonl(judgements))
-    atomic_write_text(target / PUBLISHED_FILE, _jsonl(published))
-    for extra in ("LICENSE", "DATA_LICENSE", "PROVENANCE.md"):
-        if (source / extra).is_file():
-            shutil.copyfile(source / extra, target / extra)
-    atomic_write_text(target / MANIFEST_FILE, manifest)  # last: a corpus is whole or absent
+    written = write_corpus(rows, target, name, replace=replace)
     return Imported(
-        target, tuple(systems), references, len(items), len(judgements),
-        sum("error" in j for j in judgements), len(published), unpublished,
+        target, tuple(systems), references, written.items, written.judgements, written.errors,
+        written.published, unpublished,
     )  # fmt: skip

@@ -121,7 +121,17 @@ def _rank_correlations(
     )
 
 
-def _agreement(
+def has_adjacent_levels(scale: Scale) -> bool:
+    """A level scale of three levels or more: on two (pass/fail) every pair of verdicts is
+    within one level, so "within one level" would be 100% by construction."""
+    return (
+        scale.verdict == "level"
+        and scale.step is not None
+        and ((scale.high - scale.low) / scale.step > 1 + 1e-9)
+    )
+
+
+def agreement(
     before: np.ndarray, after: np.ndarray, levels: bool, seed: int
 ) -> tuple[Rate, Rate | None, Estimate]:
     """Exact (and, on levels, adjacent) agreement and quadratic kappa over the judgements
@@ -207,8 +217,8 @@ def compare_judges(
     first_b = probability_first(resampled_means(before, N_RESAMPLES, seed), scale.higher_is_better)
     first_a = probability_first(resampled_means(after, N_RESAMPLES, seed), scale.higher_is_better)
 
-    exact, adjacent, kappa = _agreement(
-        verdicts(before, scale), verdicts(after, scale), scale.verdict == "level", seed
+    exact, adjacent, kappa = agreement(
+        verdicts(before, scale), verdicts(after, scale), has_adjacent_levels(scale), seed
     )
     measured = adjacent if adjacent is not None else exact
     if measured.n and measured.low >= threshold:

@@ -9,6 +9,7 @@ from collections import defaultdict
 from judges.core.quoting import md_cell, md_prose, md_text
 from judges.corpus.change import JudgeChange
 from judges.corpus.estimates import CONFIDENCE, MeanInterval
+from judges.corpus.human_agreement import HumanAgreement
 from judges.corpus.manifest import Scale
 from judges.corpus.ppi import MIN_LABELS, PPIEstimate
 from judges.corpus.report import CorpusReport, JudgeSummary
@@ -198,9 +199,38 @@ def corpus_markdown(report: CorpusReport) -> str:
             "judged, and unlabelled judgements besides)."
         )
         lines += ["## PPI++", "", few, ""]
+    for found in report.human:
+        lines += human_section(found, scale)
     if report.published:
         lines += _published_section(report)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def human_section(found: HumanAgreement, scale: Scale) -> list[str]:
+    """A judge against the human labels: agreement, kappa, the confusion table."""
+    lines = [f"## {md_cell(found.judge)} against the human labels", ""]
+    if found.exact.n == 0:
+        return [*lines, f"{found.labels} labels, none on an output this judge scored.", ""]
+    lines += [
+        f"- Verdict agreement on the {found.exact.n} judgements with a label (run 0, of "
+        f"{found.labels} labels): exact {rate_percent_short(found.exact)}"
+        + (f", within one level {rate_percent_short(found.adjacent)}" if found.adjacent else "")
+        + f"; quadratic kappa {found.kappa} (intervals by resampling items).",
+        f"- {len(found.disagreeing)} judgements whose verdict is not the human's, in "
+        f"`{QUEUE_FILE}` (largest gap first).",
+        "",
+        f"Verdicts ({md_text(scale.name)}: "
+        + ("the side of the midpoint" if scale.verdict == "side" else "the nearest level")
+        + "):",
+        "",
+        "| human (rows), judge (columns) | "
+        + " | ".join(md_cell(v) for v in found.verdicts)
+        + " |",
+        "|---|" + "---:|" * len(found.verdicts),
+    ]
+    for name, row in zip(found.verdicts, found.confusion, strict=True):
+        lines.append(f"| {md_cell(name)} | " + " | ".join(str(v) for v in row) + " |")
+    return [*lines, ""]
 
 
 def _published_section(report: CorpusReport) -> list[str]:

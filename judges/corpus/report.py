@@ -20,6 +20,7 @@ from judges.corpus.estimates import (
     resampled_means,
     system_scores,
 )
+from judges.corpus.human_agreement import HumanAgreement, human_agreements
 from judges.corpus.manifest import CorpusError
 from judges.corpus.ppi import PPIEstimate, ppi_estimates
 from judges.corpus.published import FigureCheck, check_published
@@ -56,6 +57,13 @@ class CorpusReport:
     published: tuple[FigureCheck, ...]
     queue: tuple[dict[str, Any], ...]
     errors: dict[str, int] = field(default_factory=dict)  # judge -> error rows
+    human: tuple[HumanAgreement, ...] = ()  # each judge against labels.jsonl
+
+    @property
+    def review_rows(self) -> tuple[dict[str, Any], ...]:
+        """review_queue.jsonl: the judge change's queue, then each judge's disagreements
+        with the human labels."""
+        return self.queue + tuple(row for h in self.human for row in h.disagreeing)
 
     @property
     def name(self) -> str:
@@ -164,4 +172,5 @@ def build_report(corpus: Corpus) -> CorpusReport:
     return CorpusReport(
         corpus, summaries, change, caveat, tuple(retests),
         tuple(check_published(corpus.published, mains, scale)), queue, errors,
+        human_agreements(corpus, mains),
     )  # fmt: skip
