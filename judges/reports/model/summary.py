@@ -254,23 +254,8 @@ def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], l
         failing.append(f"{who}{len(m.missing_items)} planted items not judged")
     failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
     trust = []
-    for found in m.sensitivity:
-        if not found.blind:
-            continue
-        whose = (
-            "as the accepted baseline, its regression gates are "
-            if m.baseline_version == version
-            else ""
-        )
-        against = (
-            "for the versions gated against it"
-            if whose
-            else f"against the accepted baseline prompt {m.baseline_version}"
-        )
-        trust.append(
-            f"{who}{whose}{sensitivity.blind_to(found)} {against} (gates.toml asks for "
-            f"{found.required * 100:.0f}): {sensitivity.needs(found)}"
-        )
+    if blind := [found for found in m.sensitivity if found.blind]:
+        trust.append(who + blind_reason(blind, itself=m.baseline_version == version))
     if not m.fit and m.chance_tests_apply:
         tests = m.fitness.failing if m.fitness is not None else []
         worse = [t.name for t in tests if chance_reading(t) == WORSE]
@@ -300,6 +285,19 @@ def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], l
         if previous is not None:
             trust.append(f"{who}{previous}")
     return failing, trust
+
+
+def blind_reason(blind: Sequence[Sensitivity], itself: bool) -> str:
+    """One sentence for every paired gate that cannot see gates.toml's drop: "blind to
+    detection drops under 27 points and to rises in control false positives under 55
+    points (gates.toml asks for 15): 168 planted defects, 196 controls would see it"."""
+    seen = " and to ".join(sensitivity.blind_to(found).removeprefix("blind to ") for found in blind)
+    whose = "as the accepted baseline, its gates are " if itself else ""
+    needs = ", ".join(sensitivity.enough(found) for found in blind)
+    return (
+        f"{whose}blind to {seen} (gates.toml asks for {blind[0].required * 100:.0f}): "
+        f"{needs} would see it"
+    )
 
 
 def baseline_warning(report: FolderReport) -> str | None:

@@ -7,7 +7,17 @@ import math
 
 from judges.stats.regression.sensitivity import MOST_ITEMS, Sensitivity
 
-__all__ = ["basis", "blind_to", "describe", "needs", "points", "seen", "title", "value"]
+__all__ = [
+    "basis",
+    "blind_to",
+    "describe",
+    "enough",
+    "needs",
+    "points",
+    "seen",
+    "title",
+    "value",
+]
 
 # Per gate: what drops, the items it is measured on, what "the rate" is.
 _WORDS = {
@@ -45,13 +55,20 @@ def blind_to(found: Sensitivity) -> str:
     return f"blind to {plural} under {points(found)}"
 
 
+def enough(found: Sensitivity) -> str:
+    """How many items would see the declared drop: "168 planted defects"."""
+    items = _WORDS[found.gate][1]
+    if found.needed is None:
+        return f"over {MOST_ITEMS:,} {items}"
+    return f"{found.needed} {items}"
+
+
 def needs(found: Sensitivity) -> str:
     """What it would take: "48 planted defects would see 15 points (it has 32)"."""
     required = f"{found.required * 100:.0f} points"
-    items = _WORDS[found.gate][1]
     if found.needed is None:
-        return f"over {MOST_ITEMS:,} {items} would see {required}"
-    return f"{found.needed} {items} would see {required} (it has {found.n})"
+        return f"{enough(found)} would see {required}"
+    return f"{enough(found)} would see {required} (it has {found.n})"
 
 
 def seen(found: Sensitivity) -> str:
