@@ -125,7 +125,10 @@ def _pair(corpus: Corpus, mains: dict[str, ScoreMatrix]) -> tuple[str, str] | No
 def build_report(corpus: Corpus) -> CorpusReport:
     manifest = corpus.manifest
     scale = manifest.scale
-    matrices = score_matrices(corpus)
+    if corpus.summarised is not None:  # the columnar store's (store.py, engine.py)
+        matrices = dict(corpus.summarised.matrices)
+    else:
+        matrices = score_matrices(corpus)
     mains = {judge: m for (judge, run), m in matrices.items() if run == 0}
     summaries = tuple(_summary(corpus, m) for m in mains.values())
 
