@@ -201,6 +201,38 @@ def test_paired_differences_put_the_better_first_and_use_the_paired_interval() -
     assert [(p.worse, p.better) for p in lower] == [("b", "a"), ("c", "a"), ("b", "c")]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_differences_are_mean_interval_and_ttest_1samp_per_pair_to_the_bit(
+    seed: int,
+) -> None:
+    """All pairs at once give, figure for figure and bit for bit, what a call of
+    `mean_interval` and `scipy.stats.ttest_1samp` per pair gives: gaps, a pair with one
+    shared item, none, a constant difference (zero and not), ties, integer scores."""
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.normal(0, 1, (7, 25)) * (4 if seed % 2 else 1000)) / 4
+    scores[rng.random(scores.shape) < 0.2] = np.nan
+    scores[1] = scores[0]  # no spread, mean zero
+    scores[2] = scores[0] + 0.5  # no spread, not zero
+    scores[3, 1:] = np.nan  # one item
+    scores[4] = np.nan  # none
+    for higher in (True, False):
+        for pair in paired_differences(tuple("abcdefg"), scores, higher_is_better=higher):
+            i, j = "abcdefg".index(pair.better), "abcdefg".index(pair.worse)
+            d = (scores[i] - scores[j]) * (1 if higher else -1)
+            d = d[~np.isnan(d)]
+            expected = mean_interval(d)
+            same = (pair.difference.mean, pair.difference.standard_error, pair.difference.low,
+                    pair.difference.high, pair.difference.n)  # fmt: skip
+            assert np.array_equal(same, (expected.mean, expected.standard_error, expected.low,
+                                         expected.high, expected.n), equal_nan=True)  # fmt: skip
+            if d.size < 2:
+                assert math.isnan(pair.p_value)
+            elif np.all(d == d[0]):
+                assert pair.p_value == (1.0 if d[0] == 0 else 0.0)
+            else:
+                assert pair.p_value == float(scipy.stats.ttest_1samp(d, 0.0).pvalue)
+
+
 def _labelled(rng: np.random.Generator, n: int, labelled: int) -> tuple[np.ndarray, np.ndarray]:
     """A judge's scores on n items (a few error rows) and gold labels on `labelled` of them,
     the judge biased and noisy against the gold."""
