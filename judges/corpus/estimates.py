@@ -10,11 +10,13 @@ shared items together.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+import scipy.sparse
 import scipy.special
 import scipy.stats
 
@@ -163,24 +165,38 @@ def paired_differences(
     return found
 
 
+@functools.lru_cache(maxsize=4)
+def _item_counts(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(resamples, items): how often each resample draws each item, in the generator's
+    order. Every call with the same seed draws the same resamples (each judge, each
+    comparison of the report), so they are drawn once; read-only."""
+    rng = np.random.default_rng(seed)
+    counts = np.empty((n_resamples, n_items), dtype=np.int32)
+    for row in counts:
+        row[:] = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+    counts.flags.writeable = False
+    return counts
+
+
 def resampled_means(
     scores: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, block: int = 250
 ) -> np.ndarray:
     """(resamples, systems): each system's mean over the same resample of items."""
-    rng = np.random.default_rng(seed)
     n_items = scores.shape[1]
     judged = ~np.isnan(scores)
     filled = np.where(judged, scores, 0.0)
+    drawn = _item_counts(n_items, n_resamples, seed)
+    # A resample's weight for a system is the count of its judged items it drew: an exact
+    # integer however it is summed, so from the few unjudged cells when they are few.
+    unjudged = scipy.sparse.csr_array((~judged).astype(float))
+    sparse = unjudged.nnz < 0.1 * judged.size
     out = np.empty((n_resamples, scores.shape[0]))
     for start in range(0, n_resamples, block):
         stop = min(start + block, n_resamples)
         # Item multiplicities per resample: a system's mean is a weighted mean over items.
-        counts = np.stack(
-            [np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
-             for _ in range(stop - start)]
-        ).astype(float)  # fmt: skip
+        counts = drawn[start:stop].astype(float)
         sums = counts @ filled.T
-        weights = counts @ judged.T.astype(float)
+        weights = n_items - (unjudged @ counts.T).T if sparse else counts @ judged.T.astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:stop] = sums / weights
     return out
