@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 import scipy.sparse
@@ -119,30 +118,43 @@ def paired_differences(
     `scipy.stats.ttest_1samp`'s, figure for figure (tests/test_corpus_statistics.py holds
     them equal), with the t quantiles and tail probabilities computed for all pairs at once:
     a call of each per pair was most of the report's time at a few hundred systems."""
-    pairs = list(combinations(range(len(systems)), 2))
+    pairs = len(systems) * (len(systems) - 1) // 2
     ordered: list[tuple[int, int]] = []
-    n = np.zeros(len(pairs))
-    mean = np.full(len(pairs), math.nan)
-    sd = np.full(len(pairs), math.nan)  # np.std(ddof=1), as mean_interval
-    m2 = np.full(len(pairs), math.nan)  # mean squared deviation, as ttest_1samp's variance
-    constant = np.full(len(pairs), math.nan)  # no spread: p is 1 (all zero) or 0
-    for k, (i, j) in enumerate(pairs):
-        d = scores[i] - scores[j]
-        d = d[~np.isnan(d)]
-        if not higher_is_better:
-            d = -d
-        first, second = (i, j) if d.size == 0 or np.mean(d) >= 0 else (j, i)
-        if first != i:
-            d = -d
-        ordered.append((first, second))
-        n[k] = d.size
-        if d.size:
-            mean[k] = np.mean(d)
-        if d.size >= 2:
-            sd[k] = np.std(d, ddof=1)
-            m2[k] = np.mean((d - mean[k]) ** 2)
-            if np.all(d == d[0]):
-                constant[k] = 1.0 if d[0] == 0 else 0.0
+    n = np.zeros(pairs)
+    mean = np.full(pairs, math.nan)
+    sd = np.full(pairs, math.nan)  # np.std(ddof=1), as mean_interval
+    m2 = np.full(pairs, math.nan)  # mean squared deviation, as ttest_1samp's variance
+    constant = np.full(pairs, math.nan)  # no spread: p is 1 (all zero) or 0
+    sign = 1.0 if higher_is_better else -1.0
+    k = 0
+    for i in range(len(systems) - 1):
+        # One system against all after it at once; each pair over the items both have.
+        block = (scores[i] - scores[i + 1 :]) * sign
+        shared = ~np.isnan(block)
+        for offset, (row, both) in enumerate(zip(block, shared, strict=True)):
+            j = i + 1 + offset
+            d = row[both]
+            size = d.size
+            # The sums are np.mean's and np.std's own (numpy's pairwise sum of the same
+            # array): the figures are theirs to the bit, without their per-call overhead.
+            total = d.sum()
+            if size and total / size < 0:  # np.mean(d) < 0, an underflow to -0.0 too
+                d, total = -d, -total
+                ordered.append((j, i))
+            else:
+                ordered.append((i, j))
+            n[k] = size
+            if size:
+                mean[k] = total / size
+            if size >= 2:
+                squares = d - mean[k]
+                squares = squares * squares
+                sum_squares = squares.sum()
+                sd[k] = np.sqrt(sum_squares / (size - 1))
+                m2[k] = sum_squares / size
+                if (d == d[0]).all():
+                    constant[k] = 1.0 if d[0] == 0 else 0.0
+            k += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         se = sd / np.sqrt(n)
         half = scipy.stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * se
