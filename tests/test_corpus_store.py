@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from judges.cli.main import main
+from judges.corpus.engine import score_matrices
 from judges.corpus.manifest import CorpusError, load_manifest
 from judges.corpus.markdown import corpus_markdown
 from judges.corpus.report import build_report
 from judges.corpus.rows import load_corpus
 from judges.corpus.store import connect, convert, cross_checked, load_summarised, store_path
-from judges.corpus.table import score_matrices
+from judges.corpus.table import score_matrices as row_matrices
 
 MANIFEST = """name = "mixed"
 source = "written for this test"
@@ -96,7 +97,7 @@ def test_the_store_gives_the_row_paths_matrices_and_report_byte_for_byte(
     rows = load_corpus(folder)
     summarised = load_summarised(folder)
     assert summarised.summarised is not None and summarised.judgements == ()
-    expected = score_matrices(rows)
+    expected = row_matrices(rows)
     found = summarised.summarised.matrices
     assert list(found) == list(expected)  # manifest order, then run
     for key, matrix in expected.items():
@@ -146,6 +147,7 @@ BAD_ROWS: list[tuple[dict[str, Any] | str, str]] = [
     ({"system": 7, "score": 0.5}, "system"),
     ({"item": None, "score": 0.5}, "item"),
     ({"system": "a", "item": "i1", "judge": "old", "score": 0.0}, "already judged at line 1"),
+    ({"system": "a", "item": "i1", "judge": "old", "error": "x"}, "already judged at line 1"),
     ('{"system": "a", "item": "i3", "judge": "old", "score": 0.5', "not JSON"),
     ('{"system": "a", "item": "i3", "judge": "old", "score": 0.5, "score": 1}', "twice"),
     ('["a", "i3", "old", 0.5]', "(row)"),
@@ -180,8 +182,10 @@ def test_the_column_checks_decline_every_row_the_row_checks_refuse_and_the_messa
     con = connect()
     store = convert(con, jsonl)
     if store is not None:
-        items = [item.id for item in load_corpus(folder, judgements=False).items]
-        assert cross_checked(con, store, load_manifest(folder), items) is None
+        items = tuple(item.id for item in load_corpus(folder, judgements=False).items)
+        manifest = load_manifest(folder)
+        checked = cross_checked(con, store, manifest, list(items))
+        assert checked is None or score_matrices(con, store, list(manifest.judges), items) is None
     con.close()
     with pytest.raises(CorpusError) as by_rows:
         load_corpus(folder)

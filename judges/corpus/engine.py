@@ -2,11 +2,12 @@
 
 The statistics (estimates.py, change.py, ppi.py) need, per judge and run, a systems x items
 matrix of scores (NaN: not judged, or an error row), the same of the judge's own flags, and
-each system's error rows. `CELLS` is that aggregation as one plain SQL statement over the
-Parquet store: nothing in it is DuckDB's own, so the same statement runs on a partitioned
-dataset in Spark SQL or DuckDB over object storage (`judgements` a view of the dataset,
-`corpus_items` the item ids with their column). Its result is small (one row per judged
-cell, integers and two floats); the scatter into matrices below is the only Python step.
+each system's error rows. `SYSTEMS` and `CELLS` are that aggregation as plain SQL over the
+Parquet store: nothing in them is DuckDB's own, so the same statements run on a partitioned
+dataset in Spark SQL or DuckDB over object storage, with `judgements` a view of the dataset,
+`corpus_items` the item ids with their column and `corpus_judges` the judges with their
+position in corpus.toml. Their result is small beside the log (a few integers and two floats
+per judgement); the scatter into matrices below is the only Python step.
 
 A system's row is its first appearance in the JSONL for that judge and run (the row path's
 order), so the report is the same byte for byte whichever path built it.
@@ -24,32 +25,36 @@ from judges.corpus.table import ScoreMatrix
 if TYPE_CHECKING:
     import duckdb
 
-# Per (judge, run): each system's row in first-seen order and its error rows.
+# Per (judge, run) -- one matrix each, in corpus.toml order then run -- each system's row in
+# first-seen order, and its error rows.
 SYSTEMS = """
-SELECT judge, run, system,
-       row_number() OVER (PARTITION BY judge, run ORDER BY min(ord)) - 1 AS "row",
-       count(*) FILTER (WHERE score IS NULL) AS errors
-FROM judgements
-GROUP BY judge, run, system
+SELECT j.judge, j.run, j.system,
+       dense_rank() OVER (ORDER BY min(k.position), j.run) - 1 AS matrix,
+       row_number() OVER (PARTITION BY j.judge, j.run ORDER BY min(j.ord)) - 1 AS "row",
+       count(*) FILTER (WHERE j.score IS NULL) AS errors
+FROM judgements AS j
+JOIN corpus_judges AS k ON k.judge = j.judge
+GROUP BY j.judge, j.run, j.system
 """
 
-# Every scored cell: (judge, run, the system's row, the item's column, score, flag).
+# Every judgement's cell: its matrix, the system's row, the item's column (NULL: an item
+# items.jsonl does not list), the score (NULL: an error row) and the judge's own flag.
 CELLS = f"""
 WITH systems AS ({SYSTEMS})
-SELECT j.judge, j.run, s."row", i."column", j.score,
+SELECT s.matrix, s."row", i."column", j.score,
        CASE WHEN j.flagged THEN 1.0 WHEN NOT j.flagged THEN 0.0 END AS flag
 FROM judgements AS j
 JOIN systems AS s ON s.judge = j.judge AND s.run = j.run AND s.system = j.system
-JOIN corpus_items AS i ON i.id = j.item
-WHERE j.score IS NOT NULL
+LEFT JOIN corpus_items AS i ON i.id = j.item
 """
 
+# Past this many cells a duplicate is found by sorting rather than by an occupancy count.
+OCCUPANCY_CELLS = 50_000_000
 
-def score_matrices(
+
+def _views(
     con: duckdb.DuckDBPyConnection, store: Path, judges: list[str], items: tuple[str, ...]
-) -> dict[tuple[str, int], ScoreMatrix]:
-    """(judge, run) -> its matrix, in manifest order then run: what table.score_matrices
-    builds from rows, built from the store."""
+) -> None:
     import pyarrow as pa
 
     view = str(store).replace("'", "''")
@@ -57,34 +62,57 @@ def score_matrices(
         f"CREATE OR REPLACE TEMP VIEW judgements AS SELECT * FROM read_parquet('{view}')"
     ).fetchall()
     con.register("corpus_items", pa.table({"id": list(items), "column": np.arange(len(items))}))
-    systems: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
-    for judge, run, system, row, errors in con.execute(
-        f'{SYSTEMS} ORDER BY judge, run, "row"'
+    con.register("corpus_judges", pa.table({"judge": judges, "position": np.arange(len(judges))}))
+
+
+def _given_twice(matrix: np.ndarray, rows: np.ndarray, columns: np.ndarray, shape: tuple) -> bool:
+    """Whether two judgements fall on one cell: one (system, item, judge, run) given twice."""
+    cells = (matrix * shape[0] + rows) * shape[1] + columns
+    size = int(np.prod(shape[:2])) * int(matrix.max(initial=0) + 1)
+    if size <= OCCUPANCY_CELLS:
+        return bool(np.bincount(cells, minlength=size).max(initial=0) > 1)
+    return bool(np.unique(cells).size < cells.size)
+
+
+def score_matrices(
+    con: duckdb.DuckDBPyConnection, store: Path, judges: list[str], items: tuple[str, ...]
+) -> dict[tuple[str, int], ScoreMatrix] | None:
+    """(judge, run) -> its matrix, in corpus.toml order then run: what table.score_matrices
+    builds from rows, built from the store. None when a judgement names an item or judge
+    the corpus does not list, or falls on a cell another already holds (the row checks
+    then name its line)."""
+    _views(con, store, judges, items)
+    keys: dict[int, tuple[str, int]] = {}
+    systems: dict[int, dict[str, int]] = {}
+    for judge, run, system, matrix, _row, errors in con.execute(
+        f'{SYSTEMS} ORDER BY matrix, "row"'
     ).fetchall():
-        systems.setdefault((judge, run), {})[system] = (row, errors)
-    order = {judge: k for k, judge in enumerate(judges)}
-    keys = sorted(systems, key=lambda key: (order[key[0]], key[1]))
-    # Which matrix each cell belongs to, as one integer column (judge and run are few).
-    con.register("matrix_keys", pa.table({
-        "judge": [k[0] for k in keys], "run": [k[1] for k in keys], "code": list(range(len(keys)))
-    }))  # fmt: skip
+        keys[matrix] = (judge, run)
+        systems.setdefault(matrix, {})[system] = errors
     cells = con.execute(
-        f'SELECT k.code, c."row", c."column", c.score, coalesce(c.flag, \'NaN\'::DOUBLE) AS flag '
-        f"FROM ({CELLS}) AS c JOIN matrix_keys AS k ON k.judge = c.judge AND k.run = c.run"
+        'SELECT matrix, "row", coalesce("column", -1) AS "column", '
+        "coalesce(score, 'NaN'::DOUBLE) AS score, coalesce(flag, 'NaN'::DOUBLE) AS flag "
+        f"FROM ({CELLS})"
     ).fetchnumpy()
-    code, rows, columns = cells["code"], cells["row"], cells["column"]
-    scores, flags = cells["score"], cells["flag"]
-    matrices: dict[tuple[str, int], ScoreMatrix] = {}
-    for k, key in enumerate(keys):
-        names = tuple(systems[key])
+    matrix, rows, columns = cells["matrix"], cells["row"], cells["column"]
+    if columns.size and columns.min() < 0:
+        return None  # an unknown item
+    widest = max((len(s) for s in systems.values()), default=0)
+    if _given_twice(matrix, rows, columns, (widest, len(items))):
+        return None
+    scored = ~np.isnan(cells["score"])
+    matrix, rows, columns = matrix[scored], rows[scored], columns[scored]
+    scores, flags = cells["score"][scored], cells["flag"][scored]
+    found: dict[tuple[str, int], ScoreMatrix] = {}
+    for code, key in keys.items():
+        names = tuple(systems[code])
         grid = np.full((len(names), len(items)), np.nan)
         flag_grid = np.full_like(grid, np.nan)
-        mine = code == k
+        mine = matrix == code
         grid[rows[mine], columns[mine]] = scores[mine]
         flag_grid[rows[mine], columns[mine]] = flags[mine]
-        errors = {name: systems[key][name][1] for name in names}
-        matrices[key] = ScoreMatrix(key[0], key[1], names, items, grid, errors, flag_grid)
-    return matrices
+        found[key] = ScoreMatrix(key[0], key[1], names, items, grid, systems[code], flag_grid)
+    return found
 
 
 def first_seen_systems(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:

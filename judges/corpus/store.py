@@ -147,19 +147,19 @@ def cross_checked(
     con: duckdb.DuckDBPyConnection, store: Path, manifest: CorpusManifest, items: list[str]
 ) -> StoreCounts | None:
     """The checks of rows against the corpus, by column: every item and judge known, a score
-    or an error (exactly one), a finite score on the scale, no judgement given twice. None
-    when one fails (rows.py names the line)."""
+    or an error (exactly one), a finite score on the scale. None when one fails (rows.py
+    names the line). A judgement given twice is found where the engine places the cells."""
     import pyarrow as pa
 
-    con.register("corpus_items", pa.table({"id": items}))
-    con.register("corpus_judges", pa.table({"judge": list(manifest.judges)}))
+    con.register("known_items", pa.table({"id": items}))
+    con.register("known_judges", pa.table({"judge": list(manifest.judges)}))
     scale = manifest.scale
-    found = con.execute(
+    judgements, errors, refused = con.execute(
         f"""
         SELECT count(*) AS judgements,
                count(*) FILTER (WHERE score IS NULL) AS errors,
-               count(*) FILTER (WHERE item NOT IN (SELECT id FROM corpus_items)
-                                OR judge NOT IN (SELECT judge FROM corpus_judges)
+               count(*) FILTER (WHERE item NOT IN (SELECT id FROM known_items)
+                                OR judge NOT IN (SELECT judge FROM known_judges)
                                 OR (score IS NULL) = (error IS NULL)
                                 OR NOT (isfinite(score) AND score BETWEEN $low AND $high))
                  AS refused
@@ -167,14 +167,7 @@ def cross_checked(
         """,
         {"low": scale.low, "high": scale.high},
     ).fetchall()[0]
-    judgements, errors, refused = found
-    if refused:
-        return None
-    twice = con.execute(
-        f"SELECT 1 FROM read_parquet('{_quoted(store)}') GROUP BY system, item, judge, run "
-        "HAVING count(*) > 1 LIMIT 1"
-    ).fetchall()
-    return None if twice else StoreCounts(judgements, errors)
+    return None if refused else StoreCounts(judgements, errors)
 
 
 def load_summarised(folder: Path, memory_limit: str | None = None) -> Corpus:
@@ -197,6 +190,8 @@ def load_summarised(folder: Path, memory_limit: str | None = None) -> Corpus:
         if store is None or counts is None or counts.judgements == 0:
             return load_corpus(folder)
         matrices = score_matrices(con, store, list(corpus.manifest.judges), items)
+        if matrices is None:
+            return load_corpus(folder)
         systems = first_seen_systems(con)
     finally:
         con.close()
