@@ -38,11 +38,13 @@ GROUP BY j.judge, j.run, j.system
 """
 
 # Every judgement's cell: its matrix, the system's row, the item's column (NULL: an item
-# items.jsonl does not list), the score (NULL: an error row) and the judge's own flag.
+# items.jsonl does not list), the score (NULL: an error row) and the judge's own flag on a
+# scored judgement (NULL: none given).
 CELLS = f"""
 WITH systems AS ({SYSTEMS})
 SELECT s.matrix, s."row", i."column", j.score,
-       CASE WHEN j.flagged THEN 1.0 WHEN NOT j.flagged THEN 0.0 END AS flag
+       CASE WHEN j.score IS NULL THEN NULL
+            WHEN j.flagged THEN 1.0 WHEN NOT j.flagged THEN 0.0 END AS flag
 FROM judgements AS j
 JOIN systems AS s ON s.judge = j.judge AND s.run = j.run AND s.system = j.system
 LEFT JOIN corpus_items AS i ON i.id = j.item
@@ -67,7 +69,7 @@ def _views(
 
 def _given_twice(matrix: np.ndarray, rows: np.ndarray, columns: np.ndarray, shape: tuple) -> bool:
     """Whether two judgements fall on one cell: one (system, item, judge, run) given twice."""
-    cells = (matrix * shape[0] + rows) * shape[1] + columns
+    cells = (matrix.astype(np.int64) * shape[0] + rows) * shape[1] + columns
     size = int(np.prod(shape[:2])) * int(matrix.max(initial=0) + 1)
     if size <= OCCUPANCY_CELLS:
         return bool(np.bincount(cells, minlength=size).max(initial=0) > 1)
@@ -90,7 +92,8 @@ def score_matrices(
         keys[matrix] = (judge, run)
         systems.setdefault(matrix, {})[system] = errors
     cells = con.execute(
-        'SELECT matrix, "row", coalesce("column", -1) AS "column", '
+        'SELECT matrix::INTEGER AS matrix, "row"::INTEGER AS "row", '
+        'coalesce("column", -1)::INTEGER AS "column", '
         "coalesce(score, 'NaN'::DOUBLE) AS score, coalesce(flag, 'NaN'::DOUBLE) AS flag "
         f"FROM ({CELLS})"
     ).fetchnumpy()
@@ -100,18 +103,18 @@ def score_matrices(
     widest = max((len(s) for s in systems.values()), default=0)
     if _given_twice(matrix, rows, columns, (widest, len(items))):
         return None
-    scored = ~np.isnan(cells["score"])
-    matrix, rows, columns = matrix[scored], rows[scored], columns[scored]
-    scores, flags = cells["score"][scored], cells["flag"][scored]
+    # Every matrix in one array, filled in one step (an error row leaves its cell NaN).
+    grid = np.full((len(keys), widest, len(items)), np.nan)
+    flag_grid = np.full_like(grid, np.nan)
+    grid[matrix, rows, columns] = cells["score"]
+    flag_grid[matrix, rows, columns] = cells["flag"]
     found: dict[tuple[str, int], ScoreMatrix] = {}
     for code, key in keys.items():
         names = tuple(systems[code])
-        grid = np.full((len(names), len(items)), np.nan)
-        flag_grid = np.full_like(grid, np.nan)
-        mine = matrix == code
-        grid[rows[mine], columns[mine]] = scores[mine]
-        flag_grid[rows[mine], columns[mine]] = flags[mine]
-        found[key] = ScoreMatrix(key[0], key[1], names, items, grid, systems[code], flag_grid)
+        found[key] = ScoreMatrix(
+            key[0], key[1], names, items, grid[code, : len(names)],
+            systems[code], flag_grid[code, : len(names)],
+        )  # fmt: skip
     return found
 
 

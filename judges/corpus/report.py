@@ -4,6 +4,7 @@ there are labels, the published figures recomputed, and the review queue."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +44,16 @@ class JudgeSummary:
     ppi_differences: tuple[PPIEstimate, ...] = ()
 
     def better_than(self, system: str) -> list[str]:
-        return [d.worse for d in self.differences if d.better == system and d.decided]
+        return self._decided.get(system, [])
+
+    @functools.cached_property
+    def _decided(self) -> dict[str, list[str]]:
+        """better -> every system it is decided better than, in the order of the pairs."""
+        found: dict[str, list[str]] = {}
+        for d in self.differences:
+            if d.decided:
+                found.setdefault(d.better, []).append(d.worse)
+        return found
 
 
 @dataclass(frozen=True)
