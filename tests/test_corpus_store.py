@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from judges.cli.main import main
+from judges.corpus import engine
 from judges.corpus.engine import score_matrices
 from judges.corpus.manifest import CorpusError, load_manifest
 from judges.corpus.markdown import corpus_markdown
@@ -241,3 +242,48 @@ def test_the_command_takes_a_memory_limit(tmp_path: Path) -> None:
     assert main(["corpus", "report", "mixed", *paths, "--memory-limit", "200MB"]) == 0
     written = (tmp_path / "reports" / "mixed" / "corpus_report.md").read_text(encoding="utf-8")
     assert written == corpus_markdown(build_report(load_corpus(tmp_path / "corpora" / "mixed")))
+
+
+def _normalised(sql: str) -> str:
+    return " ".join(sql.split())
+
+
+def test_the_docs_show_the_engines_own_sql() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "corpus.md").read_text("utf-8")
+    block = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    shown: dict[str, str] = {}
+    name = ""
+    for line in block.splitlines():
+        if line.startswith("-- "):
+            name = line[3:].split(":")[0]
+        else:
+            shown[name] = shown.get(name, "") + line + "\n"
+    assert _normalised(shown["SYSTEMS"]) == _normalised(engine.SYSTEMS)
+    cells = shown["CELLS"].replace("AS (SYSTEMS)", f"AS ({engine.SYSTEMS})")
+    assert _normalised(cells) == _normalised(engine.CELLS)
+
+
+def test_the_sql_gives_the_same_cells_over_a_partitioned_dataset(tmp_path: Path) -> None:
+    """The statements need no single file: over a Parquet dataset partitioned by judge (as a
+    team's log on object storage would be) they give the same cells."""
+    folder = _mixed(tmp_path / "c")
+    corpus = load_corpus(folder, judgements=False)
+    items = tuple(item.id for item in corpus.items)
+    con = connect()
+    store = convert(con, folder / "judgements.jsonl")
+    assert store is not None
+    ordered = f'SELECT * FROM ({engine.CELLS}) ORDER BY matrix, "row", "column"'
+    engine.score_matrices(con, store, list(corpus.manifest.judges), items)  # the views
+    one_file = con.execute(ordered).fetchall()
+    dataset = tmp_path / "dataset"
+    con.execute(
+        f"COPY (SELECT * FROM read_parquet('{store}')) TO '{dataset}' "
+        "(FORMAT parquet, PARTITION_BY (judge))"
+    ).fetchall()
+    assert len(list(dataset.glob("judge=*/*.parquet"))) == 3
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW judgements AS SELECT * FROM "
+        f"read_parquet('{dataset}/*/*.parquet', hive_partitioning = true)"
+    ).fetchall()
+    assert con.execute(ordered).fetchall() == one_file
+    con.close()
