@@ -277,8 +277,7 @@ def test_the_sql_gives_the_same_cells_over_a_partitioned_dataset(tmp_path: Path)
     one_file = con.execute(ordered).fetchall()
     dataset = tmp_path / "dataset"
     con.execute(
-        f"COPY (SELECT * FROM read_parquet('{store}')) TO '{dataset}' "
-        "(FORMAT parquet, PARTITION_BY (judge))"
+        f"COPY (SELECT * FROM judgements) TO '{dataset}' (FORMAT parquet, PARTITION_BY (judge))"
     ).fetchall()
     assert len(list(dataset.glob("judge=*/*.parquet"))) == 3
     con.execute(
@@ -287,3 +286,27 @@ def test_the_sql_gives_the_same_cells_over_a_partitioned_dataset(tmp_path: Path)
     ).fetchall()
     assert con.execute(ordered).fetchall() == one_file
     con.close()
+
+
+def test_the_stores_row_order_is_the_files_line_order_on_a_file_read_in_parallel(
+    tmp_path: Path,
+) -> None:
+    """A system's row is its first line: the store keeps the file's order even when DuckDB
+    reads the file in several parallel chunks (tens of MB here)."""
+    folder = _small(tmp_path / "c", {"score": 0.5})
+    rng = np.random.default_rng(4)
+    systems = [f"s{k:04d}" for k in rng.permutation(3000)]
+    items = [f"i{k}" for k in range(100)]
+    _jsonl(folder / "items.jsonl", [{"id": item} for item in items])
+    lines = [
+        f'{{"system": "{system}", "item": "{item}", "judge": "old", "score": 0.5, '
+        f'"raw": "{"x" * 40}"}}'
+        for item in items
+        for system in systems
+    ]
+    (folder / "judgements.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert (folder / "judgements.jsonl").stat().st_size > 30_000_000
+    corpus = load_summarised(folder, memory_limit="200MB")
+    assert corpus.summarised is not None
+    assert corpus.systems == tuple(systems)
+    assert corpus.summarised.matrices["old", 0].systems == tuple(systems)

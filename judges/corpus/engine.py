@@ -60,8 +60,10 @@ def _views(
     import pyarrow as pa
 
     view = str(store).replace("'", "''")
+    # `ord`, the line order, is the row's position in the store (written in the file's order).
     con.execute(
-        f"CREATE OR REPLACE TEMP VIEW judgements AS SELECT * FROM read_parquet('{view}')"
+        "CREATE OR REPLACE TEMP VIEW judgements AS SELECT * EXCLUDE (file_row_number), "
+        f"file_row_number AS ord FROM read_parquet('{view}', file_row_number = true)"
     ).fetchall()
     con.register("corpus_items", pa.table({"id": list(items), "column": np.arange(len(items))}))
     con.register("corpus_judges", pa.table({"judge": judges, "position": np.arange(len(judges))}))

@@ -30,7 +30,7 @@ from judges.corpus.rows import JUDGEMENTS_FILE, Corpus, SummarisedJudgements, lo
 if TYPE_CHECKING:
     import duckdb
 
-STORE_VERSION = 1  # bump when the Parquet columns change: older stores are converted again
+STORE_VERSION = 2  # bump when the Parquet columns change: older stores are converted again
 FIELDS = ("system", "item", "judge", "run", "score", "error", "raw", "flagged")
 NAME_LENGTH = (1, 200)  # rows.py's _NAME
 RUN_LIMIT = 2**31  # a run number past this is left to the row checks (pydantic's StrictInt)
@@ -61,19 +61,21 @@ def _typed(value: str, types: tuple[str, ...]) -> str:
     return f"({value} IS NULL OR json_type({value}) IN {types!r})"
 
 
-# Each line parsed once: its keys and its fields' JSON values, then the column checks.
+# Each line parsed once: its keys and its fields' JSON values, then the column checks. The
+# rows keep the file's order (DuckDB preserves insertion order), so a row's position in the
+# Parquet file is its line order: no window over the whole log, which would hold it in
+# memory.
 _CONVERT = f"""
 WITH parsed AS (
-    SELECT row_number() OVER () AS ord, json_type(json) AS shape, json_keys(json) AS keys,
+    SELECT json_type(json) AS shape, json_keys(json) AS keys,
            json_extract(json, {_sql_list([f"$.{f}" for f in FIELDS])}) AS v
     FROM read_ndjson_objects($source, format = 'newline_delimited')
 ), fields AS (
-    SELECT ord, shape, keys, v[1] AS system, v[2] AS item, v[3] AS judge, v[4] AS run,
+    SELECT shape, keys, v[1] AS system, v[2] AS item, v[3] AS judge, v[4] AS run,
            v[5] AS score, v[6] AS error, v[7] AS raw, v[8] AS flagged
     FROM parsed
 )
-SELECT ord,
-       system ->> '$' AS system, item ->> '$' AS item, judge ->> '$' AS judge,
+SELECT system ->> '$' AS system, item ->> '$' AS item, judge ->> '$' AS judge,
        coalesce(TRY_CAST(run AS BIGINT), 0) AS run,
        CASE WHEN json_type(score) IN ('DOUBLE', 'UBIGINT', 'BIGINT')
             THEN TRY_CAST(score AS DOUBLE) END AS score,
