@@ -310,3 +310,19 @@ def test_the_stores_row_order_is_the_files_line_order_on_a_file_read_in_parallel
     assert corpus.summarised is not None
     assert corpus.systems == tuple(systems)
     assert corpus.summarised.matrices["old", 0].systems == tuple(systems)
+
+
+def test_a_bad_memory_limit_and_an_unwritable_cache_are_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mixed(tmp_path / "corpora" / "mixed")
+    paths = ["--corpora", str(tmp_path / "corpora"), "--reports", str(tmp_path / "reports")]
+    assert main(["corpus", "report", "mixed", *paths, "--memory-limit", "lots"]) == 2
+    assert "--memory-limit 'lots': not a memory size" in capsys.readouterr().err
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("JUDGES_CACHE_DIR", str(blocked / "cache"))
+    assert main(["corpus", "report", "mixed", *paths]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the corpus store's cache" in err and "JUDGES_CACHE_DIR" in err
+    assert not (tmp_path / "reports" / "mixed").exists()

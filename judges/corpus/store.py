@@ -104,11 +104,23 @@ def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     import duckdb
 
     spill = cache_dir() / "duckdb-spill"
-    spill.mkdir(parents=True, exist_ok=True)
+    try:
+        spill.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OSError(
+            f"{spill}: cannot write the corpus store's cache ({error.strerror}); set "
+            "JUDGES_CACHE_DIR to a folder this user can write"
+        ) from None
     config: dict[str, str | bool | int | float | list[str]] = {"temp_directory": str(spill)}
     if memory_limit:
         config["memory_limit"] = memory_limit
-    return duckdb.connect(config=config)
+    try:
+        return duckdb.connect(config=config)
+    except duckdb.Error as error:
+        raise ValueError(
+            f"--memory-limit {memory_limit!r}: not a memory size DuckDB reads ({error}); "
+            "give one such as 1GB or 512MB"
+        ) from None
 
 
 def convert(con: duckdb.DuckDBPyConnection, jsonl: Path) -> Path | None:
