@@ -231,6 +231,7 @@ def test_the_store_is_cached_outside_the_corpus_and_converted_again_when_the_jso
     os.utime(jsonl, ns=(converted + 10**9, converted + 10**9))
     changed = load_summarised(folder)
     assert store_path(jsonl) != store and changed.judgement_count == 4
+    assert not store.exists() and store_path(jsonl).is_file()  # the older store removed
     assert "b" in changed.systems
     # No temporary of the conversion is left behind.
     assert not list(store.parent.glob(".*.tmp"))

@@ -44,12 +44,16 @@ def cache_dir() -> Path:
     return Path(base) / "judges"
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def store_path(jsonl: Path) -> Path:
-    """Where the Parquet store of `jsonl` lives: one file per (path, size, mtime, version)."""
+    """Where the Parquet store of `jsonl` lives: a folder per JSONL path, a file per (size,
+    mtime, version) in it."""
     stat = jsonl.stat()
-    key = f"{jsonl.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{STORE_VERSION}"
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return cache_dir() / "corpus-store" / f"{digest}.parquet"
+    version = _digest(f"{stat.st_size}\0{stat.st_mtime_ns}\0{STORE_VERSION}")
+    return cache_dir() / "corpus-store" / _digest(str(jsonl.resolve())) / f"{version}.parquet"
 
 
 def _sql_list(values: tuple[str, ...] | list[str]) -> str:
@@ -141,6 +145,9 @@ def convert(con: duckdb.DuckDBPyConnection, jsonl: Path) -> Path | None:
             partial.unlink(missing_ok=True)
             return None  # not JSON, not UTF-8, a truncated line: the row path says where
         os.replace(partial, target)  # atomic: a killed run leaves no half store
+        for older in target.parent.glob("*.parquet"):  # the same JSONL before it changed
+            if older != target:
+                older.unlink(missing_ok=True)
     (shaped,) = con.execute(
         f"SELECT bool_and(shaped) FROM read_parquet('{_quoted(target)}')"
     ).fetchall()[0]
