@@ -49,10 +49,12 @@ def _digest(text: str) -> str:
 
 
 def store_path(jsonl: Path) -> Path:
-    """Where the Parquet store of `jsonl` lives: a folder per JSONL path, a file per (size,
-    mtime, version) in it."""
+    """Where the Parquet store of `jsonl` lives: a folder per JSONL path, a file per state of
+    the file in it (size, modification and change times, inode: any write or replacement
+    changes one; reading the whole file for a hash would cost seconds per gigabyte)."""
     stat = jsonl.stat()
-    version = _digest(f"{stat.st_size}\0{stat.st_mtime_ns}\0{STORE_VERSION}")
+    state = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, STORE_VERSION)
+    version = _digest("\0".join(map(str, state)))
     return cache_dir() / "corpus-store" / _digest(str(jsonl.resolve())) / f"{version}.parquet"
 
 
