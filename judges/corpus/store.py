@@ -4,7 +4,7 @@ JSONL stays the interchange format (what importers and `corpus judge` write, wha
 documents). Summarising a team's log row by row costs a pydantic object per judgement, so
 the report reads the judgements through DuckDB instead: each line is parsed once, its keys
 and value types are checked as columns, and the typed columns are cached as Parquet under
-the cache folder, keyed by the JSONL's path, size and modification time (a changed file is
+the cache folder, keyed by the JSONL's path, size, times and inode (a changed file is
 converted again; the corpus folder is never written to).
 
 The column checks accept only what they can prove the row checks would accept. Anything
