@@ -30,7 +30,7 @@ from judges.corpus.rows import JUDGEMENTS_FILE, Corpus, SummarisedJudgements, lo
 if TYPE_CHECKING:
     import duckdb
 
-STORE_VERSION = 2  # bump when the Parquet columns change: older stores are converted again
+STORE_VERSION = 3  # bump when the Parquet columns change: older stores are converted again
 FIELDS = ("system", "item", "judge", "run", "score", "error", "raw", "flagged")
 NAME_LENGTH = (1, 200)  # rows.py's _NAME
 RUN_LIMIT = 2**31  # a run number past this is left to the row checks (pydantic's StrictInt)
@@ -62,9 +62,15 @@ def _sql_list(values: tuple[str, ...] | list[str]) -> str:
     return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
 
 
-def _typed(value: str, types: tuple[str, ...]) -> str:
-    """SQL: the JSON value is absent or of one of `types` (json_type's names)."""
-    return f"({value} IS NULL OR json_type({value}) IN {types!r})"
+def _string(value: str) -> str:
+    """SQL: the field's JSON text (as json_extract gives it) is a string: it opens with a
+    quote. Read from the text, not parsed again."""
+    return f"(left({value}, 1) = '\"')"
+
+
+def _absent_or(value: str, check: str) -> str:
+    """SQL: the field is absent, JSON null, or passes `check`."""
+    return f"({value} IS NULL OR {value} = 'null' OR {check})"
 
 
 # Each line parsed once: its keys and its fields' JSON values, then the column checks. The
@@ -86,21 +92,21 @@ SELECT system ->> '$' AS system, item ->> '$' AS item, judge ->> '$' AS judge,
        CASE WHEN json_type(score) IN ('DOUBLE', 'UBIGINT', 'BIGINT')
             THEN TRY_CAST(score AS DOUBLE) END AS score,
        error ->> '$' AS error,
-       CASE WHEN json_type(flagged) = 'BOOLEAN' THEN flagged::BOOLEAN END AS flagged,
+       CASE flagged WHEN 'true' THEN true WHEN 'false' THEN false END AS flagged,
        (shape = 'OBJECT'
-        AND len(keys) = len(list_distinct(keys))
-        AND list_has_all({_sql_list(FIELDS)}, keys)
-        AND coalesce(json_type(system) = 'VARCHAR' AND json_type(item) = 'VARCHAR'
-                     AND json_type(judge) = 'VARCHAR', false)
+        -- Only the format's keys, each once: as many keys as fields of the format found (a
+        -- key given twice, or one the format lacks, makes more keys than fields).
+        AND len(keys) = {" + ".join(f"({f} IS NOT NULL)::INTEGER" for f in FIELDS)}
+        AND coalesce({_string("system")} AND {_string("item")} AND {_string("judge")}, false)
         AND length(system ->> '$') BETWEEN {NAME_LENGTH[0]} AND {NAME_LENGTH[1]}
         AND length(item ->> '$') BETWEEN {NAME_LENGTH[0]} AND {NAME_LENGTH[1]}
         AND length(judge ->> '$') BETWEEN {NAME_LENGTH[0]} AND {NAME_LENGTH[1]}
         AND (run IS NULL OR coalesce(json_type(run) = 'UBIGINT'
                                      AND TRY_CAST(run AS UBIGINT) < {RUN_LIMIT}, false))
-        AND {_typed("score", ("NULL", "DOUBLE", "UBIGINT", "BIGINT"))}
-        AND {_typed("error", ("NULL", "VARCHAR"))}
-        AND {_typed("raw", ("NULL", "VARCHAR"))}
-        AND {_typed("flagged", ("NULL", "BOOLEAN"))}) AS shaped
+        AND {_absent_or("score", "json_type(score) IN ('DOUBLE', 'UBIGINT', 'BIGINT')")}
+        AND {_absent_or("error", _string("error"))}
+        AND {_absent_or("raw", _string("raw"))}
+        AND {_absent_or("flagged", "flagged IN ('true', 'false')")}) AS shaped
 FROM fields
 """
 
