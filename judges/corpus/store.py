@@ -149,10 +149,11 @@ def convert(con: duckdb.DuckDBPyConnection, jsonl: Path) -> Path | None:
                 f"COPY ({_CONVERT}) TO '{_quoted(partial)}' (FORMAT parquet, COMPRESSION zstd)",
                 {"source": str(jsonl)},
             ).fetchall()
+            os.replace(partial, target)  # atomic: an interrupted run leaves no half store
         except (duckdb.InvalidInputException, duckdb.ConversionException):
-            partial.unlink(missing_ok=True)
             return None  # not JSON, not UTF-8, a truncated line: the row path says where
-        os.replace(partial, target)  # atomic: a killed run leaves no half store
+        finally:
+            partial.unlink(missing_ok=True)
         for older in target.parent.glob("*.parquet"):  # the same JSONL before it changed
             if older != target:
                 older.unlink(missing_ok=True)
