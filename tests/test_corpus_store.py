@@ -327,3 +327,23 @@ def test_a_bad_memory_limit_and_an_unwritable_cache_are_one_line_each(
     err = capsys.readouterr().err
     assert "cannot write the corpus store's cache" in err and "JUDGES_CACHE_DIR" in err
     assert not (tmp_path / "reports" / "mixed").exists()
+
+
+def test_an_interrupted_conversion_leaves_nothing_and_the_next_run_converts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _small(tmp_path / "c", {"score": 0.5})
+    jsonl = folder / "judgements.jsonl"
+
+    def interrupted(source: object, target: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("judges.corpus.store.os.replace", interrupted)
+    con = connect()
+    with pytest.raises(KeyboardInterrupt):
+        convert(con, jsonl)
+    store = store_path(jsonl)
+    assert not store.exists() and not list(store.parent.iterdir())
+    monkeypatch.undo()
+    assert convert(con, jsonl) == store and store.is_file()
+    con.close()
