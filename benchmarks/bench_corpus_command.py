@@ -4,7 +4,8 @@ Run by hand: python benchmarks/bench_corpus_command.py --size 1m     (1,000,000 
           or python benchmarks/bench_corpus_command.py --size 10m    (10,000,000; minutes)
           or python benchmarks/bench_corpus_command.py --quick       (100,000; the test suite)
 Options: --memory-limit 1GB (passed to the command), --checkout PATH (time another checkout's
-`judges`, e.g. an export of main for the before-figures), --keep DIR (keep the corpus).
+`judges`, e.g. an export of main for the before-figures), --keep DIR (keep the corpus),
+--rounds N (interleaved rounds, median of each figure; 1 by default).
 
 The corpus is written to disk in the documented format (corpus.toml, items.jsonl,
 judgements.jsonl; untimed), scores in (0, 1): logistic(system + item + noise), the item effect
@@ -37,6 +38,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -204,6 +206,12 @@ def measure(command: list[str], env: dict[str, str]) -> Measured:
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e9)
 
 
+def median(runs: list[Measured]) -> Measured:
+    """Each figure's median over the rounds."""
+    return Measured(*(statistics.median(values) for values in zip(*(
+        (m.wall, m.cpu, m.peak_gb) for m in runs), strict=True)))  # fmt: skip
+
+
 def report_means(markdown: str) -> dict[str, dict[str, str]]:
     """judge -> system -> the 'mean [low, high]' cell of the report's ranking tables."""
     found: dict[str, dict[str, str]] = {}
@@ -225,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", help="passed to the command, e.g. 1GB")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="whose judges to time")
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (median)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -257,15 +266,24 @@ def main(argv: list[str] | None = None) -> int:
         ]
         if args.memory_limit:
             command += ["--memory-limit", args.memory_limit]
-        first = measure(command, env)
-        again = measure(command, env)
         figures = work / "baseline.json"
-        plain = measure(
-            [sys.executable, str(Path(__file__).resolve()), "--baseline", str(folder),
-             str(figures), "--seed", str(args.seed)],
-            dict(os.environ),
-        )  # fmt: skip
-        print(f"{n:,} judgements, one process each (wall, CPU, peak resident memory):")
+        baseline_command = [
+            *(sys.executable, str(Path(__file__).resolve()), "--baseline", str(folder)),
+            *(str(figures), "--seed", str(args.seed)),
+        ]
+        # Interleaved round by round (first run, again, baseline, first run, ...), so that a
+        # change of load hits all three alike; the first run starts from an empty cache.
+        runs: dict[str, list[Measured]] = {"first": [], "again": [], "baseline": []}
+        for _ in range(args.rounds):
+            shutil.rmtree(work / "cache", ignore_errors=True)
+            runs["first"].append(measure(command, env))
+            runs["again"].append(measure(command, env))
+            runs["baseline"].append(measure(baseline_command, dict(os.environ)))
+        first, again, plain = (median(runs[name]) for name in ("first", "again", "baseline"))
+        print(
+            f"{n:,} judgements, one process each (wall, CPU, peak resident memory), median "
+            f"of {args.rounds} round(s); load average now {os.getloadavg()[0]:.2f}:"
+        )
         print("| path | wall s | CPU s | peak GB |")
         print("|---|---:|---:|---:|")
         for name, m in (
@@ -275,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(f"| {name} | {m.wall:.2f} | {m.cpu:.2f} | {m.peak_gb:.2f} |")
         print(f"ratio command / baseline, wall: first run {first.wall / plain.wall:.2f}x, "
-              f"again {again.wall / plain.wall:.2f}x")  # fmt: skip
+              f"again {again.wall / plain.wall:.2f}x; CPU: first run "
+              f"{first.cpu / plain.cpu:.2f}x, again {again.cpu / plain.cpu:.2f}x")  # fmt: skip
 
         markdown = (work / "reports" / NAME / "corpus_report.md").read_text(encoding="utf-8")
         shown = report_means(markdown)
