@@ -347,3 +347,17 @@ def test_an_interrupted_conversion_leaves_nothing_and_the_next_run_converts(
     monkeypatch.undo()
     assert convert(con, jsonl) == store and store.is_file()
     con.close()
+
+
+def test_the_documented_memory_limit_command_reproduces_the_committed_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/corpus.md's `corpus report alpaca_eval --memory-limit 1GB`, with --check: the
+    committed report, byte for byte, nothing written."""
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "corpus.md").read_text(encoding="utf-8")
+    assert "python -m judges corpus report alpaca_eval --memory-limit 1GB\n" in docs
+    paths = ["--corpora", str(root / "planted_sets" / "corpora"),
+             "--reports", str(root / "reports" / "corpora")]  # fmt: skip
+    code = main(["corpus", "report", "alpaca_eval", "--memory-limit", "1GB", "--check", *paths])
+    assert code == 0, capsys.readouterr().err[-2000:]
