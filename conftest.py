@@ -5,7 +5,9 @@ deadline, no example database); `dev` is the default for local runs.
 """
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import settings
 from threadpoolctl import threadpool_limits
 
@@ -19,3 +21,12 @@ threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas
 
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if settings.get_current_profile_name() == "ci" else "dev")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _corpus_store_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The corpus report's Parquet store (judges/corpus/store.py) is cached under a folder of
+    the test session, never the user's cache; subprocesses inherit the variable."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUDGES_CACHE_DIR", str(tmp_path_factory.mktemp("judges-cache")))
+        yield

@@ -20,6 +20,13 @@ BENCHMARKS = ROOT / "benchmarks"
 EXPECTED: dict[str, tuple[str, ...]] = {
     "bench_bootstrap.py": ("speedup:", "interval agreement", ": OK"),
     "bench_corpus.py": ("judgements", "ratio baseline / judges", "figure agreement", ": OK"),
+    "bench_corpus_command.py": (
+        "100,000 judgements",
+        "| command, first run (JSONL in) |",
+        "ratio command / baseline",
+        "100/100 system means",
+        "figure agreement: OK",
+    ),
     "bench_plugin_overhead.py": (
         "ratio plugin / blocked",
         "only the entry point and its options: OK",

@@ -201,6 +201,72 @@ def test_paired_differences_put_the_better_first_and_use_the_paired_interval() -
     assert [(p.worse, p.better) for p in lower] == [("b", "a"), ("c", "a"), ("b", "c")]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_differences_are_mean_interval_and_ttest_1samp_per_pair_to_the_bit(
+    seed: int,
+) -> None:
+    """All pairs at once give, figure for figure and bit for bit, what a call of
+    `mean_interval` and `scipy.stats.ttest_1samp` per pair gives: gaps, a pair with one
+    shared item, none, a constant difference (zero and not), ties, integer scores."""
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.normal(0, 1, (7, 25)) * (4 if seed % 2 else 1000)) / 4
+    scores[rng.random(scores.shape) < 0.2] = np.nan
+    scores[1] = scores[0]  # no spread, mean zero
+    scores[2] = scores[0] + 0.5  # no spread, not zero
+    scores[3, 1:] = np.nan  # one item
+    scores[4] = np.nan  # none
+    for higher in (True, False):
+        for pair in paired_differences(tuple("abcdefg"), scores, higher_is_better=higher):
+            i, j = "abcdefg".index(pair.better), "abcdefg".index(pair.worse)
+            d = (scores[i] - scores[j]) * (1 if higher else -1)
+            d = d[~np.isnan(d)]
+            expected = mean_interval(d)
+            same = (pair.difference.mean, pair.difference.standard_error, pair.difference.low,
+                    pair.difference.high, pair.difference.n)  # fmt: skip
+            assert np.array_equal(same, (expected.mean, expected.standard_error, expected.low,
+                                         expected.high, expected.n), equal_nan=True)  # fmt: skip
+            if d.size < 2:
+                assert math.isnan(pair.p_value)
+            elif np.all(d == d[0]):
+                assert pair.p_value == (1.0 if d[0] == 0 else 0.0)
+            else:
+                assert pair.p_value == float(scipy.stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def _resampled_means_by_blocks(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """The item bootstrap as first written: counts drawn block by block, weights by a
+    dense product with the judged cells."""
+    rng = np.random.default_rng(seed)
+    n_items = scores.shape[1]
+    judged = ~np.isnan(scores)
+    filled = np.where(judged, scores, 0.0)
+    out = np.empty((n_resamples, scores.shape[0]))
+    for start in range(0, n_resamples, 250):
+        stop = min(start + 250, n_resamples)
+        counts = np.stack(
+            [np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+             for _ in range(stop - start)]
+        ).astype(float)  # fmt: skip
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:stop] = (counts @ filled.T) / (counts @ judged.T.astype(float))
+    return out
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.01, 0.5, 1.0])
+def test_resampled_means_are_the_block_by_block_bootstrap_to_the_bit(missing: float) -> None:
+    """Drawn once per seed and weighted from the unjudged cells when they are few, the
+    resamples are still exactly the ones drawn block by block (few gaps, many, none, all)."""
+    rng = np.random.default_rng(11)
+    scores = rng.normal(0, 1, (9, 300))
+    scores[rng.random(scores.shape) < missing] = np.nan
+    scores[4] = np.nan  # a system with no score at all
+    for seed in (0, 5):
+        expected = _resampled_means_by_blocks(scores, 600, seed)
+        assert np.array_equal(resampled_means(scores, 600, seed), expected, equal_nan=True)
+        again = resampled_means(scores, 600, seed)  # from the drawn counts, not drawn again
+        assert np.array_equal(again, expected, equal_nan=True)
+
+
 def _labelled(rng: np.random.Generator, n: int, labelled: int) -> tuple[np.ndarray, np.ndarray]:
     """A judge's scores on n items (a few error rows) and gold labels on `labelled` of them,
     the judge biased and noisy against the gold."""

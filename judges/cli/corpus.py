@@ -28,20 +28,21 @@ class _Written:
     differs: bool
 
 
-def corpus_files(folder: Path) -> dict[str, bytes]:
+def corpus_files(folder: Path, memory_limit: str | None = None) -> dict[str, bytes]:
     """The report files of the corpus in `folder`, as bytes: what `report` writes."""
-    return _built(folder)[1]
+    return _built(folder, memory_limit)[1]
 
 
-def _built(folder: Path) -> tuple[Any, dict[str, bytes]]:
-    """The corpus report (as data) and its files."""
+def _built(folder: Path, memory_limit: str | None = None) -> tuple[Any, dict[str, bytes]]:
+    """The corpus report (as data) and its files; the judgements read through the columnar
+    store (judges/corpus/store.py), DuckDB under `memory_limit` (e.g. "1GB")."""
     from judges.corpus.html import corpus_html
     from judges.corpus.markdown import corpus_markdown
     from judges.corpus.report import build_report
     from judges.corpus.review_queue import queue_text
-    from judges.corpus.rows import load_corpus
+    from judges.corpus.store import load_summarised
 
-    report = build_report(load_corpus(folder))
+    report = build_report(load_summarised(folder, memory_limit))
     markdown = corpus_markdown(report)
     return report, {
         "corpus_report.md": markdown.encode("utf-8"),
@@ -101,7 +102,7 @@ def _report(args: Any) -> int:
         folder = _folder(args.corpora, name)
         if not (folder / "corpus.toml").is_file():
             raise ValueError(f"{folder / 'corpus.toml'}: no such corpus (give its folder name)")
-        report, files = _built(folder)
+        report, files = _built(folder, args.memory_limit)
         disagreeing += _disagreeing(folder, report)
         for file_name, data in files.items():
             path = args.reports / name / file_name
@@ -438,6 +439,12 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
                         "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
     report.add_argument("--reports", "--report-dir", type=Path, help="where reports go (default: "
                         "reports/corpora beside the pytest ini file)")  # fmt: skip
+    report.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="DuckDB's memory limit for reading the judgements, e.g. 1GB (default: DuckDB's, "
+        "80%% of RAM); past it DuckDB spills to the cache folder (JUDGES_CACHE_DIR)",
+    )
     report.set_defaults(run=_report)
     judging = actions.add_parser(
         "judge",

@@ -10,11 +10,13 @@ shared items together.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
+import scipy.sparse
+import scipy.special
 import scipy.stats
 
 from judges.stats.estimates.intervals import Rate, wilson
@@ -90,14 +92,6 @@ def system_scores(
     return found
 
 
-def _paired_p(d: np.ndarray) -> float:
-    if d.size < 2:
-        return math.nan
-    if np.all(d == d[0]):  # no spread: a constant difference is no evidence of sign at n=1
-        return 1.0 if d[0] == 0 else 0.0
-    return float(scipy.stats.ttest_1samp(d, 0.0).pvalue)
-
-
 def holm(p_values: list[float]) -> list[float]:
     """Holm's step-down adjustment; an undefined p stays undefined and is not counted.
 
@@ -118,41 +112,103 @@ def holm(p_values: list[float]) -> list[float]:
 def paired_differences(
     systems: tuple[str, ...], scores: np.ndarray, higher_is_better: bool = True
 ) -> list[PairedDifference]:
-    """Every pair of systems, the better first (by the paired mean), Holm-adjusted."""
-    raw: list[tuple[str, str, MeanInterval, float]] = []
-    for i, j in combinations(range(len(systems)), 2):
-        d = scores[i] - scores[j]
-        d = d[~np.isnan(d)]
-        if not higher_is_better:
-            d = -d
-        first, second = (i, j) if d.size == 0 or np.mean(d) >= 0 else (j, i)
-        if first != i:
-            d = -d
-        raw.append((systems[first], systems[second], mean_interval(d), _paired_p(d)))
-    adjusted = holm([p for *_, p in raw])
-    return [
-        PairedDifference(b, w, diff, p, q) for (b, w, diff, p), q in zip(raw, adjusted, strict=True)
-    ]
+    """Every pair of systems, the better first (by the paired mean), Holm-adjusted.
+
+    Each pair's interval is `mean_interval` of its differences and its p-value is
+    `scipy.stats.ttest_1samp`'s, figure for figure (tests/test_corpus_statistics.py holds
+    them equal), with the t quantiles and tail probabilities computed for all pairs at once:
+    a call of each per pair was most of the report's time at a few hundred systems."""
+    pairs = len(systems) * (len(systems) - 1) // 2
+    ordered: list[tuple[int, int]] = []
+    n = np.zeros(pairs)
+    mean = np.full(pairs, math.nan)
+    sd = np.full(pairs, math.nan)  # np.std(ddof=1), as mean_interval
+    m2 = np.full(pairs, math.nan)  # mean squared deviation, as ttest_1samp's variance
+    constant = np.full(pairs, math.nan)  # no spread: p is 1 (all zero) or 0
+    sign = 1.0 if higher_is_better else -1.0
+    k = 0
+    for i in range(len(systems) - 1):
+        # One system against all after it at once; each pair over the items both have.
+        block = (scores[i] - scores[i + 1 :]) * sign
+        shared = ~np.isnan(block)
+        for offset, (row, both) in enumerate(zip(block, shared, strict=True)):
+            j = i + 1 + offset
+            d = row[both]
+            size = d.size
+            # The sums are np.mean's and np.std's own (numpy's pairwise sum of the same
+            # array): the figures are theirs to the bit, without their per-call overhead.
+            total = d.sum()
+            if size and total / size < 0:  # np.mean(d) < 0, an underflow to -0.0 too
+                d, total = -d, -total
+                ordered.append((j, i))
+            else:
+                ordered.append((i, j))
+            n[k] = size
+            if size:
+                mean[k] = total / size
+            if size >= 2:
+                squares = d - mean[k]
+                squares = squares * squares
+                sum_squares = squares.sum()
+                sd[k] = np.sqrt(sum_squares / (size - 1))
+                m2[k] = sum_squares / size
+                if (d == d[0]).all():
+                    constant[k] = 1.0 if d[0] == 0 else 0.0
+            k += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = sd / np.sqrt(n)
+        half = scipy.stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * se
+        t = mean / np.sqrt(m2 * (n / (n - 1)) / n)
+        p = np.where(np.isnan(constant), 2 * scipy.special.stdtr(n - 1, -np.abs(t)), constant)
+    adjusted = holm(p.tolist())
+    found = []
+    for k, (first, second) in enumerate(ordered):
+        count = int(n[k])
+        if count == 0:
+            interval = MeanInterval(math.nan, math.nan, math.nan, math.nan, 0)
+        elif count < 2:
+            interval = MeanInterval(float(mean[k]), math.nan, math.nan, math.nan, count)
+        else:
+            m, h = float(mean[k]), float(half[k])
+            interval = MeanInterval(m, float(se[k]), m - h, m + h, count)
+        found.append(
+            PairedDifference(systems[first], systems[second], interval, float(p[k]), adjusted[k])
+        )
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _item_counts(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(resamples, items): how often each resample draws each item, in the generator's
+    order. Every call with the same seed draws the same resamples (each judge, each
+    comparison of the report), so they are drawn once; read-only."""
+    rng = np.random.default_rng(seed)
+    counts = np.empty((n_resamples, n_items), dtype=np.int32)
+    for row in counts:
+        row[:] = np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
+    counts.flags.writeable = False
+    return counts
 
 
 def resampled_means(
     scores: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = 0, block: int = 250
 ) -> np.ndarray:
     """(resamples, systems): each system's mean over the same resample of items."""
-    rng = np.random.default_rng(seed)
     n_items = scores.shape[1]
     judged = ~np.isnan(scores)
     filled = np.where(judged, scores, 0.0)
+    drawn = _item_counts(n_items, n_resamples, seed)
+    # A resample's weight for a system is the count of its judged items it drew: an exact
+    # integer however it is summed, so from the few unjudged cells when they are few.
+    unjudged = scipy.sparse.csr_array((~judged).astype(float))
+    sparse = unjudged.nnz < 0.1 * judged.size
     out = np.empty((n_resamples, scores.shape[0]))
     for start in range(0, n_resamples, block):
         stop = min(start + block, n_resamples)
         # Item multiplicities per resample: a system's mean is a weighted mean over items.
-        counts = np.stack(
-            [np.bincount(rng.integers(0, n_items, n_items), minlength=n_items)
-             for _ in range(stop - start)]
-        ).astype(float)  # fmt: skip
+        counts = drawn[start:stop].astype(float)
         sums = counts @ filled.T
-        weights = counts @ judged.T.astype(float)
+        weights = n_items - (unjudged @ counts.T).T if sparse else counts @ judged.T.astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start:stop] = sums / weights
     return out

@@ -166,7 +166,6 @@ def corpus_markdown(report: CorpusReport) -> str:
     corpus = report.corpus
     manifest = corpus.manifest
     scale = manifest.scale
-    judged = sum(j.score is not None for j in corpus.judgements)
     lines = [
         f"# Corpus report: {manifest.name}",
         "",
@@ -174,8 +173,8 @@ def corpus_markdown(report: CorpusReport) -> str:
         "",
         f"- Source: {md_prose(manifest.source)}; licence: {md_prose(manifest.licence)}",
         f"- {len(corpus.items)} items, {len(corpus.systems)} systems, {len(manifest.judges)} "
-        f"judges; {judged} judgements with a score, "
-        f"{len(corpus.judgements) - judged} error rows (kept, counted per system below)",
+        f"judges; {corpus.judgement_count - corpus.error_count} judgements with a score, "
+        f"{corpus.error_count} error rows (kept, counted per system below)",
         f"- Scale: {md_text(scale.name)}; each figure is the mean over a system's items x "
         f"{scale.factor:g}, with a {CONFIDENCE:.0%} t interval; systems are compared paired "
         "over shared items.",

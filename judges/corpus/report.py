@@ -4,6 +4,7 @@ there are labels, the published figures recomputed, and the review queue."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +45,16 @@ class JudgeSummary:
     ppi_differences: tuple[PPIEstimate, ...] = ()
 
     def better_than(self, system: str) -> list[str]:
-        return [d.worse for d in self.differences if d.better == system and d.decided]
+        return self._decided.get(system, [])
+
+    @functools.cached_property
+    def _decided(self) -> dict[str, list[str]]:
+        """better -> every system it is decided better than, in the order of the pairs."""
+        found: dict[str, list[str]] = {}
+        for d in self.differences:
+            if d.decided:
+                found.setdefault(d.better, []).append(d.worse)
+        return found
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,10 @@ def _pair(corpus: Corpus, mains: dict[str, ScoreMatrix]) -> tuple[str, str] | No
 def build_report(corpus: Corpus) -> CorpusReport:
     manifest = corpus.manifest
     scale = manifest.scale
-    matrices = score_matrices(corpus)
+    if corpus.summarised is not None:  # the columnar store's (store.py, engine.py)
+        matrices = dict(corpus.summarised.matrices)
+    else:
+        matrices = score_matrices(corpus)
     mains = {judge: m for (judge, run), m in matrices.items() if run == 0}
     summaries = tuple(_summary(corpus, m) for m in mains.values())
 

@@ -14,7 +14,7 @@ is refused with the file, the line and the fix.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -91,21 +91,50 @@ class PublishedFigure(_Row):
 
 
 @dataclass(frozen=True)
+class SummarisedJudgements:
+    """The judgements as the columnar store summarised them (store.py, engine.py), in place
+    of one object per row: their counts, the systems in first-seen order, and the
+    (judge, run) -> table.ScoreMatrix the statistics take."""
+
+    judgements: int
+    errors: int
+    systems: tuple[str, ...]
+    matrices: Mapping[tuple[str, int], Any]
+
+
+@dataclass(frozen=True)
 class Corpus:
     folder: Path
     manifest: CorpusManifest
     items: tuple[CorpusItem, ...]
     outputs: tuple[SystemOutput, ...]
-    judgements: tuple[Judgement, ...]
+    judgements: tuple[Judgement, ...]  # empty when `summarised` holds them
     labels: tuple[Label, ...]
     published: tuple[PublishedFigure, ...]
+    summarised: SummarisedJudgements | None = None
 
     @property
     def systems(self) -> tuple[str, ...]:
         """Every system judged or labelled, in first-seen order."""
-        seen = dict.fromkeys(j.system for j in self.judgements)
+        if self.summarised is not None:
+            seen = dict.fromkeys(self.summarised.systems)
+        else:
+            seen = dict.fromkeys(j.system for j in self.judgements)
         seen.update(dict.fromkeys(label.system for label in self.labels))
         return tuple(seen)
+
+    @property
+    def judgement_count(self) -> int:
+        if self.summarised is not None:
+            return self.summarised.judgements
+        return len(self.judgements)
+
+    @property
+    def error_count(self) -> int:
+        """Judgements without a score (error rows)."""
+        if self.summarised is not None:
+            return self.summarised.errors
+        return sum(j.score is None for j in self.judgements)
 
 
 def _rows(path: Path, model: type[R]) -> Iterator[tuple[int, R]]:
@@ -133,9 +162,10 @@ def _score_problem(score: float, manifest: CorpusManifest) -> str | None:
     return None
 
 
-def load_corpus(folder: Path, *, judged: bool = True) -> Corpus:
+def load_corpus(folder: Path, *, judged: bool = True, judgements: bool = True) -> Corpus:
     """Read and cross-check a corpus folder; the first problem raises `CorpusError`.
-    `judged=False`: a corpus about to be judged may have no judgements yet."""
+    `judged=False`: a corpus about to be judged may have no judgements yet.
+    `judgements=False`: leave judgements.jsonl to the columnar store (store.py)."""
     manifest = load_manifest(folder)
     items: dict[str, CorpusItem] = {}
     for line, item in _rows(folder / ITEMS_FILE, CorpusItem):
@@ -162,9 +192,9 @@ def load_corpus(folder: Path, *, judged: bool = True) -> Corpus:
         outputs.append(output)
 
     path = folder / JUDGEMENTS_FILE
-    judgements: list[Judgement] = []
+    rows: list[Judgement] = []
     seen: dict[tuple[str, str, str, int], int] = {}
-    for line, row in _rows(path, Judgement):
+    for line, row in _rows(path, Judgement) if judgements else ():
         known_item(path, line, row.item)
         if row.judge not in manifest.judges:
             raise CorpusError(
@@ -184,8 +214,8 @@ def load_corpus(folder: Path, *, judged: bool = True) -> Corpus:
                 f"already judged at line {seen[key]}; give a repeat its own run number"
             )
         seen[key] = line
-        judgements.append(row)
-    if judged and not judgements:
+        rows.append(row)
+    if judged and judgements and not rows:
         judge_it = any(entry.judged for entry in manifest.judges.values())
         raise CorpusError(
             f"{path}: no judgements; nothing to summarise"
@@ -214,6 +244,6 @@ def load_corpus(folder: Path, *, judged: bool = True) -> Corpus:
             )
         published.append(figure)
     return Corpus(
-        folder, manifest, tuple(items.values()), tuple(outputs), tuple(judgements),
+        folder, manifest, tuple(items.values()), tuple(outputs), tuple(rows),
         tuple(labels), tuple(published),
     )  # fmt: skip
