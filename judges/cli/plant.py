@@ -2,13 +2,20 @@
 
 python -m judges plant JUDGE --from rows.jsonl     write planted_sets/JUDGE/candidates.jsonl
 python -m judges plant --list                      the generators, built-in and the team's
+
+With --judge-model, the model-written generators run too: recorded with --record (live
+calls, cassettes under cassettes/planting/), replayed from their cassettes without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 import tomllib
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +25,7 @@ from judges.core.spec import JudgeSpec
 from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
+from judges.sets.recorded_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
 from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
 
@@ -89,8 +97,18 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
             raise PlantError(
                 f"--generators: {unknown} not known; the generators are {', '.join(registry)}"
             )
+        unwritten = [n for n in names if registry[n].written and args.judge_model is None]
+        if unwritten:
+            raise PlantError(
+                f"--generators: {', '.join(unwritten)} are model-written: name the model that "
+                "writes them, e.g. --judge-model local:NAME --judge-base-url URL --record"
+            )
         return {n: registry[n] for n in names}
-    return {n: g for n, g in registry.items() if n != NEEDS_ENTITIES or args.entities}
+    return {
+        n: g
+        for n, g in registry.items()
+        if (n != NEEDS_ENTITIES or args.entities) and (not g.written or args.judge_model)
+    }
 
 
 def _rows(n: int) -> str:
@@ -99,10 +117,15 @@ def _rows(n: int) -> str:
 
 def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Generator]) -> list[str]:
     made = planting.made()
+    by = {c.generator: c.written for c in planting.candidates if c.written is not None}
     lines = [f"wrote {shown(path)}: {len(planting.candidates)} candidates from {rows} rows"]
     for name, generator in chosen.items():
         skipped = planting.skipped.get(name, Counter())
-        line = f"  {name} ({generator.kind}): {made[name]} made"
+        written = by.get(name)
+        kind = generator.kind + (
+            f"; {written.model}, prompt {written.prompt_version}" if written else ""
+        )
+        line = f"  {name} ({kind}): {made[name]} made"
         for reason, n in sorted(skipped.items()):
             first = planting.skipped_lines[(name, reason)][:5]
             more = ", ..." if n > len(first) else ""
@@ -155,11 +178,12 @@ def run_plant(args: argparse.Namespace) -> int:
     defect, control = _expectations(args, spec)
     mapping = parse_mapping(args.map or [], names)
     rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
-    planting = plant(
-        spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
-        control_expect=control, control_label=args.control_label,
-        options=options,
-    )  # fmt: skip
+    with _writer(args, spec.name, chosen) as writer:
+        planting = plant(
+            spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
+            control_expect=control, control_label=args.control_label,
+            options=options, writer=writer,
+        )  # fmt: skip
     path = args.planted_sets / spec.name / CANDIDATES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_candidates(path, planting.candidates)
@@ -172,7 +196,85 @@ def run_plant(args: argparse.Namespace) -> int:
         print(f"{NEEDS_ENTITIES}: not run (give the team's pairs with --entities FILE)")
     for line in _summary(planting, len(rows.rows), path, chosen):
         print(line)
+    if writer is not None and writer.record:
+        print(f"model-written: {writer.live_calls} live calls to {writer.model}, cassettes in "
+              f"{shown(writer.cassettes)}; without --record, plant replays them")  # fmt: skip
+    if writer is not None and writer.capped:
+        print(
+            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {writer.capped} "
+            "model-written candidates (nothing recorded for them); record them with a higher "
+            "--cost-cap: the rows already recorded are replayed",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+@contextmanager
+def _writer(
+    args: argparse.Namespace, judge: str, chosen: dict[str, Generator]
+) -> Iterator[RecordedWriter | None]:
+    """The model-written generators' writer: live with --record (the embedded judge started
+    for a local model without --judge-base-url), the network blocked without it."""
+    if args.cost_cap is not None and not args.record:
+        raise PlantError("--cost-cap caps live calls: pass it with --record")
+    if args.record and args.judge_model is None:
+        raise PlantError("--record calls the model that writes candidates: name it with "
+                         "--judge-model (e.g. local:NAME --judge-base-url URL)")  # fmt: skip
+    if not any(g.written for g in chosen.values()):
+        yield None
+        return
+    from judges.calls.backends import BackendError, ModelRef
+    from judges.calls.ledger import Ledger
+    from judges.cli.live import judging_backends
+    from judges.cli.project import find_project
+
+    try:
+        model = ModelRef.parse(args.judge_model)
+    except BackendError as error:
+        raise PlantError(f"--judge-model: {error}") from None
+    cassettes = args.cassettes or find_project(Path.cwd()).rootdir / "cassettes"
+    cassettes = cassettes / PLANTING_CASSETTES
+    with (
+        _recording_lock(cassettes, args.record),
+        tempfile.TemporaryDirectory(prefix="judges-plant-") as scratch,
+        judging_backends(
+            {str(model): model}, record=args.record, base_url=args.judge_base_url,
+            price_files=args.judge_prices, error=PlantError,
+        ) as (backends, prices),
+    ):  # fmt: skip
+        writer = RecordedWriter(
+            judge, model, backends[str(model)], prices[str(model)], cassettes, args.record,
+            args.judge_base_url, Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap),
+            args.judge_timeout,
+        )  # fmt: skip
+        try:
+            yield writer
+        except WriterStopped as stopped:
+            raise PlantError(f"{stopped}; nothing was written") from None
+
+
+@contextmanager
+def _recording_lock(cassettes: Path, record: bool) -> Iterator[None]:
+    """With --record, the cassette folder's recording lock, as every recording takes."""
+    if not record:
+        yield
+        return
+    from judges.calls.cassettes import lock_recording
+    from judges.storage.files import FolderBusy
+
+    cassettes.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = lock_recording(cassettes)
+    except FolderBusy as busy:
+        raise PlantError(
+            f"another recording (pid {busy.holder}) is recording into {cassettes}; wait until "
+            "it ends, then run this again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
@@ -285,6 +387,38 @@ def add_plant_command(commands: Any) -> None:
     plant_cmd.add_argument(
         "--decisions", type=Path, metavar="FILE",
         help="with --apply: decisions downloaded from the review page, added to review.jsonl",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-model", metavar="BACKEND:MODEL",
+        help="the model that writes the model-written candidates (paraphrase, longer, "
+        "shorter, label_flip), e.g. local:NAME or openai:MODEL; without it they do not run",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-base-url", metavar="URL",
+        help="OpenAI-compatible server for a local: model (default with --record: start the "
+        "embedded llama.cpp judge)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--record", action="store_true",
+        help="call the model for the rows whose cassette is missing and record them "
+        "(cassettes/planting/); without it, every model-written text is replayed offline",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--cost-cap", type=float, metavar="USD",
+        help="with --record: no call whose worst case could take the spend past this many USD",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
+        help="extra price table (TOML) overriding judges/calls/prices.toml",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
+        help="seconds to wait for one reply (default: 120)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--cassettes", "--cassette-dir", type=Path,
+        help="cassette folder (default: cassettes/ beside the pytest ini file); model-written "
+        "candidates are recorded under its planting/",
     )  # fmt: skip
     plant_cmd.add_argument(
         "--planted-sets", type=Path,

@@ -1,0 +1,124 @@
+"""Model-written candidates through the harness's own recorded path.
+
+Each model-written text is one call of its generator's writer (judges.sets.writing), made
+by the judge runner inside a cassette of its own, as a judgement is:
+
+cassettes/planting/<judge>/<generator>/<model>/<prompt version>/<row id>-<hash>.yaml
+
+With `record`, a row whose cassette is missing is asked live (each call reserved against
+`--cost-cap` first, as a pytest --record session does); every other is replayed with the
+network blocked, so `plant` without --record rebuilds the candidates byte for byte. A server
+that cannot be reached stops the command, naming it; a reply that is not usable skips the
+row, with the reason, as a deterministic generator that finds nothing to change does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from judges.calls.backends import Backend, ModelRef, Price
+from judges.calls.cassettes import CassetteMiss, in_cassette, is_replay_miss
+from judges.calls.ledger import Ledger
+from judges.core.naming import safe_name
+from judges.core.runner import Call, Subject, judge
+from judges.sets.generators import Generator, PerturbationError
+from judges.sets.source_rows import SourceRow
+from judges.sets.writing import Written, context_of, newest_version, writers
+
+PLANTING_CASSETTES = "planting"  # the folder under the project's cassettes/
+
+
+class WriterStopped(RuntimeError):
+    """No later call can succeed (the server is gone, the key refused) or a replay has no
+    recording: the message names the server or the cassette, and the fix."""
+
+
+@dataclass(frozen=True)
+class WrittenText:
+    """A model-written text and where it came from (a candidate's `written`)."""
+
+    text: str
+    change: str
+    model: str
+    prompt_version: str
+    prompt_hash: str
+    cassette: str  # relative to the cassettes folder
+
+
+def cassette_path(
+    root: Path, judge_name: str, generator: str, model: ModelRef, version: str, row_id: str
+) -> Path:
+    """One cassette per (judge, generator, model, prompt version, row); the row id's hash
+    keeps two ids that one safe name would merge ("a/b", "a_b") apart."""
+    digest = hashlib.sha256(row_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return (
+        root / safe_name(judge_name) / generator / model.slug / version
+        / f"{safe_name(row_id, 60)}-{digest}.yaml"
+    )  # fmt: skip
+
+
+@dataclass
+class RecordedWriter:
+    """Writes candidates' texts with one model, recorded or replayed per row."""
+
+    judge_name: str
+    model: ModelRef
+    backend: Backend
+    price: Price
+    cassettes: Path
+    record: bool
+    base_url: str | None
+    ledger: Ledger | None = None
+    timeout_s: float = 120.0
+    live_calls: int = 0
+    capped: int = 0  # rows the cost cap stopped
+
+    def write(
+        self, generator: Generator, row: SourceRow, text_field: str, seed: int
+    ) -> WrittenText:
+        spec = writers()[generator.name]
+        version = newest_version(spec)
+        path = cassette_path(
+            self.cassettes, self.judge_name, generator.name, self.model, version, row.id
+        )
+        live = self.record and not path.is_file()
+        subject = Subject(
+            row.id, generator.category, False,
+            {"text": row.inputs[text_field], "context": context_of(row.inputs, text_field)},
+        )  # fmt: skip
+        call = Call(
+            backend=self.backend, price=self.price, live=live, ledger=self.ledger if live else None,
+            is_fatal=is_replay_miss, run="plant", timeout_s=self.timeout_s,
+        )  # fmt: skip
+        try:
+            with in_cassette(path, self.model, record=live):
+                result = judge(spec, version, subject, call)
+        except CassetteMiss as miss:
+            raise WriterStopped(
+                f"{generator.name} on row {row.id!r} (line {row.line}): the cassette {path}: "
+                f"{miss.reason(self.model)}; record it with the same command and --record"
+            ) from None
+        self.live_calls += live and result.status != "cost_cap"
+        if result.status == "cost_cap":
+            self.capped += 1
+            raise PerturbationError("stopped by the cost cap (--cost-cap), nothing recorded")
+        if result.error_kind is not None:  # unreachable, unauthorised, no route
+            where = self.base_url or "the embedded judge"
+            raise WriterStopped(
+                f"the model {self.model} at {where} cannot be used ({result.error}); start "
+                "it or pass another --judge-base-url, then run this again: rows already "
+                "recorded are replayed"
+            )
+        if result.status != "ok" or result.verdict is None:
+            raise PerturbationError(f"the model's reply was not usable ({result.status})")
+        written = Written.model_validate(result.verdict)
+        return WrittenText(
+            text=written.text,
+            change=written.change,
+            model=str(self.model),
+            prompt_version=version,
+            prompt_hash=result.prompt_hash,
+            cassette=path.relative_to(self.cassettes).as_posix(),
+        )
