@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.plant_review import shown
+from judges.cli.plant_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
-from judges.sets.recorded_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
 from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
 

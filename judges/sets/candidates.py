@@ -89,7 +89,7 @@ class Candidate(BaseModel):
 
 
 class Writer(Protocol):
-    """Writes a model-written candidate's text (judges.sets.recorded_writer)."""
+    """Writes a model-written candidate's text (judges.cli.plant_writer)."""
 
     def write(self, generator: Generator, row: SourceRow, text_field: str, seed: int) -> Any: ...
 

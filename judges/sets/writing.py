@@ -5,7 +5,7 @@ judges/sets/writers/<generator>/<version>.md the generation prompt, one file per
 
 Each writer is loaded as a judge (`judges.core.spec.load_judge`), so its prompt has a
 version and a hash like any judge prompt, and it is called through the same runner,
-cassettes and cost ledger as the judges (judges.sets.recorded_writer). This module is the
+cassettes and cost ledger as the judges (judges.cli.plant_writer). This module is the
 writers' verdict module: what a writer is shown (`Inputs`) and what it answers (`Written`).
 A published prompt file is never edited: a change is a new version file.
 """

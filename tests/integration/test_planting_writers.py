@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from ._planting import blocks, printed, real_rows
 from ._support import FakeJudge, Received
 from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply
-from .test_planting_walkthrough import blocks, printed, real_rows
 
 SECTION = 3  # the page's fourth bash block and fourth printed block
 WORDY = "local:wordy-judge"

@@ -10,7 +10,7 @@ and names the rows it skipped.
 
 A model-written generator (paraphrase, longer, shorter, label_flip) has no function: its
 text comes from a model asked with its versioned prompt (judges/sets/writers/<name>/),
-recorded and replayed from cassettes (judges.sets.recorded_writer), so it is deterministic
+recorded and replayed from cassettes (judges.cli.plant_writer), so it is deterministic
 given the cassettes.
 """
 
