@@ -19,11 +19,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from judges.calls.backends import BackendError, ModelRef
 from judges.cli.plant_review import shown
 from judges.cli.plant_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
-from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
+from judges.sets.candidates import (
+    CANDIDATES_FILE,
+    Candidate,
+    Planting,
+    plant,
+    write_candidates,
+)
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
 from judges.sets.review import REVIEW_FILE
@@ -178,12 +185,16 @@ def run_plant(args: argparse.Namespace) -> int:
     defect, control = _expectations(args, spec)
     mapping = parse_mapping(args.map or [], names)
     rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
-    with _writer(args, spec.name, chosen) as writer:
+    with _models(args, spec.name, chosen) as (writer, checker):
         planting = plant(
             spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
             control_expect=control, control_label=args.control_label,
             options=options, writer=writer,
         )  # fmt: skip
+        if checker is not None:
+            planting.candidates = [
+                c if c.kind == "control" else checker.confirm(c) for c in planting.candidates
+            ]
     path = args.planted_sets / spec.name / CANDIDATES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_candidates(path, planting.candidates)
@@ -196,60 +207,100 @@ def run_plant(args: argparse.Namespace) -> int:
         print(f"{NEEDS_ENTITIES}: not run (give the team's pairs with --entities FILE)")
     for line in _summary(planting, len(rows.rows), path, chosen):
         print(line)
-    if writer is not None and writer.record:
-        print(f"model-written: {writer.live_calls} live calls to {writer.model}, cassettes in "
-              f"{shown(writer.cassettes)}; without --record, plant replays them")  # fmt: skip
-    if writer is not None and writer.capped:
+    if checker is not None:
+        print(_checked_line(planting.candidates, checker))
+    capped = 0
+    for asked in (writer, checker):
+        if asked is not None and asked.record:
+            print(f"{asked.model}: {asked.live_calls} live calls, cassettes in "
+                  f"{shown(asked.cassettes)}; without --record, plant replays them")  # fmt: skip
+        capped += 0 if asked is None else asked.capped
+    if capped:
         print(
-            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {writer.capped} "
-            "model-written candidates (nothing recorded for them); record them with a higher "
-            "--cost-cap: the rows already recorded are replayed",
+            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {capped} model calls "
+            "(nothing recorded for them); record them with a higher --cost-cap: the calls "
+            "already recorded are replayed",
             file=sys.stderr,
         )
         return 1
     return 0
 
 
+def _checked_line(candidates: list[Candidate], checker: RecordedWriter) -> str:
+    checked = [c for c in candidates if c.confirmed is not None]
+    disagree = [c.id for c in checked if c.confirmed is not None and not c.confirmed.agrees]
+    line = (
+        f"second model {checker.model}: {len(checked)} candidates checked, "
+        f"{len(disagree)} disagree with their intended label"
+    )
+    if disagree:
+        line += f" ({', '.join(disagree[:5])}{', ...' if len(disagree) > 5 else ''})"
+    if checker.unconfirmed:
+        reasons = Counter(checker.unconfirmed.values())
+        line += "; not checked: " + ", ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
+    return line + "; the review shows each check"
+
+
+def _parsed(option: str, text: str) -> ModelRef:
+    try:
+        return ModelRef.parse(text)
+    except BackendError as error:
+        raise PlantError(f"{option}: {error}") from None
+
+
 @contextmanager
-def _writer(
+def _models(
     args: argparse.Namespace, judge: str, chosen: dict[str, Generator]
-) -> Iterator[RecordedWriter | None]:
-    """The model-written generators' writer: live with --record (the embedded judge started
-    for a local model without --judge-base-url), the network blocked without it."""
+) -> Iterator[tuple[RecordedWriter | None, RecordedWriter | None]]:
+    """The model that writes the model-written candidates and the second model that checks
+    each candidate (`--confirm-model`), either absent: live with --record (the embedded
+    judge started for a local model without --judge-base-url), the network blocked
+    without it. Both share one cost ledger, so --cost-cap holds for the command."""
     if args.cost_cap is not None and not args.record:
         raise PlantError("--cost-cap caps live calls: pass it with --record")
-    if args.record and args.judge_model is None:
+    if args.record and args.judge_model is None and args.confirm_model is None:
         raise PlantError("--record calls the model that writes candidates: name it with "
                          "--judge-model (e.g. local:NAME --judge-base-url URL)")  # fmt: skip
-    if not any(g.written for g in chosen.values()):
-        yield None
+    wanted = {}
+    if any(g.written for g in chosen.values()):
+        wanted["--judge-model"] = _parsed("--judge-model", args.judge_model)
+    if args.confirm_model is not None:
+        wanted["--confirm-model"] = _parsed("--confirm-model", args.confirm_model)
+    if not wanted:
+        yield None, None
         return
-    from judges.calls.backends import BackendError, ModelRef
     from judges.calls.ledger import Ledger
     from judges.cli.live import judging_backends
     from judges.cli.project import find_project
 
-    try:
-        model = ModelRef.parse(args.judge_model)
-    except BackendError as error:
-        raise PlantError(f"--judge-model: {error}") from None
     cassettes = args.cassettes or find_project(Path.cwd()).rootdir / "cassettes"
     cassettes = cassettes / PLANTING_CASSETTES
+    models = {str(model): model for model in wanted.values()}
     with (
         _recording_lock(cassettes, args.record),
         tempfile.TemporaryDirectory(prefix="judges-plant-") as scratch,
         judging_backends(
-            {str(model): model}, record=args.record, base_url=args.judge_base_url,
+            models, record=args.record, base_url=args.judge_base_url,
             price_files=args.judge_prices, error=PlantError,
         ) as (backends, prices),
     ):  # fmt: skip
-        writer = RecordedWriter(
-            judge, model, backends[str(model)], prices[str(model)], cassettes, args.record,
-            args.judge_base_url, Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap),
-            args.judge_timeout,
-        )  # fmt: skip
+        ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
+        asked = {
+            option: RecordedWriter(
+                judge,
+                model,
+                backends[str(model)],
+                prices[str(model)],
+                cassettes,
+                args.record,
+                args.judge_base_url,
+                ledger,
+                args.judge_timeout,
+            )
+            for option, model in wanted.items()
+        }
         try:
-            yield writer
+            yield asked.get("--judge-model"), asked.get("--confirm-model")
         except WriterStopped as stopped:
             raise PlantError(f"{stopped}; nothing was written") from None
 
@@ -392,6 +443,11 @@ def add_plant_command(commands: Any) -> None:
         "--judge-model", metavar="BACKEND:MODEL",
         help="the model that writes the model-written candidates (paraphrase, longer, "
         "shorter, label_flip), e.g. local:NAME or openai:MODEL; without it they do not run",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--confirm-model", metavar="BACKEND:MODEL",
+        help="a second model that checks each candidate (not the controls): does it differ "
+        "from its row in a way that matters? A disagreement is shown in the review",
     )  # fmt: skip
     plant_cmd.add_argument(
         "--judge-base-url", metavar="URL",

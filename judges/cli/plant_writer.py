@@ -15,14 +15,18 @@ row, with the reason, as a deterministic generator that finds nothing to change 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.calls.backends import Backend, ModelRef, Price
 from judges.calls.cassettes import CassetteMiss, in_cassette, is_replay_miss
 from judges.calls.ledger import Ledger
 from judges.core.naming import safe_name
+from judges.core.results import JudgementRow
 from judges.core.runner import Call, Subject, judge
+from judges.core.spec import JudgeSpec
+from judges.sets.candidates import Candidate, Confirmation
+from judges.sets.confirming import Checked, confirmer
 from judges.sets.generators import Generator, PerturbationError
 from judges.sets.source_rows import SourceRow
 from judges.sets.writing import Written, context_of, newest_version, writers
@@ -61,7 +65,8 @@ def cassette_path(
 
 @dataclass
 class RecordedWriter:
-    """Writes candidates' texts with one model, recorded or replayed per row."""
+    """Asks one model, recorded or replayed per call: the writer of the model-written
+    candidates, or the second model that checks every candidate (`confirm`)."""
 
     judge_name: str
     model: ModelRef
@@ -73,21 +78,15 @@ class RecordedWriter:
     ledger: Ledger | None = None
     timeout_s: float = 120.0
     live_calls: int = 0
-    capped: int = 0  # rows the cost cap stopped
+    capped: int = 0  # calls the cost cap stopped
+    # candidate id -> why the second model's check could not be made
+    unconfirmed: dict[str, str] = field(default_factory=dict)
 
-    def write(
-        self, generator: Generator, row: SourceRow, text_field: str, seed: int
-    ) -> WrittenText:
-        spec = writers()[generator.name]
+    def _ask(self, spec: JudgeSpec, subject: Subject, path: Path, what: str) -> JudgementRow:
+        """One call inside its cassette: recorded when missing (with --record), else
+        replayed. A missing recording or a server no call gets past stops the command."""
         version = newest_version(spec)
-        path = cassette_path(
-            self.cassettes, self.judge_name, generator.name, self.model, version, row.id
-        )
         live = self.record and not path.is_file()
-        subject = Subject(
-            row.id, generator.category, False,
-            {"text": row.inputs[text_field], "context": context_of(row.inputs, text_field)},
-        )  # fmt: skip
         call = Call(
             backend=self.backend, price=self.price, live=live, ledger=self.ledger if live else None,
             is_fatal=is_replay_miss, run="plant", timeout_s=self.timeout_s,
@@ -97,20 +96,37 @@ class RecordedWriter:
                 result = judge(spec, version, subject, call)
         except CassetteMiss as miss:
             raise WriterStopped(
-                f"{generator.name} on row {row.id!r} (line {row.line}): the cassette {path}: "
-                f"{miss.reason(self.model)}; record it with the same command and --record"
+                f"{what}: the cassette {path}: {miss.reason(self.model)}; record it with the "
+                "same command and --record"
             ) from None
         self.live_calls += live and result.status != "cost_cap"
         if result.status == "cost_cap":
             self.capped += 1
-            raise PerturbationError("stopped by the cost cap (--cost-cap), nothing recorded")
-        if result.error_kind is not None:  # unreachable, unauthorised, no route
+        elif result.error_kind is not None:  # unreachable, unauthorised, no route
             where = self.base_url or "the embedded judge"
             raise WriterStopped(
                 f"the model {self.model} at {where} cannot be used ({result.error}); start "
-                "it or pass another --judge-base-url, then run this again: rows already "
+                "it or pass another --judge-base-url, then run this again: the calls already "
                 "recorded are replayed"
             )
+        return result
+
+    def write(
+        self, generator: Generator, row: SourceRow, text_field: str, seed: int
+    ) -> WrittenText:
+        spec = writers()[generator.name]
+        version = newest_version(spec)
+        path = cassette_path(
+            self.cassettes, self.judge_name, generator.name, self.model, version, row.id
+        )
+        subject = Subject(
+            row.id, generator.category, False,
+            {"text": row.inputs[text_field], "context": context_of(row.inputs, text_field)},
+        )  # fmt: skip
+        result = self._ask(spec, subject, path, f"{generator.name} on row {row.id!r} "
+                           f"(line {row.line})")  # fmt: skip
+        if result.status == "cost_cap":
+            raise PerturbationError("stopped by the cost cap (--cost-cap), nothing recorded")
         if result.status != "ok" or result.verdict is None:
             raise PerturbationError(f"the model's reply was not usable ({result.status})")
         written = Written.model_validate(result.verdict)
@@ -122,3 +138,26 @@ class RecordedWriter:
             prompt_hash=result.prompt_hash,
             cassette=path.relative_to(self.cassettes).as_posix(),
         )
+
+    def confirm(self, candidate: Candidate) -> Candidate:
+        """The candidate with the second model's check (`confirmed`); as it was when the
+        check could not be made (the cost cap, an unusable reply: `unconfirmed` says why)."""
+        spec = confirmer()
+        version = newest_version(spec)
+        edited = candidate.field
+        original, text = candidate.source.inputs[edited], candidate.inputs[edited]
+        key = f"{candidate.id}\0{text}"
+        path = cassette_path(self.cassettes, self.judge_name, "confirm", self.model, version, key)
+        subject = Subject(candidate.id, candidate.category, False, {
+            "original": original, "candidate": text,
+            "context": context_of(candidate.source.inputs, edited),
+        })  # fmt: skip
+        result = self._ask(spec, subject, path, f"the check of candidate {candidate.id!r}")
+        if result.status != "ok" or result.verdict is None:
+            self.unconfirmed[candidate.id] = result.status
+            return candidate
+        checked = Checked.model_validate(result.verdict)
+        return candidate.model_copy(update={"confirmed": Confirmation(
+            model=str(self.model), prompt_version=version, differs=checked.differs,
+            agrees=checked.differs == (candidate.kind == "defect"), reason=checked.reason,
+        )})  # fmt: skip

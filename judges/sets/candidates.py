@@ -65,6 +65,19 @@ class WrittenBy(BaseModel):
     cassette: str  # under cassettes/planting/
 
 
+class Confirmation(BaseModel):
+    """A second model's check: does the candidate differ from its row in a way that
+    matters? It `agrees` when a defect does and an invariance candidate does not."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    prompt_version: str
+    differs: bool
+    agrees: bool
+    reason: str
+
+
 class Candidate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -81,11 +94,13 @@ class Candidate(BaseModel):
     expectation: str  # what it should meet, in words, for the reviewer
     source: Source
     written: WrittenBy | None = None  # a model-written candidate's model and prompt
+    confirmed: Confirmation | None = None  # a second model's check (--confirm-model)
 
     def dump(self) -> dict[str, Any]:
-        """As written to candidates.jsonl (and fingerprinted): `written` only when there is
-        one, so a deterministic candidate's line is what it always was."""
-        return self.model_dump(mode="json", exclude=None if self.written else {"written"})
+        """As written to candidates.jsonl (and fingerprinted): `written` and `confirmed`
+        only when there are, so a candidate's line without them is what it always was."""
+        unset = {name for name in ("written", "confirmed") if getattr(self, name) is None}
+        return self.model_dump(mode="json", exclude=unset)
 
 
 class Writer(Protocol):

@@ -24,7 +24,9 @@ from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply
 
 SECTION = 3  # the page's fourth bash block and fourth printed block
 WORDY = "local:wordy-judge"
+OTHER = "local:other-judge"  # the second model, on the same fake server
 _TEXT = re.compile(r"## Text\n\n(.*?)\n\n## Your task", re.S)
+_PAIR = re.compile(r"## Original\n\n(.*?)\n\n## Candidate\n\n(.*?)\n\n## Your task", re.S)
 _GOOD = re.compile(
     r"Yes: you can return the (\w+) within (\d+) days of delivery\. The refund of (\d+) EUR "
     r"goes to your original payment method\. Shipping costs are not refunded\."
@@ -59,10 +61,25 @@ def write(kind: str, text: str) -> dict[str, str]:
     return {"text": new, "change": f"{kind} of the answer"}
 
 
+def check(original: str, candidate: str) -> dict[str, object]:
+    """What the fake second model says: a number changed, or (too strict) the word
+    "original" gone, differs; anything else says the same."""
+    if set(re.findall(r"\d+", original)) != set(re.findall(r"\d+", candidate)):
+        return {"differs": True, "reason": "a number changed"}
+    if "original" in original and "original" not in candidate:
+        return {"differs": True, "reason": "the original payment method is gone"}
+    return {"differs": False, "reason": "the same facts in other words"}
+
+
+def _is_writer(received: Received) -> bool:
+    return received.body["messages"][-1]["content"].startswith("<!-- plant writer ")
+
+
 def policy_judge(longer_is_better: bool = False):  # type: ignore[no-untyped-def]
-    """The fake model: a writer for `plant`'s prompts, a judge for the set's. As a judge it
-    gives 3 when every "N days" in the request agrees with the policy's (0 when one does
-    not), whatever the reply's wording; `longer_is_better`: 2, and 3 for a long reply."""
+    """The fake model: a writer for `plant`'s prompts, a second model for its check, a judge
+    for the set's. As a judge it gives 3 when every "N days" in the request agrees with the
+    policy's (0 when one does not), whatever the reply's wording; `longer_is_better`: 2,
+    and 3 for a long reply."""
 
     def answer(received: Received) -> str:
         prompt = received.body["messages"][-1]["content"]
@@ -71,6 +88,10 @@ def policy_judge(longer_is_better: bool = False):  # type: ignore[no-untyped-def
             found = _TEXT.search(prompt)
             assert found
             return json.dumps(write(writer.group(1), found.group(1)))
+        if prompt.startswith("<!-- plant confirm "):
+            pair = _PAIR.search(prompt)
+            assert pair
+            return json.dumps(check(*pair.groups()))
         score = 3 if len(set(re.findall(r"(\d+) days", prompt))) == 1 else 0
         if score and longer_is_better:
             score = 3 if len(judged_reply(received).split()) > 40 else 2
@@ -87,8 +108,12 @@ def _setup(repository: Path, url: str) -> None:
         (repository / name).unlink()
 
 
+def _named(text: str) -> str:
+    return text.replace("local:NAME", MODEL).replace("local:OTHER", OTHER)
+
+
 def _argv(line: str, url: str) -> list[str]:
-    words = shlex.split(line.replace("local:NAME", MODEL))
+    words = shlex.split(_named(line))
     return [url if w == "http://127.0.0.1:8080/v1" else w for w in words][3:]
 
 
@@ -107,21 +132,23 @@ def test_model_written_candidates_record_replay_and_gate(
 
     code, out = command(_argv(record, fake_judge.url))
     assert code == 0, out
-    assert len(fake_judge.calls) == 48, "one call per good row and generator"
-    shown = [line.replace("local:NAME", MODEL) for line in printed()[SECTION]]
+    writes = sum(map(_is_writer, fake_judge.calls))
+    assert (writes, len(fake_judge.calls)) == (48, 96), "per good row and generator, a check"
+    shown = [_named(line) for line in printed()[SECTION]]
     assert all(line in out for line in shown), (shown, out)
-    assert "model-written: 48 live calls to local:fake-judge" in out
+    assert f"{MODEL}: 48 live calls" in out and f"{OTHER}: 48 live calls" in out
     recorded = candidates_file.read_bytes()
     cassettes = sorted((repository / "cassettes/planting/support_reply").rglob("*.yaml"))
-    assert len(cassettes) == 48
+    assert len(cassettes) == 96
     assert not any(b"sk-fake" in path.read_bytes() for path in cassettes), "no key on disk"
 
     # Replayed offline: the same bytes, no call.
     candidates_file.unlink()
     code, out = command(_argv(replay, fake_judge.url))
     assert code == 0, out
-    assert len(fake_judge.calls) == 48
+    assert len(fake_judge.calls) == 96
     assert candidates_file.read_bytes() == recorded
+    assert all(line in out for line in shown), (shown, out)
     candidates = [json.loads(line) for line in recorded.decode().splitlines()]
     flip = next(c for c in candidates if c["id"] == "label_flip:jacket-0")
     assert "within 44 days" in flip["inputs"]["reply"]
@@ -133,6 +160,9 @@ def test_model_written_candidates_record_replay_and_gate(
     monkeypatch.setattr("sys.stdin", io.StringIO("a\n" * len(candidates)))
     code, out = command(shlex.split(review)[3:])
     assert code == 0 and f"review: {len(candidates)} accepted" in out, out
+    (disagreement,) = printed()[SECTION + 1]
+    assert out.count(_named(disagreement)) == 12, "each shorter answer's check is shown"
+    assert f"second model {OTHER} agrees: it differs in a way that matters (a number" in out
     code, out = command(shlex.split(apply)[3:])
     assert code == 0, out
     assert "added 24 planted items and 36 invariance probes" in out, out
@@ -191,20 +221,20 @@ def test_the_cost_cap_stops_calls_and_a_rerun_records_the_rest(
     )
     record = blocks("bash")[SECTION].splitlines()[0]
     argv = [*_argv(record, fake_judge.url), "--judge-prices", "prices.toml"]
-    # A call's worst case is about 1,200 prompt bytes and 1,024 tokens out ($2.2 or so) and
-    # the fake reports 120 tokens ($0.12): the cap of $3 leaves room for a few calls.
+    # A writer's call may cost about $2.2 at worst (1,200 prompt bytes, 1,024 tokens out), a
+    # check's about $1.5, and the fake reports 120 tokens ($0.12): $3 is room for a few.
     code, out = command([*argv, "--cost-cap", "3"])
     assert code == 1, out
-    calls = len(fake_judge.calls)
-    assert 1 <= calls <= 8, calls
-    assert f"INCOMPLETE: the cost cap of $3.0000 stopped {48 - calls} model-written" in out
+    writes, calls = sum(map(_is_writer, fake_judge.calls)), len(fake_judge.calls)
+    assert 1 <= calls <= 20, calls
+    assert "INCOMPLETE: the cost cap of $3.0000 stopped" in out
     assert "stopped by the cost cap (--cost-cap), nothing recorded" in out
     written = (repository / "planted_sets/support_reply/candidates.jsonl").read_text()
-    assert written.count('"written"') == calls, "what was made is kept"
+    assert written.count('"written"') == writes, "what was made is kept"
     code, out = command(argv)
     assert code == 0, out
-    assert len(fake_judge.calls) == 48, "the rest recorded, nothing called twice"
-    assert f"model-written: {48 - calls} live calls" in out
+    assert len(fake_judge.calls) == 96, "the rest recorded, nothing called twice"
+    assert f"{MODEL}: {48 - writes} live calls" in out
 
 
 def test_a_dead_server_stops_naming_its_url_and_writes_nothing(
