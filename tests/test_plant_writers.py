@@ -197,3 +197,36 @@ def spec_expect(field: str, op: str, value: int) -> tuple[Any, ...]:
     from judges.core.results import Expectation
 
     return (Expectation.model_validate({"field": field, "op": op, "value": value}),)
+
+
+def test_a_second_models_check_is_shown_escaped_and_leaves_decisions_standing(
+    project: Path,
+) -> None:
+    from judges.cli.plant_review import candidate_lines
+    from judges.cli.review_page import write_review_page
+    from judges.sets.candidates import Confirmation
+
+    inputs = {"policy": POLICY, "question": "Can I?", "reply": REPLY}
+    row = SourceRow("rows.jsonl", 1, "r1", inputs, "good")
+    (candidate,) = plant(
+        "support_reply", [row], {"label_flip": WRITTEN["label_flip"]}, field="reply", seed=0,
+        defect_expect=spec_expect("accuracy", "<=", 1), writer=_Writer(),
+    ).candidates  # fmt: skip
+    checked = candidate.model_copy(update={"confirmed": Confirmation(
+        model="local:other", prompt_version="1.0", differs=False, agrees=False,
+        reason="<script>alert(1)</script> the same 30 days",
+    )})  # fmt: skip
+    assert fingerprint(checked) == fingerprint(candidate), "a decision outlives a new check"
+    assert json.dumps(checked.dump()) != json.dumps(candidate.dump()), "the check is stored"
+    lines = candidate_lines(checked, 1, 1)
+    assert (
+        "  second model local:other DISAGREES: it says the same (<script>alert(1)</script> the "
+        "same 30 days)"
+    ) in lines
+    assert not any("second model" in line for line in candidate_lines(candidate, 1, 1))
+    folder = project / "planted_sets/support_reply"
+    write_candidates(folder / CANDIDATES_FILE, [checked])
+    page = write_review_page(folder, "support_reply").read_text("utf-8")
+    assert '<p class="disagrees">second model local:other DISAGREES' in page
+    assert "<script>alert(1)" not in page, "a model's words are shown, never run"
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; the same 30 days" in page

@@ -58,8 +58,10 @@ class Decision(BaseModel):
 
 
 def fingerprint(candidate: Candidate) -> str:
-    """What a decision is about: the candidate's whole content, hashed."""
-    text = json.dumps(candidate.dump(), sort_keys=True, ensure_ascii=False)
+    """What a decision is about: the candidate's whole content, hashed; a second model's
+    check is advice to the reviewer, not content, so a decision outlives a new check."""
+    content = {k: v for k, v in candidate.dump().items() if k != "confirmed"}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
