@@ -230,3 +230,24 @@ def test_a_second_models_check_is_shown_escaped_and_leaves_decisions_standing(
     assert '<p class="disagrees">second model local:other DISAGREES' in page
     assert "<script>alert(1)" not in page, "a model's words are shown, never run"
     assert "&lt;script&gt;alert(1)&lt;/script&gt; the same 30 days" in page
+
+
+def test_a_replay_without_its_cassette_names_it_and_the_fix(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plant", "support_reply", "--from", "rows.jsonl", "--map", "output=reply",
+                 "--generators", "paraphrase", "--judge-model", "local:fake"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2, err
+    missing = "cassettes/planting/support_reply/paraphrase/local-fake/1.0/r1-"
+    assert "paraphrase on row 'r1' (line 1): the cassette " in err and missing in err, err
+    assert err.rstrip().endswith("record it with the same command and --record; nothing was "
+                                 "written")  # fmt: skip
+    assert not (project / "planted_sets/support_reply" / CANDIDATES_FILE).exists()
+
+
+def test_the_list_names_the_model_written_generators(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plant", "--list"]) == 0
+    listed = capsys.readouterr().out
+    for name in WRITTEN:
+        assert re.search(rf"^{name} .*\(model\)$", listed, re.M), listed
