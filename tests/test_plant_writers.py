@@ -183,6 +183,12 @@ def test_accepted_model_written_candidates_become_an_item_and_a_stored_text_prob
     flip = items[1]
     assert flip["category"] == "label_flip" and flip["inputs"]["reply"].endswith("90 days.")
     assert flip["provenance"]["generator"] == "label_flip"
+    assert (flip["provenance"]["model"], flip["provenance"]["prompt_version"]) == (
+        "local:fake",
+        "1.0",
+    )
+    assert flip["provenance"]["prompt_hash"] == "0123456789abcdef"
+    assert "model" not in items[0]["provenance"], "a control's provenance is as it was"
     # Applied twice: nothing twice.
     assert main(["plant", "support_reply", "--apply"]) == 0
     assert "added 0 planted items and 0 invariance probes" in capsys.readouterr().out

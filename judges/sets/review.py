@@ -231,6 +231,7 @@ def _item(
         ) from None
     control = candidate.kind == "control"
     source = candidate.source
+    written = candidate.written
     return PlantedItem(
         id=new_id,
         slug=_slug(candidate),
@@ -249,6 +250,9 @@ def _item(
             source_row=f"{source.file}:{source.line} (id {source.id})",
             reviewer=decision.reviewer,
             reviewed=decision.date.isoformat(),
+            model=written.model if written else None,
+            prompt_version=written.prompt_version if written else None,
+            prompt_hash=written.prompt_hash if written else None,
             note=decision.note,
         ),
     )
