@@ -257,3 +257,36 @@ def test_the_list_names_the_model_written_generators(capsys: pytest.CaptureFixtu
     listed = capsys.readouterr().out
     for name in WRITTEN:
         assert re.search(rf"^{name} .*\(model\)$", listed, re.M), listed
+
+
+def test_an_edited_model_written_paraphrase_is_the_text_the_probe_stores(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project / "planted_sets/support_reply"
+    inputs = {"policy": POLICY, "question": "Can I?", "reply": REPLY}
+    row = SourceRow("rows.jsonl", 1, "r1", inputs, "good")
+    made = plant(
+        "support_reply", [row], {"paraphrase": WRITTEN["paraphrase"]}, field="reply", seed=0,
+        defect_expect=spec_expect("accuracy", "<=", 1),
+        control_expect=spec_expect("accuracy", ">=", 2), control_label="good", writer=_Writer(),
+    )  # fmt: skip
+    control, paraphrase = made.candidates
+    assert paraphrase.editable and not control.written
+    write_candidates(folder / CANDIDATES_FILE, made.candidates)
+    fixed = "Yes, the unused jacket may come back within 30 days of delivery."
+    today = datetime.date(2026, 12, 7)
+    record_decisions(folder / REVIEW_FILE, [
+        Decision(candidate=control.id, fingerprint=fingerprint(control), decision="accept",
+                 reviewer="Ada", date=today),
+        Decision(candidate=paraphrase.id, fingerprint=fingerprint(paraphrase), decision="edit",
+                 reviewer="Ada", date=today, text=fixed),
+    ])  # fmt: skip
+    (folder / "items.jsonl").unlink()
+    (folder / "set.toml").unlink()
+    assert main(["plant", "support_reply", "--apply"]) == 0, capsys.readouterr().err
+    assert "added 1 planted items and 1 invariance probes" in capsys.readouterr().out
+    spec = load_catalog(project / "judge_prompts")["support_reply"]
+    probes = load_probe_set(load_planted_set(project / "planted_sets", spec))
+    assert probes is not None
+    (probe,) = probes.items
+    assert probe.inputs["reply"] == fixed

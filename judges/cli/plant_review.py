@@ -122,8 +122,8 @@ def review_in_terminal(
             continue
         text = None
         if answer == "e":
-            if candidate.kind == "invariance":
-                say("  an invariance candidate is accepted or rejected, not edited")
+            if not candidate.editable:
+                say("  a format edit is accepted or rejected, not edited (made from its seed)")
                 made["skipped"] += 1
                 continue
             text = _edited(ask, say)

@@ -115,13 +115,13 @@ def _checked(candidate: Candidate) -> str:
 def _section(candidate: Candidate) -> str:
     esc = html.escape
     field = candidate.field
-    editable = candidate.kind != "invariance"
+    editable = candidate.editable
     buttons = ["accept", "reject", *(["edit"] if editable else [])]
     edit = (
         f'<textarea hidden aria-label="edited {esc(field)}">{esc(candidate.inputs[field])}'
         "</textarea>"
         if editable
-        else "<p>An invariance candidate is accepted or rejected, not edited.</p>"
+        else "<p>A format edit is accepted or rejected, not edited (made from its seed).</p>"
     )
     others = "".join(
         f"<p><b>{esc(name)}</b>: {esc(_shortened(str(value)))}</p>"

@@ -96,6 +96,12 @@ class Candidate(BaseModel):
     written: WrittenBy | None = None  # a model-written candidate's model and prompt
     confirmed: Confirmation | None = None  # a second model's check (--confirm-model)
 
+    @property
+    def editable(self) -> bool:
+        """A reviewer may edit it: a defect or a control, or a model-written invariance
+        candidate (its text is stored); a seeded format edit is remade from its seed."""
+        return self.kind != "invariance" or self.written is not None
+
     def dump(self) -> dict[str, Any]:
         """As written to candidates.jsonl (and fingerprinted): `written` and `confirmed`
         only when there are, so a candidate's line without them is what it always was."""

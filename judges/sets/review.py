@@ -96,12 +96,12 @@ def record_decisions(path: Path, new: Sequence[Decision]) -> None:
 
 
 def _covers(decision: Decision | None, candidate: Candidate) -> bool:
-    """The decision is on the candidate as it now is, and one it can take (an invariance
-    candidate is accepted or rejected, never edited)."""
+    """The decision is on the candidate as it now is, and one it can take (a seeded
+    format edit is accepted or rejected, never edited: `Candidate.editable`)."""
     return (
         decision is not None
         and decision.fingerprint == fingerprint(candidate)
-        and not (candidate.kind == "invariance" and decision.decision == "edit")
+        and (candidate.editable or decision.decision != "edit")
     )
 
 
@@ -272,11 +272,11 @@ def _probe(
             f"{where}: candidate {candidate.id!r} comes from {candidate.generator!r}, which is "
             "not a probe kind (only the built-in invariance generators are): reject it"
         )
-    if decision.decision == "edit":
+    if decision.decision == "edit" and not candidate.editable:
         raise PlantedSetError(
-            f"{where}: candidate {candidate.id!r} is an invariance candidate: accept or reject "
-            "it (it is asked again by --review and --review-page); an edited format is a "
-            "planted item written by hand"
+            f"{where}: candidate {candidate.id!r} is a format edit made again from its seed "
+            "at every run: accept or reject it (it is asked again by --review and "
+            "--review-page); an edited format is a planted item written by hand"
         )
     clean = clean_of.get(candidate.source.id)
     if clean is None:
@@ -289,8 +289,11 @@ def _probe(
     if (probe, clean) in on_file or any(e[0] == clean for e in done.probes.get(probe, [])):
         done.already += 1
         return
-    # A model-written text cannot be made again from its seed: the probe stores it.
-    text = candidate.inputs[candidate.field] if candidate.written is not None else None
+    # A model-written text cannot be made again from its seed: the probe stores it, as the
+    # reviewer accepted or edited it.
+    text = None
+    if candidate.written is not None:
+        text = decision.text if decision.decision == "edit" else candidate.inputs[candidate.field]
     done.probes.setdefault(probe, []).append((clean, candidate.seed, candidate.field, text))
 
 
