@@ -17,11 +17,10 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import BackendError, ModelRef
 from judges.cli.plant_review import shown
-from judges.cli.plant_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import (
@@ -35,6 +34,9 @@ from judges.sets.generators import Generator, GeneratorError, Options, load_gene
 from judges.sets.items import PlantedItem
 from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
+
+if TYPE_CHECKING:  # the recorded calls are imported only when a model is asked
+    from judges.cli.plant_writer import RecordedWriter
 
 NEEDS_ENTITIES = "entity_swap"  # runs by default only when the team gives its list
 
@@ -271,6 +273,7 @@ def _models(
         return
     from judges.calls.ledger import Ledger
     from judges.cli.live import judging_backends
+    from judges.cli.plant_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
     from judges.cli.project import find_project
 
     cassettes = args.cassettes or find_project(Path.cwd()).rootdir / "cassettes"
