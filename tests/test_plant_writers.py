@@ -38,13 +38,14 @@ HOSTILE = 'Yes\u2028"""\\ <b>within</b> 30 days \U0001f600\n\n  of delivery.'
 
 
 def test_every_model_written_generator_has_a_versioned_prompt_and_nothing_else_does() -> None:
-    assert set(WRITTEN) == {"paraphrase", "longer", "shorter", "label_flip"}
+    assert set(WRITTEN) == {"paraphrase", "longer", "shorter", "label_flip", "rubric_level"}
     assert set(writers()) == set(WRITTEN)
     for name, spec in writers().items():
         version = newest_version(spec)
         template = spec.prompts[version].templates[None]
         assert template.startswith(f"<!-- plant writer {name} {version} -->\n")
-        assert set(re.findall(r"\{\{(\w+)\}\}", template)) == {"text", "context"}
+        aim = {"aim"} if name == "rubric_level" else set()
+        assert set(re.findall(r"\{\{(\w+)\}\}", template)) == {"text", "context", *aim}
         assert '{"text": "<' in template and '"change": "<' in template
         assert spec.config.sampling.temperature == 0.0 and spec.config.sampling.seed_per_item
     assert all(path.name in writers() for path in WRITERS_ROOT.iterdir() if path.is_dir()
@@ -119,6 +120,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         (["--record"], "--record calls the model that writes candidates: name it with"),
         (["--judge-model", "local:x", "--cost-cap", "1"], "--cost-cap caps live calls"),
         (["--judge-model", "nobackend"], "must be backend:model"),
+        (["--judge-model", "local:x", "--generators", "rubric_level"], "--rubric-level accuracy=1"),
+        (["--judge-model", "local:x", "--rubric-level", "tone=1"], "--rubric-level tone=1: give"),
+        (["--judge-model", "local:x", "--rubric-level", "accuracy=high"], "FIELD=LEVEL"),
     ],
 )
 def test_model_options_that_cannot_work_stop_before_anything(
@@ -149,8 +153,9 @@ def test_accepted_model_written_candidates_become_an_item_and_a_stored_text_prob
     spec = load_catalog(project / "judge_prompts")["support_reply"]
     inputs = {"policy": POLICY, "question": "Can I?", "reply": REPLY}
     row = SourceRow("rows.jsonl", 1, "r1", inputs, "good")
+    chosen = {n: g for n, g in WRITTEN.items() if n not in ("longer", "rubric_level")}
     made = plant(
-        "support_reply", [row], {n: g for n, g in WRITTEN.items() if n != "longer"},
+        "support_reply", [row], chosen,
         field="reply", seed=0, defect_expect=spec_expect("accuracy", "<=", 1),
         control_expect=spec_expect("accuracy", ">=", 2), control_label="good", writer=_Writer(),
     )  # fmt: skip
@@ -290,3 +295,28 @@ def test_an_edited_model_written_paraphrase_is_the_text_the_probe_stores(
     assert probes is not None
     (probe,) = probes.items
     assert probe.inputs["reply"] == fixed
+
+
+def test_rubric_level_candidates_expect_their_level_and_record_it_apart(
+    project: Path,
+) -> None:
+    from judges.cli.plant_writer import Aim
+
+    aim = Aim("accuracy", 1, "accuracy (0-3): ...")
+    assert aim.expect[0].model_dump() == {"field": "accuracy", "op": "==", "value": 1}
+    assert aim.category == "accuracy_level_1" and aim.words().startswith("accuracy = 1, as")
+
+    class Aimed(_Writer):
+        def write(self, generator: Generator, row: SourceRow, text_field: str, seed: int) -> Any:
+            return WrittenText(f"{REPLY} Roughly.", "vaguer", "local:fake", "1.0",
+                               "0123456789abcdef", "x.yaml", aim.expect, aim.category)  # fmt: skip
+
+    inputs = {"policy": POLICY, "question": "Can I?", "reply": REPLY}
+    (candidate,) = plant(
+        "support_reply", [SourceRow("rows.jsonl", 1, "r1", inputs, "good")],
+        {"rubric_level": WRITTEN["rubric_level"]}, field="reply", seed=0,
+        defect_expect=spec_expect("accuracy", "<=", 0), writer=Aimed(),
+    ).candidates  # fmt: skip
+    assert candidate.expect == aim.expect, "its level, not the set's defect expectation"
+    assert candidate.category == "accuracy_level_1"
+    assert candidate.expectation == "aimed at a level: the judge scores it so (accuracy == 1)"

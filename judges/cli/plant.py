@@ -36,9 +36,10 @@ from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
 
 if TYPE_CHECKING:  # the recorded calls are imported only when a model is asked
-    from judges.cli.plant_writer import RecordedWriter
+    from judges.cli.plant_writer import Aim, RecordedWriter
 
 NEEDS_ENTITIES = "entity_swap"  # runs by default only when the team gives its list
+NEEDS_AIM = "rubric_level"  # runs only with --rubric-level FIELD=LEVEL
 
 
 class PlantError(ValueError):
@@ -106,6 +107,11 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
             raise PlantError(
                 f"--generators: {unknown} not known; the generators are {', '.join(registry)}"
             )
+        if NEEDS_AIM in names and args.rubric_level is None:
+            raise PlantError(
+                f"--generators: {NEEDS_AIM} writes for one level of a dimension: give it, "
+                "e.g. --rubric-level accuracy=1"
+            )
         unwritten = [n for n in names if registry[n].written and args.judge_model is None]
         if unwritten:
             raise PlantError(
@@ -116,7 +122,9 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
     return {
         n: g
         for n, g in registry.items()
-        if (n != NEEDS_ENTITIES or args.entities) and (not g.written or args.judge_model)
+        if (n != NEEDS_ENTITIES or args.entities)
+        and (n != NEEDS_AIM or args.rubric_level)
+        and (not g.written or args.judge_model)
     }
 
 
@@ -187,7 +195,7 @@ def run_plant(args: argparse.Namespace) -> int:
     defect, control = _expectations(args, spec)
     mapping = parse_mapping(args.map or [], names)
     rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
-    with _models(args, spec.name, chosen) as (writer, checker):
+    with _models(args, spec, chosen) as (writer, checker):
         planting = plant(
             spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
             control_expect=control, control_label=args.control_label,
@@ -250,9 +258,29 @@ def _parsed(option: str, text: str) -> ModelRef:
         raise PlantError(f"{option}: {error}") from None
 
 
+def _aim(text: str | None, spec: JudgeSpec) -> Aim | None:
+    """`--rubric-level FIELD=LEVEL`: a dimension of the judge and a whole-number level, and
+    the judge's newest prompt, which defines the levels, for the writer."""
+    from judges.cli.plant_writer import Aim
+    from judges.core.spec import version_key
+
+    if text is None:
+        return None
+    name, _, level = text.partition("=")
+    dimensions = spec.config.dimensions
+    if name.strip() not in dimensions or not level.strip().lstrip("-").isdigit():
+        raise PlantError(
+            f"--rubric-level {text}: give one of {spec.name}'s dimensions and a level, "
+            f"FIELD=LEVEL, e.g. {(dimensions or ('accuracy',))[0]}=1"
+        )
+    newest = spec.prompts[max(spec.prompts, key=version_key)]
+    instructions = "\n\n".join(newest.templates.values())
+    return Aim(name.strip(), int(level), instructions)
+
+
 @contextmanager
 def _models(
-    args: argparse.Namespace, judge: str, chosen: dict[str, Generator]
+    args: argparse.Namespace, spec: JudgeSpec, chosen: dict[str, Generator]
 ) -> Iterator[tuple[RecordedWriter | None, RecordedWriter | None]]:
     """The model that writes the model-written candidates and the second model that checks
     each candidate (`--confirm-model`), either absent: live with --record (the embedded
@@ -290,7 +318,7 @@ def _models(
         ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
         asked = {
             option: RecordedWriter(
-                judge,
+                spec.name,
                 model,
                 backends[str(model)],
                 prices[str(model)],
@@ -302,6 +330,8 @@ def _models(
             )
             for option, model in wanted.items()
         }
+        if "--judge-model" in asked:
+            asked["--judge-model"].aim = _aim(args.rubric_level, spec)
         try:
             yield asked.get("--judge-model"), asked.get("--confirm-model")
         except WriterStopped as stopped:
@@ -446,6 +476,11 @@ def add_plant_command(commands: Any) -> None:
         "--judge-model", metavar="BACKEND:MODEL",
         help="the model that writes the model-written candidates (paraphrase, longer, "
         "shorter, label_flip), e.g. local:NAME or openai:MODEL; without it they do not run",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--rubric-level", metavar="FIELD=LEVEL",
+        help="with --judge-model: rubric_level writes each row's answer for this level of "
+        "this dimension, e.g. accuracy=1; its candidates expect exactly that level",
     )  # fmt: skip
     plant_cmd.add_argument(
         "--confirm-model", metavar="BACKEND:MODEL",

@@ -22,7 +22,7 @@ from judges.calls.backends import Backend, ModelRef, Price
 from judges.calls.cassettes import CassetteMiss, in_cassette, is_replay_miss
 from judges.calls.ledger import Ledger
 from judges.core.naming import safe_name
-from judges.core.results import JudgementRow
+from judges.core.results import Expectation, JudgementRow
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import Candidate, Confirmation
@@ -32,6 +32,7 @@ from judges.sets.source_rows import SourceRow
 from judges.sets.writing import Written, context_of, newest_version, writers
 
 PLANTING_CASSETTES = "planting"  # the folder under the project's cassettes/
+RUBRIC_LEVEL = "rubric_level"  # the generator that writes for a level (`Aim`)
 
 
 class WriterStopped(RuntimeError):
@@ -49,6 +50,33 @@ class WrittenText:
     prompt_version: str
     prompt_hash: str
     cassette: str  # relative to the cassettes folder
+    # rubric_level: the candidate's own expectation and category, not the set's defects'
+    expect: tuple[Expectation, ...] = ()
+    category: str | None = None
+
+
+@dataclass(frozen=True)
+class Aim:
+    """`--rubric-level FIELD=LEVEL`: the level rubric_level's answers are written for, and
+    the judge's instructions that define it."""
+
+    field: str
+    level: int
+    instructions: str
+
+    @property
+    def expect(self) -> tuple[Expectation, ...]:
+        return (Expectation(field=self.field, op="==", value=self.level),)
+
+    @property
+    def category(self) -> str:
+        return f"{self.field.replace('.', '_')}_level_{self.level}"
+
+    def words(self) -> str:
+        return (
+            f"{self.field} = {self.level}, as the grader's instructions below define it.\n\n"
+            f"{self.instructions}"
+        )
 
 
 def cassette_path(
@@ -77,6 +105,7 @@ class RecordedWriter:
     base_url: str | None
     ledger: Ledger | None = None
     timeout_s: float = 120.0
+    aim: Aim | None = None  # rubric_level's level (--rubric-level)
     live_calls: int = 0
     capped: int = 0  # calls the cost cap stopped
     # candidate id -> why the second model's check could not be made
@@ -116,13 +145,16 @@ class RecordedWriter:
     ) -> WrittenText:
         spec = writers()[generator.name]
         version = newest_version(spec)
-        path = cassette_path(
-            self.cassettes, self.judge_name, generator.name, self.model, version, row.id
-        )
+        aim = self.aim if generator.name == RUBRIC_LEVEL else None
+        if generator.name == RUBRIC_LEVEL and aim is None:
+            raise ValueError("rubric_level writes for a level: give the writer its aim")
+        # Each level its own folder: a recording for one level never answers another.
+        folder = generator.name if aim is None else f"{generator.name}/{aim.category}"
+        path = cassette_path(self.cassettes, self.judge_name, folder, self.model, version, row.id)
+        inputs = {"text": row.inputs[text_field], "context": context_of(row.inputs, text_field)}
         subject = Subject(
-            row.id, generator.category, False,
-            {"text": row.inputs[text_field], "context": context_of(row.inputs, text_field)},
-        )  # fmt: skip
+            row.id, generator.category, False, inputs | ({"aim": aim.words()} if aim else {})
+        )
         result = self._ask(spec, subject, path, f"{generator.name} on row {row.id!r} "
                            f"(line {row.line})")  # fmt: skip
         if result.status == "cost_cap":
@@ -137,6 +169,8 @@ class RecordedWriter:
             prompt_version=version,
             prompt_hash=result.prompt_hash,
             cassette=path.relative_to(self.cassettes).as_posix(),
+            expect=aim.expect if aim else (),
+            category=aim.category if aim else None,
         )
 
     def confirm(self, candidate: Candidate) -> Candidate:

@@ -202,13 +202,16 @@ def plant(
                 done.skip(name, "the edit left the text as it was", row.line)
                 continue
             defect = generator.kind == "defect"
+            expect = tuple(getattr(written, "expect", ()) or defect_expect) if defect else ()
+            aimed = bool(getattr(written, "expect", ()))
             done.candidates.append(Candidate(
                 id=f"{name}:{row.id}", judge=judge, kind=generator.kind, generator=name,
-                seed=own_seed, field=field, category=generator.category, change=made.change,
-                inputs=row.inputs | {field: made.text},
-                expect=tuple(defect_expect) if defect else (),
+                seed=own_seed, field=field,
+                category=getattr(written, "category", None) or generator.category,
+                change=made.change, inputs=row.inputs | {field: made.text}, expect=expect,
                 expectation=(
-                    f"a defect: the judge marks it down ({_words(defect_expect)})" if defect
+                    f"aimed at a level: the judge scores it so ({_words(expect)})" if aimed
+                    else f"a defect: the judge marks it down ({_words(expect)})" if defect
                     else "invariance: the verdict equals the source row's"
                 ),
                 source=source,

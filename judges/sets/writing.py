@@ -34,9 +34,10 @@ class Inputs(BaseModel):
 
     text: str = Field(min_length=1)
     context: str
+    aim: str = ""  # rubric_level: the dimension, the level and the judge's own instructions
 
     def prompt_fields(self) -> dict[str, str]:
-        return {"text": self.text, "context": self.context}
+        return {"text": self.text, "context": self.context, "aim": self.aim}
 
 
 class Written(BaseModel):
