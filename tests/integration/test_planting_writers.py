@@ -25,7 +25,7 @@ from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply
 SECTION = 3  # the page's fourth bash block and fourth printed block
 WORDY = "local:wordy-judge"
 OTHER = "local:other-judge"  # the second model, on the same fake server
-_TEXT = re.compile(r"## Text\n\n(.*?)\n\n## Your task", re.S)
+_TEXT = re.compile(r"## Text\n\n(.*?)\n\n## ", re.S)
 _PAIR = re.compile(r"## Original\n\n(.*?)\n\n## Candidate\n\n(.*?)\n\n## Your task", re.S)
 _GOOD = re.compile(
     r"Yes: you can return the (\w+) within (\d+) days of delivery\. The refund of (\d+) EUR "
@@ -56,6 +56,8 @@ def write(kind: str, text: str) -> dict[str, str]:
             f"Yes: return the {item} within {days} days of delivery for a {price} EUR refund "
             "to your payment method; shipping is not refunded."
         )
+    elif kind == "rubric_level":
+        new = text.replace("Shipping costs are not refunded.", "Shipping costs may be refunded.")
     else:
         new = text.replace(f"within {days} days", f"within {int(days) + 30} days")
     return {"text": new, "change": f"{kind} of the answer"}
@@ -93,6 +95,8 @@ def policy_judge(longer_is_better: bool = False):  # type: ignore[no-untyped-def
             assert pair
             return json.dumps(check(*pair.groups()))
         score = 3 if len(set(re.findall(r"(\d+) days", prompt))) == 1 else 0
+        if score and "may be refunded" in judged_reply(received):
+            score = 1  # the right time limit, a wrong promise on shipping
         if score and longer_is_better:
             score = 3 if len(judged_reply(received).split()) > 40 else 2
         return json.dumps({"accuracy": score, "helpfulness": score, "rationale": "the policy"})
@@ -254,3 +258,45 @@ def test_a_dead_server_stops_naming_its_url_and_writes_nothing(
     # Without --record, a missing cassette names itself and the fix.
     code, out = command(_argv(blocks("bash")[SECTION].splitlines()[1], dead))
     assert code == 2 and "--record" in out and "cassettes/planting/support_reply/" in out, out
+
+
+def test_rubric_level_candidates_are_written_for_their_level_and_gate_on_it(
+    repository: Path,
+    pytester: pytest.Pytester,
+    fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (record,) = [line for line in blocks("bash")[SECTION + 1].splitlines() if line.strip()]
+    fake_judge.content = policy_judge()
+    _setup(repository, fake_judge.url)
+    candidates_file = repository / "planted_sets/support_reply/candidates.jsonl"
+    code, out = command(_argv(record, fake_judge.url))
+    assert code == 0, out
+    (made,) = printed()[SECTION + 2]
+    assert _named(made) in out, out
+    asked = [r.body["messages"][-1]["content"] for r in fake_judge.calls]
+    assert len(asked) == 12 and all("accuracy = 1, as the grader's instructions" in a
+                                    and "You grade the support reply above." in a
+                                    for a in asked), asked[0]  # fmt: skip
+    recorded = candidates_file.read_bytes()
+    replay = [w for w in _argv(record, fake_judge.url) if w != "--record"]
+    candidates_file.unlink()
+    assert command(replay)[0] == 0 and candidates_file.read_bytes() == recorded
+    assert len(fake_judge.calls) == 12, "replayed offline"
+    level = [json.loads(line) for line in recorded.decode().splitlines()][1]
+    assert level["category"] == "accuracy_level_1"
+    assert level["expect"] == [{"field": "accuracy", "op": "==", "value": 1}]
+
+    candidates = recorded.decode().count("\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n" * candidates))
+    assert command(["plant", "support_reply", "--review", "--reviewer", "Ada"])[0] == 0
+    code, out = command(["plant", "support_reply", "--apply"])
+    assert code == 0 and "accuracy_level_1: 12 defects" in out, out
+    judge_run = ["--record", "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    assert pytester.runpytest_inprocess(*INNER_OPTIONS, *judge_run).ret == 0
+    assert pytester.runpytest_inprocess(*INNER_OPTIONS, "--snapshot-update").ret == 0
+    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS)
+    assert replayed.ret == 0, replayed.stdout.str()[-3000:]
+    report = (repository / "reports/support_reply/1.0/report.md").read_text("utf-8")
+    assert report.startswith("# support_reply, prompt 1.0: PASS")
+    assert "| detection[accuracy_level_1] | 12/12 = 1.00 [0.76, 1.00] n=12 |" in report
