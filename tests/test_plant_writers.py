@@ -320,3 +320,19 @@ def test_rubric_level_candidates_expect_their_level_and_record_it_apart(
     assert candidate.expect == aim.expect, "its level, not the set's defect expectation"
     assert candidate.category == "accuracy_level_1"
     assert candidate.expectation == "aimed at a level: the judge scores it so (accuracy == 1)"
+
+
+def test_the_writers_prompts_ship_with_the_package() -> None:
+    from judges.sets.confirming import CONFIRM_ROOT
+
+    package = WRITERS_ROOT.parent.parent
+    pyproject = tomllib.loads((package.parent / "pyproject.toml").read_text("utf-8"))
+    globs = pyproject["tool"]["setuptools"]["package-data"]["judges"]
+    shipped = {path for pattern in globs for path in package.glob(pattern)}
+    prompts = [
+        path
+        for root in (WRITERS_ROOT, CONFIRM_ROOT)
+        for path in root.rglob("*")
+        if path.suffix in (".md", ".toml")
+    ]
+    assert len(prompts) == 12 and set(prompts) <= shipped
