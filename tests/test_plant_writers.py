@@ -123,6 +123,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         (["--judge-model", "local:x", "--generators", "rubric_level"], "--rubric-level accuracy=1"),
         (["--judge-model", "local:x", "--rubric-level", "tone=1"], "--rubric-level tone=1: give"),
         (["--judge-model", "local:x", "--rubric-level", "accuracy=high"], "FIELD=LEVEL"),
+        (["--judge-model", "local:x", "--rubric-level", "accuracy=-1"], "0 or more"),
     ],
 )
 def test_model_options_that_cannot_work_stop_before_anything(

@@ -268,10 +268,10 @@ def _aim(text: str | None, spec: JudgeSpec) -> Aim | None:
         return None
     name, _, level = text.partition("=")
     dimensions = spec.config.dimensions
-    if name.strip() not in dimensions or not level.strip().lstrip("-").isdigit():
+    if name.strip() not in dimensions or not level.strip().isdigit():
         raise PlantError(
-            f"--rubric-level {text}: give one of {spec.name}'s dimensions and a level, "
-            f"FIELD=LEVEL, e.g. {(dimensions or ('accuracy',))[0]}=1"
+            f"--rubric-level {text}: give one of {spec.name}'s dimensions and a level (a "
+            f"whole number, 0 or more), FIELD=LEVEL, e.g. {(dimensions or ('accuracy',))[0]}=1"
         )
     newest = spec.prompts[max(spec.prompts, key=version_key)]
     instructions = "\n\n".join(newest.templates.values())

@@ -10,6 +10,8 @@ With `record`, a row whose cassette is missing is asked live (each call reserved
 network blocked, so `plant` without --record rebuilds the candidates byte for byte. A server
 that cannot be reached stops the command, naming it; a reply that is not usable skips the
 row, with the reason, as a deterministic generator that finds nothing to change does.
+rubric_level's calls sit one folder deeper, per level (`<generator>/<field>_level_<n>/`);
+the second model's checks (`confirm`) under `<judge>/confirm/`, one per candidate text.
 """
 
 from __future__ import annotations
