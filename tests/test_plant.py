@@ -24,8 +24,11 @@ from judges.sets.generators.markdown import is_markdown
 from judges.sets.perturb import sentences
 
 GENERATORS = load_generators()
-FORMAT = [g for g in GENERATORS.values() if g.kind == "invariance"]
-DEFECTS = [g for g in GENERATORS.values() if g.kind == "defect"]
+# The generators that are functions of the text; the model-written ones are
+# tests/test_plant_writers.py's.
+MADE = {name: g for name, g in GENERATORS.items() if not g.written}
+FORMAT = [g for g in MADE.values() if g.kind == "invariance"]
+DEFECTS = [g for g in MADE.values() if g.kind == "defect"]
 POLICY = "Refunds: an unused item can be returned within 30 days of delivery."
 REPLY = (
     "Yes: you can return the unused jacket within 30 days of delivery. The refund goes to "
@@ -116,16 +119,16 @@ def test_defect_generators_change_the_words_deterministically(text: str, seed: i
     ],
 )
 def test_each_defect_plants_what_it_says(name: str, text: str, seed: int, expected: str) -> None:
-    made = GENERATORS[name].make(text, seed, Options({"Acme Pro": "Acme Lite"}))
+    made = MADE[name].make(text, seed, Options({"Acme Pro": "Acme Lite"}))
     assert expected in made.text if name != "number_change" else expected not in made.text
     assert made.change
 
 
 def test_a_generator_with_nothing_to_change_says_what_it_lacks() -> None:
     with pytest.raises(PerturbationError, match="no number"):
-        GENERATORS["number_change"].make("No figures here.", 0, Options())
+        MADE["number_change"].make("No figures here.", 0, Options())
     with pytest.raises(PerturbationError, match="--entities"):
-        GENERATORS["entity_swap"].make("The Acme Pro.", 0, Options())
+        MADE["entity_swap"].make("The Acme Pro.", 0, Options())
 
 
 def test_a_team_adds_a_generator_in_a_module_of_its_own(
@@ -173,7 +176,7 @@ def test_plant_writes_candidates_with_source_generator_seed_and_expectation(
     assert (code, err) == (0, "")
     candidates = read_candidates(project / CANDIDATES)
     by_generator = {c.generator for c in candidates}
-    assert by_generator == {"source", *GENERATORS}
+    assert by_generator == {"source", *MADE}, "model-written ones only with --judge-model"
     assert {c.source.id for c in candidates} == {"good-1", "good-2"}, "only good rows planted"
     assert "1 row not labelled as controls, not planted from (lines 2)" in out
     swap = next(c for c in candidates if c.generator == "entity_swap")

@@ -277,7 +277,7 @@ def test_a_downloaded_edit_of_an_invariance_candidate_is_refused_and_strangers_n
             "decision": "edit", "text": "**Yes.**", **base}  # fmt: skip
     downloaded.write_text(json.dumps(edit) + "\n", "utf-8")
     assert main(["plant", "support_reply", "--apply", "--decisions", str(downloaded)]) == 2
-    assert "is an invariance candidate, made again from its seed" in capsys.readouterr().err
+    assert "is a format edit made again from its seed" in capsys.readouterr().err
     # It is asked about again, in the terminal and on the page.
     todo = pending(list(candidates.values()), read_decisions(project / SET / REVIEW_FILE))
     assert "markdown:row-0" in {c.id for c in todo}

@@ -2,26 +2,44 @@
 
 python -m judges plant JUDGE --from rows.jsonl     write planted_sets/JUDGE/candidates.jsonl
 python -m judges plant --list                      the generators, built-in and the team's
+
+With --judge-model, the model-written generators run too: recorded with --record (live
+calls, cassettes under cassettes/planting/), replayed from their cassettes without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import tempfile
 import tomllib
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from judges.calls.backends import BackendError, ModelRef
 from judges.cli.plant_review import shown
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
-from judges.sets.candidates import CANDIDATES_FILE, Planting, plant, write_candidates
+from judges.sets.candidates import (
+    CANDIDATES_FILE,
+    Candidate,
+    Planting,
+    plant,
+    write_candidates,
+)
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
 from judges.sets.review import REVIEW_FILE
 from judges.sets.source_rows import input_names, parse_mapping, read_rows
 
+if TYPE_CHECKING:  # the recorded calls are imported only when a model is asked
+    from judges.cli.plant_writer import Aim, RecordedWriter
+
 NEEDS_ENTITIES = "entity_swap"  # runs by default only when the team gives its list
+NEEDS_AIM = "rubric_level"  # runs only with --rubric-level FIELD=LEVEL
 
 
 class PlantError(ValueError):
@@ -89,8 +107,25 @@ def _chosen(args: argparse.Namespace, registry: dict[str, Generator]) -> dict[st
             raise PlantError(
                 f"--generators: {unknown} not known; the generators are {', '.join(registry)}"
             )
+        if NEEDS_AIM in names and args.rubric_level is None:
+            raise PlantError(
+                f"--generators: {NEEDS_AIM} writes for one level of a dimension: give it, "
+                "e.g. --rubric-level accuracy=1"
+            )
+        unwritten = [n for n in names if registry[n].written and args.judge_model is None]
+        if unwritten:
+            raise PlantError(
+                f"--generators: {', '.join(unwritten)} are model-written: name the model that "
+                "writes them, e.g. --judge-model local:NAME --judge-base-url URL --record"
+            )
         return {n: registry[n] for n in names}
-    return {n: g for n, g in registry.items() if n != NEEDS_ENTITIES or args.entities}
+    return {
+        n: g
+        for n, g in registry.items()
+        if (n != NEEDS_ENTITIES or args.entities)
+        and (n != NEEDS_AIM or args.rubric_level)
+        and (not g.written or args.judge_model)
+    }
 
 
 def _rows(n: int) -> str:
@@ -99,10 +134,15 @@ def _rows(n: int) -> str:
 
 def _summary(planting: Planting, rows: int, path: Path, chosen: dict[str, Generator]) -> list[str]:
     made = planting.made()
+    by = {c.generator: c.written for c in planting.candidates if c.written is not None}
     lines = [f"wrote {shown(path)}: {len(planting.candidates)} candidates from {rows} rows"]
     for name, generator in chosen.items():
         skipped = planting.skipped.get(name, Counter())
-        line = f"  {name} ({generator.kind}): {made[name]} made"
+        written = by.get(name)
+        kind = generator.kind + (
+            f"; {written.model}, prompt {written.prompt_version}" if written else ""
+        )
+        line = f"  {name} ({kind}): {made[name]} made"
         for reason, n in sorted(skipped.items()):
             first = planting.skipped_lines[(name, reason)][:5]
             more = ", ..." if n > len(first) else ""
@@ -155,11 +195,16 @@ def run_plant(args: argparse.Namespace) -> int:
     defect, control = _expectations(args, spec)
     mapping = parse_mapping(args.map or [], names)
     rows = read_rows(args.source, spec, mapping, args.id_column, args.label_column)
-    planting = plant(
-        spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
-        control_expect=control, control_label=args.control_label,
-        options=options,
-    )  # fmt: skip
+    with _models(args, spec, chosen) as (writer, checker):
+        planting = plant(
+            spec.name, rows.rows, chosen, field=field, seed=args.seed, defect_expect=defect,
+            control_expect=control, control_label=args.control_label,
+            options=options, writer=writer,
+        )  # fmt: skip
+        if checker is not None:
+            planting.candidates = [
+                c if c.kind == "control" else checker.confirm(c) for c in planting.candidates
+            ]
     path = args.planted_sets / spec.name / CANDIDATES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_candidates(path, planting.candidates)
@@ -172,7 +217,148 @@ def run_plant(args: argparse.Namespace) -> int:
         print(f"{NEEDS_ENTITIES}: not run (give the team's pairs with --entities FILE)")
     for line in _summary(planting, len(rows.rows), path, chosen):
         print(line)
+    if checker is not None:
+        print(_checked_line(planting.candidates, checker))
+    capped = 0
+    for asked in (writer, checker):
+        if asked is not None and asked.record:
+            print(f"{asked.model}: {asked.live_calls} live calls, cassettes in "
+                  f"{shown(asked.cassettes)}; without --record, plant replays them")  # fmt: skip
+        capped += 0 if asked is None else asked.capped
+    if capped:
+        print(
+            f"INCOMPLETE: the cost cap of ${args.cost_cap:.4f} stopped {capped} model calls "
+            "(nothing recorded for them); record them with a higher --cost-cap: the calls "
+            "already recorded are replayed",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _checked_line(candidates: list[Candidate], checker: RecordedWriter) -> str:
+    checked = [c for c in candidates if c.confirmed is not None]
+    disagree = [c.id for c in checked if c.confirmed is not None and not c.confirmed.agrees]
+    line = (
+        f"second model {checker.model}: {len(checked)} candidates checked, "
+        f"{len(disagree)} disagree with their intended label"
+    )
+    if disagree:
+        line += f" ({', '.join(disagree[:5])}{', ...' if len(disagree) > 5 else ''})"
+    if checker.unconfirmed:
+        reasons = Counter(checker.unconfirmed.values())
+        line += "; not checked: " + ", ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
+    return line + "; the review shows each check"
+
+
+def _parsed(option: str, text: str) -> ModelRef:
+    try:
+        return ModelRef.parse(text)
+    except BackendError as error:
+        raise PlantError(f"{option}: {error}") from None
+
+
+def _aim(text: str | None, spec: JudgeSpec) -> Aim | None:
+    """`--rubric-level FIELD=LEVEL`: a dimension of the judge and a whole-number level, and
+    the judge's newest prompt, which defines the levels, for the writer."""
+    from judges.cli.plant_writer import Aim
+    from judges.core.spec import version_key
+
+    if text is None:
+        return None
+    name, _, level = text.partition("=")
+    dimensions = spec.config.dimensions
+    if name.strip() not in dimensions or not level.strip().isdigit():
+        raise PlantError(
+            f"--rubric-level {text}: give one of {spec.name}'s dimensions and a level (a "
+            f"whole number, 0 or more), FIELD=LEVEL, e.g. {(dimensions or ('accuracy',))[0]}=1"
+        )
+    newest = spec.prompts[max(spec.prompts, key=version_key)]
+    instructions = "\n\n".join(newest.templates.values())
+    return Aim(name.strip(), int(level), instructions)
+
+
+@contextmanager
+def _models(
+    args: argparse.Namespace, spec: JudgeSpec, chosen: dict[str, Generator]
+) -> Iterator[tuple[RecordedWriter | None, RecordedWriter | None]]:
+    """The model that writes the model-written candidates and the second model that checks
+    each candidate (`--confirm-model`), either absent: live with --record (the embedded
+    judge started for a local model without --judge-base-url), the network blocked
+    without it. Both share one cost ledger, so --cost-cap holds for the command."""
+    if args.cost_cap is not None and not args.record:
+        raise PlantError("--cost-cap caps live calls: pass it with --record")
+    if args.record and args.judge_model is None and args.confirm_model is None:
+        raise PlantError("--record calls the model that writes candidates: name it with "
+                         "--judge-model (e.g. local:NAME --judge-base-url URL)")  # fmt: skip
+    wanted = {}
+    if any(g.written for g in chosen.values()):
+        wanted["--judge-model"] = _parsed("--judge-model", args.judge_model)
+    if args.confirm_model is not None:
+        wanted["--confirm-model"] = _parsed("--confirm-model", args.confirm_model)
+    if not wanted:
+        yield None, None
+        return
+    from judges.calls.ledger import Ledger
+    from judges.cli.live import judging_backends
+    from judges.cli.plant_writer import PLANTING_CASSETTES, RecordedWriter, WriterStopped
+    from judges.cli.project import find_project
+
+    cassettes = args.cassettes or find_project(Path.cwd()).rootdir / "cassettes"
+    cassettes = cassettes / PLANTING_CASSETTES
+    models = {str(model): model for model in wanted.values()}
+    with (
+        _recording_lock(cassettes, args.record),
+        tempfile.TemporaryDirectory(prefix="judges-plant-") as scratch,
+        judging_backends(
+            models, record=args.record, base_url=args.judge_base_url,
+            price_files=args.judge_prices, error=PlantError,
+        ) as (backends, prices),
+    ):  # fmt: skip
+        ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
+        asked = {
+            option: RecordedWriter(
+                spec.name,
+                model,
+                backends[str(model)],
+                prices[str(model)],
+                cassettes,
+                args.record,
+                args.judge_base_url,
+                ledger,
+                args.judge_timeout,
+            )
+            for option, model in wanted.items()
+        }
+        if "--judge-model" in asked:
+            asked["--judge-model"].aim = _aim(args.rubric_level, spec)
+        try:
+            yield asked.get("--judge-model"), asked.get("--confirm-model")
+        except WriterStopped as stopped:
+            raise PlantError(f"{stopped}; nothing was written") from None
+
+
+@contextmanager
+def _recording_lock(cassettes: Path, record: bool) -> Iterator[None]:
+    """With --record, the cassette folder's recording lock, as every recording takes."""
+    if not record:
+        yield
+        return
+    from judges.calls.cassettes import lock_recording
+    from judges.storage.files import FolderBusy
+
+    cassettes.mkdir(parents=True, exist_ok=True)
+    try:
+        lock = lock_recording(cassettes)
+    except FolderBusy as busy:
+        raise PlantError(
+            f"another recording (pid {busy.holder}) is recording into {cassettes}; wait until "
+            "it ends, then run this again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _review_or_apply(args: argparse.Namespace, spec: JudgeSpec) -> int:
@@ -285,6 +471,48 @@ def add_plant_command(commands: Any) -> None:
     plant_cmd.add_argument(
         "--decisions", type=Path, metavar="FILE",
         help="with --apply: decisions downloaded from the review page, added to review.jsonl",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-model", metavar="BACKEND:MODEL",
+        help="the model that writes the model-written candidates (paraphrase, longer, "
+        "shorter, label_flip), e.g. local:NAME or openai:MODEL; without it they do not run",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--rubric-level", metavar="FIELD=LEVEL",
+        help="with --judge-model: rubric_level writes each row's answer for this level of "
+        "this dimension, e.g. accuracy=1; its candidates expect exactly that level",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--confirm-model", metavar="BACKEND:MODEL",
+        help="a second model that checks each candidate (not the controls): does it differ "
+        "from its row in a way that matters? A disagreement is shown in the review",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-base-url", metavar="URL",
+        help="OpenAI-compatible server for a local: model (default with --record: start the "
+        "embedded llama.cpp judge)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--record", action="store_true",
+        help="call the model for the rows whose cassette is missing and record them "
+        "(cassettes/planting/); without it, every model-written text is replayed offline",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--cost-cap", type=float, metavar="USD",
+        help="with --record: no call whose worst case could take the spend past this many USD",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
+        help="extra price table (TOML) overriding judges/calls/prices.toml",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
+        help="seconds to wait for one reply (default: 120)",
+    )  # fmt: skip
+    plant_cmd.add_argument(
+        "--cassettes", "--cassette-dir", type=Path,
+        help="cassette folder (default: cassettes/ beside the pytest ini file); model-written "
+        "candidates are recorded under its planting/",
     )  # fmt: skip
     plant_cmd.add_argument(
         "--planted-sets", type=Path,

@@ -73,13 +73,25 @@ def diff_lines(before: str, after: str, label: str) -> list[str]:
     return lines or ["(no difference)"]
 
 
+def checked_words(candidate: Candidate) -> str | None:
+    """The second model's check in words (`plant --confirm-model`); None: not checked."""
+    checked = candidate.confirmed
+    if checked is None:
+        return None
+    found = "differs in a way that matters" if checked.differs else "says the same"
+    verdict = "agrees" if checked.agrees else "DISAGREES"
+    return f"second model {checked.model} {verdict}: it {found} ({checked.reason})"
+
+
 def candidate_lines(candidate: Candidate, index: int, total: int) -> list[str]:
     source = candidate.source
     label = f"source row {source.file}:{source.line} (id {source.id}), {candidate.field}"
+    checked = checked_words(candidate)
     return [
         f"[{index}/{total}] {candidate.id}: {candidate.kind}, category {candidate.category}",
         f"  expectation: {candidate.expectation}",
         f"  change: {candidate.change}",
+        *([f"  {checked}"] if checked else []),
         *diff_lines(source.inputs[candidate.field], candidate.inputs[candidate.field], label),
     ]
 
@@ -110,8 +122,8 @@ def review_in_terminal(
             continue
         text = None
         if answer == "e":
-            if candidate.kind == "invariance":
-                say("  an invariance candidate is accepted or rejected, not edited")
+            if not candidate.editable:
+                say("  a format edit is accepted or rejected, not edited (made from its seed)")
                 made["skipped"] += 1
                 continue
             text = _edited(ask, say)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from judges.cli.plant_review import diff_lines
+from judges.cli.plant_review import checked_words, diff_lines
 from judges.sets.candidates import CANDIDATES_FILE, Candidate, read_candidates
 from judges.sets.review import REVIEW_FILE, fingerprint, pending, read_decisions
 from judges.storage.files import atomic_write_text
@@ -30,6 +30,7 @@ section.reject { border-color: #a33; background: #fdf3f3; }
 section.edit { border-color: #a67c00; background: #fffaf0; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: .4em; }
 .diff .add { color: #075e07; } .diff .del { color: #9b1111; } .diff .at { color: #555; }
+.disagrees { color: #9b1111; font-weight: bold; }
 .texts { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; }
 textarea { width: 100%; min-height: 8em; font: inherit; }
 button { margin-right: .4em; } #bar { position: sticky; top: 0; background: #fff; padding: .4em 0; }
@@ -102,16 +103,25 @@ def _shortened(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
+def _checked(candidate: Candidate) -> str:
+    """The second model's check, marked when it disagrees with the intended label."""
+    words = checked_words(candidate)
+    if words is None:
+        return ""
+    agrees = candidate.confirmed is not None and candidate.confirmed.agrees
+    return f'<p class="{"agrees" if agrees else "disagrees"}">{html.escape(words)}</p>'
+
+
 def _section(candidate: Candidate) -> str:
     esc = html.escape
     field = candidate.field
-    editable = candidate.kind != "invariance"
+    editable = candidate.editable
     buttons = ["accept", "reject", *(["edit"] if editable else [])]
     edit = (
         f'<textarea hidden aria-label="edited {esc(field)}">{esc(candidate.inputs[field])}'
         "</textarea>"
         if editable
-        else "<p>An invariance candidate is accepted or rejected, not edited.</p>"
+        else "<p>A format edit is accepted or rejected, not edited (made from its seed).</p>"
     )
     others = "".join(
         f"<p><b>{esc(name)}</b>: {esc(_shortened(str(value)))}</p>"
@@ -124,7 +134,7 @@ def _section(candidate: Candidate) -> str:
         f"<h2>{esc(candidate.id)} <small>({esc(candidate.kind)}, category "
         f'{esc(candidate.category)}) <span class="state">undecided</span></small></h2>'
         f"<p><b>Expectation</b>: {esc(candidate.expectation)}<br><b>Change</b>: "
-        f"{esc(candidate.change)}</p>{others}{_diff(candidate)}"
+        f"{esc(candidate.change)}</p>{_checked(candidate)}{others}{_diff(candidate)}"
         f'<div class="texts"><div><h3>Source row: {esc(field)}</h3><pre>'
         f"{esc(candidate.source.inputs[field])}</pre></div><div><h3>Candidate: {esc(field)}"
         f"</h3><pre>{esc(candidate.inputs[field])}</pre></div></div>"

@@ -14,6 +14,9 @@ A candidate is not a planted item yet: nothing counts until a reviewer accepts i
 
 Given the same rows, generators and seed, the file is the same byte for byte: each
 candidate's seed is derived from the run's seed, the row's id and the generator's name.
+A model-written candidate (paraphrase, longer, shorter, label_flip) also records its model,
+prompt version and hash and its cassette (`written`); replayed from the cassettes, it is
+the same byte for byte too.
 """
 
 from __future__ import annotations
@@ -24,12 +27,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from judges.core.results import Expectation
-from judges.sets.generators import Generator, Options, PerturbationError
+from judges.sets.generators import Generator, Options, PerturbationError, Perturbed
 from judges.sets.items import PlantedSetError
 from judges.sets.source_rows import SourceRow
 from judges.storage.files import atomic_write_text, json_lines
@@ -51,6 +54,30 @@ class Source(BaseModel):
     inputs: dict[str, Any]
 
 
+class WrittenBy(BaseModel):
+    """Where a model-written candidate's text came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    prompt_version: str
+    prompt_hash: str
+    cassette: str  # under cassettes/planting/
+
+
+class Confirmation(BaseModel):
+    """A second model's check: does the candidate differ from its row in a way that
+    matters? It `agrees` when a defect does and an invariance candidate does not."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    prompt_version: str
+    differs: bool
+    agrees: bool
+    reason: str
+
+
 class Candidate(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -66,6 +93,26 @@ class Candidate(BaseModel):
     expect: tuple[Expectation, ...] = ()  # none for invariance: the verdict must not move
     expectation: str  # what it should meet, in words, for the reviewer
     source: Source
+    written: WrittenBy | None = None  # a model-written candidate's model and prompt
+    confirmed: Confirmation | None = None  # a second model's check (--confirm-model)
+
+    @property
+    def editable(self) -> bool:
+        """A reviewer may edit it: a defect or a control, or a model-written invariance
+        candidate (its text is stored); a seeded format edit is remade from its seed."""
+        return self.kind != "invariance" or self.written is not None
+
+    def dump(self) -> dict[str, Any]:
+        """As written to candidates.jsonl (and fingerprinted): `written` and `confirmed`
+        only when there are, so a candidate's line without them is what it always was."""
+        unset = {name for name in ("written", "confirmed") if getattr(self, name) is None}
+        return self.model_dump(mode="json", exclude=unset)
+
+
+class Writer(Protocol):
+    """Writes a model-written candidate's text (judges.cli.plant_writer)."""
+
+    def write(self, generator: Generator, row: SourceRow, text_field: str, seed: int) -> Any: ...
 
 
 def candidate_seed(seed: int, row_id: str, generator: str) -> int:
@@ -107,6 +154,7 @@ def plant(
     control_expect: Sequence[Expectation] = (),
     control_label: str | None = None,
     options: Options | None = None,
+    writer: Writer | None = None,
 ) -> Planting:
     """Every candidate the generators make from the rows, in row then generator order.
 
@@ -138,8 +186,15 @@ def plant(
             ))  # fmt: skip
         for name, generator in generators.items():
             own_seed = candidate_seed(seed, row.id, name)
+            written = None
             try:
-                made = generator.make(text, own_seed, options)
+                if generator.make is not None:
+                    made = generator.make(text, own_seed, options)
+                elif writer is None:
+                    raise ValueError(f"{name} is model-written: plant it with a writer")
+                else:
+                    written = writer.write(generator, row, field, own_seed)
+                    made = Perturbed(written.text, f"model-written: {written.change}")
             except PerturbationError as nothing:
                 done.skip(name, str(nothing), row.line)
                 continue
@@ -147,16 +202,23 @@ def plant(
                 done.skip(name, "the edit left the text as it was", row.line)
                 continue
             defect = generator.kind == "defect"
+            expect = tuple(getattr(written, "expect", ()) or defect_expect) if defect else ()
+            aimed = bool(getattr(written, "expect", ()))
             done.candidates.append(Candidate(
                 id=f"{name}:{row.id}", judge=judge, kind=generator.kind, generator=name,
-                seed=own_seed, field=field, category=generator.category, change=made.change,
-                inputs=row.inputs | {field: made.text},
-                expect=tuple(defect_expect) if defect else (),
+                seed=own_seed, field=field,
+                category=getattr(written, "category", None) or generator.category,
+                change=made.change, inputs=row.inputs | {field: made.text}, expect=expect,
                 expectation=(
-                    f"a defect: the judge marks it down ({_words(defect_expect)})" if defect
+                    f"aimed at a level: the judge scores it so ({_words(expect)})" if aimed
+                    else f"a defect: the judge marks it down ({_words(expect)})" if defect
                     else "invariance: the verdict equals the source row's"
                 ),
                 source=source,
+                written=None if written is None else WrittenBy(
+                    model=written.model, prompt_version=written.prompt_version,
+                    prompt_hash=written.prompt_hash, cassette=written.cassette,
+                ),
             ))  # fmt: skip
     return done
 
@@ -164,9 +226,7 @@ def plant(
 def write_candidates(path: Path, candidates: Sequence[Candidate]) -> None:
     """The candidates file, written whole and atomically (an interrupted run leaves the
     previous file)."""
-    text = "".join(
-        json.dumps(c.model_dump(mode="json"), ensure_ascii=False) + "\n" for c in candidates
-    )
+    text = "".join(json.dumps(c.dump(), ensure_ascii=False) + "\n" for c in candidates)
     atomic_write_text(path, text)
 
 

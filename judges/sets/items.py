@@ -36,6 +36,10 @@ class Provenance(BaseModel):
     source_row: str | None = None
     reviewer: str | None = None
     reviewed: str | None = None  # the review's date, YYYY-MM-DD
+    # A model-written candidate: the model that wrote it, its prompt's version and hash.
+    model: str | None = None
+    prompt_version: str | None = None
+    prompt_hash: str | None = None
     note: str = ""
 
 

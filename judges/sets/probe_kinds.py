@@ -231,16 +231,31 @@ def same_content(generator: Generator) -> Transform:
     """A format-only edit (a `plant` invariance generator) as a probe: the same content in
     another layout, so the verdict must equal the source row's."""
 
+    make = generator.make
+    assert make is not None, "a model-written generator's text is stored, not remade"
+
     def transform(
         inputs: dict[str, Any], field: str, seed: int, echo: str | None, **_: Any
     ) -> Probed:
         try:
-            made = generator.make(_text(inputs, field), seed, Options())
+            made = make(_text(inputs, field), seed, Options())
         except PerturbationError as error:
             raise PlantedSetError(f"probe field {field!r}: {error}") from None
         return Probed(_with(inputs, field, made.text), f"{field}: {made.change}")
 
     return transform
+
+
+def stored_text(
+    inputs: dict[str, Any], field: str, seed: int, echo: str | None, *,
+    written: str | None = None, **_: Any,
+) -> Probed:  # fmt: skip
+    """A model-written text stored in probes.toml (`written`, one per item), as reviewed:
+    a model's paraphrase cannot be made again from a seed, so the text itself is kept."""
+    if not written:
+        raise PlantedSetError(f"probe field {field!r}: the table stores no written text for it")
+    _text(inputs, field)
+    return Probed(_with(inputs, field, written), f"{field}: the model-written text, as reviewed")
 
 
 @dataclass(frozen=True)
@@ -287,7 +302,20 @@ PROBE_KINDS |= {
         rule=f"the same content, {generator.summary}: the verdict must equal the source row's",
     )
     for generator in builtin_generators().values()
-    if generator.kind == "invariance"
+    if generator.kind == "invariance" and not generator.written
+}
+# The model-written invariance generators: each a probe kind whose text is stored per item.
+WRITTEN_PREFIX = "written_"
+PROBE_KINDS |= {
+    f"{WRITTEN_PREFIX}{generator.name}": ProbeKind(
+        f"{WRITTEN_PREFIX}{generator.name}",
+        stored_text,
+        ANY_CHANGE,
+        rule=f"the same content, {generator.summary}: the verdict must equal the source row's",
+        options=("written",),
+    )
+    for generator in builtin_generators().values()
+    if generator.kind == "invariance" and generator.written
 }
 PROBES = tuple(PROBE_KINDS)
 
@@ -295,8 +323,10 @@ PROBES = tuple(PROBE_KINDS)
 def invariance_probe(generator: str) -> str | None:
     """The probe kind an invariance generator's accepted candidates become; None when the
     generator is not one (a team's own invariance generator is not a probe kind)."""
-    name = f"{INVARIANCE_PREFIX}{generator}"
-    return name if name in PROBE_KINDS else None
+    for prefix in (INVARIANCE_PREFIX, WRITTEN_PREFIX):
+        if f"{prefix}{generator}" in PROBE_KINDS:
+            return f"{prefix}{generator}"
+    return None
 
 
 def bias_of(probe: str) -> Bias:

@@ -72,15 +72,25 @@ class ProbeRecipe(BaseModel):
     expect: tuple[Expectation, ...] = ()  # dummy: the lowest verdict
     kind: str | None = None  # a variant of the probe, for the kinds that have them
     texts: tuple[str, ...] = ()  # the set's own notes or claims, for the kinds that take them
+    # A model-written probe's texts, one per item in the order of `items` (written_* kinds).
+    written: tuple[str, ...] = ()
 
     def options(self) -> dict[str, Any]:
         return {"kind": self.kind, "texts": self.texts}
+
+    def options_of(self, k: int) -> dict[str, Any]:
+        """The options of item k: the table's, and its stored text when it has one."""
+        return self.options() | ({"written": self.written[k]} if self.written else {})
 
     @model_validator(mode="after")
     def _a_seed_per_item(self) -> ProbeRecipe:
         if self.seeds and len(self.seeds) != len(self.items):
             raise ValueError(
                 f"seeds lists {len(self.seeds)} seeds for {len(self.items)} items: one each"
+            )
+        if self.written and len(self.written) != len(self.items):
+            raise ValueError(
+                f"written lists {len(self.written)} texts for {len(self.items)} items: one each"
             )
         return self
 
@@ -121,6 +131,12 @@ class ProbeFile(BaseModel):
             if recipe.texts and "texts" not in kind.options:
                 owners = " and ".join(f"[{p}]" for p in taking("texts"))
                 raise ValueError(f"[{probe}] texts: only {owners} take texts")
+            if ("written" in kind.options) != bool(recipe.written):
+                owners = ", ".join(f"[{p}]" for p in taking("written"))
+                raise ValueError(
+                    f"[{probe}] written: the model-written kinds ({owners}) store one text per "
+                    "item in `written`, and only they"
+                )
         return self
 
     def recipes(self) -> dict[str, ProbeRecipe]:
@@ -211,7 +227,7 @@ def generate(planted: PlantedSet, recipe: ProbeFile, where: Path) -> list[ProbeI
                 ) from None
             seed = entry.seed_of(k)
             probed = PROBE_KINDS[probe].transform(
-                dict(clean.inputs), entry.field, seed, entry.echo, **entry.options()
+                dict(clean.inputs), entry.field, seed, entry.echo, **entry.options_of(k)
             )
             expect = entry.expect or clean.expect
             out.append(

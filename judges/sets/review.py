@@ -58,8 +58,10 @@ class Decision(BaseModel):
 
 
 def fingerprint(candidate: Candidate) -> str:
-    """What a decision is about: the candidate's whole content, hashed."""
-    text = json.dumps(candidate.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    """What a decision is about: the candidate's whole content, hashed; a second model's
+    check is advice to the reviewer, not content, so a decision outlives a new check."""
+    content = {k: v for k, v in candidate.dump().items() if k != "confirmed"}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -94,12 +96,12 @@ def record_decisions(path: Path, new: Sequence[Decision]) -> None:
 
 
 def _covers(decision: Decision | None, candidate: Candidate) -> bool:
-    """The decision is on the candidate as it now is, and one it can take (an invariance
-    candidate is accepted or rejected, never edited)."""
+    """The decision is on the candidate as it now is, and one it can take (a seeded
+    format edit is accepted or rejected, never edited: `Candidate.editable`)."""
     return (
         decision is not None
         and decision.fingerprint == fingerprint(candidate)
-        and not (candidate.kind == "invariance" and decision.decision == "edit")
+        and (candidate.editable or decision.decision != "edit")
     )
 
 
@@ -114,8 +116,8 @@ def pending(candidates: Sequence[Candidate], decisions: Mapping[str, Decision]) 
 @dataclass
 class Applied:
     added: list[PlantedItem] = field(default_factory=list)
-    # probe kind -> (item id, seed, field) of each new probe item
-    probes: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
+    # probe kind -> (item id, seed, field, stored text or None) of each new probe item
+    probes: dict[str, list[tuple[str, int, str, str | None]]] = field(default_factory=dict)
     already: int = 0  # accepted candidates already in the set
     rejected: int = 0
     pending: int = 0
@@ -229,6 +231,7 @@ def _item(
         ) from None
     control = candidate.kind == "control"
     source = candidate.source
+    written = candidate.written
     return PlantedItem(
         id=new_id,
         slug=_slug(candidate),
@@ -247,6 +250,9 @@ def _item(
             source_row=f"{source.file}:{source.line} (id {source.id})",
             reviewer=decision.reviewer,
             reviewed=decision.date.isoformat(),
+            model=written.model if written else None,
+            prompt_version=written.prompt_version if written else None,
+            prompt_hash=written.prompt_hash if written else None,
             note=decision.note,
         ),
     )
@@ -264,12 +270,12 @@ def _probe(
     if probe is None:
         raise PlantedSetError(
             f"{where}: candidate {candidate.id!r} comes from {candidate.generator!r}, which is "
-            "not a probe kind (only the built-in format generators are): reject it"
+            "not a probe kind (only the built-in invariance generators are): reject it"
         )
-    if decision.decision == "edit":
+    if decision.decision == "edit" and not candidate.editable:
         raise PlantedSetError(
-            f"{where}: candidate {candidate.id!r} is an invariance candidate, made again from "
-            "its seed at every run: accept or reject it (it is asked again by --review and "
+            f"{where}: candidate {candidate.id!r} is a format edit made again from its seed "
+            "at every run: accept or reject it (it is asked again by --review and "
             "--review-page); an edited format is a planted item written by hand"
         )
     clean = clean_of.get(candidate.source.id)
@@ -280,10 +286,15 @@ def _probe(
             f"with: accept its control candidate (source:{candidate.source.id}) too, or "
             "reject it"
         )
-    if (probe, clean) in on_file or any(i == clean for i, _, _ in done.probes.get(probe, [])):
+    if (probe, clean) in on_file or any(e[0] == clean for e in done.probes.get(probe, [])):
         done.already += 1
         return
-    done.probes.setdefault(probe, []).append((clean, candidate.seed, candidate.field))
+    # A model-written text cannot be made again from its seed: the probe stores it, as the
+    # reviewer accepted or edited it.
+    text = None
+    if candidate.written is not None:
+        text = decision.text if decision.decision == "edit" else candidate.inputs[candidate.field]
+    done.probes.setdefault(probe, []).append((clean, candidate.seed, candidate.field, text))
 
 
 def _probe_items(path: Path) -> set[tuple[str, str]]:
@@ -333,7 +344,7 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
                 )
             table["score"] = scored[0]
         for probe, entries in applied.probes.items():
-            fields = {entry_field for _, _, entry_field in entries}
+            fields = {entry[2] for entry in entries}
             entry = table.setdefault(probe, {"field": entries[0][2], "items": []})
             if fields != {entry["field"]}:
                 raise PlantedSetError(
@@ -344,8 +355,11 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
             items = list(entry.get("items", []))
             seed = entry.pop("seed", 0)
             seeds = list(entry.get("seeds") or [seed + k for k in range(len(items))])
-            entry["items"] = items + [item for item, _, _ in entries]
-            entry["seeds"] = seeds + [s for _, s, _ in entries]
+            entry["items"] = items + [e[0] for e in entries]
+            entry["seeds"] = seeds + [e[1] for e in entries]
+            texts = [e[3] for e in entries if e[3] is not None]
+            if texts:
+                entry["written"] = list(entry.get("written", [])) + texts
         atomic_write_text(path, tomli_w.dumps(table))
         written.append(path)
     return written

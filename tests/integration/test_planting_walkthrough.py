@@ -21,59 +21,14 @@ from judges.sets.generators import Options
 from judges.sets.generators._text import words_only
 from judges.sets.generators.markdown import is_markdown, markdown
 
+from ._planting import blocks, commands, printed, real_rows
 from ._support import FakeJudge, Received
 from ._walkthrough import INNER_OPTIONS, MODEL, command, judged_reply
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "planting.md"
-ITEMS = ("jacket", "lamp", "kettle", "backpack", "chair", "scarf")
 COIN = "local:coin-judge"
 WORDY = "local:wordy-judge"
 COUSINS = (("jacket", "coat"), ("lamp", "torch"), ("kettle", "teapot"), ("backpack", "suitcase"),
            ("chair", "stool"), ("scarf", "shawl"))  # fmt: skip
-
-
-def blocks(kind: str) -> list[str]:
-    return re.findall(rf"```{kind}\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-
-
-def printed() -> list[list[str]]:
-    """The page's untagged blocks, in order: what the commands print."""
-    blocks, current, language = [], [], None
-    for line in DOC.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            if language is None:
-                language = line[3:]
-                current = []
-            else:
-                if language == "":
-                    blocks.append(current)
-                language = None
-        elif language is not None:
-            current.append(line)
-    return blocks
-
-
-def commands() -> list[list[str]]:
-    return [[line for line in block.splitlines() if line.strip()] for block in blocks("bash")]
-
-
-def real_rows() -> list[dict[str, str]]:
-    """14 rows a support team's system answered: 12 good ones, two the team labelled bad."""
-    rows = []
-    for i in range(14):
-        item, days, price = ITEMS[i % len(ITEMS)], (14, 30, 60)[i % 3], 40 + 20 * i
-        rows.append({
-            "id": f"{item}-{i}",
-            "policy": f"Refunds: an unused {item} can be returned within {days} days of "
-            "delivery for a refund to the original payment method. Shipping costs are not "
-            "refunded.",
-            "question": f"I bought a {item} for {price} EUR. Can I send it back?",
-            "answer": f"Yes: you can return the {item} within {days} days of delivery. The "
-            f"refund of {price} EUR goes to your original payment method. Shipping costs "
-            "are not refunded.",
-            "label": "good" if i < 12 else "bad",
-        })  # fmt: skip
-    return rows
 
 
 def _content(text: str) -> str:
@@ -113,7 +68,7 @@ def test_the_planting_walkthrough_runs_as_printed(
     fake_judge: FakeJudge,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    plant, review, record = commands()
+    plant, review, record = commands()[:3]  # section 4 is test_planting_writers.py's
     assert plant[0] == "python -m judges init support_reply --model local:NAME"
     assert review == [
         'python -m judges plant support_reply --review --reviewer "Ada Lovelace"',
@@ -132,7 +87,7 @@ def test_the_planting_walkthrough_runs_as_printed(
         (repository / name).unlink()
     code, out = command(shlex.split(plant[2])[3:])
     assert code == 0, out
-    made, asked, sizes = printed()
+    made, asked, sizes = printed()[:3]
     assert all(line in out for line in made), (made, out)
     assert "2 rows not labelled as controls, not planted from (lines 13, 14)" in out
     candidates = [

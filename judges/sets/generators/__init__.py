@@ -7,6 +7,11 @@ must equal the row's own (blank lines, Markdown). Each module of this package de
 `--generator-module pkg.module` (docs/planting.md). Every generator is deterministic given
 its seed; one that finds nothing to change raises `PerturbationError`, and `plant` counts
 and names the rows it skipped.
+
+A model-written generator (paraphrase, longer, shorter, label_flip) has no function: its
+text comes from a model asked with its versioned prompt (judges/sets/writers/<name>/),
+recorded and replayed from cassettes (judges.cli.plant_writer), so it is deterministic
+given the cassettes.
 """
 
 from __future__ import annotations
@@ -50,7 +55,13 @@ class Generator:
     kind: Kind  # defect: the judge must mark it down; invariance: the verdict must not move
     category: str  # the planted category its accepted candidates join (a defect's)
     summary: str  # one line for `plant --list` and the docs
-    make: Callable[[str, int, Options], Perturbed]  # (judged text, seed, options)
+    # (judged text, seed, options); None: model-written, its prompt under judges/sets/writers/
+    make: Callable[[str, int, Options], Perturbed] | None
+
+    @property
+    def written(self) -> bool:
+        """Model-written: its text comes from a recorded model call, not from a function."""
+        return self.make is None
 
 
 def _check(generator: object, where: str) -> Generator:
