@@ -137,7 +137,7 @@ class _Draws:
     keep: np.ndarray  # (reps, n) uniforms: a catch survives a drop d when above d / r
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=4)  # a bisection over drops reuses one; sizes up to 5,000 items weigh
 def _draws(n: int, rate: float, discordance: float, draws: int, reps: int) -> _Draws:
     rng = np.random.default_rng([_SEED, n, draws, round(rate * 1e6), round(discordance * 1e6)])
     caught, unsteady, q = _shares(rate, discordance)
@@ -181,7 +181,7 @@ def detection_power(
 def detectable_drop(
     n: int, rate: float, discordance: float, level: float, draws: int, power: float = POWER
 ) -> float:
-    """Smallest drop (0-1, on a grid of half a point) failing the gate with `power`; nan if
+    """Smallest drop (0-1, on a grid of one point) failing the gate with `power`; nan if
     even losing every catch is not seen that often."""
     steps = math.floor(rate / _GRID + 1e-9)
     if n <= 0 or steps < 1:
