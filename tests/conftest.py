@@ -11,12 +11,15 @@ auto -m proof` runs them, and .ci/run runs both commands.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from judges.core.spec import load_judge
+from judges.cli.init import scaffold
+from judges.core.spec import load_catalog, load_judge
 from tests._report_demo import CATEGORIES, MODEL
 
 PROOF = "proof"
@@ -134,3 +137,21 @@ def demo(tmp_path: Path) -> dict[str, Any]:
         "planted": tmp_path / "planted_sets",
         "catalog": {"demo": spec},
     }
+
+
+def _forget_project_modules() -> None:
+    load_catalog.cache_clear()
+    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def support_reply_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """`judges init support_reply` (its 195 example items) in tmp_path, the current project;
+    its verdict module is forgotten before and after, so each test imports its own."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _forget_project_modules()
+    scaffold(tmp_path, "support_reply", "local:smollm2-135m")
+    yield tmp_path
+    _forget_project_modules()

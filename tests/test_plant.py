@@ -6,17 +6,13 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges.cli.init import scaffold
 from judges.cli.main import main
-from judges.core.spec import load_catalog
 from judges.sets.candidates import read_candidates
 from judges.sets.generators import GeneratorError, Options, PerturbationError, load_generators
 from judges.sets.generators._text import words_only
@@ -36,21 +32,10 @@ REPLY = (
 )
 
 
-def _forget_project_modules() -> None:
-    load_catalog.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
-        del sys.modules[name]
-
-
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def project(support_reply_project: Path) -> Path:
     """A scaffolded judge `support_reply` (its 195 example items) as the current project."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    _forget_project_modules()
-    scaffold(tmp_path, "support_reply", "local:smollm2-135m")
-    yield tmp_path
-    _forget_project_modules()
+    return support_reply_project
 
 
 def _row(row_id: str, reply: str = REPLY, **extra: object) -> dict[str, object]:

@@ -4,13 +4,10 @@ invariance candidates as probes of their source row (issue 70)."""
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from judges.cli.init import scaffold
 from judges.cli.main import main
 from judges.cli.plant_review import LINE_CHARACTERS, diff_lines, review_in_terminal, visible
 from judges.core.spec import load_catalog
@@ -28,26 +25,16 @@ REPLY = (
 )
 
 
-def _forget_project_modules() -> None:
-    load_catalog.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
-        del sys.modules[name]
-
-
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    _forget_project_modules()
-    scaffold(tmp_path, "support_reply", "local:smollm2-135m")
+def project(support_reply_project: Path) -> Path:
+    tmp_path = support_reply_project
     rows = [
         {"id": f"row-{i}", "policy": POLICY, "question": "Can I return it?", "output": REPLY,
          "label": "good" if i < 2 else "bad"}
         for i in range(3)
     ]  # fmt: skip
     (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
-    yield tmp_path
-    _forget_project_modules()
+    return tmp_path
 
 
 def _plant(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -6,13 +6,10 @@ from __future__ import annotations
 import html
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from judges.cli.init import scaffold
 from judges.cli.main import main
 from judges.core.spec import load_catalog
 from judges.sets.planted import load_planted_set
@@ -38,18 +35,9 @@ edit.dispatchEvent(new Event('input'));
 """
 
 
-def _forget_project_modules() -> None:
-    load_catalog.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
-        del sys.modules[name]
-
-
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    _forget_project_modules()
-    scaffold(tmp_path, "support_reply", "local:smollm2-135m")
+def project(support_reply_project: Path) -> Path:
+    tmp_path = support_reply_project
     row = {
         "id": "r<1>",
         "policy": "Refunds within 30 days.",
@@ -57,8 +45,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         "output": HOSTILE,
     }
     (tmp_path / "rows.jsonl").write_text(json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
-    yield tmp_path
-    _forget_project_modules()
+    return tmp_path
 
 
 def _page(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:

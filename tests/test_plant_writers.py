@@ -7,16 +7,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import sys
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from judges.calls.backends import ModelRef
-from judges.cli.init import scaffold
 from judges.cli.main import main
 from judges.cli.plant_writer import WrittenText, cassette_path
 from judges.core.spec import load_catalog
@@ -95,22 +92,12 @@ def test_cassette_paths_stay_in_their_folder_and_apart() -> None:
 # -- the command ----------------------------------------------------------------------------
 
 
-def _forget_project_modules() -> None:
-    load_catalog.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] == "judge_verdicts"]:
-        del sys.modules[name]
-
-
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    _forget_project_modules()
-    scaffold(tmp_path, "support_reply", "local:smollm2-135m")
+def project(support_reply_project: Path) -> Path:
+    tmp_path = support_reply_project
     row = {"id": "r1", "policy": POLICY, "question": "Can I?", "output": REPLY, "label": "good"}
     (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
-    yield tmp_path
-    _forget_project_modules()
+    return tmp_path
 
 
 @pytest.mark.parametrize(
