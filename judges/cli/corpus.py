@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.cli.live import add_call_options
 from judges.cli.project import find_project
 from judges.storage.files import atomic_write_bytes, atomic_write_text
 
@@ -477,14 +478,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "many USD (each call reserved before it is sent, as pytest --cost-cap); the rest "
         "end as cost_cap error rows, recorded by a later run",
     )  # fmt: skip
-    judging.add_argument(
-        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
-        help="seconds to wait for one reply (default: 120)",
-    )  # fmt: skip
-    judging.add_argument(
-        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
-        help="extra price table (TOML) overriding judges/calls/prices.toml",
-    )  # fmt: skip
+    add_call_options(judging)
     judging.add_argument("--corpora", type=Path, help="corpora folder (default: "
                          "planted_sets/corpora beside the pytest ini file)")  # fmt: skip
     judging.add_argument("--cassettes", "--cassette-dir", type=Path,

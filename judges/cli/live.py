@@ -4,6 +4,7 @@ model has no --base-url, and stopped when the command ends."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,18 @@ from judges.calls.backends import Backend, ModelRef, Price, load_prices
 
 if TYPE_CHECKING:
     from judges.calls.local_server import LocalServer
+
+
+def add_call_options(parser: argparse.ArgumentParser) -> None:
+    """--judge-timeout and --judge-prices, as every command that calls a model spells them."""
+    parser.add_argument(
+        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
+        help="seconds to wait for one reply (default: 120)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
+        help="extra price table (TOML) overriding judges/calls/prices.toml",
+    )  # fmt: skip
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backends import BackendError, ModelRef
+from judges.cli.live import add_call_options
 from judges.cli.plant_review import shown
 from judges.core.results import Expectation
 from judges.core.spec import JudgeSpec
@@ -501,14 +502,7 @@ def add_plant_command(commands: Any) -> None:
         "--cost-cap", type=float, metavar="USD",
         help="with --record: no call whose worst case could take the spend past this many USD",
     )  # fmt: skip
-    plant_cmd.add_argument(
-        "--judge-prices", type=Path, action="append", default=[], metavar="FILE",
-        help="extra price table (TOML) overriding judges/calls/prices.toml",
-    )  # fmt: skip
-    plant_cmd.add_argument(
-        "--judge-timeout", type=float, default=120.0, metavar="SECONDS",
-        help="seconds to wait for one reply (default: 120)",
-    )  # fmt: skip
+    add_call_options(plant_cmd)
     plant_cmd.add_argument(
         "--cassettes", "--cassette-dir", type=Path,
         help="cassette folder (default: cassettes/ beside the pytest ini file); model-written "
