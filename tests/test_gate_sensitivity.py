@@ -26,8 +26,8 @@ from judges.stats.regression.family import version_regressions
 from judges.stats.regression.sensitivity import (
     Sensitivity,
     detectable_drop,
-    detection_power,
-    detection_sensitivity,
+    gate_power,
+    gate_sensitivity,
 )
 from judges.verdicts.regressions import family_level
 
@@ -82,9 +82,7 @@ def test_the_stated_drop_is_seen_80_percent_of_the_time_by_the_real_gates(n: int
     judge = _Judge(n, rng)
     level = family_level(_family(judge, 0.0), ALPHA)
     assert level == pytest.approx(ALPHA / 2)  # detection and control, both counted
-    stated = detection_sensitivity(
-        "detection", n, RATE, (round(DISCORDANCE * n), n), level, draws=2
-    )
+    stated = gate_sensitivity("detection", n, RATE, (round(DISCORDANCE * n), n), level, draws=2)
     assert not math.isnan(stated.drop)
     seen = np.mean([_detection_fails(_family(judge, stated.drop)) for _ in range(REPLICATES)])
     error = 3 * math.sqrt(0.8 * 0.2 / REPLICATES)  # the replicates' own, at 3 sd
@@ -109,8 +107,8 @@ def test_one_draw_at_alpha_is_the_exact_mcnemar_power_where_the_models_meet() ->
 
 def test_power_rises_with_the_drop_and_with_the_set() -> None:
     drops = np.linspace(0.0, 0.4, 9)
-    small = detection_power(40, RATE, DISCORDANCE, drops, ALPHA / 2, draws=2)
-    large = detection_power(160, RATE, DISCORDANCE, drops, ALPHA / 2, draws=2)
+    small = gate_power(40, RATE, DISCORDANCE, drops, ALPHA / 2, draws=2)
+    large = gate_power(160, RATE, DISCORDANCE, drops, ALPHA / 2, draws=2)
     assert np.all(np.diff(small) >= 0) and np.all(np.diff(large) >= 0)
     assert small[0] <= ALPHA and np.all(large[1:] >= small[1:])
 
@@ -122,7 +120,7 @@ def test_two_draws_see_less_than_one() -> None:
 
 
 def test_a_blind_gate_says_what_would_see_the_declared_drop() -> None:
-    found = detection_sensitivity("detection", 32, 0.85, (1, 32), ALPHA / 3, draws=2)
+    found = gate_sensitivity("detection", 32, 0.85, (1, 32), ALPHA / 3, draws=2)
     assert found.blind and found.drop > WORTH_DETECTING
     assert found.needed is not None and found.needed > 32
     # What it names as enough is enough, and one in ten fewer is not.
@@ -138,7 +136,7 @@ def test_a_blind_gate_says_what_would_see_the_declared_drop() -> None:
 
 
 def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
-    found = detection_sensitivity("detection", 400, 0.8, (20, 400), ALPHA / 3, draws=2)
+    found = gate_sensitivity("detection", 400, 0.8, (20, 400), ALPHA / 3, draws=2)
     assert not found.blind and found.drop <= WORTH_DETECTING
     assert "it sees it" in sensitivity.describe(found)
     low, high = found.interval  # more flips than seen: a larger drop
@@ -147,7 +145,7 @@ def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
 
 
 def test_too_few_defects_see_nothing() -> None:
-    found = detection_sensitivity("detection", 3, 0.9, (0, 3), ALPHA, draws=2)
+    found = gate_sensitivity("detection", 3, 0.9, (0, 3), ALPHA, draws=2)
     assert math.isnan(found.drop) and found.blind
     assert sensitivity.blind_to(found) == "blind to any detection drop"
     assert isinstance(found, Sensitivity)
@@ -164,7 +162,7 @@ def test_gates_toml_declares_the_drop_and_refuses_nonsense() -> None:
 def test_no_control_held_leaves_nothing_to_drop() -> None:
     """A baseline that holds no control cannot lose 15 points of them: no power statement,
     and not blind (geval's baseline flags all 12 of its controls)."""
-    found = detection_sensitivity("control_false_positive", 12, 0.0, (0, 12), ALPHA, draws=2)
+    found = gate_sensitivity("control_false_positive", 12, 0.0, (0, 12), ALPHA, draws=2)
     assert found.nothing_to_drop and not found.blind
     assert sensitivity.value(found) == "undefined (baseline controls held 0.00: nothing to drop)"
     assert sensitivity.seen(found).startswith("no rise in control false positives of 15 points")

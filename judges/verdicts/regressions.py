@@ -17,7 +17,7 @@ from judges.stats.planning.categories import CategoryPower, category_power, disc
 from judges.stats.regression.family import tarone_level, version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions, paired_rows
 from judges.stats.regression.reference import retest_as_draw
-from judges.stats.regression.sensitivity import Sensitivity, detection_sensitivity
+from judges.stats.regression.sensitivity import Sensitivity, gate_sensitivity
 from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
@@ -222,9 +222,7 @@ def sensitivity(
         level = family_level(family, table.alpha, gate)
         draws = 2 if again is not None else 1
         required = table.min_detectable_drop
-        found.append(
-            detection_sensitivity(gate, len(pairs), rate, flips, level, draws, required, power)
-        )
+        found.append(gate_sensitivity(gate, len(pairs), rate, flips, level, draws, required, power))
     return tuple(found)
 
 

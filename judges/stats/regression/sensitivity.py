@@ -39,8 +39,8 @@ __all__ = [
     "Sensitivity",
     "defects_needed",
     "detectable_drop",
-    "detection_power",
-    "detection_sensitivity",
+    "gate_power",
+    "gate_sensitivity",
 ]
 
 REPLICATES = 4000  # Monte Carlo error of a power near 0.8: about 0.006
@@ -151,7 +151,7 @@ def _draws(n: int, rate: float, discordance: float, draws: int, reps: int) -> _D
     return _Draws(baseline, run(), rng.random((reps, n)))
 
 
-def detection_power(
+def gate_power(
     n: int,
     rate: float,
     discordance: float,
@@ -188,7 +188,7 @@ def detectable_drop(
         return math.nan
 
     def seen(step: int) -> bool:
-        return bool(detection_power(n, rate, discordance, [step * _GRID], level, draws)[0] >= power)
+        return bool(gate_power(n, rate, discordance, [step * _GRID], level, draws)[0] >= power)
 
     if not seen(steps):
         return math.nan
@@ -208,7 +208,7 @@ def defects_needed(
         return None  # a drop larger than what is caught cannot happen
 
     def enough(n: int) -> bool:
-        return bool(detection_power(n, rate, discordance, [drop], level, draws, 1000)[0] >= power)
+        return bool(gate_power(n, rate, discordance, [drop], level, draws, 1000)[0] >= power)
 
     high = 8
     while not enough(high):
@@ -222,7 +222,7 @@ def defects_needed(
     return high
 
 
-def detection_sensitivity(
+def gate_sensitivity(
     gate: str,
     n: int,
     rate: float,
