@@ -57,16 +57,22 @@ OCCUPANCY_CELLS = 50_000_000
 def _views(
     con: duckdb.DuckDBPyConnection, store: Path, judges: list[str], items: tuple[str, ...]
 ) -> None:
-    import pyarrow as pa
-
     view = str(store).replace("'", "''")
     # `ord`, the line order, is the row's position in the store (written in the file's order).
     con.execute(
         "CREATE OR REPLACE TEMP VIEW judgements AS SELECT * EXCLUDE (file_row_number), "
         f"file_row_number AS ord FROM read_parquet('{view}', file_row_number = true)"
     ).fetchall()
-    con.register("corpus_items", pa.table({"id": list(items), "column": np.arange(len(items))}))
-    con.register("corpus_judges", pa.table({"judge": judges, "position": np.arange(len(judges))}))
+    # Lists in as SQL parameters: no Arrow or pandas import (0.3-0.4 s of a report's start).
+    for table, key, place, names in (
+        ("corpus_items", "id", "column", list(items)),
+        ("corpus_judges", "judge", "position", judges),
+    ):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT unnest($names::VARCHAR[]) AS {key}, "
+            f'unnest(range(len($names::VARCHAR[])))::INTEGER AS "{place}"',
+            {"names": names},
+        ).fetchall()
 
 
 def _given_twice(matrix: np.ndarray, rows: np.ndarray, columns: np.ndarray, shape: tuple) -> bool:

@@ -179,10 +179,14 @@ def cross_checked(
     """The checks of rows against the corpus, by column: every item and judge known, a score
     or an error (exactly one), a finite score on the scale. None when one fails (rows.py
     names the line). A judgement given twice is found where the engine places the cells."""
-    import pyarrow as pa
-
-    con.register("known_items", pa.table({"id": items}))
-    con.register("known_judges", pa.table({"judge": list(manifest.judges)}))
+    for table, key, names in (
+        ("known_items", "id", items),
+        ("known_judges", "judge", list(manifest.judges)),
+    ):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT unnest($names::VARCHAR[]) AS {key}",
+            {"names": names},
+        ).fetchall()
     scale = manifest.scale
     judgements, errors, refused = con.execute(
         f"""
