@@ -98,3 +98,32 @@ def test_every_command_takes_the_pytest_spelling_of_its_options(
     argv: list[str], dest: str, value: object
 ) -> None:
     assert getattr(build_parser().parse_args(argv), dest) == value
+
+
+@pytest.mark.parametrize("command", ["corpus", "plan", "import"])
+def test_a_command_imports_its_own_module_alone(command: str) -> None:
+    """`python -m judges corpus ...` declares the corpus command only: the other commands'
+    modules (the SDKs, the report builder, the planting review) stay unimported."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from judges.cli.main import build_parser, MODULE_COMMANDS; "
+        f"parser = build_parser({command!r}); "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('judges.cli.'))))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    module = {"corpus": "corpus", "plan": "power", "import": "importer"}[command]
+    assert f"judges.cli.{module}" in found
+    others = {"judges.cli.plant", "judges.cli.finale", "judges.cli.init", "judges.cli.leaderboard"}
+    assert not others & set(found), f"{command} imported {sorted(others & set(found))}"
+
+
+def test_the_full_help_still_lists_every_command() -> None:
+    from judges.cli.main import MODULE_COMMANDS
+
+    assert set(_subcommands(build_parser())) >= set(MODULE_COMMANDS) | {"derive", "report"}
+    for command in MODULE_COMMANDS:
+        assert command in _subcommands(build_parser(command))

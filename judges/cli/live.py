@@ -10,10 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judges.calls.backend_registry import backend_of, embedded_server_key, make_backend, price_for
-from judges.calls.backends import Backend, ModelRef, Price, load_prices
-
 if TYPE_CHECKING:
+    from judges.calls.backends import Backend, ModelRef, Price
     from judges.calls.local_server import LocalServer
 
 
@@ -40,6 +38,11 @@ def judging_backends(
 ) -> Iterator[tuple[dict[str, Backend], dict[str, Price]]]:
     """Backends and prices per model name; a problem starting the embedded judge raises
     `error` (the command's own, so it prints as that command's failure)."""
+    # Here, not at the top: the commands import this module to declare their options, and
+    # the backends bring in both SDKs (0.2 s of every `corpus report`).
+    from judges.calls.backend_registry import backend_of, make_backend, price_for
+    from judges.calls.backends import load_prices
+
     prices = load_prices(*price_files)
     resolved = {name: price_for(prices, model) for name, model in models.items()}
     server = None
@@ -68,6 +71,7 @@ def judging_backends(
 
 def _start_embedded_judge(models: Mapping[str, ModelRef], error: type[Exception]) -> LocalServer:
     """The embedded llama.cpp judge, for local models that have no --base-url."""
+    from judges.calls.backend_registry import backend_of, embedded_server_key
     from judges.calls.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
 
     other = sorted(n for n, m in models.items() if backend_of(m).starts_embedded_server

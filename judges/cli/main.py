@@ -9,21 +9,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from judges.cli.corpus import add_corpus_command
-from judges.cli.finale import add_finale_command
-from judges.cli.importer import add_import_command
-from judges.cli.init import add_init_command
-from judges.cli.leaderboard import add_leaderboard_command
-from judges.cli.plant import add_plant_command
-from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
-from judges.sets.perturb import derive_all, load_derivations, write_derived
-from judges.sets.planted import load_items, load_planted_set
-from judges.sets.probes import write_probes
+
+# The commands declared in their own modules, imported only when the command line names one
+# of them (or asks for the full --help): together they bring in scipy, both SDKs and the
+# report builder, 1.5 s of every start.
+MODULE_COMMANDS = ("finale", "import", "leaderboard", "init", "plan", "estimate", "corpus", "plant")
 
 
 def _derive(args: argparse.Namespace) -> int:
+    from judges.sets.perturb import derive_all, load_derivations, write_derived
+    from judges.sets.planted import load_items, load_planted_set
+    from judges.sets.probes import write_probes
+
     spec = args.catalog[args.judge]
     folder = args.planted_sets / args.judge
     derivations = load_derivations(folder / "derived.toml")
@@ -77,6 +75,7 @@ def _report(args: argparse.Namespace) -> int:
 def _baseline(args: argparse.Namespace) -> int:
     from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
     from judges.cli.probe_baseline import write_probe_expectations
+    from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
     from judges.reports.model.folders import ResultsMissing
     from judges.sets.pins import write_pins
     from judges.sets.planted import load_gate_tables
@@ -291,6 +290,7 @@ def _probe_baseline(
 ) -> dict[tuple[str, str], Any] | None:
     """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
     from judges.cli.probe_baseline import probe_baseline
+    from judges.sets.planted import load_planted_set
     from judges.sets.probes import load_probe_set
 
     probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))
@@ -309,7 +309,15 @@ def _probe_baseline(
     return accepted
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command` alone when it is one declared in its own
+    module (what `main` parses with: only that module is imported)."""
+    from_modules = MODULE_COMMANDS if command not in MODULE_COMMANDS else (command,)
+    estimate_example = ""
+    if "estimate" in from_modules:
+        from judges.cli.power import ESTIMATE_EXAMPLE
+
+        estimate_example = f"  {ESTIMATE_EXAMPLE}\n"
     parser = argparse.ArgumentParser(
         prog="python -m judges",
         description=__doc__,
@@ -325,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges finale --dry-run            promote finale finalists, no judging\n"
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
         "  python -m judges plant support_reply --from rows.jsonl   candidate items to review\n"
-        f"  {ESTIMATE_EXAMPLE}\n"
+        f"{estimate_example}"
         "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -333,14 +341,43 @@ def build_parser() -> argparse.ArgumentParser:
     _add_derive(commands)
     _add_report(commands)
     _add_baseline(commands)
-    add_finale_command(commands)
-    add_import_command(commands)
-    add_leaderboard_command(commands, PLANTED_SETS_HELP, REPORTS_HELP)
-    add_init_command(commands)
-    add_power_commands(commands, str)
-    add_corpus_command(commands)
-    add_plant_command(commands)
+    for name in dict.fromkeys("plan" if n == "estimate" else n for n in from_modules):
+        _add_module_command(commands, name)
     return parser
+
+
+def _add_module_command(commands: Commands, name: str) -> None:
+    """Declare `name` (of MODULE_COMMANDS; `plan` declares `estimate` too) from its module."""
+    if name == "finale":
+        from judges.cli.finale import add_finale_command
+
+        add_finale_command(commands)
+    elif name == "import":
+        from judges.cli.importer import add_import_command
+
+        add_import_command(commands)
+    elif name == "leaderboard":
+        from judges.cli.leaderboard import add_leaderboard_command
+
+        add_leaderboard_command(commands, PLANTED_SETS_HELP, REPORTS_HELP)
+    elif name == "init":
+        from judges.cli.init import add_init_command
+
+        add_init_command(commands)
+    elif name == "plan":
+        from judges.cli.power import add_power_commands
+
+        add_power_commands(commands, str)
+    elif name == "corpus":
+        from judges.cli.corpus import add_corpus_command
+
+        add_corpus_command(commands)
+    elif name == "plant":
+        from judges.cli.plant import add_plant_command
+
+        add_plant_command(commands)
+    else:
+        raise AssertionError(f"no module declares the command {name!r}")
 
 
 Commands = argparse._SubParsersAction  # what add_subparsers returns: one add_parser per command
@@ -474,7 +511,8 @@ USER_ERRORS = (ValueError, OSError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         if args.command in (
