@@ -228,11 +228,10 @@ def same_figures(mains: list[ScoreMatrix], manifest: CorpusManifest) -> None:
     """What the baseline computes, by the functions build_report calls, from the matrices."""
     scale = manifest.scale
     for m in mains:
-        system_scores(m.systems, m.scores, m.errors, scale.flag_below)
+        draws = resampled_means(m.scores, N_RESAMPLES, manifest.seed)
+        system_scores(m.systems, m.scores, m.errors, scale, draws)
         paired_differences(m.systems, m.scores, scale.higher_is_better)
-        probability_first(
-            resampled_means(m.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
-        )
+        probability_first(draws, scale.higher_is_better)
     before, after = (np.nanmean(m.scores, axis=1) for m in mains)
     scipy.stats.spearmanr(before, after)
 

@@ -31,6 +31,8 @@ from judges.stats.estimates.rank_correlation import rowwise_kendall_tau_b, rowwi
 from judges.stats.estimates.resample import index_counts, resample_indices
 from judges.stats.reliability.agreement import quadratic_kappa_of_confusions
 
+MIN_RANKED = 3  # systems: two rankings of two systems agree or reverse, nothing between
+
 
 class Substitution(StrEnum):
     MAY = "may substitute"
@@ -95,7 +97,7 @@ def _rank_correlations(
 ) -> tuple[Estimate, Estimate]:
     means_b, means_a = row_means(before), row_means(after)
     n = len(means_b)
-    if n < 3:
+    if n < MIN_RANKED:
         nan = Estimate(math.nan, math.nan, math.nan, n)
         return nan, nan
     # One resample of items serves both judges: the pairing of items is kept.

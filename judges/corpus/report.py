@@ -96,22 +96,22 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
     matrix = full.without(entry.reference)
     reference_score = None
     if entry.reference in full.systems:
+        own = full.row(entry.reference)[None, :]
         reference_score = system_scores(
-            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale.flag_below,
+            (entry.reference,), own, full.errors, scale,
+            resampled_means(own, N_RESAMPLES, manifest.seed),
             full.flags[[full.systems.index(entry.reference)]],
         )[0]  # fmt: skip
-    scores = system_scores(
-        matrix.systems, matrix.scores, matrix.errors, scale.flag_below, matrix.flags
-    )
+    # One set of item resamples serves the intervals that need it and P(first).
+    draws = resampled_means(matrix.scores, N_RESAMPLES, manifest.seed)
+    scores = system_scores(matrix.systems, matrix.scores, matrix.errors, scale, draws, matrix.flags)
     sign = 1 if scale.higher_is_better else -1
     # A system without a single score (every judgement an error row) is ranked last.
     ranked = tuple(sorted(scores, key=lambda s: (
         math.isnan(s.score.mean), 0.0 if math.isnan(s.score.mean) else -sign * s.score.mean,
         s.system,
     )))  # fmt: skip
-    first = probability_first(
-        resampled_means(matrix.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
-    )
+    first = probability_first(draws, scale.higher_is_better)
     ppi_systems: list[PPIEstimate] = []
     ppi_differences: list[PPIEstimate] = []
     if corpus.labels:
