@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from judges.cli.main import main
-from judges.corpus.importers.corpus_writer import write_corpus
+from judges.corpus.importers.corpus_writer import SCORE_FORMS, write_corpus
 from judges.corpus.importers.mlflow_traces import (
     feedback_value,
     item_of,
@@ -78,7 +78,7 @@ def test_errors_overrides_expectations_and_runs(tmp_path: Path) -> None:
     first = [(j.run, j.score, j.error) for j in corpus.judgements if j.item == corpus.items[0].id
              and j.system == "alpha"]  # fmt: skip
     assert first == [(0, 1.0, None), (1, None, "judge timed out"),
-                     (2, None, "value 'maybe' is not a score")]  # fmt: skip
+                     (2, None, f"value 'maybe' is not a score ({SCORE_FORMS})")]  # fmt: skip
 
 
 def test_several_human_names_need_labels_chosen() -> None:
@@ -107,7 +107,7 @@ def test_values_and_uris() -> None:
     assert [feedback_value(v)[0] for v in (True, "Yes", "fail", 0.25, "3")] == [
         1.0, 1.0, 0.0, 0.25, 3.0,
     ]  # fmt: skip
-    assert feedback_value(float("nan"))[1] == "value nan in the log"
+    assert feedback_value(float("nan"))[1] == "score NaN in the log"
     assert feedback_value({"a": 1})[0] is None
     assert tracking_uri(Path("/x/mlflow.db")) == "sqlite:////x/mlflow.db"
     assert tracking_uri(Path("/x/mlruns")) == "file:///x/mlruns"

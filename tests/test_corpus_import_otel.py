@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from judges.cli.main import main
+from judges.corpus.importers.corpus_writer import SCORE_FORMS
 from judges.corpus.importers.otel import any_value
 from judges.corpus.report import build_report
 from judges.corpus.rows import load_corpus
@@ -77,11 +78,14 @@ def test_an_error_a_nan_an_unread_label_and_other_records_are_kept_or_named(
     assert _import(tmp_path, _write(tmp_path, requests)) == 0
     out = capsys.readouterr().out
     assert "(2 error rows kept)" in out
-    assert "not imported: 1 'human' evaluations with no score (label 'meh' has no score)" in out
+    assert (
+        "not imported: 1 'human' evaluations with no score (label: value 'meh' is not a score "
+        f"({SCORE_FORMS}); state its score with --label-score LABEL=SCORE)"
+    ) in out
     assert "not imported: 1 log records that are no gen_ai.evaluation.result event" in out
     errors = sorted(j.error or "" for j in load_corpus(tmp_path / "c" / "ot").judgements
                     if j.error)  # fmt: skip
-    assert errors == ["error.type timeout", "score nan in the log"]
+    assert errors == ["error.type timeout", "score NaN in the log"]
 
 
 def test_an_event_given_twice_is_refused_naming_both_lines(

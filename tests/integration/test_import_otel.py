@@ -106,4 +106,4 @@ def test_a_nan_and_another_event_the_sdk_wrote_are_kept_or_counted(
     assert "(1 error rows kept)" in done.stdout
     assert "not imported: 1 log records that are no gen_ai.evaluation.result event" in done.stdout
     [row] = load_corpus(tmp_path / "corpora" / "ot").judgements
-    assert row.error == "score nan in the log"
+    assert row.error == "score NaN in the log"

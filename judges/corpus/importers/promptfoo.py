@@ -24,12 +24,11 @@ error row too. Results the file holds that name no test are counted and named.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import NO_SCORE, ImportedRows, score_of
 from judges.corpus.manifest import CorpusError
 from judges.storage.files import read_json
 
@@ -68,16 +67,12 @@ def _components(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _score(component: dict[str, Any]) -> tuple[float | None, str | None]:
+    """The component's score, else its pass as 1 or 0, by every reader's rule."""
     score = component.get("score")
-    if isinstance(score, bool):
-        return float(score), None
-    if isinstance(score, int | float):
-        if math.isfinite(score):
-            return float(score), None
-        return None, f"score {score} in the log"
-    if isinstance(component.get("pass"), bool):
+    if score is None and isinstance(component.get("pass"), bool):
         return float(component["pass"]), None
-    return None, "no score nor pass in the log"
+    found, why = score_of(score)
+    return found, ("no score nor pass in the log" if why == NO_SCORE else why)
 
 
 def _output(result: dict[str, Any]) -> str | None:
