@@ -242,3 +242,12 @@ def test_label_score_is_otels_alone(tmp_path: Path, capsys: pytest.CaptureFixtur
     argv = ["corpus", "import", "csv", str(tmp_path / "x.csv"), "--label-score", "good=1"]
     assert main(argv) == 2
     assert "--label-score: not an option of `corpus import csv`" in capsys.readouterr().err
+
+
+def test_an_evaluation_with_neither_value_nor_label_is_an_error_row(tmp_path: Path) -> None:
+    requests = _requests()
+    [record] = _records(requests[0])
+    _set(record, "gen_ai.evaluation.score.value", None)
+    assert _import(tmp_path, _write(tmp_path, requests)) == 0
+    errors = [j.error for j in load_corpus(tmp_path / "c" / "ot").judgements if j.error]
+    assert errors == ["no score value nor label in the log"]

@@ -346,3 +346,30 @@ def test_a_corpus_name_that_leads_out_of_the_corpora_is_refused(
     assert main(argv) == 0  # the same rows under the source's own name: names are data
     corpus = load_corpus(tmp_path / "corpora" / "grades")
     assert (corpus.systems, corpus.items[0].id) == ((("..",)), "../x")
+
+
+def test_a_csv_nan_is_an_error_row_and_a_row_given_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "grades.csv"
+    source.write_text("system,item,judge,score\ns,i1,j,1\ns,i2,j,NaN\n", encoding="utf-8")
+    assert _import(tmp_path, source) == 0
+    corpus = load_corpus(tmp_path / "corpora" / "mine")
+    assert [(j.item, j.score, j.error) for j in corpus.judgements] == [
+        ("i1", 1.0, None), ("i2", None, "score NaN in the log"),
+    ]  # fmt: skip
+    source.write_text("system,item,judge,score\ns,i1,j,1\ns,i1,j,0\n", encoding="utf-8")
+    assert _import(tmp_path, source, "--replace") == 2
+    err = capsys.readouterr().err
+    assert "grades.csv:3: s on i1 by j run 0 is also at" in err and "grades.csv:2" in err
+
+
+def test_a_jsonl_with_any_unicode_names_round_trips(tmp_path: Path) -> None:
+    names = {"system": "ünï\u2028cödé 🙂", "item": "q\u2029\u00851", "judge": "a\tb\"c'\\"}
+    source = tmp_path / "log.jsonl"
+    source.write_text(json.dumps({**names, "score": 1}, ensure_ascii=False) + "\n",
+                      encoding="utf-8")  # fmt: skip
+    assert _import(tmp_path, source) == 0
+    [row] = load_corpus(tmp_path / "corpora" / "mine").judgements
+    assert (row.system, row.item, row.judge, row.score) == (*names.values(), 1.0)
+    assert not any(p.name != "corpora" for p in tmp_path.iterdir() if p.is_dir())

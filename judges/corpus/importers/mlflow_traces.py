@@ -88,6 +88,16 @@ def map_traces(traces: list[dict[str, Any]], source: str, labels: str | None) ->
     # Runs count a judge's judgements of one output: several assessments of one trace, and
     # several traces of one request in one run (a repeated evaluation), in time order.
     repeats: Counter[tuple[str, str, str]] = Counter()
+    seen: dict[str, int] = {}
+    for index, trace in enumerate(traces):
+        # One trace read twice would pass for a second run of the judge: refused instead.
+        if trace["trace"] in seen:
+            raise CorpusError(
+                f"{source}: trace {trace['trace']} is read twice (traces {seen[trace['trace']]} "
+                f"and {index} of the search); a store listed twice, or a trace copied into a "
+                "second experiment: import one experiment with --experiment"
+            )
+        seen[trace["trace"]] = index
     for trace in sorted(traces, key=lambda t: (t.get("time") or 0, t["trace"])):
         where = f"{source}: trace {trace['trace']}"
         if trace["system"] is None:
