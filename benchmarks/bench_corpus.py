@@ -228,10 +228,13 @@ def same_figures(mains: list[ScoreMatrix], manifest: CorpusManifest) -> None:
     """What the baseline computes, by the functions build_report calls, from the matrices."""
     scale = manifest.scale
     for m in mains:
-        draws = resampled_means(m.scores, N_RESAMPLES, manifest.seed)
-        system_scores(m.systems, m.scores, m.errors, scale, draws)
-        paired_differences(m.systems, m.scores, scale.higher_is_better)
-        probability_first(draws, scale.higher_is_better)
+        system_scores(m.systems, m.scores, m.errors, scale, manifest.seed)
+        paired_differences(
+            m.systems, m.scores, scale.higher_is_better, scale.high - scale.low, manifest.seed
+        )
+        probability_first(
+            resampled_means(m.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
+        )
     before, after = (np.nanmean(m.scores, axis=1) for m in mains)
     scipy.stats.spearmanr(before, after)
 

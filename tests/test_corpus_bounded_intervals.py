@@ -102,3 +102,24 @@ def test_three_systems_keep_their_rank_correlation(tmp_path: Path) -> None:
     folder = _corpus(tmp_path, {"old": by_system, "new": by_system}, PASS_FAIL)
     text = corpus_markdown(build_report(load_corpus(folder)))
     assert "Rankings: Spearman 1.00 [" in text and "n=3, Kendall 1.00 [" in text
+
+
+def test_a_difference_and_a_shift_whose_t_interval_leaves_their_range_are_bootstrapped(
+    tmp_path: Path,
+) -> None:
+    # On pass/fail, a paired difference lies in [-1, 1]; three items put its t interval far
+    # outside it, the item bootstrap keeps it inside.
+    by_system = {"a": [1, 1, 0], "b": [0, 1, 0], "c": [0, 0, 0]}
+    after = {"a": [0, 1, 0], "b": [1, 1, 1], "c": [0, 1, 0]}
+    folder = _corpus(tmp_path, {"old": by_system, "new": after}, PASS_FAIL)
+    report = build_report(load_corpus(folder))
+    differences = [d.difference for j in report.judges for d in j.differences]
+    shifts = [s.shift for s in report.change.shifts]  # type: ignore[union-attr]
+    for interval in differences + shifts:
+        if interval.n >= 2 and not np.isnan(interval.low):
+            assert -1 <= interval.low <= interval.mean <= interval.high <= 1, interval
+    assert any(d.method is IntervalMethod.BOOTSTRAP for d in differences)
+    assert any(s.method is IntervalMethod.BOOTSTRAP for s in shifts)
+    text = corpus_markdown(report)
+    assert "would leave a difference's range: " in text
+    assert "would leave a shift's range: " in text

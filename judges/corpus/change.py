@@ -21,6 +21,7 @@ from judges.corpus.estimates import (
     CONFIDENCE,
     N_RESAMPLES,
     MeanInterval,
+    kept_on_scale,
     mean_interval,
     probability_first,
     resampled_means,
@@ -200,11 +201,13 @@ def compare_judges(
     seed: int = 0,
 ) -> JudgeChange:
     """`before` and `after`: (systems, items) on the same systems and item columns."""
+    span = scale.high - scale.low
     shifts = []
     for index, system in enumerate(systems):
         d = after[index] - before[index]
         both = ~np.isnan(d)
-        diff = mean_interval(d[both])
+        # A shift lies within [-span, span]: its interval is kept there (kept_on_scale).
+        diff = kept_on_scale(mean_interval(d[both]), d, -span, span, seed)
         shifts.append(
             Shift(
                 system,

@@ -6,6 +6,7 @@ rates; on any other scale it is the t interval (its standard error is the sample
 error, ddof=1, as released leaderboards state it) where that lies on the scale, and where it
 would leave it (a few items, a mean near an end, where the normal approximation fails) the
 percentile bootstrap of items, whose every resampled mean is a mean of scores on the scale.
+A difference of two means keeps the same way within [-(high - low), high - low].
 Two systems are compared on the
 items both were judged on, pairwise: the item effect they share cancels, so the interval is
 the paired one, and "better than" is decided after Holm over every pair. Who is first is
@@ -93,31 +94,37 @@ def is_pass_fail(scale: Scale) -> bool:
     )
 
 
-def system_interval(row: np.ndarray, scale: Scale, draws: np.ndarray) -> MeanInterval:
-    """A system's mean over its finite scores with an interval that stays on the scale.
-
-    `draws`: the system's mean in each resample of items (`resampled_means`). A pass rate
-    (every score at one end of a pass/fail scale) gets Wilson's interval; any other mean the
-    t interval, or the percentile bootstrap of items where the t interval leaves the scale.
-    """
-    t = mean_interval(row)
-    if t.n < 2:
+def kept_on_scale(
+    t: MeanInterval, row: np.ndarray, low: float, high: float, seed: int
+) -> MeanInterval:
+    """`t`, the t interval of the mean of `row` (one value per item, NaN: none), where it lies
+    within [low, high]; where it would leave it, the percentile bootstrap of items, whose every
+    resampled mean is a mean of the row's values and so lies within it, unclipped."""
+    if t.n < 2 or (low <= t.low and t.high <= high):
         return t
     x = row[~np.isnan(row)]
+    if np.ptp(x) == 0:
+        return replace(t, low=float(x[0]), high=float(x[0]), method=IntervalMethod.BOOTSTRAP)
+    draws = resampled_means(row[None, :], N_RESAMPLES, seed)[:, 0]
+    finite = draws[~np.isnan(draws)]
+    tail = (1 - CONFIDENCE) / 2 * 100
+    lower, upper = np.percentile(finite, [tail, 100 - tail])
+    return replace(t, low=float(lower), high=float(upper), method=IntervalMethod.BOOTSTRAP)
+
+
+def system_interval(row: np.ndarray, scale: Scale, seed: int) -> MeanInterval:
+    """A system's mean over its finite scores with an interval that stays on the scale: a pass
+    rate (every score at one end of a pass/fail scale) Wilson's; any other mean the t
+    interval, or the percentile bootstrap of items where that would leave the scale."""
+    t = mean_interval(row)
+    x = row[~np.isnan(row)]
     passed = x == scale.high
-    if is_pass_fail(scale) and np.all(passed | (x == scale.low)):
+    if t.n >= 2 and is_pass_fail(scale) and np.all(passed | (x == scale.low)):
         rate = wilson(int(np.count_nonzero(passed)), t.n)
         span = scale.high - scale.low
         return replace(t, low=scale.low + span * rate.low, high=scale.low + span * rate.high,
                        method=IntervalMethod.WILSON)  # fmt: skip
-    if scale.low <= t.low and t.high <= scale.high:
-        return t
-    finite = draws[~np.isnan(draws)]
-    if np.ptp(x) == 0 or finite.size == 0:
-        return replace(t, low=float(x[0]), high=float(x[0]), method=IntervalMethod.BOOTSTRAP)
-    tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return replace(t, low=float(low), high=float(high), method=IntervalMethod.BOOTSTRAP)
+    return kept_on_scale(t, row, scale.low, scale.high, seed)
 
 
 def system_scores(
@@ -125,12 +132,12 @@ def system_scores(
     scores: np.ndarray,
     errors: dict[str, int],
     scale: Scale,
-    draws: np.ndarray,
+    seed: int,
     flags: np.ndarray | None = None,
 ) -> list[SystemScore]:
-    """Each system's mean with its interval (`system_interval`; `draws`: resamples x
-    systems, `resampled_means(scores)`), errors, and flag rate: the judge's own flags where
-    it gave them (over the judgements that carry one), else scores below flag_below."""
+    """Each system's mean with its interval (`system_interval`, `seed` its item resamples'),
+    errors, and flag rate: the judge's own flags where it gave them (over the judgements that
+    carry one), else scores below flag_below."""
     found = []
     for index, (system, row) in enumerate(zip(systems, scores, strict=True)):
         judged = row[~np.isnan(row)]
@@ -141,7 +148,7 @@ def system_scores(
         elif scale.flag_below is not None:
             below = int(np.count_nonzero(judged < scale.flag_below))
             flagged = wilson(below, int(judged.size))
-        score = system_interval(row, scale, draws[:, index])
+        score = system_interval(row, scale, seed)
         found.append(SystemScore(system, score, errors.get(system, 0), flagged))
     return found
 
@@ -164,9 +171,15 @@ def holm(p_values: list[float]) -> list[float]:
 
 
 def paired_differences(
-    systems: tuple[str, ...], scores: np.ndarray, higher_is_better: bool = True
+    systems: tuple[str, ...],
+    scores: np.ndarray,
+    higher_is_better: bool = True,
+    span: float | None = None,
+    seed: int = 0,
 ) -> list[PairedDifference]:
-    """Every pair of systems, the better first (by the paired mean), Holm-adjusted.
+    """Every pair of systems, the better first (by the paired mean), Holm-adjusted; with the
+    scale's `span` (high - low), an interval that would leave [-span, span] is the percentile
+    bootstrap of the pair's items instead (`kept_on_scale`).
 
     Each pair's interval is `mean_interval` of its differences and its p-value is
     `scipy.stats.ttest_1samp`'s, figure for figure (tests/test_corpus_statistics.py holds
@@ -225,6 +238,9 @@ def paired_differences(
         else:
             m, h = float(mean[k]), float(half[k])
             interval = MeanInterval(m, float(se[k]), m - h, m + h, count)
+            if span is not None:
+                row = (scores[first] - scores[second]) * sign
+                interval = kept_on_scale(interval, row, -span, span, seed)
         found.append(
             PairedDifference(systems[first], systems[second], interval, float(p[k]), adjusted[k])
         )

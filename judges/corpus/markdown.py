@@ -75,11 +75,9 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
             f"| {rank} | {md_cell(s.system)} | {_mean(s.score, scale)} | {se} | "
             f"{s.errors} | {flagged}{percent(summary.first[s.system], 1)} | {better} |"
         )
-    resampled = [s.system for s in summary.scores if s.score.method is IntervalMethod.BOOTSTRAP]
-    if resampled:
-        named = ", ".join(md_cell(s) for s in resampled)
-        lines += ["", "Intervals by the percentile bootstrap of items, where the t interval "
-                  f"would leave the scale: {named}."]  # fmt: skip
+    resampled = [md_cell(s.system) for s in summary.scores
+                 if s.score.method is IntervalMethod.BOOTSTRAP]  # fmt: skip
+    lines += _resampled_note(resampled, "the scale")
     if summary.reference_score is not None:
         r = summary.reference_score
         lines += ["", f"{md_cell(r.system)} is this judge's reference, judged against itself: "
@@ -105,7 +103,17 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
             f"{_mean(d.difference, scale, signed=True)} | "
             f"{p_value(d.p_value, 'no spread')} | {p_value(d.p_holm, 'no spread')} |"
         )
-    return [*lines, ""]
+    named = [f"{md_cell(d.better)} - {md_cell(d.worse)}" for d in neighbours
+             if d.difference.method is IntervalMethod.BOOTSTRAP]  # fmt: skip
+    return [*lines, *_resampled_note(named, "a difference's range"), ""]
+
+
+def _resampled_note(named: list[str], where: str) -> list[str]:
+    """Which intervals are the item bootstrap's, the t interval leaving `where`."""
+    if not named:
+        return []
+    return ["", f"Intervals by the percentile bootstrap of items, where the t interval would "
+                f"leave {where}: {', '.join(named)}."]  # fmt: skip
 
 
 def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title: str,
@@ -124,6 +132,10 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
             f"| {md_cell(s.system)} | {_figure(s.before, scale)} | {_figure(s.after, scale)} | "
             f"{_mean(s.shift, scale, signed=True)} | {'contested' if s.contested else '-'} |"
         )
+    lines += _resampled_note(
+        [md_cell(s.system) for s in change.shifts if s.shift.method is IntervalMethod.BOOTSTRAP],
+        "a shift's range",
+    )
     # A judge with no score at all has no leader: its P(first) is undefined, not a crash.
     first_before = percent(change.first_before.get(change.leader_before, math.nan), 1)
     first_after = percent(change.first_after.get(change.leader_after, math.nan), 1)

@@ -96,22 +96,22 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
     matrix = full.without(entry.reference)
     reference_score = None
     if entry.reference in full.systems:
-        own = full.row(entry.reference)[None, :]
         reference_score = system_scores(
-            (entry.reference,), own, full.errors, scale,
-            resampled_means(own, N_RESAMPLES, manifest.seed),
-            full.flags[[full.systems.index(entry.reference)]],
+            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale,
+            manifest.seed, full.flags[[full.systems.index(entry.reference)]],
         )[0]  # fmt: skip
-    # One set of item resamples serves the intervals that need it and P(first).
-    draws = resampled_means(matrix.scores, N_RESAMPLES, manifest.seed)
-    scores = system_scores(matrix.systems, matrix.scores, matrix.errors, scale, draws, matrix.flags)
+    scores = system_scores(
+        matrix.systems, matrix.scores, matrix.errors, scale, manifest.seed, matrix.flags
+    )
     sign = 1 if scale.higher_is_better else -1
     # A system without a single score (every judgement an error row) is ranked last.
     ranked = tuple(sorted(scores, key=lambda s: (
         math.isnan(s.score.mean), 0.0 if math.isnan(s.score.mean) else -sign * s.score.mean,
         s.system,
     )))  # fmt: skip
-    first = probability_first(draws, scale.higher_is_better)
+    first = probability_first(
+        resampled_means(matrix.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
+    )
     ppi_systems: list[PPIEstimate] = []
     ppi_differences: list[PPIEstimate] = []
     if corpus.labels:
@@ -119,7 +119,8 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
         ppi_systems, ppi_differences = ppi_estimates(matrix.systems, labels, matrix.scores)
     return JudgeSummary(
         matrix.judge, entry.description, entry.reference, ranked,
-        tuple(paired_differences(matrix.systems, matrix.scores, scale.higher_is_better)),
+        tuple(paired_differences(matrix.systems, matrix.scores, scale.higher_is_better,
+                                 scale.high - scale.low, manifest.seed)),
         dict(zip(matrix.systems, map(float, first), strict=True)),
         reference_score, tuple(ppi_systems), tuple(ppi_differences),
     )  # fmt: skip
