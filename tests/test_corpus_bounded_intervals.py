@@ -123,3 +123,17 @@ def test_a_difference_and_a_shift_whose_t_interval_leaves_their_range_are_bootst
     text = corpus_markdown(report)
     assert "would leave a difference's range: " in text
     assert "would leave a shift's range: " in text
+
+
+def test_kappa_with_one_verdict_throughout_is_undefined_in_words(tmp_path: Path) -> None:
+    every_pass = {"a": [1, 1, 1], "b": [1, 1, 1], "c": [1, 1, 1]}
+    folder = _corpus(tmp_path, {"old": every_pass, "new": every_pass}, PASS_FAIL)
+    report = build_report(load_corpus(folder))
+    assert report.change is not None and np.isnan(report.change.kappa.value)
+    text = corpus_markdown(report)
+    assert "nan" not in text
+    assert "Spearman undefined (a judge ties every system), n=3" in text
+    assert (
+        "quadratic kappa undefined (every verdict the same, so no agreement beyond chance to "
+        "measure), n=9"
+    ) in text

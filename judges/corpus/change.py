@@ -11,6 +11,7 @@ bound misses it, and otherwise the pilot is too small to say.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -118,10 +119,13 @@ def _rank_correlations(
         low, high = np.percentile(finite, [tail, 100 - tail])
         return Estimate(point, float(low), float(high), n)
 
-    return (
-        estimate(float(scipy.stats.spearmanr(means_b, means_a).statistic), spearman_draws),
-        estimate(float(scipy.stats.kendalltau(means_b, means_a).statistic), kendall_draws),
-    )
+    with warnings.catch_warnings():
+        # A judge that ties every system has no rank correlation: NaN, said in words by the
+        # report ("a judge ties every system"), not a warning on the terminal.
+        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
+        rho = float(scipy.stats.spearmanr(means_b, means_a).statistic)
+        tau = float(scipy.stats.kendalltau(means_b, means_a).statistic)
+    return estimate(rho, spearman_draws), estimate(tau, kendall_draws)
 
 
 def has_adjacent_levels(scale: Scale) -> bool:

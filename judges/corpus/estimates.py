@@ -6,12 +6,11 @@ rates; on any other scale it is the t interval (its standard error is the sample
 error, ddof=1, as released leaderboards state it) where that lies on the scale, and where it
 would leave it (a few items, a mean near an end, where the normal approximation fails) the
 percentile bootstrap of items, whose every resampled mean is a mean of scores on the scale.
-A difference of two means keeps the same way within [-(high - low), high - low].
-Two systems are compared on the
-items both were judged on, pairwise: the item effect they share cancels, so the interval is
-the paired one, and "better than" is decided after Holm over every pair. Who is first is
-bootstrapped by resampling items (columns), never rows, so each resample keeps the systems'
-shared items together.
+A difference of two means keeps the same way within [-(high - low), high - low]. Two systems
+are compared on the items both were judged on, pairwise: the item effect they share cancels,
+so the interval is the paired one, and "better than" is decided after Holm over every pair.
+Who is first is bootstrapped by resampling items (columns), never rows, so each resample
+keeps the systems' shared items together.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from judges.reports.format import (
     percent,
     rate_percent_short,
 )
+from judges.stats.estimates.intervals import Estimate
 
 
 def _figure(value: float, scale: Scale, signed: bool = False) -> str:
@@ -153,7 +154,7 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
         f"- Verdict agreement on the {change.exact.n} judgements both made: exact "
         f"{rate_percent_short(change.exact)}"
         + (f", within one level {rate_percent_short(change.adjacent)}" if change.adjacent else "")
-        + f"; quadratic kappa {change.kappa} (intervals by resampling items).",
+        + f"; quadratic kappa {_kappa(change.kappa)} (intervals by resampling items).",
         f"- Substitution: agreement ({change.agreement_measure}) "
         f"{rate_percent_short(measured)} against a threshold of {percent(change.threshold)}: "
         f"**{change.substitution}** (decided on the interval's bounds).",
@@ -177,6 +178,12 @@ def _rank_correlations(change: JudgeChange) -> str:
         why = "a judge ties every system" if math.isnan(found.value) else ""
         figures.append(f"{name} {estimate(found.value, found.low, found.high, found.n, why)}")
     return f"{', '.join(figures)} (intervals by resampling items; n = systems)"
+
+
+def _kappa(kappa: Estimate) -> str:
+    """Kappa, or why it is undefined: with one verdict throughout, chance agreement is all."""
+    why = "every verdict the same, so no agreement beyond chance to measure"
+    return estimate(kappa.value, kappa.low, kappa.high, kappa.n, why)
 
 
 PPI_NOTE = (
@@ -264,7 +271,7 @@ def human_section(found: HumanAgreement, scale: Scale) -> list[str]:
         f"- Verdict agreement on the {found.exact.n} judgements with a label (run 0, of "
         f"{found.labels} labels): exact {rate_percent_short(found.exact)}"
         + (f", within one level {rate_percent_short(found.adjacent)}" if found.adjacent else "")
-        + f"; quadratic kappa {found.kappa} (intervals by resampling items).",
+        + f"; quadratic kappa {_kappa(found.kappa)} (intervals by resampling items).",
         f"- {len(found.disagreeing)} judgements whose verdict is not the human's, in "
         f"`{QUEUE_FILE}` (largest gap first).",
         "",
