@@ -5,6 +5,7 @@ files are refused or counted."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ def test_an_error_a_nan_an_unread_label_and_other_records_are_kept_or_named(
     assert "(2 error rows kept)" in out
     assert (
         "not imported: 1 'human' evaluations with no score (label: value 'meh' is not a score "
-        f"({SCORE_FORMS}); state its score with --label-score LABEL=SCORE)"
+        f"({SCORE_FORMS}); state its score with --label-score meh=SCORE)"
     ) in out
     assert "not imported: 1 log records that are no gen_ai.evaluation.result event" in out
     errors = sorted(j.error or "" for j in load_corpus(tmp_path / "c" / "ot").judgements
@@ -218,7 +219,7 @@ def test_a_label_without_a_stated_score_names_the_option(
     out = capsys.readouterr().out
     assert (
         "not imported: 4 'human' evaluations with no score (label: value 'Unacceptable' is "
-        f"not a score ({SCORE_FORMS}); state its score with --label-score LABEL=SCORE)"
+        f"not a score ({SCORE_FORMS}); state its score with --label-score Unacceptable=SCORE)"
     ) in out
     assert len(load_corpus(tmp_path / "c" / "ot").labels) == 4
 
@@ -251,3 +252,17 @@ def test_an_evaluation_with_neither_value_nor_label_is_an_error_row(tmp_path: Pa
     assert _import(tmp_path, _write(tmp_path, requests)) == 0
     errors = [j.error for j in load_corpus(tmp_path / "c" / "ot").judgements if j.error]
     assert errors == ["no score value nor label in the log"]
+
+
+def test_the_named_option_runs_as_printed_for_a_label_with_spaces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, _labelled({"pass": "pass", "fail": "not sure ü"}))
+    assert _import(tmp_path, path) == 0
+    out = capsys.readouterr().out
+    hint = "--label-score 'not sure ü=SCORE'"
+    assert hint in out
+    # As printed, with SCORE stated: the shell splits it into the option and its one value.
+    stated = shlex.split(hint.replace("SCORE", "0.5"))
+    assert _import(tmp_path, path, "--replace", *stated) == 0
+    assert len(load_corpus(tmp_path / "c" / "ot").labels) == 8

@@ -23,6 +23,7 @@ its reason (naming --label-score); a record that is not an evaluation event is c
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,8 @@ def _score(
     if record.get(LABEL) is not None:
         score, why = score_of(record[LABEL], label_scores)
         if score is None:
-            return None, f"label: {why}; state its score with --label-score LABEL=SCORE"
+            stated = shlex.quote(f"{str(record[LABEL]).strip()}=SCORE")
+            return None, f"label: {why}; state its score with --label-score {stated}"
         return score, None
     return None, "no score value nor label in the log"
 
