@@ -228,8 +228,10 @@ def same_figures(mains: list[ScoreMatrix], manifest: CorpusManifest) -> None:
     """What the baseline computes, by the functions build_report calls, from the matrices."""
     scale = manifest.scale
     for m in mains:
-        system_scores(m.systems, m.scores, m.errors, scale.flag_below)
-        paired_differences(m.systems, m.scores, scale.higher_is_better)
+        system_scores(m.systems, m.scores, m.errors, scale, manifest.seed)
+        paired_differences(
+            m.systems, m.scores, scale.higher_is_better, scale.high - scale.low, manifest.seed
+        )
         probability_first(
             resampled_means(m.scores, N_RESAMPLES, manifest.seed), scale.higher_is_better
         )

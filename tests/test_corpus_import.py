@@ -207,3 +207,41 @@ def test_the_shipped_alpaca_eval_corpus_states_its_data_licence() -> None:
     ).read_text(encoding="utf-8")
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert "`planted_sets/corpora/alpaca_eval/` | CC BY-NC 4.0" in readme
+
+
+def test_a_cut_annotations_file_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    path = release / "annotations" / "sys_a" / "annotator.json"
+    path.write_text(path.read_text(encoding="utf-8")[:-40], encoding="utf-8")
+    assert _import(release, tmp_path / "corpora") != 0
+    assert f"{path}:1: not a readable JSON file" in capsys.readouterr().err
+    assert not (tmp_path / "corpora" / "hand").exists()
+
+
+def test_a_nan_preference_is_an_error_row_saying_so(tmp_path: Path) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, float("nan"), 1]})
+    assert _import(release, tmp_path / "corpora") == 0
+    rows = _rows(tmp_path / "corpora" / "hand" / "judgements.jsonl")
+    assert [r.get("error") for r in rows] == [None, "no preference in the release (NaN)", None]
+
+
+def test_an_instruction_given_twice_is_refused_naming_both_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = _release(tmp_path / "release", {"sys_a": [2, 1, 1.5]})
+    path = release / "annotations" / "sys_a" / "annotator.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps([*records, records[0]]), encoding="utf-8")
+    assert _import(release, tmp_path / "corpora") != 0
+    err = capsys.readouterr().err
+    assert "annotator.json: record 3: sys_a on" in err and "is also at" in err
+    assert "annotator.json: record 0" in err
+
+
+def test_any_unicode_system_folder_round_trips(tmp_path: Path) -> None:
+    system = "ünï\u2028cödé 🙂"
+    release = _release(tmp_path / "release", {system: [2, 1, 1.5]})
+    assert _import(release, tmp_path / "corpora") == 0
+    assert load_corpus(tmp_path / "corpora" / "hand").systems == (system,)

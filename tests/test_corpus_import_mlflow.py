@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from judges.cli.main import main
-from judges.corpus.importers.corpus_writer import write_corpus
+from judges.corpus.importers.corpus_writer import SCORE_FORMS, write_corpus
 from judges.corpus.importers.mlflow_traces import (
     feedback_value,
     item_of,
@@ -78,7 +78,7 @@ def test_errors_overrides_expectations_and_runs(tmp_path: Path) -> None:
     first = [(j.run, j.score, j.error) for j in corpus.judgements if j.item == corpus.items[0].id
              and j.system == "alpha"]  # fmt: skip
     assert first == [(0, 1.0, None), (1, None, "judge timed out"),
-                     (2, None, "value 'maybe' is not a score")]  # fmt: skip
+                     (2, None, f"value 'maybe' is not a score ({SCORE_FORMS})")]  # fmt: skip
 
 
 def test_several_human_names_need_labels_chosen() -> None:
@@ -107,7 +107,7 @@ def test_values_and_uris() -> None:
     assert [feedback_value(v)[0] for v in (True, "Yes", "fail", 0.25, "3")] == [
         1.0, 1.0, 0.0, 0.25, 3.0,
     ]  # fmt: skip
-    assert feedback_value(float("nan"))[1] == "value nan in the log"
+    assert feedback_value(float("nan"))[1] == "score NaN in the log"
     assert feedback_value({"a": 1})[0] is None
     assert tracking_uri(Path("/x/mlflow.db")) == "sqlite:////x/mlflow.db"
     assert tracking_uri(Path("/x/mlruns")) == "file:///x/mlruns"
@@ -133,3 +133,36 @@ def test_a_request_traced_twice_in_one_run_is_a_second_run(tmp_path: Path) -> No
     assert [(j.run, j.score) for j in corpus.judgements
             if j.system == "alpha" and j.item == first] == [(0, 1.0), (1, 0.0)]  # fmt: skip
     assert [r.before for r in build_report(corpus).retests] == ["correct run 0"]
+
+
+def test_a_trace_read_twice_is_refused_not_taken_for_a_second_run() -> None:
+    traces = _traces()
+    traces.append(dict(traces[0]))
+    with pytest.raises(
+        CorpusError, match=r"trace tr-1 is read twice \(traces 0 and 4 .*--experiment"
+    ):
+        map_traces(traces, "mlflow.db", None)
+
+
+def test_a_nan_value_and_a_missing_value_are_error_rows(tmp_path: Path) -> None:
+    traces = _traces()
+    traces[0]["assessments"][0]["value"] = float("nan")
+    traces[1]["assessments"][0]["value"] = None
+    corpus = load_corpus(write_corpus(map_traces(traces, "mlflow.db", None), tmp_path / "m",
+                                      "m").folder)  # fmt: skip
+    errors = sorted(j.error or "" for j in corpus.judgements if j.error)
+    assert errors == ["no score in the log", "score NaN in the log"]
+
+
+@pytest.mark.parametrize("run", ["ünï\u2028cödé 🙂", "../../etc", "a\tb\"c'\\"])
+def test_any_unicode_run_name_and_request_round_trip(tmp_path: Path, run: str) -> None:
+    traces = _traces()
+    for trace in traces:
+        if trace["system"] == "alpha":
+            trace["system"] = run
+        trace["request"] = trace["request"].replace(': "q', ': "q\u2028é')
+    corpus = load_corpus(write_corpus(map_traces(traces, "mlflow.db", None), tmp_path / "m",
+                                      "m").folder)  # fmt: skip
+    assert corpus.systems == (run, "beta")
+    assert {i.inputs["question"] for i in corpus.items} == {"q\u2028é1", "q\u2028é2"}
+    assert not any(p.name != "m" for p in tmp_path.iterdir())  # nothing outside the folder

@@ -144,7 +144,7 @@ def test_a_system_choice_of_another_tool_is_refused(
 def test_non_finite_scores_never_reach_the_corpus() -> None:
     from judges.corpus.importers.promptfoo import _score
 
-    assert _score({"score": math.inf}) == (None, "score inf in the log")
+    assert _score({"score": math.inf}) == (None, "score Infinity in the log")
     assert _score({"pass": True}) == (1.0, None)
 
 

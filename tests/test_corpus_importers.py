@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from judges.cli.main import main
-from judges.corpus.importers.corpus_writer import write_corpus
+from judges.corpus.importers.corpus_writer import SCORE_FORMS, write_corpus
 from judges.corpus.importers.inspect_log import header_from_dict, map_samples, score_value
 from judges.corpus.manifest import CorpusError
 from judges.corpus.report import build_report
@@ -80,9 +80,9 @@ def test_inspect_literals_read_as_inspects_value_to_float_reads_them() -> None:
         1.0, 0.5, 0.0, 0.0, 1.0, 0.0, 0.25, 1.0, 3.0,
     ]  # fmt: skip
     # What Inspect would read as 0 with a warning is an error here, with its reason.
-    assert score_value("maybe") == (None, "value 'maybe' is not a score")
+    assert score_value("maybe") == (None, f"value 'maybe' is not a score ({SCORE_FORMS})")
     assert score_value(float("nan"))[1] == "score NaN in the log"
-    assert score_value([1, 0])[1] == "a list value is no one score"
+    assert score_value([1, 0])[1] == f"a list value is not a score ({SCORE_FORMS})"
 
 
 def _hostile(edit: Any) -> dict[str, Any]:
@@ -108,11 +108,11 @@ def test_a_missing_score_a_nan_an_errored_sample_and_odd_values_are_error_rows(
     errors = [j for j in load_corpus(folder).judgements if j.error is not None]
     reasons = sorted(j.error or "" for j in errors if j.judge == "match")
     assert reasons == [
-        "a list value is no one score",
+        f"a list value is not a score ({SCORE_FORMS})",
         "no score from this scorer in the log",
         "score NaN in the log",
         "the sample errored: RuntimeError: the tool crashed",
-        "value 'maybe' is not a score",
+        f"value 'maybe' is not a score ({SCORE_FORMS})",
     ]
     assert sum(j.judge == "model_graded_qa" for j in errors) == 1  # the errored sample
     _, n, errored = _means(folder)["match", "mockllm/alpha"]
@@ -245,7 +245,7 @@ def test_a_jsonl_with_nested_columns_runs_and_nan(tmp_path: Path) -> None:
          "log.jsonl:1: the key 'system' appears twice"),
         ('{"system": "s", "item": "i", "score": 1}\n', "log.jsonl:1: no judge (column 'judge')"),
         ('{"system": "s", "item": "i", "judge": "j", "score": "good"}\n',
-         "log.jsonl:1: score 'good' is not a number nor pass/fail"),
+         "log.jsonl:1: score value 'good' is not a score (a number, or pass/fail"),
         ('{"system": "s", "item": "i", "judge": "j", "score": 1}\n{"system": "s", "item"',
          "log.jsonl:2: not JSON"),
         ('{"system": "s", "item": "i", "judge": "j", "score": 7}\n',
@@ -346,3 +346,30 @@ def test_a_corpus_name_that_leads_out_of_the_corpora_is_refused(
     assert main(argv) == 0  # the same rows under the source's own name: names are data
     corpus = load_corpus(tmp_path / "corpora" / "grades")
     assert (corpus.systems, corpus.items[0].id) == ((("..",)), "../x")
+
+
+def test_a_csv_nan_is_an_error_row_and_a_row_given_twice_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "grades.csv"
+    source.write_text("system,item,judge,score\ns,i1,j,1\ns,i2,j,NaN\n", encoding="utf-8")
+    assert _import(tmp_path, source) == 0
+    corpus = load_corpus(tmp_path / "corpora" / "mine")
+    assert [(j.item, j.score, j.error) for j in corpus.judgements] == [
+        ("i1", 1.0, None), ("i2", None, "score NaN in the log"),
+    ]  # fmt: skip
+    source.write_text("system,item,judge,score\ns,i1,j,1\ns,i1,j,0\n", encoding="utf-8")
+    assert _import(tmp_path, source, "--replace") == 2
+    err = capsys.readouterr().err
+    assert "grades.csv:3: s on i1 by j run 0 is also at" in err and "grades.csv:2" in err
+
+
+def test_a_jsonl_with_any_unicode_names_round_trips(tmp_path: Path) -> None:
+    names = {"system": "ünï\u2028cödé 🙂", "item": "q\u2029\u00851", "judge": "a\tb\"c'\\"}
+    source = tmp_path / "log.jsonl"
+    source.write_text(json.dumps({**names, "score": 1}, ensure_ascii=False) + "\n",
+                      encoding="utf-8")  # fmt: skip
+    assert _import(tmp_path, source) == 0
+    [row] = load_corpus(tmp_path / "corpora" / "mine").judgements
+    assert (row.system, row.item, row.judge, row.score) == (*names.values(), 1.0)
+    assert not any(p.name != "corpora" for p in tmp_path.iterdir() if p.is_dir())

@@ -6,6 +6,7 @@ import of released judgements into one."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 import tempfile
@@ -325,7 +326,7 @@ def _import(args: Any) -> int:
 
         attribute = _attributes(args.map, {"system": DEFAULT_SYSTEM, "item": DEFAULT_ITEM})
         rows = read_otel(args.source, attribute["system"], attribute["item"],
-                         args.labels or "human")  # fmt: skip
+                         args.labels or "human", _label_scores(args.label_score))  # fmt: skip
     elif args.format == "mlflow":
         from judges.corpus.importers.mlflow_traces import read_mlflow
 
@@ -351,14 +352,15 @@ _FORMAT_OPTIONS = {
     "inspect": {"labels", "system", "low", "high", "step", "midpoint"},
     "promptfoo": {"system", "low", "high", "step", "midpoint"},
     "mlflow": {"labels", "experiment", "low", "high", "step", "midpoint"},
-    "otel": {"map", "labels", "low", "high", "step", "midpoint"},
+    "otel": {"map", "labels", "label_score", "low", "high", "step", "midpoint"},
     "alpaca-eval": set(),
 }
 
 
 def _only_its_options(args: Any) -> None:
-    given = [name for name in ("map", "judge_name", "labels", "system", "experiment", "low",
-                               "high", "step", "midpoint") if getattr(args, name)]  # fmt: skip
+    given = [name for name in ("map", "judge_name", "labels", "label_score", "system",
+                               "experiment", "low", "high", "step", "midpoint")
+             if getattr(args, name)]  # fmt: skip
     other = [name for name in given if name not in _FORMAT_OPTIONS[args.format]]
     if other:
         options = ", ".join("--" + name.replace("_", "-") for name in other)
@@ -389,6 +391,26 @@ def _attributes(pairs: list[str], defaults: dict[str, str]) -> dict[str, str]:
                 f"--map {pair!r}: for otel give {' or '.join(f'{f}=ATTRIBUTE' for f in defaults)}"
             )
         found[field] = attribute
+    return found
+
+
+def _label_scores(pairs: list[str]) -> dict[str, float]:
+    """otel's --label-score LABEL=SCORE pairs: the team's stated rule for its labels."""
+    found: dict[str, float] = {}
+    for pair in pairs:
+        label, sep, text = pair.rpartition("=")
+        try:
+            score = float(text)
+        except ValueError:
+            score = math.nan
+        if not sep or not label or not math.isfinite(score):
+            raise ValueError(
+                f"--label-score {pair!r}: give LABEL=SCORE with SCORE a finite number, e.g. "
+                "--label-score good=1"
+            )
+        if label in found and found[label] != score:
+            raise ValueError(f"--label-score gives {label!r} twice; state one score per label")
+        found[label] = score
     return found
 
 
@@ -542,6 +564,12 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "(default: the one name)",
     )  # fmt: skip
     tools.add_argument("--experiment", help="mlflow: the experiment (default: every one)")
+    tools.add_argument(
+        "--label-score", action="append", default=[], metavar="LABEL=SCORE",
+        help="otel: the score of an evaluation's score.label the shared words (pass/fail, "
+        "true/false, yes/no, correct/incorrect) do not cover, e.g. --label-score good=1; "
+        "repeatable",
+    )  # fmt: skip
     tools.add_argument(
         "--system", choices=("model", "task", "provider", "prompt"),
         help="what a system is: inspect's model (default) or task; promptfoo's provider "

@@ -231,7 +231,8 @@ def import_alpaca_eval(source: Path, target: Path, name: str, replace: bool = Fa
             score = _score(path, index, record["preference"])
             row: dict[str, Any] = {"system": system, "item": key, "judge": annotator}
             if score is None:
-                row["error"] = "no preference in the release (null)"
+                spelled = "null" if record["preference"] is None else "NaN"
+                row["error"] = f"no preference in the release ({spelled})"
             else:
                 row["score"] = score
             rows.judgements.append((f"{path}: record {index}", row))

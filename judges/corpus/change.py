@@ -11,6 +11,7 @@ bound misses it, and otherwise the pilot is too small to say.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -21,6 +22,7 @@ from judges.corpus.estimates import (
     CONFIDENCE,
     N_RESAMPLES,
     MeanInterval,
+    kept_on_scale,
     mean_interval,
     probability_first,
     resampled_means,
@@ -30,6 +32,8 @@ from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.estimates.rank_correlation import rowwise_kendall_tau_b, rowwise_spearman
 from judges.stats.estimates.resample import index_counts, resample_indices
 from judges.stats.reliability.agreement import quadratic_kappa_of_confusions
+
+MIN_RANKED = 3  # systems: two rankings of two systems agree or reverse, nothing between
 
 
 class Substitution(StrEnum):
@@ -95,7 +99,7 @@ def _rank_correlations(
 ) -> tuple[Estimate, Estimate]:
     means_b, means_a = row_means(before), row_means(after)
     n = len(means_b)
-    if n < 3:
+    if n < MIN_RANKED:
         nan = Estimate(math.nan, math.nan, math.nan, n)
         return nan, nan
     # One resample of items serves both judges: the pairing of items is kept.
@@ -115,10 +119,13 @@ def _rank_correlations(
         low, high = np.percentile(finite, [tail, 100 - tail])
         return Estimate(point, float(low), float(high), n)
 
-    return (
-        estimate(float(scipy.stats.spearmanr(means_b, means_a).statistic), spearman_draws),
-        estimate(float(scipy.stats.kendalltau(means_b, means_a).statistic), kendall_draws),
-    )
+    with warnings.catch_warnings():
+        # A judge that ties every system has no rank correlation: NaN, said in words by the
+        # report ("a judge ties every system"), not a warning on the terminal.
+        warnings.simplefilter("ignore", scipy.stats.ConstantInputWarning)
+        rho = float(scipy.stats.spearmanr(means_b, means_a).statistic)
+        tau = float(scipy.stats.kendalltau(means_b, means_a).statistic)
+    return estimate(rho, spearman_draws), estimate(tau, kendall_draws)
 
 
 def has_adjacent_levels(scale: Scale) -> bool:
@@ -198,11 +205,13 @@ def compare_judges(
     seed: int = 0,
 ) -> JudgeChange:
     """`before` and `after`: (systems, items) on the same systems and item columns."""
+    span = scale.high - scale.low
     shifts = []
     for index, system in enumerate(systems):
         d = after[index] - before[index]
         both = ~np.isnan(d)
-        diff = mean_interval(d[both])
+        # A shift lies within [-span, span]: its interval is kept there (kept_on_scale).
+        diff = kept_on_scale(mean_interval(d[both]), d, -span, span, seed)
         shifts.append(
             Shift(
                 system,

@@ -1,28 +1,41 @@
 """Each system's score, the paired differences between systems, and who is first.
 
-A system's mean is over its items, with a t interval (its standard error is the sample
-standard error, ddof=1, as released leaderboards state it). Two systems are compared on the
-items both were judged on, pairwise: the item effect they share cancels, so the interval is
-the paired one, and "better than" is decided after Holm over every pair. Who is first is
-bootstrapped by resampling items (columns), never rows, so each resample keeps the systems'
-shared items together.
+A system's mean is over its items. Its interval stays on the scale, never clipped to it: on a
+pass/fail scale (two levels) it is the pass rate's Wilson interval, as the planted sets show
+rates; on any other scale it is the t interval (its standard error is the sample standard
+error, ddof=1, as released leaderboards state it) where that lies on the scale, and where it
+would leave it (a few items, a mean near an end, where the normal approximation fails) the
+percentile bootstrap of items, whose every resampled mean is a mean of scores on the scale.
+A difference of two means keeps the same way within [-(high - low), high - low]. Two systems
+are compared on the items both were judged on, pairwise: the item effect they share cancels,
+so the interval is the paired one, and "better than" is decided after Holm over every pair.
+Who is first is bootstrapped by resampling items (columns), never rows, so each resample
+keeps the systems' shared items together.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 
 import numpy as np
 import scipy.sparse
 import scipy.special
 import scipy.stats
 
+from judges.corpus.manifest import Scale
 from judges.stats.estimates.intervals import Rate, wilson
 
 CONFIDENCE = 0.95
 N_RESAMPLES = 2000
+
+
+class IntervalMethod(StrEnum):
+    T = "t"
+    WILSON = "Wilson"
+    BOOTSTRAP = "percentile bootstrap of items"
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,7 @@ class MeanInterval:
     low: float
     high: float
     n: int
+    method: IntervalMethod = IntervalMethod.T
 
 
 @dataclass(frozen=True)
@@ -70,15 +84,59 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> MeanInt
     return MeanInterval(mean, se, mean - half, mean + half, n)
 
 
+def is_pass_fail(scale: Scale) -> bool:
+    """Two levels, low and high: a score is a pass or a fail and a mean is a pass rate."""
+    return (
+        scale.verdict == "level"
+        and scale.step is not None
+        and math.isclose(scale.step, scale.high - scale.low)
+    )
+
+
+def kept_on_scale(
+    t: MeanInterval, row: np.ndarray, low: float, high: float, seed: int
+) -> MeanInterval:
+    """`t`, the t interval of the mean of `row` (one value per item, NaN: none), where it lies
+    within [low, high]; where it would leave it, the percentile bootstrap of items, whose every
+    resampled mean is a mean of the row's values and so lies within it, unclipped."""
+    if t.n < 2 or (low <= t.low and t.high <= high):
+        return t
+    x = row[~np.isnan(row)]
+    if np.ptp(x) == 0:
+        return replace(t, low=float(x[0]), high=float(x[0]), method=IntervalMethod.BOOTSTRAP)
+    draws = resampled_means(row[None, :], N_RESAMPLES, seed)[:, 0]
+    finite = draws[~np.isnan(draws)]
+    tail = (1 - CONFIDENCE) / 2 * 100
+    lower, upper = np.percentile(finite, [tail, 100 - tail])
+    return replace(t, low=float(lower), high=float(upper), method=IntervalMethod.BOOTSTRAP)
+
+
+def system_interval(row: np.ndarray, scale: Scale, seed: int) -> MeanInterval:
+    """A system's mean over its finite scores with an interval that stays on the scale: a pass
+    rate (every score at one end of a pass/fail scale) Wilson's; any other mean the t
+    interval, or the percentile bootstrap of items where that would leave the scale."""
+    t = mean_interval(row)
+    x = row[~np.isnan(row)]
+    passed = x == scale.high
+    if t.n >= 2 and is_pass_fail(scale) and np.all(passed | (x == scale.low)):
+        rate = wilson(int(np.count_nonzero(passed)), t.n)
+        span = scale.high - scale.low
+        return replace(t, low=scale.low + span * rate.low, high=scale.low + span * rate.high,
+                       method=IntervalMethod.WILSON)  # fmt: skip
+    return kept_on_scale(t, row, scale.low, scale.high, seed)
+
+
 def system_scores(
     systems: tuple[str, ...],
     scores: np.ndarray,
     errors: dict[str, int],
-    flag_below: float | None,
+    scale: Scale,
+    seed: int,
     flags: np.ndarray | None = None,
 ) -> list[SystemScore]:
-    """Each system's mean with its interval, errors, and flag rate: the judge's own flags
-    where it gave them (over the judgements that carry one), else scores below flag_below."""
+    """Each system's mean with its interval (`system_interval`, `seed` its item resamples'),
+    errors, and flag rate: the judge's own flags where it gave them (over the judgements that
+    carry one), else scores below flag_below."""
     found = []
     for index, (system, row) in enumerate(zip(systems, scores, strict=True)):
         judged = row[~np.isnan(row)]
@@ -86,9 +144,11 @@ def system_scores(
         own = flags[index][~np.isnan(flags[index])] if flags is not None else np.empty(0)
         if own.size:
             flagged = wilson(int(np.count_nonzero(own == 1)), int(own.size))
-        elif flag_below is not None:
-            flagged = wilson(int(np.count_nonzero(judged < flag_below)), int(judged.size))
-        found.append(SystemScore(system, mean_interval(row), errors.get(system, 0), flagged))
+        elif scale.flag_below is not None:
+            below = int(np.count_nonzero(judged < scale.flag_below))
+            flagged = wilson(below, int(judged.size))
+        score = system_interval(row, scale, seed)
+        found.append(SystemScore(system, score, errors.get(system, 0), flagged))
     return found
 
 
@@ -110,9 +170,15 @@ def holm(p_values: list[float]) -> list[float]:
 
 
 def paired_differences(
-    systems: tuple[str, ...], scores: np.ndarray, higher_is_better: bool = True
+    systems: tuple[str, ...],
+    scores: np.ndarray,
+    higher_is_better: bool = True,
+    span: float | None = None,
+    seed: int = 0,
 ) -> list[PairedDifference]:
-    """Every pair of systems, the better first (by the paired mean), Holm-adjusted.
+    """Every pair of systems, the better first (by the paired mean), Holm-adjusted; with the
+    scale's `span` (high - low), an interval that would leave [-span, span] is the percentile
+    bootstrap of the pair's items instead (`kept_on_scale`).
 
     Each pair's interval is `mean_interval` of its differences and its p-value is
     `scipy.stats.ttest_1samp`'s, figure for figure (tests/test_corpus_statistics.py holds
@@ -171,6 +237,9 @@ def paired_differences(
         else:
             m, h = float(mean[k]), float(half[k])
             interval = MeanInterval(m, float(se[k]), m - h, m + h, count)
+            if span is not None:
+                row = (scores[first] - scores[second]) * sign
+                interval = kept_on_scale(interval, row, -span, span, seed)
         found.append(
             PairedDifference(systems[first], systems[second], interval, float(p[k]), adjusted[k])
         )

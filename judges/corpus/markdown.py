@@ -7,14 +7,22 @@ import math
 from collections import defaultdict
 
 from judges.core.quoting import md_cell, md_prose, md_text
-from judges.corpus.change import JudgeChange
-from judges.corpus.estimates import CONFIDENCE, MeanInterval
+from judges.corpus.change import MIN_RANKED, JudgeChange
+from judges.corpus.estimates import CONFIDENCE, IntervalMethod, MeanInterval
 from judges.corpus.human_agreement import HumanAgreement
 from judges.corpus.manifest import Scale
 from judges.corpus.ppi import MIN_LABELS, PPIEstimate
 from judges.corpus.report import CorpusReport, JudgeSummary
 from judges.corpus.review_queue import QUEUE_FILE
-from judges.reports.format import interval, n_is, p_value, percent, rate_percent_short
+from judges.reports.format import (
+    estimate,
+    interval,
+    n_is,
+    p_value,
+    percent,
+    rate_percent_short,
+)
+from judges.stats.estimates.intervals import Estimate
 
 
 def _figure(value: float, scale: Scale, signed: bool = False) -> str:
@@ -29,6 +37,20 @@ def _mean(m: MeanInterval, scale: Scale, signed: bool = False) -> str:
         return "no judgements (n=0)"
     low, high = m.low * scale.factor, m.high * scale.factor
     return f"{_figure(m.mean, scale, signed)} {interval(low, high)} {n_is(m.n)}"
+
+
+def _methods(report: CorpusReport) -> str:
+    """The per-system intervals' methods, as the report uses them."""
+    used = {s.score.method for summary in report.judges for s in summary.scores if s.score.n > 1}
+    if used == {IntervalMethod.WILSON}:
+        return "Wilson interval (a pass rate)"
+    named = {
+        IntervalMethod.WILSON: "Wilson's for a pass rate",
+        IntervalMethod.BOOTSTRAP: "the percentile bootstrap of items where the t interval "
+        "would leave the scale",
+    }
+    extra = [named[m] for m in (IntervalMethod.WILSON, IntervalMethod.BOOTSTRAP) if m in used]
+    return "t interval" + (f" ({'; '.join(extra)})" if extra else "")
 
 
 def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
@@ -54,6 +76,9 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
             f"| {rank} | {md_cell(s.system)} | {_mean(s.score, scale)} | {se} | "
             f"{s.errors} | {flagged}{percent(summary.first[s.system], 1)} | {better} |"
         )
+    resampled = [md_cell(s.system) for s in summary.scores
+                 if s.score.method is IntervalMethod.BOOTSTRAP]  # fmt: skip
+    lines += _resampled_note(resampled, "the scale")
     if summary.reference_score is not None:
         r = summary.reference_score
         lines += ["", f"{md_cell(r.system)} is this judge's reference, judged against itself: "
@@ -79,7 +104,17 @@ def _judge_section(summary: JudgeSummary, scale: Scale) -> list[str]:
             f"{_mean(d.difference, scale, signed=True)} | "
             f"{p_value(d.p_value, 'no spread')} | {p_value(d.p_holm, 'no spread')} |"
         )
-    return [*lines, ""]
+    named = [f"{md_cell(d.better)} - {md_cell(d.worse)}" for d in neighbours
+             if d.difference.method is IntervalMethod.BOOTSTRAP]  # fmt: skip
+    return [*lines, *_resampled_note(named, "a difference's range"), ""]
+
+
+def _resampled_note(named: list[str], where: str) -> list[str]:
+    """Which intervals are the item bootstrap's, the t interval leaving `where`."""
+    if not named:
+        return []
+    return ["", f"Intervals by the percentile bootstrap of items, where the t interval would "
+                f"leave {where}: {', '.join(named)}."]  # fmt: skip
 
 
 def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title: str,
@@ -98,6 +133,10 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
             f"| {md_cell(s.system)} | {_figure(s.before, scale)} | {_figure(s.after, scale)} | "
             f"{_mean(s.shift, scale, signed=True)} | {'contested' if s.contested else '-'} |"
         )
+    lines += _resampled_note(
+        [md_cell(s.system) for s in change.shifts if s.shift.method is IntervalMethod.BOOTSTRAP],
+        "a shift's range",
+    )
     # A judge with no score at all has no leader: its P(first) is undefined, not a crash.
     first_before = percent(change.first_before.get(change.leader_before, math.nan), 1)
     first_after = percent(change.first_after.get(change.leader_after, math.nan), 1)
@@ -111,12 +150,11 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
     measured = change.adjacent if change.adjacent is not None else change.exact
     lines += [
         "",
-        f"- Rankings: Spearman {change.spearman}, Kendall {change.kendall} "
-        f"(intervals by resampling items; n = systems); {leader}.",
+        f"- Rankings: {_rank_correlations(change)}; {leader}.",
         f"- Verdict agreement on the {change.exact.n} judgements both made: exact "
         f"{rate_percent_short(change.exact)}"
         + (f", within one level {rate_percent_short(change.adjacent)}" if change.adjacent else "")
-        + f"; quadratic kappa {change.kappa} (intervals by resampling items).",
+        + f"; quadratic kappa {_kappa(change.kappa)} (intervals by resampling items).",
         f"- Substitution: agreement ({change.agreement_measure}) "
         f"{rate_percent_short(measured)} against a threshold of {percent(change.threshold)}: "
         f"**{change.substitution}** (decided on the interval's bounds).",
@@ -127,6 +165,25 @@ def _change_section(change: JudgeChange, caveat: str | None, scale: Scale, title
             "(largest change first)."
         )
     return [*lines, ""]
+
+
+def _rank_correlations(change: JudgeChange) -> str:
+    """Spearman and Kendall between the two rankings, or why there are none."""
+    n = len(change.systems)
+    if n < MIN_RANKED:
+        return (f"Spearman and Kendall undefined (a rank correlation needs {MIN_RANKED} "
+                f"systems; {n} here)")  # fmt: skip
+    figures = []
+    for name, found in (("Spearman", change.spearman), ("Kendall", change.kendall)):
+        why = "a judge ties every system" if math.isnan(found.value) else ""
+        figures.append(f"{name} {estimate(found.value, found.low, found.high, found.n, why)}")
+    return f"{', '.join(figures)} (intervals by resampling items; n = systems)"
+
+
+def _kappa(kappa: Estimate) -> str:
+    """Kappa, or why it is undefined: with one verdict throughout, chance agreement is all."""
+    why = "every verdict the same, so no agreement beyond chance to measure"
+    return estimate(kappa.value, kappa.low, kappa.high, kappa.n, why)
 
 
 PPI_NOTE = (
@@ -176,8 +233,8 @@ def corpus_markdown(report: CorpusReport) -> str:
         f"judges; {corpus.judgement_count - corpus.error_count} judgements with a score, "
         f"{corpus.error_count} error rows (kept, counted per system below)",
         f"- Scale: {md_text(scale.name)}; each figure is the mean over a system's items x "
-        f"{scale.factor:g}, with a {CONFIDENCE:.0%} t interval; systems are compared paired "
-        "over shared items.",
+        f"{scale.factor:g}, with a {CONFIDENCE:.0%} {_methods(report)}; systems are compared "
+        "paired over shared items.",
         "",
     ]
     for summary in report.judges:
@@ -214,7 +271,7 @@ def human_section(found: HumanAgreement, scale: Scale) -> list[str]:
         f"- Verdict agreement on the {found.exact.n} judgements with a label (run 0, of "
         f"{found.labels} labels): exact {rate_percent_short(found.exact)}"
         + (f", within one level {rate_percent_short(found.adjacent)}" if found.adjacent else "")
-        + f"; quadratic kappa {found.kappa} (intervals by resampling items).",
+        + f"; quadratic kappa {_kappa(found.kappa)} (intervals by resampling items).",
         f"- {len(found.disagreeing)} judgements whose verdict is not the human's, in "
         f"`{QUEUE_FILE}` (largest gap first).",
         "",

@@ -97,11 +97,11 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
     reference_score = None
     if entry.reference in full.systems:
         reference_score = system_scores(
-            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale.flag_below,
-            full.flags[[full.systems.index(entry.reference)]],
+            (entry.reference,), full.row(entry.reference)[None, :], full.errors, scale,
+            manifest.seed, full.flags[[full.systems.index(entry.reference)]],
         )[0]  # fmt: skip
     scores = system_scores(
-        matrix.systems, matrix.scores, matrix.errors, scale.flag_below, matrix.flags
+        matrix.systems, matrix.scores, matrix.errors, scale, manifest.seed, matrix.flags
     )
     sign = 1 if scale.higher_is_better else -1
     # A system without a single score (every judgement an error row) is ranked last.
@@ -119,7 +119,8 @@ def _summary(corpus: Corpus, full: ScoreMatrix) -> JudgeSummary:
         ppi_systems, ppi_differences = ppi_estimates(matrix.systems, labels, matrix.scores)
     return JudgeSummary(
         matrix.judge, entry.description, entry.reference, ranked,
-        tuple(paired_differences(matrix.systems, matrix.scores, scale.higher_is_better)),
+        tuple(paired_differences(matrix.systems, matrix.scores, scale.higher_is_better,
+                                 scale.high - scale.low, manifest.seed)),
         dict(zip(matrix.systems, map(float, first), strict=True)),
         reference_score, tuple(ppi_systems), tuple(ppi_differences),
     )  # fmt: skip

@@ -128,3 +128,13 @@ def test_two_reviewers_who_disagree_are_refused(
     assert done.returncode == 2
     assert "keep one label per output" in done.stderr
     assert not (tmp_path / "corpora" / "ml").exists()
+
+
+def test_a_cut_store_is_refused_naming_it(mlflow_python: Path, store: Path, tmp_path: Path) -> None:
+    db = tmp_path / "mlflow.db"
+    db.write_bytes(store.read_bytes()[: store.stat().st_size // 2])  # an interrupted copy
+    done = _import(mlflow_python, db, tmp_path / "corpora")
+    assert done.returncode == 2, done.stdout
+    assert f"sqlite:///{db}: MLflow could not read it" in done.stderr
+    assert "point at the tracking store" in done.stderr
+    assert not (tmp_path / "corpora" / "ml").exists()

@@ -106,4 +106,90 @@ def test_a_nan_and_another_event_the_sdk_wrote_are_kept_or_counted(
     assert "(1 error rows kept)" in done.stdout
     assert "not imported: 1 log records that are no gen_ai.evaluation.result event" in done.stdout
     [row] = load_corpus(tmp_path / "corpora" / "ot").judgements
-    assert row.error == "score nan in the log"
+    assert row.error == "score NaN in the log"
+
+
+# A rubric judge's numeric scores (doubles, and an int the SDK encodes as an int64) and a
+# reviewer's labels in the team's own words, read by the rule stated on the command line.
+RUBRIC = """
+import sys
+sys.path.insert(0, sys.argv[2])
+from pathlib import Path
+from make_events import OtlpJsonFile
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+from opentelemetry.sdk.resources import Resource
+SCORES = {"support-alpha": [0.75, 1, 0.25, 0.5], "support-beta": [0.5, 0.75, 1, 0.25]}
+LABELS = {"support-alpha": ["good", "good", "poor", "fair"],
+          "support-beta": ["fair", "good", "good", "poor"]}
+for service, scores in SCORES.items():
+    provider = LoggerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_log_record_processor(SimpleLogRecordProcessor(OtlpJsonFile(Path(sys.argv[1]))))
+    logger = provider.get_logger("judges.proof")
+    for n, score in enumerate(scores):
+        common = {"gen_ai.response.id": f"{service}-{n}", "app.question": f"q{n}"}
+        logger.emit(event_name="gen_ai.evaluation.result", attributes={
+            **common, "gen_ai.evaluation.name": "helpfulness",
+            "gen_ai.evaluation.score.value": score, "gen_ai.evaluation.score.label": "rated"})
+        logger.emit(event_name="gen_ai.evaluation.result", attributes={
+            **common, "gen_ai.evaluation.name": "human",
+            "gen_ai.evaluation.score.label": LABELS[service][n]})
+    provider.shutdown()
+"""
+RULE = {"good": 1.0, "fair": 0.5, "poor": 0.0}
+
+# The same file parsed by OpenTelemetry's protobuf classes: each service's mean score (a
+# double or an int, as the SDK encoded it) and the judgements equal to the stated label.
+RUBRIC_EXPECTED = """
+import json, sys
+from google.protobuf.json_format import Parse
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+rule = json.loads(sys.argv[2])
+judge, human, kinds = {}, {}, set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    request = Parse(line, ExportLogsServiceRequest())
+    for resource_logs in request.resource_logs:
+        service = {a.key: a.value.string_value
+                   for a in resource_logs.resource.attributes}["service.name"]
+        for scope_logs in resource_logs.scope_logs:
+            for record in scope_logs.log_records:
+                values = {a.key: a.value for a in record.attributes}
+                key = (service, values["app.question"].string_value)
+                if values["gen_ai.evaluation.name"].string_value == "human":
+                    human[key] = rule[values["gen_ai.evaluation.score.label"].string_value]
+                    continue
+                value = values["gen_ai.evaluation.score.value"]
+                kinds.add(value.WhichOneof("value"))
+                judge[key] = getattr(value, value.WhichOneof("value"))
+means = {}
+for (service, _), score in judge.items():
+    means.setdefault(service, []).append(score)
+print(json.dumps({"means": {s: sum(v) / len(v) for s, v in means.items()},
+                  "agree": sum(human[k] == v for k, v in judge.items()), "n": len(judge),
+                  "kinds": sorted(kinds)}))
+"""
+
+
+def test_numeric_scores_and_stated_labels_equal_what_opentelemetry_parses(
+    otel_python: Path, tmp_path: Path
+) -> None:
+    events = tmp_path / "events.jsonl"
+    made = run(otel_python, "-c", RUBRIC, str(events), str(MAKE_EVENTS.parent), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr[-3000:]
+    rule = [arg for label, score in RULE.items() for arg in ("--label-score", f"{label}={score:g}")]
+    done = run(otel_python, "-m", "judges", "corpus", "import", "otel", str(events),
+               "--map", "item=app.question", "--low", "0", "--high", "1", "--step", "0.25",
+               *rule, "--corpora", str(tmp_path / "corpora"), "--name", "ot",
+               cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "(0 error rows kept)" in done.stdout and "8 human labels" in done.stdout
+    expected = run(otel_python, "-c", RUBRIC_EXPECTED, str(events), json.dumps(RULE),
+                   cwd=tmp_path)  # fmt: skip
+    assert expected.returncode == 0, expected.stderr
+    truth = json.loads(expected.stdout)
+    assert truth["kinds"] == ["double_value", "int_value"]  # both OTLP number forms
+    report = build_report(load_corpus(tmp_path / "corpora" / "ot"))
+    means = {s.system: s.score.mean for s in report.judges[0].scores}
+    assert means == pytest.approx(truth["means"])
+    [human] = report.human
+    assert (human.exact.successes, human.exact.n) == (truth["agree"], truth["n"])

@@ -1,8 +1,9 @@
 """promptfoo, for real: promptfoo installed from npm runs an eval offline (its `echo`
 provider and a local JavaScript provider, a `javascript` and an `icontains` assertion), a
 reviewer rates every result through promptfoo's own viewer server on 127.0.0.1, `promptfoo
-export eval` writes the rated eval, and `corpus import promptfoo` reads both files: the
-report's figures equal promptfoo's own per-prompt metrics and its results' grading."""
+export eval` writes the rated eval, and `corpus import promptfoo` reads the three files (the
+eval's `--output` as JSON and as JSONL, and the export): the report's figures equal
+promptfoo's own per-prompt metrics and its results' grading, the JSONL's the JSON's."""
 
 from __future__ import annotations
 
@@ -97,4 +98,28 @@ def test_repeats_are_runs_of_one_item(made: Path, tmp_path: Path) -> None:
         both = runs[prompt["provider"], 0] + runs[prompt["provider"], 1]
         assert sum(both) / len(both) == pytest.approx(
             metrics["namedScores"]["correct"] / metrics["namedScoresCount"]["correct"]
+        )
+
+
+def test_the_jsonl_output_gives_the_json_outputs_report(made: Path, tmp_path: Path) -> None:
+    """One eval written with `--output results.json --output results.jsonl`: every figure of
+    the two reports is the same, and equals promptfoo's own per-prompt metrics."""
+    (tmp_path / "jsonl").mkdir()
+    (tmp_path / "json").mkdir()
+    as_jsonl = _report(made, "results.jsonl", tmp_path / "jsonl")
+    as_json = _report(made, "results.json", tmp_path / "json")
+
+    def figures(report: object) -> list[tuple[object, ...]]:
+        return [(j.judge, s.system, s.score.mean, s.score.low, s.score.high, s.score.n, s.errors)
+                for j in report.judges for s in j.scores]  # type: ignore[attr-defined]  # fmt: skip
+
+    assert figures(as_jsonl) == figures(as_json)
+    corpus = as_jsonl.corpus  # type: ignore[attr-defined]
+    assert len(corpus.judgements) == 16 and len(corpus.items) == 4
+    means = {(judge, system): (mean, n) for judge, system, mean, _, _, n, _ in figures(as_jsonl)}
+    for prompt in read_json(made / "results.json")["results"]["prompts"]:
+        metrics = prompt["metrics"]
+        count = metrics["namedScoresCount"]["correct"]
+        assert means["correct", prompt["provider"]] == pytest.approx(
+            (metrics["namedScores"]["correct"] / count, count)
         )

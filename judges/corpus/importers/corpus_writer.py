@@ -15,6 +15,7 @@ import math
 import os
 import shutil
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,59 @@ from judges.corpus.rows import (
     load_corpus,
 )
 from judges.storage.files import atomic_write_text
+
+# The one table every reader reads a score written as a word by (case and spaces ignored);
+# a tool's own literals (Inspect's C, P, I, N) or a team's labels are given beside it.
+SCORE_WORDS: dict[str, float] = {
+    "pass": 1.0, "passed": 1.0, "true": 1.0, "yes": 1.0, "correct": 1.0,
+    "fail": 0.0, "failed": 0.0, "false": 0.0, "no": 0.0, "incorrect": 0.0,
+}  # fmt: skip
+SCORE_FORMS = "a number, or pass/fail, true/false, yes/no, correct/incorrect"
+NO_SCORE = "no score in the log"
+
+
+def _spelled(number: float) -> str:
+    """A non-finite number as JSON logs spell it."""
+    return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+
+
+def score_of(
+    value: object, words: Mapping[str, float] | None = None
+) -> tuple[float | None, str | None]:
+    """A value a log holds as a score: (score, None), or (None, why it is none).
+
+    Every reader turns text into a score here, so one word means one score whatever the
+    tool, and a value that is no score says so in one form. `words`: a tool's literals or
+    a team's stated labels, matched as written before the shared table is.
+    """
+    if value is None:
+        return None, NO_SCORE
+    number: float | None = None
+    if isinstance(value, bool):
+        return float(value), None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if words and text in words:
+            return float(words[text]), None
+        if text.lower() in SCORE_WORDS:
+            return SCORE_WORDS[text.lower()], None
+        try:
+            number = float(text)
+        except ValueError:
+            return None, f"value {value[:40]!r} is not a score ({SCORE_FORMS})"
+    else:
+        return None, f"a {type(value).__name__} value is not a score ({SCORE_FORMS})"
+    if math.isfinite(number):
+        return number, None
+    return None, f"score {_spelled(number)} in the log"
+
+
+def no_value(value: object) -> bool:
+    """No score was given (absent, or a NaN or infinity): an error row, never a refusal."""
+    score, why = score_of(value)
+    return score is None and (why == NO_SCORE or str(why).startswith("score "))
 
 
 @dataclass

@@ -8,8 +8,9 @@ The mapping, one log per (task, model) run:
     judge     the scorer's name; a scorer whose value is a dict gives one judge per key
               (`scorer/key`)
     run       the epoch, from 0 (epoch 1 is run 0)
-    score     the value as Inspect's `value_to_float` reads it: C 1, P 0.5, I and N 0,
-              numbers, true/false and yes/no 1/0
+    score     Inspect's literals C 1, P 0.5, I and N 0, then every reader's rule
+              (`corpus_writer.score_of`): numbers, pass/fail, true/false, yes/no,
+              correct/incorrect 1/0
     label     the score named by --labels (default "human"): a reviewer's score, e.g. added
               with Inspect's `edit_score(..., provenance=ProvenanceData(author=...))`
 
@@ -21,13 +22,12 @@ ended early) are counted and named.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import ImportedRows, score_of
 from judges.corpus.manifest import CorpusError
 
 EXTRA = "pip install 'pytest-judges[inspect]' (or: pip install inspect-ai)"
@@ -35,7 +35,6 @@ DEFAULT_LABELS = "human"
 SYSTEM_FROM = ("model", "task")
 # Inspect's own literals (inspect_ai.scorer: CORRECT, PARTIAL, INCORRECT, NOANSWER).
 _LITERALS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
-_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 # Fields a corpus never reads: left out of the read, which makes a large log cheap.
 _UNREAD = {"events", "messages", "store", "attachments", "events_data", "timelines"}
 
@@ -60,30 +59,9 @@ def header_from_dict(path: Path, log: dict[str, Any]) -> LogHeader:
 
 
 def score_value(value: Any) -> tuple[float | None, str | None]:
-    """(score, None), or (None, why it is no score): Inspect's value_to_float, except that
-    what it cannot read is an error, not a 0."""
-    if value is None:
-        return None, "no value"
-    if isinstance(value, bool):
-        return float(value), None
-    if isinstance(value, int | float):
-        if math.isnan(value):
-            return None, "score NaN in the log"
-        return float(value), None
-    if isinstance(value, str):
-        if value in _LITERALS:
-            return _LITERALS[value], None
-        text = value.strip().lower()
-        if text in _WORDS:
-            return _WORDS[text], None
-        try:
-            number = float(text)
-        except ValueError:
-            return None, f"value {value[:40]!r} is not a score"
-        if math.isfinite(number):
-            return number, None
-        return None, f"value {value!r} is not a finite score"
-    return None, f"a {type(value).__name__} value is no one score"
+    """(score, None), or (None, why it is no score): Inspect's literals, then every reader's
+    rule (`score_of`); what Inspect's value_to_float would read as 0 is an error instead."""
+    return score_of(value, _LITERALS)
 
 
 def _text(value: Any) -> Any:

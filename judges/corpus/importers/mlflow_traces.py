@@ -14,7 +14,8 @@ label of that output. The mapping:
               has several)
     run       a judge's second judgement of one output (a second assessment of the trace,
               or a second trace of the same request in the same run) is run 1, in time order
-    score     the feedback's value: a number, true/false, yes/no, pass/fail (1/0)
+    score     the feedback's value, by every reader's rule (`corpus_writer.score_of`): a
+              number, pass/fail, true/false, yes/no, correct/incorrect (1/0)
     label     the HUMAN feedback of the name --labels gives (by default the one name humans
               used)
 
@@ -27,18 +28,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import ImportedRows, score_of
 from judges.corpus.manifest import CorpusError
 
 EXTRA = "pip install 'pytest-judges[mlflow]' (or: pip install mlflow)"
 JUDGE_SOURCES = ("LLM_JUDGE", "CODE")
 HUMAN = "HUMAN"
-_WORDS = {"yes": 1.0, "true": 1.0, "pass": 1.0, "no": 0.0, "false": 0.0, "fail": 0.0}
 
 
 def tracking_uri(source: Path) -> str:
@@ -53,24 +52,8 @@ def tracking_uri(source: Path) -> str:
 
 
 def feedback_value(value: Any) -> tuple[float | None, str | None]:
-    """(score, None) or (None, why it is no score)."""
-    if isinstance(value, bool):
-        return float(value), None
-    if isinstance(value, int | float):
-        if math.isfinite(value):
-            return float(value), None
-        return None, f"value {value} in the log"
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _WORDS:
-            return _WORDS[text], None
-        try:
-            number = float(text)
-        except ValueError:
-            return None, f"value {value[:40]!r} is not a score"
-        if math.isfinite(number):
-            return number, None
-    return None, f"value {str(value)[:40]!r} is not a score"
+    """(score, None) or (None, why it is no score), by every reader's rule."""
+    return score_of(value)
 
 
 def item_of(request: Any) -> tuple[str, dict[str, Any]]:
@@ -105,6 +88,16 @@ def map_traces(traces: list[dict[str, Any]], source: str, labels: str | None) ->
     # Runs count a judge's judgements of one output: several assessments of one trace, and
     # several traces of one request in one run (a repeated evaluation), in time order.
     repeats: Counter[tuple[str, str, str]] = Counter()
+    seen: dict[str, int] = {}
+    for index, trace in enumerate(traces):
+        # One trace read twice would pass for a second run of the judge: refused instead.
+        if trace["trace"] in seen:
+            raise CorpusError(
+                f"{source}: trace {trace['trace']} is read twice (traces {seen[trace['trace']]} "
+                f"and {index} of the search); a store listed twice, or a trace copied into a "
+                "second experiment: import one experiment with --experiment"
+            )
+        seen[trace["trace"]] = index
     for trace in sorted(traces, key=lambda t: (t.get("time") or 0, t["trace"])):
         where = f"{source}: trace {trace['trace']}"
         if trace["system"] is None:

@@ -11,22 +11,24 @@ log record whose event name is `gen_ai.evaluation.result` (the record's `eventNa
               share an item only when they share this value, so give the attribute that
               names the test case (e.g. --map item=app.question)
     judge     `gen_ai.evaluation.name`
-    score     `gen_ai.evaluation.score.value`; without one, `gen_ai.evaluation.score.label`
-              read as pass/fail, true/false, yes/no, correct/incorrect (1/0)
+    score     `gen_ai.evaluation.score.value` (a double, an int, or a number as a string);
+              without one, `gen_ai.evaluation.score.label`: the team's stated score for it
+              (--label-score LABEL=SCORE, matched as written), else every reader's words
+              (`corpus_writer.score_of`: pass/fail, true/false, yes/no, correct/incorrect)
     label     the evaluations named --labels (default "human")
 
-An evaluation with `error.type`, a NaN, or a label that is no score is an error row with its
-reason; a record that is not an evaluation event is counted and named.
+An evaluation with `error.type`, a NaN, or a label with no stated score is an error row with
+its reason (naming --label-score); a record that is not an evaluation event is counted and named.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
+import shlex
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import ImportedRows, score_of
 from judges.corpus.manifest import CorpusError
 from judges.storage.files import json_lines, read_json
 
@@ -34,8 +36,6 @@ EVENT = "gen_ai.evaluation.result"
 NAME, VALUE, LABEL = (f"gen_ai.evaluation.{k}" for k in ("name", "score.value", "score.label"))
 EXPLANATION = "gen_ai.evaluation.explanation"
 DEFAULT_SYSTEM, DEFAULT_ITEM, DEFAULT_LABELS = "service.name", "gen_ai.response.id", "human"
-_WORDS = {"pass": 1.0, "passed": 1.0, "true": 1.0, "yes": 1.0, "correct": 1.0,
-          "fail": 0.0, "failed": 0.0, "false": 0.0, "no": 0.0, "incorrect": 0.0}  # fmt: skip
 
 
 def any_value(value: Any) -> Any:
@@ -74,19 +74,21 @@ def _requests(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     yield from json_lines(path, CorpusError)
 
 
-def _score(record: dict[str, Any]) -> tuple[float | None, str | None]:
+def _score(
+    record: dict[str, Any], label_scores: Mapping[str, float]
+) -> tuple[float | None, str | None]:
+    """The evaluation's score value; without one, its label, by every reader's rule and the
+    team's stated labels (--label-score LABEL=SCORE)."""
     if record.get("error.type"):
         return None, f"error.type {record['error.type']}"
-    value = record.get(VALUE)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if math.isfinite(value):
-            return float(value), None
-        return None, f"score {value} in the log"
-    label = record.get(LABEL)
-    if isinstance(label, str) and label.strip().lower() in _WORDS:
-        return _WORDS[label.strip().lower()], None
-    if label is not None:
-        return None, f"label {str(label)[:40]!r} has no score"
+    if record.get(VALUE) is not None:
+        return score_of(record[VALUE])
+    if record.get(LABEL) is not None:
+        score, why = score_of(record[LABEL], label_scores)
+        if score is None:
+            stated = shlex.quote(f"{str(record[LABEL]).strip()}=SCORE")
+            return None, f"label: {why}; state its score with --label-score {stated}"
+        return score, None
     return None, "no score value nor label in the log"
 
 
@@ -95,8 +97,10 @@ def read_otel(
     system_attribute: str = DEFAULT_SYSTEM,
     item_attribute: str = DEFAULT_ITEM,
     labels: str = DEFAULT_LABELS,
+    label_scores: Mapping[str, float] | None = None,
 ) -> ImportedRows:
-    """The evaluation events of one OTLP JSON file."""
+    """The evaluation events of one OTLP JSON file; `label_scores`: the team's stated score
+    of each label the shared words do not cover (`--label-score good=1`)."""
     if not path.is_file():
         raise CorpusError(f"{path}: no such file; give the OTLP JSON file the exporter wrote")
     rows = ImportedRows(description=f"GenAI evaluation events from {path.name}",
@@ -118,7 +122,7 @@ def read_otel(
                         continue
                     where = f"{path}:{line}: log record {index}"
                     _evaluation(rows, where, {**resource, **record}, system_attribute,
-                                item_attribute, labels)  # fmt: skip
+                                item_attribute, labels, label_scores or {})  # fmt: skip
     return rows
 
 
@@ -129,6 +133,7 @@ def _evaluation(
     system_attribute: str,
     item_attribute: str,
     labels: str,
+    label_scores: Mapping[str, float],
 ) -> None:
     for attribute in (system_attribute, item_attribute, NAME):
         if record.get(attribute) in (None, ""):
@@ -136,7 +141,7 @@ def _evaluation(
             return
     system, item, judge = (str(record[a]) for a in (system_attribute, item_attribute, NAME))
     rows.item(item, {item_attribute: item})
-    score, why = _score(record)
+    score, why = _score(record, label_scores)
     if judge == labels:
         if score is None:
             rows.unmapped[f"{labels!r} evaluations with no score ({why})"] += 1

@@ -1,8 +1,9 @@
-"""promptfoo's eval output (`promptfoo eval --output results.json`) read into the corpus
-format, from its JSON directly: the file is promptfoo's documented export.
+"""promptfoo's eval output (`promptfoo eval --output results.json`, or `results.jsonl`) read
+into the corpus format, from its JSON directly: the file is promptfoo's documented export.
 
-Each entry of `results.results` is one test case run on one prompt by one provider, graded by
-the test's assertions (`gradingResult.componentResults`). The mapping:
+Each entry of `results.results` (each line of the JSONL) is one test case run on one prompt
+by one provider, graded by the test's assertions (`gradingResult.componentResults`). The
+mapping:
 
     system    the provider (`provider.id`, or its label); with several prompts, the
               provider and the prompt's label (`provider | prompt`); --system prompt: the
@@ -24,14 +25,13 @@ error row too. Results the file holds that name no test are counted and named.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import NO_SCORE, ImportedRows, score_of
 from judges.corpus.manifest import CorpusError
-from judges.storage.files import read_json
+from judges.storage.files import json_lines, read_json
 
 HUMAN = "human"
 SYSTEM_FROM = ("provider", "prompt")
@@ -68,16 +68,12 @@ def _components(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _score(component: dict[str, Any]) -> tuple[float | None, str | None]:
+    """The component's score, else its pass as 1 or 0, by every reader's rule."""
     score = component.get("score")
-    if isinstance(score, bool):
-        return float(score), None
-    if isinstance(score, int | float):
-        if math.isfinite(score):
-            return float(score), None
-        return None, f"score {score} in the log"
-    if isinstance(component.get("pass"), bool):
+    if score is None and isinstance(component.get("pass"), bool):
         return float(component["pass"]), None
-    return None, "no score nor pass in the log"
+    found, why = score_of(score)
+    return found, ("no score nor pass in the log" if why == NO_SCORE else why)
 
 
 def _output(result: dict[str, Any]) -> str | None:
@@ -106,19 +102,37 @@ def _tests(results: list[Any]) -> dict[int, tuple[str, int]]:
     return found
 
 
-def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
-    """The judgements and human ratings of one promptfoo output file."""
-    if not path.is_file():
-        raise CorpusError(f"{path}: no such file; give the file `promptfoo eval --output` wrote")
+def _results(path: Path) -> tuple[str, list[tuple[str, Any]]]:
+    """(the eval's id, every result with where it is): `--output results.json` holds them in
+    `results.results`; `--output results.jsonl` writes one result per line, nothing else."""
+    if path.suffix.lower() == ".jsonl":
+        found = [(f"{path}:{line}", result) for line, result in json_lines(path, CorpusError)]
+        if not any(isinstance(r, dict) and "testIdx" in r for _, r in found):
+            raise CorpusError(
+                f"{path}: no line is a promptfoo result (an object with a testIdx); not the "
+                "JSONL `promptfoo eval --output results.jsonl` writes, one result per line"
+            )
+        ids = {r.get("evalId") for _, r in found if isinstance(r, dict) and r.get("evalId")}
+        return (str(next(iter(ids))) if len(ids) == 1 else path.stem), found
     data = read_json(path, CorpusError)
     results = ((data or {}).get("results") or {}).get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise CorpusError(
             f"{path}: no results.results list; not the JSON `promptfoo eval --output "
-            "results.json` writes (a .csv, .html or .yaml export holds less; export JSON)"
+            "results.json` writes (a .csv, .html or .yaml export holds less; export JSON, "
+            "or JSONL: --output results.jsonl)"
         )
-    rows = ImportedRows(description=f"promptfoo eval {data.get('evalId') or path.stem}",
-                        source=path.name)  # fmt: skip
+    where = [(f"{path}: results.results[{index}]", r) for index, r in enumerate(results)]
+    return str(data.get("evalId") or path.stem), where
+
+
+def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
+    """The judgements and human ratings of one promptfoo output file (.json or .jsonl)."""
+    if not path.is_file():
+        raise CorpusError(f"{path}: no such file; give the file `promptfoo eval --output` wrote")
+    eval_id, placed = _results(path)
+    results = [r for _, r in placed]
+    rows = ImportedRows(description=f"promptfoo eval {eval_id}", source=path.name)
     prompts = {_prompt(r) for r in results if isinstance(r, dict)}
     tests = _tests(results)
     judges_of: dict[int, dict[str, None]] = defaultdict(dict)
@@ -127,8 +141,7 @@ def read_promptfoo(path: Path, system_from: str = "provider") -> ImportedRows:
             for name, component in _components(result):
                 if (component.get("assertion") or {}).get("type") != HUMAN:
                     judges_of[result["testIdx"]][name] = None
-    for index, result in enumerate(results):
-        where = f"{path}: results.results[{index}]"
+    for where, result in placed:
         if not isinstance(result, dict) or not isinstance(result.get("testIdx"), int):
             rows.unmapped["results with no testIdx (no test to file them under)"] += 1
             continue

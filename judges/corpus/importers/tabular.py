@@ -15,7 +15,8 @@ the field's own name; a JSONL column may be a dotted path into nested objects, e
     error    why the judge gave no score             optional
     input    a column of the item's inputs           optional, repeatable
 
-A score is a number, or pass/fail, true/false, yes/no (1/0); NaN is an error row. A column
+A score is read by every reader's rule (`corpus_writer.score_of`): a number, or pass/fail,
+true/false, yes/no, correct/incorrect (1/0); empty, null or NaN is an error row. A column
 no field maps is counted and named in the summary, never read silently.
 """
 
@@ -23,20 +24,17 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judges.corpus.importers.corpus_writer import ImportedRows
+from judges.corpus.importers.corpus_writer import ImportedRows, no_value, score_of
 from judges.corpus.manifest import CorpusError
 from judges.storage.files import json_lines
 
 FIELDS = ("system", "item", "judge", "score", "run", "flagged", "label", "output", "error",
           "input")  # fmt: skip
 REQUIRED = ("system", "item", "judge")
-_TRUE = frozenset({"1", "true", "yes", "pass", "passed"})
-_FALSE = frozenset({"0", "false", "no", "fail", "failed"})
 
 
 def parse_mapping(pairs: list[str]) -> dict[str, list[str]]:
@@ -106,38 +104,23 @@ def _get(row: dict[str, Any], column: str) -> tuple[bool, Any]:
     return True, value
 
 
-def number(value: Any, where: str, what: str) -> float | None:
-    """A score or label as a number: None when absent, NaN kept for the caller to count."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _TRUE:
-            return 1.0
-        if text in _FALSE:
-            return 0.0
-        try:
-            return float(text)
-        except ValueError:
-            pass
-    raise CorpusError(
-        f"{where}: {what} {value!r} is not a number nor pass/fail; map the column that holds "
-        f"the score (--map {what}=COLUMN)"
-    )
+def number(value: Any, where: str, what: str) -> tuple[float | None, str | None]:
+    """A score or label by every reader's rule: (score, None), or (None, why) when the log
+    gives none (empty, null, NaN); a value that is given but is no score is refused."""
+    score, why = score_of(value)
+    if score is None and not no_value(value):
+        raise CorpusError(
+            f"{where}: {what} {why}; map the column that holds the score (--map {what}=COLUMN)"
+        )
+    return score, why
 
 
 def _flag(value: Any, where: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
+    score, _ = score_of(value)  # the scores' words: a flag is a 1 or a 0
+    if score in (0.0, 1.0):
+        return bool(score)
     raise CorpusError(f"{where}: flagged {value!r} is not true or false")
 
 
@@ -186,23 +169,20 @@ def read_tabular(
         run = _run(values["run"], where)
         if run:
             judgement["run"] = run
-        score = number(values["score"], where, "score")
-        if score is None or math.isnan(score):
-            reason = values["error"] or ("score NaN in the log" if score is not None
-                                         else "no score in the log")  # fmt: skip
-            judgement["error"] = str(reason)
+        score, why = number(values["score"], where, "score")
+        if score is None:
+            judgement["error"] = str(values["error"] or why)
         else:
             judgement["score"] = score
         flagged = _flag(values["flagged"], where)
         if flagged is not None:
             judgement["flagged"] = flagged
         rows.judgements.append((where, judgement))
-        label = number(values["label"], where, "label")
+        label, why = number(values["label"], where, "label")
         if label is not None:
-            if math.isnan(label):
-                rows.unmapped["labels that are NaN (no human score)"] += 1
-            else:
-                rows.labels.append((where, {"system": system, "item": item, "score": label}))
+            rows.labels.append((where, {"system": system, "item": item, "score": label}))
+        elif values["label"] is not None:
+            rows.unmapped[f"labels with no human score ({why})"] += 1
         if values["output"] is not None and run == 0:
             rows.outputs.setdefault((system, item), {"system": system, "item": item,
                                                       "output": str(values["output"])})  # fmt: skip
