@@ -357,7 +357,6 @@ class FolderReport:
         return {
             "judge": self.judge,
             "prompt_version": self.version,
-            "verdict": self.verdict(),
             "verdict_word": self.verdict_word(),
             "previous_version": self.previous_version,
             "template_hash": self.template_hash,

@@ -9,11 +9,12 @@ step summary) reads this one summary, so they say the same thing.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from judges.reports.format import p_value, rate, sided_p
+from judges.reports.format import p_is, p_value, rate, sided_p
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.sections import sensitivity
 from judges.reports.sections.fitness import cannot_show, chance_reading, named
@@ -23,18 +24,24 @@ from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
 from judges.stats.regression.gates import PairedCounts, Regression
 from judges.stats.regression.sensitivity import Sensitivity
+from judges.verdicts.deciding import Cause, Reason, deciding, ordered
 from judges.verdicts.vocabulary import AT_CHANCE, FAIL, NOT_FIT, PASS, WORSE
 
 __all__ = [
+    "LINE_LIMIT",
     "MAX_REASONS",
+    "RESULT_LIMIT",
     "Figure",
     "FirstScreen",
     "baseline_warning",
     "first_screen",
+    "one_line",
     "worse_than_previous",
 ]
 
 MAX_REASONS = 5
+LINE_LIMIT = 160  # one screen line: the Result line, a terminal verdict line
+RESULT_LIMIT = LINE_LIMIT - len("**Result: **")  # report.md's line, bold marks and all
 MAX_FIGURES = 8  # per model: the table must fit the first screen
 ALPHA = 0.05
 
@@ -77,6 +84,16 @@ class FirstScreen:
     reasons: tuple[str, ...]  # every reason, most decisive first
     figures: tuple[Figure, ...]
     warning: str | None = None  # an accepted baseline worse than its predecessor
+    deciding: Reason | None = None  # the reason that decides the word (verdicts.deciding)
+    by_model: Mapping[str, str] = field(default_factory=dict)  # each model's deciding clause
+
+    def result(self, limit: int = RESULT_LIMIT) -> str:
+        """The verdict and its deciding reason in one line of at most `limit` characters."""
+        return one_line(self.word, self.label, self.deciding, limit)
+
+    def details(self) -> list[str]:
+        """The whole verdict, for the line after the Result line, when it says more."""
+        return [] if self.result().startswith(self.verdict) else [self.verdict]
 
     def shown_reasons(self, limit: int = MAX_REASONS) -> list[str]:
         """At most `limit` reasons, then "and N more" (the full list is in the sections)."""
@@ -88,6 +105,10 @@ class FirstScreen:
     def as_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
+            "deciding": None
+            if self.deciding is None
+            else {"cause": self.deciding.cause.name.lower(), "reason": self.deciding.name},
+            "deciding_by_model": dict(self.by_model),
             "warning": self.warning,
             "reasons": list(self.reasons),
             "figures": [figure.as_dict() for figure in self.figures],
@@ -145,8 +166,13 @@ def _weakest(tests: Sequence[ChanceTest]) -> ChanceTest:
 
 def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
     test = _weakest(family)
-    failing = sum(t.testable and not t.fit for t in family)
-    note = f"deciding: {failing} of {len(family)} not better than chance" if len(family) > 1 else ""
+    # Counted as the verdict line counts: deciding tests; the others are shown, no more.
+    decisive = [t for t in family if t.testable]
+    failing = sum(not t.fit for t in decisive)
+    note = f"{failing} of {len(decisive)} deciding tests not better than chance"
+    if len(family) > len(decisive):
+        note += f", {len(family) - len(decisive)} more decide nothing"
+    note = note if len(family) > 1 else ""
     if math.isnan(test.value):
         value = f"undefined ({test.detail})" if test.detail else "undefined"
     else:
@@ -226,54 +252,71 @@ def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     )  # fmt: skip
 
 
-def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], list[str]]:
-    """(what fails the run, what says whether to trust the judge), in plain words."""
-    failing = []
-    for gate in m.gates:
-        if gate.passed is False:
-            failing.append(
-                f"{who}gate {gate.name} failed: {gate.value_text()}, threshold "
-                f"{gate.threshold_text()}"
-            )
-
+def _model_reasons(m: ModelReport, who: str, version: str) -> list[Reason]:
+    """Every reason of one model's verdict, each with its cause (`judges.verdicts.deciding`
+    orders them), its sentence and its one-line clause."""
+    reasons = [
+        Reason(
+            Cause.FLOOR,
+            f"{who}gate {gate.name} failed: {gate.value_text()}, threshold {gate.threshold_text()}",
+            f"{who}gate {gate.name} failed",
+            f"{gate.value_text()}, threshold {gate.threshold_text()}",
+            m.model,
+        )
+        for gate in m.gates
+        if gate.passed is False
+    ]
     for regression in m.regressions:
         name, baseline, why = regression.name, regression.baseline, regression.why
         if regression.passed is False:
-            failing.append(f"{who}{name} worse than {baseline}: {why}")
+            reasons.append(
+                Reason(
+                    Cause.REGRESSION,
+                    f"{who}{name} worse than {baseline}: {why}",
+                    f"{who}{name} worse than {baseline}",
+                    _regression_figure(regression),
+                    m.model,
+                )
+            )
         elif regression.passed is None and regression.decides:
-            failing.append(f"{who}{name} vs {baseline} not evaluated: {why}")
+            text = f"{who}{name} vs {baseline} not evaluated: {why}"
+            reasons.append(Reason(Cause.NOTE, text, f"{who}{name} not evaluated", "", m.model))
     if m.new_failures:
         n = len(m.new_failures)
-        failing.append(f"{who}{n} new failure{'s' * (n != 1)} of {m.n_main} items (failures.md)")
+        text = f"{who}{n} new failure{'s' * (n != 1)} of {m.n_main} items"
+        reasons.append(Reason(Cause.NEW_FAILURE, f"{text} (failures.md)", text, "", m.model))
     if m.accepted_met:
-        failing.append(
-            f"{who}accepted misses now met (remove them from expectations.toml): "
-            + named(list(m.accepted_met))
+        text = f"{who}accepted misses now met (remove them from expectations.toml)"
+        reasons.append(
+            Reason(Cause.ACCEPTED_MET, f"{text}: {named(list(m.accepted_met))}", text, "", m.model)
         )
+    if m.probes is not None and m.probes.unaccepted:
+        n = len(m.probes.unaccepted)
+        text = f"{who}{n} biased probe item{'s' * (n != 1)} (probe_expectations.toml)"
+        reasons.append(Reason(Cause.BIASED_PROBE, text, text, "", m.model))
+    # INCOMPLETE's one-line reason is the same in every format (`incomplete_reason`).
+    missing = f"{who}{m.incomplete_reason()}"
     if m.missing_items:
-        failing.append(f"{who}{len(m.missing_items)} planted items not judged")
-    failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
-    trust = []
+        text = f"{who}{len(m.missing_items)} planted items not judged"
+        reasons.append(Reason(Cause.MISSING, text, missing, "", m.model))
+    reasons += [
+        Reason(Cause.MISSING, f"{who}lacks the run {run}", missing, "", m.model)
+        for run in m.missing_runs
+    ]
     if blind := [found for found in m.sensitivity if found.blind]:
-        trust.append(who + blind_reason(blind, itself=m.baseline_version == version))
-    if not m.fit and m.chance_tests_apply:
-        tests = m.fitness.failing if m.fitness is not None else []
-        worse = [t.name for t in tests if chance_reading(t) == WORSE]
-        at = [t.name for t in tests if chance_reading(t) != WORSE]
-        if worse:
-            trust.append(f"{who}worse than chance on {named(worse, 3)}")
-        if at:
-            trust.append(f"{who}{AT_CHANCE} on {named(at, 3)}")
-        if not tests:
-            trust.append(f"{who}{m.fitness_reasons()[0]}")
-        # Why it is accepted is in the verdict line itself, right above the reasons.
-    elif m.undecided and m.fitness is not None and m.chance_tests_apply:
-        trust.append(f"{who}{cannot_show(m.fitness)[0]}")
-    elif m.fit and m.fitness is not None and m.chance_tests_apply:
-        trust.append(f"{who}better than chance on all {len(m.fitness.decisive)} deciding tests")
+        text = who + blind_reason(blind, itself=m.baseline_version == version)
+        short = f"{who}{sensitivity.blind_to(blind[0])}"
+        reasons.append(Reason(Cause.BLIND, text, short, sensitivity.needs(blind[0]), m.model))
+    reasons += _fitness_reasons(m, who)
     # A gate without data decides nothing: named, never counted as a failure.
-    trust += [
-        f"{who}gate {gate.name} not evaluated (no data): {gate.value_text()}"
+    reasons += [
+        Reason(
+            Cause.NOTE,
+            f"{who}gate {gate.name} not evaluated (no data): {gate.value_text()}",
+            f"{who}gate {gate.name} not evaluated",
+            "",
+            m.model,
+        )
         for gate in m.gates
         if gate.passed is None and gate.threshold is not None
     ]
@@ -283,8 +326,70 @@ def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], l
     if m.comparison is not None and m.baseline_version != m.comparison.after and not decided:
         previous = worse_than_previous(m.comparison)
         if previous is not None:
-            trust.append(f"{who}{previous}")
-    return failing, trust
+            short = f"{who}significantly worse than prompt {m.comparison.before}"
+            reasons.append(Reason(Cause.NOTE, f"{who}{previous}", short, "", m.model))
+    return reasons
+
+
+def _fitness_reasons(m: ModelReport, who: str) -> list[Reason]:
+    """What fitness says of the judge: the failing chance tests (the weakest one's figure
+    decides a NOT FIT), what the set cannot show, or better than chance on all."""
+    if m.fitness is None or not m.chance_tests_apply:
+        if not m.fit and m.chance_tests_apply:  # no planted set to test against chance
+            cause = Cause.NOT_FIT_ACCEPTED if m.accept_not_fit else Cause.NOT_FIT
+            text = f"{who}{m.fitness_reasons()[0]}"
+            return [Reason(cause, text, text, "", m.model)]
+        return []
+    if m.fit and m.undecided:
+        text = f"{who}{cannot_show(m.fitness)[0]}"
+        short = f"{who}no chance test can decide at this set's size"
+        return [Reason(Cause.UNDECIDED, text, short, "grow the set (`python -m judges plan`)",
+                       m.model)]  # fmt: skip
+    decisive = len(m.fitness.decisive)
+    if m.fit:
+        text = f"{who}better than chance on all {decisive} deciding tests"
+        return [Reason(Cause.PASSED, text, text, "", m.model)]
+    cause = Cause.NOT_FIT_ACCEPTED if m.accept_not_fit else Cause.NOT_FIT
+    tests = m.fitness.failing
+    if not tests:
+        text = f"{who}{m.fitness_reasons()[0]}"
+        return [Reason(cause, text, text, "", m.model)]
+    # The figure of the test with the weakest evidence decides: worse than chance first.
+    weakest = _weakest(tests)
+    short = f"{who}{chance_reading(weakest)} on {weakest.name}"
+    figure = f"{_test_value(weakest)} n={weakest.n}; {len(tests)} of {decisive} deciding tests fail"
+    worse = [t.name for t in tests if chance_reading(t) == WORSE]
+    at = [t.name for t in tests if chance_reading(t) != WORSE]
+    reasons = []
+    if worse:
+        reasons.append(f"{who}worse than chance on {named(worse, 3)}")
+    if at:
+        reasons.append(f"{who}{AT_CHANCE} on {named(at, 3)}")
+    # Why it is accepted is in the verdict line itself, right above the reasons.
+    return [Reason(cause, text, short, figure, m.model) for text in reasons]
+
+
+def _test_value(test: ChanceTest) -> str:
+    """`detection - control FP 0.00 [-0.32, 0.24]`: a chance test's statistic and value."""
+    if math.isnan(test.value):
+        return f"{test.statistic} undefined"
+    return f"{test.statistic} {test.value:.2f} [{test.low:.2f}, {test.high:.2f}]"
+
+
+def _regression_figure(regression: Regression) -> str:
+    """A failed regression gate's counts: `22 caught->missed vs 4 missed->caught, mid-p =
+    0.0002` (detection), items worse and better (controls), or the change in a score."""
+    result = regression.result
+    if isinstance(result, PairedCounts):
+        words = ("caught->missed", "missed->caught")
+        if regression.name != "regression.detection":
+            words = ("items worse", "better")
+        return f"{result.worse} {words[0]} vs {result.better} {words[1]}, " + p_is(
+            result.p_value, "mid-p"
+        )
+    if result is None:
+        return ""
+    return f"change {result.value:+.2f} [{result.low:+.2f}, {result.high:+.2f}] n={result.n}"
 
 
 def blind_reason(blind: Sequence[Sensitivity], itself: bool) -> str:
@@ -312,29 +417,57 @@ def baseline_warning(report: FolderReport) -> str | None:
     return "; ".join(found) or None
 
 
-def first_screen(report: FolderReport) -> FirstScreen:
-    """The summary every format opens with."""
-    failing, trust = [], []
-    several = len(report.models) > 1
-    for m in report.models:
-        fails, trusts = _model_reasons(m, f"{m.model}: " if several else "", report.version)
-        failing += fails
-        trust += trusts
-    pairwise = report.pairwise.problems() if report.pairwise is not None else []
+def _pairwise_reasons(report: FolderReport) -> list[Reason]:
+    """A pairwise judge's sets: those NOT FIT or failing, and those at chance that
+    gates.toml keeps."""
+    reasons = []
+    for problem in report.pairwise.problems() if report.pairwise is not None else []:
+        cause = Cause.NOT_FIT if problem.endswith(NOT_FIT) else Cause.FLOOR
+        reasons.append(Reason(cause, problem, problem))
     accepted = report.pairwise_accepted_not_fit()
     if accepted:  # a pairwise judge: its sets at chance that gates.toml keeps
         sets = [entry.removesuffix(f": {NOT_FIT}") for entry in accepted]
-        pairwise.append(
-            f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
-        )
+        text = f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
+        short = f"{AT_CHANCE} on {len(sets)} set{'s' * (len(sets) != 1)}"
+        reasons.append(Reason(Cause.NOT_FIT_ACCEPTED, text, short, named(sets, 1)))
+    return reasons
+
+
+def one_line(word: str, label: str, reason: Reason | None, limit: int) -> str:
+    """The verdict and the reason that decides it, in at most `limit` characters: the
+    figure's parts go first when room runs out, from the last ("value n=20; 3 of 3 deciding
+    tests fail"), and the reason's name is cut (" ...") only when it alone is too long."""
+    lead = label if label == f"{NOT_FIT} (accepted)" else word
+    if reason is None:
+        return textwrap.shorten(lead, limit, placeholder=" ...")
+    head = f"{lead}, but {reason.name}" if reason.cause == Cause.BLIND else f"{lead}: {reason.name}"
+    parts = reason.figure.split("; ") if reason.figure else []
+    lines = [f"{head} ({'; '.join(parts[:k])})" for k in range(len(parts), 0, -1)] + [head]
+    fitting = [line for line in lines if len(line) <= limit]
+    return fitting[0] if fitting else textwrap.shorten(head, limit, placeholder=" ...")
+
+
+def first_screen(report: FolderReport) -> FirstScreen:
+    """The summary every format opens with."""
+    several = len(report.models) > 1
+    found: list[Reason] = []
+    by_model: dict[str, str] = {}
+    for m in report.models:
+        mine = _model_reasons(m, f"{m.model}: " if several else "", report.version)
+        found += mine
+        first = deciding(mine, m.verdict_word())
+        if first is not None:  # each overview row names its own model's deciding reason
+            head = f"{first.name} ({first.figure})" if first.figure else first.name
+            by_model[m.model] = head.removeprefix(f"{m.model}: ")
+    found += _pairwise_reasons(report)
     word = report.verdict_word()
-    # What decides the word comes first: fitness for NOT FIT, failures for FAIL.
-    reasons = [*trust, *pairwise, *failing] if word == NOT_FIT else [*failing, *pairwise, *trust]
-    if word == PASS and not reasons:
-        reasons = ["every gate passed and every planted item met its expectation"]
+    if word == PASS and not found:
+        text = "every gate passed and every planted item met its expectation"
+        found.append(Reason(Cause.PASSED, text, text))
+    reasons = ordered(found, word)
     figures = tuple(f for m in report.models for f in _figures(m))
     return FirstScreen(
-        report.judge, report.version, word, report.label(), report.verdict(), tuple(reasons),
-        figures,
-        baseline_warning(report),
+        report.judge, report.version, word, report.label(), report.verdict(),
+        tuple(r.text for r in reasons), figures, baseline_warning(report),
+        deciding(reasons, word), by_model,
     )  # fmt: skip
