@@ -9,7 +9,6 @@ step summary) reads this one summary, so they say the same thing.
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -358,6 +357,8 @@ def _fitness_reasons(m: ModelReport, who: str) -> list[Reason]:
     weakest = _weakest(tests)
     short = f"{who}{chance_reading(weakest)} on {weakest.name}"
     figure = f"{_test_value(weakest)} n={weakest.n}; {len(tests)} of {decisive} deciding tests fail"
+    # The deciding test named first, so the first reason starts with the Result line's.
+    tests = [weakest, *(t for t in tests if t is not weakest)]
     worse = [t.name for t in tests if chance_reading(t) == WORSE]
     at = [t.name for t in tests if chance_reading(t) != WORSE]
     reasons = []
@@ -439,12 +440,26 @@ def one_line(word: str, label: str, reason: Reason | None, limit: int) -> str:
     tests fail"), and the reason's name is cut (" ...") only when it alone is too long."""
     lead = label if label == f"{NOT_FIT} (accepted)" else word
     if reason is None:
-        return textwrap.shorten(lead, limit, placeholder=" ...")
+        return _cut(lead, limit)
     head = f"{lead}, but {reason.name}" if reason.cause == Cause.BLIND else f"{lead}: {reason.name}"
     parts = reason.figure.split("; ") if reason.figure else []
-    lines = [f"{head} ({'; '.join(parts[:k])})" for k in range(len(parts), 0, -1)] + [head]
+    # A blind gate's figure reads on ("...: 48 planted defects would see 15 points (it has 32)").
+    opens, closes = (": ", "") if reason.cause == Cause.BLIND else (" (", ")")
+    lines = [f"{head}{opens}{'; '.join(parts[:k])}{closes}" for k in range(len(parts), 0, -1)]
+    lines.append(head)
     fitting = [line for line in lines if len(line) <= limit]
-    return fitting[0] if fitting else textwrap.shorten(head, limit, placeholder=" ...")
+    return fitting[0] if fitting else _cut(head, limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, ending " ..." where cut: at a space in the
+    second half of the room, else inside a word (a long model name is still named).
+    textwrap.shorten would drop a word longer than the room whole."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(" ...")
+    space = text.rfind(" ", 0, room + 1)
+    return text[: space if space > room // 2 else room].rstrip() + " ..."
 
 
 def first_screen(report: FolderReport) -> FirstScreen:
