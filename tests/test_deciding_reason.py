@@ -213,3 +213,11 @@ def test_a_line_too_long_loses_its_figure_first_then_the_end_of_the_name() -> No
     named = _reason(Cause.FLOOR, f"{long_model}: gate detection[cousin] failed", "8/16")
     cut = one_line(FAIL, FAIL, named, 100)
     assert len(cut) <= 100 and cut.endswith(" ...") and cut.startswith(f"{FAIL}: local:")
+
+
+def test_the_readmes_example_of_a_last_line_is_a_committed_one() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    found = re.search(r"`(relevance 1\.1: NOT FIT \(accepted\): [^`]*) \.\.\.\)`", readme)
+    assert found is not None
+    report = json.loads((ROOT / "reports/relevance/1.1/report.json").read_text())
+    assert f"relevance 1.1: {report['verdict']}".startswith(found[1])
