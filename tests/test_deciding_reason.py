@@ -221,3 +221,11 @@ def test_the_readmes_example_of_a_last_line_is_a_committed_one() -> None:
     assert found is not None
     report = json.loads((ROOT / "reports/relevance/1.1/report.json").read_text())
     assert f"relevance 1.1: {report['verdict']}".startswith(found[1])
+
+
+def test_the_judges_section_ends_with_the_verdicts_not_the_notices() -> None:
+    from judges.pytest_plugin.session.outputs import Outcome
+
+    verdict = ("geval 1.0: NOT FIT (accepted): at chance on planted detection", {"bold": True})
+    outcome = Outcome(None, [verdict], ["1 set-level test(s) skipped their gates: ..."])
+    assert outcome.terminal_lines()[-1] == verdict
