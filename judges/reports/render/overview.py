@@ -135,7 +135,8 @@ def _details(report: Mapping[str, Any]) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in FIGURE_HEAD)
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>" if rows else ""
     link = f"{report['judge']}/{report['prompt_version']}/index.html"
-    title = f"{report['judge']} {report['prompt_version']}: {screen.get('label', '')}"
+    # The report's Result line: the verdict and the reason that decides it.
+    title = f"{report['judge']} {report['prompt_version']}: {report['verdict']}"
     warning = screen.get("warning")
     return "".join(
         [
