@@ -21,7 +21,8 @@ from judges.core.spec import load_catalog
 from judges.reports import terminal
 from judges.reports.model.data import FolderReport
 from judges.reports.model.folders import Results, build_folder
-from judges.reports.model.summary import LINE_LIMIT, first_screen, one_line
+from judges.reports.model.result_line import LINE_LIMIT, one_line
+from judges.reports.model.summary import first_screen
 from judges.reports.render.files import render_report_json
 from judges.reports.render.github import summary_markdown
 from judges.reports.render.overview import render_overview

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from judges.reports import terminal
-from judges.reports.model.summary import LINE_LIMIT, MAX_REASONS, first_screen
+from judges.reports.model.result_line import LINE_LIMIT
+from judges.reports.model.summary import MAX_REASONS, first_screen
 from judges.reports.render.github import summary_markdown
 from judges.reports.write import disk_reports
 

@@ -11,7 +11,8 @@ from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
 from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
-from judges.reports.model.summary import LINE_LIMIT, FirstScreen, first_screen
+from judges.reports.model.result_line import LINE_LIMIT
+from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.cost import estimated_part
 from judges.reports.sections.fitness import not_fit_phrase
