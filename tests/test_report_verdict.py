@@ -103,6 +103,8 @@ def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str,
     report_md = (folder(demo, "1.1") / "report.md").read_text()
     assert report_md.startswith("# demo, prompt 1.1: UNDECIDED\n")
     assert "**Result: UNDECIDED: no chance test can decide" in report_md
+    # Its hint names the judge, as `plan` needs it.
+    assert "size (grow the set: `python -m judges plan demo`)**" in report_md
     assert "cannot yet show that the judge is better than chance" in report_md
     assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
     assert "| PE-01 | cousin | missed | accepted miss |" in report_md

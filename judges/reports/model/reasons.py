@@ -56,7 +56,7 @@ def weakest(tests: Sequence[ChanceTest]) -> ChanceTest:
     return max(pool, key=lambda t: (chance_reading(t) == WORSE, t.p_value, t.name))
 
 
-def model_reasons(m: ModelReport, who: str, version: str) -> list[Reason]:
+def model_reasons(m: ModelReport, who: str, judge: str, version: str) -> list[Reason]:
     """Every reason of one model's verdict, each with its cause (`judges.verdicts.deciding`
     orders them), its sentence and its one-line clause."""
     reasons = [
@@ -111,7 +111,10 @@ def model_reasons(m: ModelReport, who: str, version: str) -> list[Reason]:
         text = who + blind_reason(blind, itself=m.baseline_version == version)
         short = f"{who}{sensitivity.blind_to(blind[0])}"
         reasons.append(Reason(Cause.BLIND, text, short, sensitivity.needs(blind[0]), m.model))
-    reasons += _fitness_reasons(m, who)
+    # The command that plans the set, as `plan` takes it: the judge, and the model where a
+    # folder has several.
+    plan = f"python -m judges plan {judge}" + (f" --model {m.model}" if who else "")
+    reasons += _fitness_reasons(m, who, plan)
     # A gate without data decides nothing: named, never counted as a failure.
     reasons += [
         Reason(
@@ -135,7 +138,7 @@ def model_reasons(m: ModelReport, who: str, version: str) -> list[Reason]:
     return reasons
 
 
-def _fitness_reasons(m: ModelReport, who: str) -> list[Reason]:
+def _fitness_reasons(m: ModelReport, who: str, plan: str) -> list[Reason]:
     """What fitness says of the judge: the failing chance tests (the weakest one's figure
     decides a NOT FIT), what the set cannot show, or better than chance on all."""
     if m.fitness is None or not m.chance_tests_apply:
@@ -147,8 +150,7 @@ def _fitness_reasons(m: ModelReport, who: str) -> list[Reason]:
     if m.fit and m.undecided:
         text = f"{who}{cannot_show(m.fitness)[0]}"
         short = f"{who}no chance test can decide at this set's size"
-        return [Reason(Cause.UNDECIDED, text, short, "grow the set (`python -m judges plan`)",
-                       m.model)]  # fmt: skip
+        return [Reason(Cause.UNDECIDED, text, short, f"grow the set: `{plan}`", m.model)]
     decisive = len(m.fitness.decisive)
     if m.fit:
         text = f"{who}better than chance on all {decisive} deciding tests"

@@ -241,7 +241,7 @@ def first_screen(report: FolderReport) -> FirstScreen:
     found: list[Reason] = []
     by_model: dict[str, str] = {}
     for m in report.models:
-        mine = model_reasons(m, f"{m.model}: " if several else "", report.version)
+        mine = model_reasons(m, f"{m.model}: " if several else "", report.judge, report.version)
         found += mine
         first = deciding(mine, m.verdict_word())
         if first is not None:  # each overview row names its own model's deciding reason
