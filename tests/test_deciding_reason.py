@@ -12,11 +12,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 
+from judges.cli.main import main
 from judges.core.spec import load_catalog
 from judges.reports import terminal
 from judges.reports.model.data import FolderReport
@@ -158,7 +160,9 @@ def test_the_figures_count_deciding_tests_as_the_verdict_does() -> None:
 # --------------------------------------------------------------------------- PASS, blind
 
 
-def test_a_blind_pass_says_so_in_its_result_line_and_the_details_follow() -> None:
+def test_a_blind_pass_says_so_in_its_result_line_and_the_details_follow(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """geval 1.0's gates are blind to a 15-point drop; were it fit, it would read PASS."""
     built = disk_reports(ROOT / "reports", ROOT / "planted_sets", "geval")
     (folder,) = built.folders
@@ -176,6 +180,11 @@ def test_a_blind_pass_says_so_in_its_result_line_and_the_details_follow() -> Non
     assert len(f"**Result: {screen.result()}**") <= LINE_LIMIT
     (detail,) = screen.details()
     assert "`python -m judges plan geval --drop 0.15` plans the set" in detail
+    # The hint on the line after the Result line runs as printed, from the project root.
+    (hint,) = re.findall(r"`(python -m judges [^`]*)`", detail)
+    monkeypatch.chdir(ROOT)
+    assert main(shlex.split(hint)[3:]) == 0
+    assert "planted defects" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- the rules
