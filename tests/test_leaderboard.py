@@ -304,7 +304,8 @@ def test_incomplete_gives_one_reason_in_every_format(tmp_path: Path) -> None:
     reason = "1 item set.toml asks for not judged"
     assert json.loads((target / "report.json").read_text())["verdict"] == f"INCOMPLETE: {reason}"
     assert f"INCOMPLETE: {reason}" in (target / "report.md").read_text()
-    assert f"INCOMPLETE<span>{reason}." in (target / "index.html").read_text()  # the banner
+    banner = f'INCOMPLETE<span class="decides">{reason}</span>'
+    assert banner in (target / "index.html").read_text()
     (folder,) = built.folders
     (model,) = folder.models
     assert terminal.model_line(model, "pairwise", "1.0").endswith(f"INCOMPLETE: {reason}")

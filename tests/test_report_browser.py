@@ -113,7 +113,7 @@ def test_index_html_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "<script" not in dom.stdout
     assert page_errors(dom.stderr) == []
     # The banner is at the top and says what failed; the failures are a section of the page.
-    assert '<div class="banner fail" role="status">FAIL<span>' in dom.stdout
+    assert '<div class="banner fail" role="status">FAIL<span class="decides">' in dom.stdout
     assert "8 new failures" in dom.stdout
     assert '<div class="card failures">' in dom.stdout
     assert "new failure</span>" in dom.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from judges.reports import terminal
+from judges.reports.model.result_line import LINE_LIMIT
 from judges.reports.model.summary import MAX_REASONS, first_screen
 from judges.reports.render.github import summary_markdown
 from judges.reports.write import disk_reports
@@ -82,23 +83,28 @@ def test_a_baseline_worse_than_its_predecessor_says_so_everywhere(built: object)
     assert report["first_screen"]["warning"].startswith(warning)
     (screen,) = [first_screen(f) for f in built.folders if (f.judge, f.version) == (
         "product_identity", "0.3.1")]  # fmt: skip
-    assert f"WARNING {warning}" in terminal.why_line(screen)
+    assert f"WARNING {warning}" in (terminal.warning_line(screen) or "")
     assert f"**Warning: {warning}" in summary_markdown(built.folders)
     # 0.3, better than 0.2 (no significant change), and every other report: no warning.
     others = [f for f in built.folders if (f.judge, f.version) != ("product_identity", "0.3.1")]
     assert all(first_screen(f).warning is None for f in others)
 
 
-def test_the_terminal_and_step_summary_give_each_report_its_reasons(built: object) -> None:
-    lines = terminal.report_lines(built)
+def test_the_terminal_and_step_summary_end_with_each_verdict_and_its_deciding_reason(
+    built: object,
+) -> None:
+    lines = terminal.verdict_lines(built)
     summary = summary_markdown(built.folders)
     for folder in built.folders:
         screen = first_screen(folder)
         line = terminal.why_line(screen)
-        assert line in lines
-        assert line.startswith(f"{folder.judge} {folder.version}: {screen.label}: ")
-        assert screen.shown_reasons(3)[0] in line
-        assert f"- {folder.judge} {folder.version}: {screen.label}." in summary
+        assert line in lines and len(line) <= LINE_LIMIT, line
+        assert line.startswith(f"{folder.judge} {folder.version}: {screen.label.split(';')[0]}")
+        assert screen.deciding is not None and screen.deciding.name in line
+        assert f"- {folder.judge} {folder.version}: **{screen.result()}**." in summary
+    # The verdicts are the summary's last lines, after the report check.
+    summary_lines = [line for line, _ in terminal.summary_lines([], {}, {}, None, built)]
+    assert summary_lines[-len(lines) :] == lines
 
 
 def test_against_its_baseline_the_regression_family_alone_says_worse(built: object) -> None:

@@ -75,11 +75,15 @@ def test_a_failing_gate_and_a_new_failure_make_the_banner_say_fail(
     verdict = "FAIL: 1 gate failed, 1 new failure; NOT FIT, accepted: a demo"
     assert "1 gate failed, 1 new failure; NOT FIT, accepted: a demo (" in banner(html)
     report_md = (folder(demo, "1.1") / "report.md").read_text()
-    assert f"**Result: {verdict} (" in report_md
+    # The Result line leads with the reason that decides it (a floor before a new failure);
+    # the whole verdict follows on the next line.
+    result = "FAIL: gate detection[fabrication] failed (2/3 = 0.67 [0.21, 0.94] n=3, threshold"
+    assert f"**Result: {result} >= 0.90)**\n\nIn full: {verdict} (" in report_md
     (report,) = [f for f in built.folders if f.version == "1.1"]
     assert report.verdict().startswith(verdict)
     report_json = json.loads((folder(demo, "1.1") / "report.json").read_text())
-    assert report_json["verdict"] == report.verdict()
+    assert report_json["verdict"].startswith(result)
+    assert report_json["verdict_details"] == [report.verdict()]
     (line,) = [x for x in terminal.report_lines(built) if x.startswith(f"demo 1.1 on {MODEL}:")]
     assert line.endswith("; FAIL; NOT FIT, accepted (at chance on planted detection)"), line
     summary = summary_markdown(built.folders)
@@ -93,12 +97,14 @@ def test_accepted_misses_alone_do_not_fail_and_are_counted_apart(demo: dict[str,
     # Nothing failed, but the set is too small for any chance test to decide: a coin flip
     # would read the same, so the word is UNDECIDED (never PASS), saying what it cannot show.
     assert banner(html).startswith(
-        "incomplete: UNDECIDED No chance test can decide at this set&#x27;s size"
+        "incomplete: UNDECIDED no chance test can decide at this set&#x27;s size (grow the set"
     )
     assert "0 new failures, 1 accepted miss" in html
     report_md = (folder(demo, "1.1") / "report.md").read_text()
     assert report_md.startswith("# demo, prompt 1.1: UNDECIDED\n")
     assert "**Result: UNDECIDED: no chance test can decide" in report_md
+    # Its hint names the judge, as `plan` needs it.
+    assert "size (grow the set: `python -m judges plan demo`)**" in report_md
     assert "cannot yet show that the judge is better than chance" in report_md
     assert "0 new failures, 1 accepted miss, of 8 main-run items." in report_md
     assert "| PE-01 | cousin | missed | accepted miss |" in report_md

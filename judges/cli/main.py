@@ -51,7 +51,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from judges.reports.model.folders import ResultsMissing, UnknownVersion
-    from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
+    from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines, verdict_lines
     from judges.reports.write import disk_reports
 
     if args.compare and not args.judge:
@@ -69,6 +69,8 @@ def _report(args: argparse.Namespace) -> int:
         print(line)
     for line in check_lines(built, "the results files", REBUILD_HINT):
         print(line, file=sys.stderr if built.differing else sys.stdout)
+    for line in verdict_lines(built):  # the answer last, as pytest's summary ends
+        print(line)
     return 1 if built.differing else 0
 
 

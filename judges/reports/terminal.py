@@ -11,6 +11,7 @@ from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
 from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
 from judges.reports.model.metadata import RUN_FILE
+from judges.reports.model.result_line import LINE_LIMIT
 from judges.reports.model.summary import FirstScreen, first_screen
 from judges.reports.render.markdown import fraction
 from judges.reports.sections.cost import estimated_part
@@ -55,11 +56,16 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     )
 
 
-def why_line(screen: FirstScreen, reasons: int = 3) -> str:
-    """One line per report: the verdict word, the baseline warning, the first reasons."""
-    warning = f"WARNING {screen.warning}; " if screen.warning else ""
-    why = "; ".join(screen.shown_reasons(reasons))
-    return f"{screen.judge} {screen.version}: {screen.label}: {warning}{why}"
+def why_line(screen: FirstScreen) -> str:
+    """One line per report, at most LINE_LIMIT characters: the verdict and the reason that
+    decides it (its Result line)."""
+    prefix = f"{screen.judge} {screen.version}: "
+    return prefix + screen.result(LINE_LIMIT - len(prefix))
+
+
+def warning_line(screen: FirstScreen) -> str | None:
+    """The accepted baseline worse than the prompt before it, on a line of its own."""
+    return f"{screen.judge} {screen.version}: WARNING {screen.warning}" if screen.warning else None
 
 
 def _extra_lines(m: ModelReport, judge: str, version: str) -> list[str]:
@@ -83,12 +89,21 @@ def report_lines(built: ReportSet) -> list[str]:
     ]
     for folder in built.folders:
         where = report_dir(built.reports, folder.judge, folder.version)
-        lines.append(why_line(first_screen(folder)))
         lines.append(f"report: {shown(where)}/ ({INDEX_HTML}, {REPORT_MD}, {FAILURES_MD})")
         lines += [f"damaged: {line}" for line in folder.damaged]
     lines += [f"run {label}: {value}" for label, value in built.meta.items()]
     if not built.checked:
         lines.append(f"run metadata also in {RUN_FILE} beside each report (git-ignored)")
+    return lines
+
+
+def verdict_lines(built: ReportSet) -> list[str]:
+    """Per report, its verdict and the one reason that decides it (then its warning): the
+    summary's last lines, so the answer is what a reader sees first at the end of a run."""
+    lines = []
+    for folder in built.folders:
+        screen = first_screen(folder)
+        lines += [line for line in (why_line(screen), warning_line(screen)) if line]
     return lines
 
 
@@ -148,7 +163,8 @@ def summary_lines(
     cost_cap: tuple[float, float] | None,
     built: ReportSet | None,
 ) -> list[tuple[str, dict[str, bool]]]:
-    """Every line of the judges section with its markup: the report check in red or green."""
+    """Every line of the judges section with its markup: the report check in red or green,
+    then the verdicts in bold, last."""
     lines: list[tuple[str, dict[str, bool]]] = [
         (line, {}) for line in session_lines(rows, usage_by_model, live, cost_cap)
     ]
@@ -156,4 +172,5 @@ def summary_lines(
         lines += [(line, {}) for line in report_lines(built)]
         colour = "red" if built.differing else "green"
         lines += [(line, {colour: True}) for line in check_lines(built)]
+        lines += [(line, {"bold": True}) for line in verdict_lines(built)]
     return lines

@@ -150,7 +150,18 @@ def test_a_worse_version_is_refused_then_accepted_knowingly_without_a_failing_fl
 ) -> None:
     new_version(project, "1.1", "\n(sloppy)\n")
     record(pytester, fake_judge, "-k", f"{JUDGE}-1.1")
-    pytester.runpytest_inprocess(*INNER_OPTIONS)
+    replayed = pytester.runpytest_inprocess(*INNER_OPTIONS)
+    # The answer leads: the regression against 1.0 (7 caught->missed), not the floors 1.1
+    # also fails or its new failures, in one line of at most 160 characters, the last line
+    # of the judges section.
+    (line,) = [line for line in replayed.outlines if line.startswith(f"{JUDGE} 1.1: ")]
+    assert line.startswith(f"{JUDGE} 1.1: FAIL: regression.detection worse than prompt 1.0 ")
+    assert len(line) <= 160, line
+    after = replayed.outlines[replayed.outlines.index(line) + 1]
+    assert "snapshot report summary" in after, after  # the next section: pytest-syrupy's
+    report = (project / "reports" / JUDGE / "1.1" / "report.md").read_text(encoding="utf-8")
+    assert "**Result: FAIL: regression.detection worse than prompt 1.0 main run (" in report
+    assert "gates failed" in report.split("\n")[4]  # the whole verdict, on the next line
     code, out = command(["baseline", JUDGE, "--accept", "1.1"])
     assert code == 1 and "prompt 1.1 is significantly worse than the accepted baseline" in out
     assert "regression: support_reply 1.1 on local:fake-judge: regression.detection" in out

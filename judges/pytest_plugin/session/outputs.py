@@ -43,10 +43,11 @@ class Outcome:
         return not self.summary and not self.notices and not self.annotations
 
     def terminal_lines(self) -> list[tuple[str, Markup]]:
-        """The terminal summary's `judges` section: the verdicts, the notices (yellow), then
-        the annotations GitHub reads from the log."""
+        """The terminal summary's `judges` section: the notices (yellow), the summary, whose
+        last lines are the verdicts, then the annotations GitHub reads from the log (printed
+        on GitHub Actions alone)."""
         notices: list[tuple[str, Markup]] = [(line, {"yellow": True}) for line in self.notices]
-        return [*self.summary, *notices, *((line, {}) for line in self.annotations)]
+        return [*notices, *self.summary, *((line, {}) for line in self.annotations)]
 
 
 class Outputs:

@@ -258,10 +258,11 @@ class FolderReport:
         return word
 
     def verdict(self) -> str:
-        """One line naming everything that decides the word: what failed, what is at or
-        worse than chance (accepted or not), what is missing. A FAIL keeps an accepted NOT
-        FIT in view ("FAIL: 2 gates failed; NOT FIT, accepted: why"), and a NOT FIT keeps
-        the failures ("...; also 2 gates failed")."""
+        """The whole verdict, naming everything that decides the word: what failed, what is
+        at or worse than chance (accepted or not), what is missing. A FAIL keeps an accepted
+        NOT FIT in view ("FAIL: 2 gates failed; NOT FIT, accepted: why"), and a NOT FIT keeps
+        the failures ("...; also 2 gates failed"). It follows the Result line (the word and
+        the one reason that decides it, `summary.FirstScreen.result`) where it says more."""
         word = self.verdict_word()
         if not self.models:
             return f"{INCOMPLETE}: no main-run rows"
@@ -357,7 +358,6 @@ class FolderReport:
         return {
             "judge": self.judge,
             "prompt_version": self.version,
-            "verdict": self.verdict(),
             "verdict_word": self.verdict_word(),
             "previous_version": self.previous_version,
             "template_hash": self.template_hash,

@@ -9,30 +9,31 @@ step summary) reads this one summary, so they say the same thing.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from judges.reports.format import p_value, rate, sided_p
 from judges.reports.model.data import FolderReport, ModelReport
+from judges.reports.model.reasons import (
+    model_reasons,
+    pairwise_reasons,
+    weakest,
+    worse_than_previous,
+)
+from judges.reports.model.result_line import RESULT_LIMIT, one_line
 from judges.reports.sections import sensitivity
-from judges.reports.sections.fitness import cannot_show, chance_reading, named
+from judges.reports.sections.fitness import chance_reading
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
 from judges.stats.regression.gates import PairedCounts, Regression
 from judges.stats.regression.sensitivity import Sensitivity
-from judges.verdicts.vocabulary import AT_CHANCE, FAIL, NOT_FIT, PASS, WORSE
+from judges.verdicts.deciding import Cause, Reason, deciding, ordered
+from judges.verdicts.vocabulary import FAIL, PASS, WORSE
 
-__all__ = [
-    "MAX_REASONS",
-    "Figure",
-    "FirstScreen",
-    "baseline_warning",
-    "first_screen",
-    "worse_than_previous",
-]
+__all__ = ["MAX_REASONS", "Figure", "FirstScreen", "baseline_warning", "first_screen"]
 
 MAX_REASONS = 5
 MAX_FIGURES = 8  # per model: the table must fit the first screen
@@ -77,6 +78,16 @@ class FirstScreen:
     reasons: tuple[str, ...]  # every reason, most decisive first
     figures: tuple[Figure, ...]
     warning: str | None = None  # an accepted baseline worse than its predecessor
+    deciding: Reason | None = None  # the reason that decides the word (verdicts.deciding)
+    by_model: Mapping[str, str] = field(default_factory=dict)  # each model's deciding clause
+
+    def result(self, limit: int = RESULT_LIMIT) -> str:
+        """The verdict and its deciding reason in one line of at most `limit` characters."""
+        return one_line(self.word, self.label, self.deciding, limit)
+
+    def details(self) -> list[str]:
+        """The whole verdict, for the line after the Result line, when it says more."""
+        return [] if self.result().startswith(self.verdict) else [self.verdict]
 
     def shown_reasons(self, limit: int = MAX_REASONS) -> list[str]:
         """At most `limit` reasons, then "and N more" (the full list is in the sections)."""
@@ -88,6 +99,10 @@ class FirstScreen:
     def as_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
+            "deciding": None
+            if self.deciding is None
+            else {"cause": self.deciding.cause.name.lower(), "reason": self.deciding.name},
+            "deciding_by_model": dict(self.by_model),
             "warning": self.warning,
             "reasons": list(self.reasons),
             "figures": [figure.as_dict() for figure in self.figures],
@@ -100,21 +115,6 @@ def _rate(r: Rate) -> str:
 
 def _p(value: float) -> str:
     return p_value(value)
-
-
-def worse_than_previous(c: Comparison) -> str | None:
-    """A sentence when the version detects significantly fewer planted defects than the
-    previous one (one-sided McNemar mid-p < 0.05, as the regression gate would judge it)."""
-    b, discordant = c.mcnemar.b, c.mcnemar.b + c.mcnemar.c
-    if discordant == 0 or binomial_midp(b, discordant) >= ALPHA:
-        return None
-    return (
-        f"significantly worse than prompt {c.before} at detecting planted defects: "
-        f"{_rate(c.detection_before)} -> {_rate(c.detection_after)} on the "
-        f"{c.detection_after.n} planted defects judged under both, {b} caught->missed vs "
-        f"{c.mcnemar.c} missed->caught, one-sided McNemar "
-        f"mid-p = {_p(binomial_midp(b, discordant))}"
-    )
 
 
 def _change_reads(c: Comparison) -> str:
@@ -135,18 +135,15 @@ def _family(test: ChanceTest) -> str:
     return test.name.split(":")[0]
 
 
-def _weakest(tests: Sequence[ChanceTest]) -> ChanceTest:
-    """The test of a family that decides it: the failing one with the weakest evidence of
-    being better than chance, or, when all pass, the passing one nearest to failing."""
-    failing = [t for t in tests if t.testable and not t.fit]
-    pool = failing or [t for t in tests if t.testable] or list(tests)
-    return max(pool, key=lambda t: (chance_reading(t) == WORSE, t.p_value, t.name))
-
-
 def _test_figure(model: str, family: Sequence[ChanceTest]) -> Figure:
-    test = _weakest(family)
-    failing = sum(t.testable and not t.fit for t in family)
-    note = f"deciding: {failing} of {len(family)} not better than chance" if len(family) > 1 else ""
+    test = weakest(family)
+    # Counted as the verdict line counts: deciding tests; the others are shown, no more.
+    decisive = [t for t in family if t.testable]
+    failing = sum(not t.fit for t in decisive)
+    note = f"{failing} of {len(decisive)} deciding tests not better than chance"
+    if len(family) > len(decisive):
+        note += f", {len(family) - len(decisive)} more decide nothing"
+    note = note if len(family) > 1 else ""
     if math.isnan(test.value):
         value = f"undefined ({test.detail})" if test.detail else "undefined"
     else:
@@ -226,80 +223,6 @@ def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     )  # fmt: skip
 
 
-def _model_reasons(m: ModelReport, who: str, version: str) -> tuple[list[str], list[str]]:
-    """(what fails the run, what says whether to trust the judge), in plain words."""
-    failing = []
-    for gate in m.gates:
-        if gate.passed is False:
-            failing.append(
-                f"{who}gate {gate.name} failed: {gate.value_text()}, threshold "
-                f"{gate.threshold_text()}"
-            )
-
-    for regression in m.regressions:
-        name, baseline, why = regression.name, regression.baseline, regression.why
-        if regression.passed is False:
-            failing.append(f"{who}{name} worse than {baseline}: {why}")
-        elif regression.passed is None and regression.decides:
-            failing.append(f"{who}{name} vs {baseline} not evaluated: {why}")
-    if m.new_failures:
-        n = len(m.new_failures)
-        failing.append(f"{who}{n} new failure{'s' * (n != 1)} of {m.n_main} items (failures.md)")
-    if m.accepted_met:
-        failing.append(
-            f"{who}accepted misses now met (remove them from expectations.toml): "
-            + named(list(m.accepted_met))
-        )
-    if m.missing_items:
-        failing.append(f"{who}{len(m.missing_items)} planted items not judged")
-    failing += [f"{who}lacks the run {run}" for run in m.missing_runs]
-    trust = []
-    if blind := [found for found in m.sensitivity if found.blind]:
-        trust.append(who + blind_reason(blind, itself=m.baseline_version == version))
-    if not m.fit and m.chance_tests_apply:
-        tests = m.fitness.failing if m.fitness is not None else []
-        worse = [t.name for t in tests if chance_reading(t) == WORSE]
-        at = [t.name for t in tests if chance_reading(t) != WORSE]
-        if worse:
-            trust.append(f"{who}worse than chance on {named(worse, 3)}")
-        if at:
-            trust.append(f"{who}{AT_CHANCE} on {named(at, 3)}")
-        if not tests:
-            trust.append(f"{who}{m.fitness_reasons()[0]}")
-        # Why it is accepted is in the verdict line itself, right above the reasons.
-    elif m.undecided and m.fitness is not None and m.chance_tests_apply:
-        trust.append(f"{who}{cannot_show(m.fitness)[0]}")
-    elif m.fit and m.fitness is not None and m.chance_tests_apply:
-        trust.append(f"{who}better than chance on all {len(m.fitness.decisive)} deciding tests")
-    # A gate without data decides nothing: named, never counted as a failure.
-    trust += [
-        f"{who}gate {gate.name} not evaluated (no data): {gate.value_text()}"
-        for gate in m.gates
-        if gate.passed is None and gate.threshold is not None
-    ]
-    # Against the baseline itself the regression family decided (with Holm's correction):
-    # a sentence calling the same flips "significantly worse" alone would contradict it.
-    decided = m.comparison is not None and m.comparison.before == m.baseline_version
-    if m.comparison is not None and m.baseline_version != m.comparison.after and not decided:
-        previous = worse_than_previous(m.comparison)
-        if previous is not None:
-            trust.append(f"{who}{previous}")
-    return failing, trust
-
-
-def blind_reason(blind: Sequence[Sensitivity], itself: bool) -> str:
-    """One sentence for every paired gate that cannot see gates.toml's drop: "blind to
-    detection drops under 27 points and to rises in control false positives under 55
-    points (gates.toml asks for 15): 168 planted defects, 196 controls would see it"."""
-    seen = " and to ".join(sensitivity.blind_to(found).removeprefix("blind to ") for found in blind)
-    whose = "as the accepted baseline, its gates are " if itself else ""
-    needs = ", ".join(sensitivity.enough(found) for found in blind)
-    return (
-        f"{whose}blind to {seen} (gates.toml asks for {blind[0].required * 100:.0f}): "
-        f"{needs} would see it"
-    )
-
-
 def baseline_warning(report: FolderReport) -> str | None:
     """The banner's warning when this version is the accepted baseline and is significantly
     worse than the prompt before it."""
@@ -314,27 +237,25 @@ def baseline_warning(report: FolderReport) -> str | None:
 
 def first_screen(report: FolderReport) -> FirstScreen:
     """The summary every format opens with."""
-    failing, trust = [], []
     several = len(report.models) > 1
+    found: list[Reason] = []
+    by_model: dict[str, str] = {}
     for m in report.models:
-        fails, trusts = _model_reasons(m, f"{m.model}: " if several else "", report.version)
-        failing += fails
-        trust += trusts
-    pairwise = report.pairwise.problems() if report.pairwise is not None else []
-    accepted = report.pairwise_accepted_not_fit()
-    if accepted:  # a pairwise judge: its sets at chance that gates.toml keeps
-        sets = [entry.removesuffix(f": {NOT_FIT}") for entry in accepted]
-        pairwise.append(
-            f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
-        )
+        mine = model_reasons(m, f"{m.model}: " if several else "", report.judge, report.version)
+        found += mine
+        first = deciding(mine, m.verdict_word())
+        if first is not None:  # each overview row names its own model's deciding reason
+            head = f"{first.name} ({first.figure})" if first.figure else first.name
+            by_model[m.model] = head.removeprefix(f"{m.model}: ")
+    found += pairwise_reasons(report)
     word = report.verdict_word()
-    # What decides the word comes first: fitness for NOT FIT, failures for FAIL.
-    reasons = [*trust, *pairwise, *failing] if word == NOT_FIT else [*failing, *pairwise, *trust]
-    if word == PASS and not reasons:
-        reasons = ["every gate passed and every planted item met its expectation"]
+    if word == PASS and not found:
+        text = "every gate passed and every planted item met its expectation"
+        found.append(Reason(Cause.PASSED, text, text))
+    reasons = ordered(found, word)
     figures = tuple(f for m in report.models for f in _figures(m))
     return FirstScreen(
-        report.judge, report.version, word, report.label(), report.verdict(), tuple(reasons),
-        figures,
-        baseline_warning(report),
+        report.judge, report.version, word, report.label(), report.verdict(),
+        tuple(r.text for r in reasons), figures, baseline_warning(report),
+        deciding(reasons, word), by_model,
     )  # fmt: skip

@@ -33,7 +33,15 @@ def _finite(value: Any) -> Any:
 
 def render_report_json(report: FolderReport) -> str:
     # The first screen's reasons and deciding figures, as report.md and index.html show them.
-    content = _finite(report.as_dict() | {"first_screen": first_screen(report).as_dict()})
+    screen = first_screen(report)
+    content = _finite(
+        report.as_dict()
+        | {
+            "verdict": screen.result(),  # the Result line
+            "verdict_details": screen.details(),  # the whole verdict, when it says more
+            "first_screen": screen.as_dict(),
+        }
+    )
     return json.dumps(content, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

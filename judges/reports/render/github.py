@@ -120,10 +120,10 @@ def summary_markdown(folders: Iterable[FolderReport]) -> str:
             ]
     lines += ["", "### Why", ""]
     for folder in folders:
+        # The verdict and the reason that decides it (the Result line), then the warning.
         screen = first_screen(folder)
         warning = f" **Warning: {screen.warning}.**" if screen.warning else ""
-        why = "; ".join(screen.shown_reasons(3))
-        lines.append(f"- {folder.judge} {folder.version}: {screen.label}.{warning} {why}")
+        lines.append(f"- {folder.judge} {folder.version}: **{screen.result()}**.{warning}")
     if failed:
         lines += ["", "### Failed gates", "", *failed]
     return "\n".join(lines) + "\n"

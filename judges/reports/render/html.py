@@ -66,6 +66,7 @@ border:2px solid}
 .banner.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
 .banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
 .banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
+.banner span.decides{font-size:15px;font-weight:700}
 .first{border-left:4px solid #0969da}
 .first ul{margin:0 0 10px;padding-left:20px}.first td{font-size:13px}
 """
@@ -248,23 +249,34 @@ def _sentence(text: str) -> str:
 
 
 def _banner(report: FolderReport) -> str:
-    """The verdict word at the top (PASS, FAIL, NOT FIT, INCOMPLETE), as report.md's."""
-    verdict, word = report.verdict(), report.verdict_word()
+    """The verdict word at the top (PASS, FAIL, NOT FIT, INCOMPLETE), then the reason that
+    decides it (report.md's Result line), then the whole verdict."""
+    screen = first_screen(report)
+    verdict, word, result = report.verdict(), report.verdict_word(), screen.result()
     gates = sum(m.gate_counts[0] for m in report.models)  # those with a threshold, all passed
     accepted = sum(len(m.accepted_misses) for m in report.models)
+    # The whole verdict, unless the Result line above already says all of it.
+    whole = verdict.removeprefix(f"{word}: ").removeprefix(f"{word}, but ")
+    whole = f"{_sentence(whole)}. " if screen.details() else ""
     detail = (
-        "Better than chance at what the set measures; every planted item met its expectation "
-        f"or is an accepted miss ({accepted} accepted), and every gate with a threshold passed "
-        f"({gates} gates)."
+        f"{whole}Better than chance at what the set measures; every planted item met its "
+        f"expectation or is an accepted miss ({accepted} accepted), and every gate with a "
+        f"threshold passed ({gates} gates)."
         if word == PASS
-        else _sentence(verdict.removeprefix(f"{word}: ")) + ". See fitness, gates and failures."
+        else f"{whole}See fitness, gates and failures."
     )
+    # The Result line: its lead ("NOT FIT (accepted)") is the banner's word, its reason below.
+    lead, _, reason = result.partition(": ")
+    decides = f'<span class="decides">{esc(reason)}</span>' if reason else ""
     kinds: dict[str, str] = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit"}
     kind = kinds.get(word, "incomplete")
     warning = baseline_warning(report)
     if warning:  # an accepted baseline worse than the prompt before it says so up here
         detail += f" Warning: {_sentence(warning)}."
-    return f'<div class="banner {kind}" role="status">{esc(word)}<span>{esc(detail)}</span></div>'
+    return (
+        f'<div class="banner {kind}" role="status">{esc(lead)}{decides}'
+        f"<span>{esc(detail)}</span></div>"
+    )
 
 
 def render_html(report: FolderReport) -> str:

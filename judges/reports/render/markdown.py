@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from judges.core.quoting import md_cell, md_text
+from judges.core.quoting import md_cell, md_prose, md_text
 from judges.core.results import Usage
 from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
@@ -365,12 +365,15 @@ def _comparison_body(report: FolderReport) -> list[str]:
 
 def _header_md(report: FolderReport) -> list[str]:
     runs = ", ".join(f"{run} {n}" for run, n in report.rows_by_run.items()) or "none"
+    screen = first_screen(report)
+    # One screen line, the deciding reason first; the whole verdict right after it.
     lines = [
         f"# {report.judge}, prompt {report.version}: {report.verdict_word()}",
         "",
-        f"**Result: {report.verdict()}**",
+        f"**Result: {md_prose(screen.result())}**",
         "",
-        *first_screen_md(first_screen(report)),
+        *(line for detail in screen.details() for line in (f"In full: {md_prose(detail)}", "")),
+        *first_screen_md(screen),
         "| | |",
         "|---|---|",
         f"| Judge | {report.judge} |",

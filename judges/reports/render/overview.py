@@ -78,10 +78,15 @@ def _figure(f: Mapping[str, Any]) -> str:
 
 
 def _row(report: Mapping[str, Any], m: Mapping[str, Any]) -> str:
-    """One line: the verdict, the model's first deciding figure, detection, cost, link."""
+    """One line: the verdict, the reason that decides the model's verdict (with its figure),
+    detection, cost, link."""
     screen = report.get("first_screen", {})
     figures = [f for f in screen.get("figures", []) if f["model"] == m["model"]]
-    figure = _figure(figures[0]) if figures else "-"
+    # A model whose verdict no reason of its own decides (a pairwise judge's, decided per
+    # set) shows its first figure.
+    figure = screen.get("deciding_by_model", {}).get(m["model"]) or (
+        _figure(figures[0]) if figures else "-"
+    )
     word = m.get("verdict_word", report["verdict_word"])
     label = m.get("verdict_label", word)
     # A PASS whose paired gate cannot see the declared drop is marked, not green.
@@ -130,7 +135,8 @@ def _details(report: Mapping[str, Any]) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in FIGURE_HEAD)
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>" if rows else ""
     link = f"{report['judge']}/{report['prompt_version']}/index.html"
-    title = f"{report['judge']} {report['prompt_version']}: {screen.get('label', '')}"
+    # The report's Result line: the verdict and the reason that decides it.
+    title = f"{report['judge']} {report['prompt_version']}: {report['verdict']}"
     warning = screen.get("warning")
     return "".join(
         [
@@ -143,7 +149,7 @@ def _details(report: Mapping[str, Any]) -> str:
 
 
 HEAD = [
-    "Judge and prompt", "Model", "Verdict", "First deciding figure (95%)",
+    "Judge and prompt", "Model", "Verdict", "Deciding reason (95%)",
     "Detection (Wilson 95%)", "Cost; time per 1,000", "Report",
 ]  # fmt: skip
 
