@@ -73,12 +73,12 @@ def test_identical_fingerprints_collapse_into_one_row() -> None:
 def test_a_baseline_worse_than_its_predecessor_says_so_everywhere(built: object) -> None:
     folder = ROOT / "reports/product_identity/0.3.1"
     warning = (
-        "the accepted baseline (gates.toml), yet significantly worse than prompt 0.3 at "
+        "this accepted baseline (gates.toml) is significantly worse than prompt 0.3 at "
         "detecting planted defects: 34/46 = 0.74 -> 16/46 = 0.35"
     )
     assert f"**Warning: {warning}" in (folder / "report.md").read_text(encoding="utf-8")
     banner = re.search(r'<div class="banner[^>]*>(.*?)</div>', (folder / "index.html").read_text())
-    assert banner is not None and "Warning: The accepted baseline (gates.toml), yet" in banner[1]
+    assert banner is not None and "Warning: This accepted baseline (gates.toml) is significantly worse" in banner[1]
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert report["first_screen"]["warning"].startswith(warning)
     (screen,) = [first_screen(f) for f in built.folders if (f.judge, f.version) == (

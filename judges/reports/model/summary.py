@@ -231,7 +231,7 @@ def baseline_warning(report: FolderReport) -> str | None:
         worse = worse_than_previous(m.comparison) if m.comparison is not None else None
         if worse is not None and m.baseline_version == report.version:
             who = f"{m.model}: " if len(report.models) > 1 else ""
-            found.append(f"{who}the accepted baseline (gates.toml), yet {worse}")
+            found.append(f"{who}this accepted baseline (gates.toml) is {worse}")
     return "; ".join(found) or None
 
 
