@@ -41,7 +41,7 @@ def judging_backends(
     """Backends and prices per model name; a problem starting the embedded judge raises
     `error` (the command's own, so it prints as that command's failure)."""
     prices = load_prices(*price_files)
-    resolved = {name: price_for(prices, model) for name, model in models.items()}
+    resolved = {name: price_for(prices, model, live=record) for name, model in models.items()}
     server = None
     restore = None
     try:
