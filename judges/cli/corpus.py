@@ -363,8 +363,9 @@ def _only_its_options(args: Any) -> None:
     if other:
         options = ", ".join("--" + name.replace("_", "-") for name in other)
         raise ValueError(
-            f"{options}: not an option of `corpus import {args.format}` (see docs/corpus.md, "
-            "'Importing what a team already logs'); leave it out"
+            f"{options}: not an option of `corpus import {args.format}` (see "
+            "'Importing what a team already logs' in `python -m judges docs corpus`); leave it "
+            "out"
         )
 
 
@@ -419,7 +420,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "a judge change's effect, PPI++ with labels, the review queue",
         description="A corpus is a folder under planted_sets/corpora/ (corpus.toml, "
         "items.jsonl, judgements.jsonl, optional labels.jsonl and published.jsonl; see "
-        "docs/corpus.md). `report` writes reports/corpora/<name>/ without judging.",
+        "`python -m judges docs corpus`). `report` writes reports/corpora/<name>/ without judging.",
     )
     actions = corpus.add_subparsers(
         dest="action", required=True, metavar="ACTION",
@@ -517,8 +518,8 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "promptfoo's output, MLflow's trace assessments, OpenTelemetry GenAI evaluation "
         "events, an AlpacaEval release) as a corpus",
         description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
-        "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
-        "ratings become labels.jsonl; what cannot be mapped is counted and named.",
+        "items, judges, runs and scores mapped as `python -m judges docs corpus` says per "
+        "format; human ratings become labels.jsonl; what cannot be mapped is counted and named.",
     )
     importing.add_argument("format", choices=FORMATS, help="the tool whose log SOURCE is")
     importing.add_argument("source", type=Path, help="the log file, or its folder")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.corpus import add_corpus_command
+from judges.cli.docs import add_docs_command
 from judges.cli.finale import add_finale_command
 from judges.cli.importer import add_import_command
 from judges.cli.init import add_init_command
@@ -326,7 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
         "  python -m judges plant support_reply --from rows.jsonl   candidate items to review\n"
         f"  {ESTIMATE_EXAMPLE}\n"
-        "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge",
+        "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge\n"
+        "  python -m judges docs your-own-judge         a documentation page (docs: the list)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -340,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_power_commands(commands, str)
     add_corpus_command(commands)
     add_plant_command(commands)
+    add_docs_command(commands)
     return parser
 
 
