@@ -95,8 +95,42 @@ def _names(args: Any) -> list[str]:
     return names
 
 
+def _remembered(args: Any) -> tuple[Any, list[str]]:
+    """Where `corpus report`'s answer is remembered for these options, and the options."""
+    from judges.storage.unchanged import Remembered
+
+    options = ["corpus report", args.name or "", f"--check={args.check}", str(args.corpora)]
+    options += [str(args.reports), f"--memory-limit={args.memory_limit}"]
+    project = find_project(Path.cwd()).rootdir
+    return Remembered.of("corpus report", project, options), options
+
+
+def _fingerprint(args: Any, options: list[str]) -> str:
+    """The state of the corpora and their reports, the code and the packages."""
+    from judges.storage.unchanged import fingerprint
+
+    return fingerprint([args.corpora, args.reports], find_project(Path.cwd()).rootdir, options)
+
+
 def _report(args: Any) -> int:
     _defaults(args)
+    remembered, options = _remembered(args)
+    answer = remembered.answer(_fingerprint(args, options))
+    if answer is not None:  # the corpora and their reports as at its last clean run
+        for line in [answer.note("python -m judges corpus report"), *answer.lines]:
+            print(line)
+        return 0
+    code = _build_reports(args)
+    if code == 0:  # remembered as the next run would say it: every file unchanged
+        lines = [line.replace("wrote ", "unchanged ", 1) for line in args.said]
+        remembered.keep(_fingerprint(args, options), lines)
+    return code
+
+
+def _build_reports(args: Any) -> int:
+    """Build every corpus report, then write it or check it; `args.said` gets what it
+    printed on stdout."""
+    args.said = []
     written: list[_Written] = []
     disagreeing: list[str] = []
     for name in _names(args):
@@ -129,10 +163,12 @@ def _report(args: Any) -> int:
             return 1
         if disagreeing:
             return 1
-        print(f"{len(written)} corpus report files match their corpora")
+        args.said.append(f"{len(written)} corpus report files match their corpora")
+        print(args.said[-1])
         return 0
     for w in written:
-        print(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
+        args.said.append(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
+        print(args.said[-1])
     return 1 if disagreeing else 0
 
 

@@ -9,22 +9,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from judges.cli.corpus import add_corpus_command
-from judges.cli.docs import add_docs_command
-from judges.cli.finale import add_finale_command
-from judges.cli.importer import add_import_command
-from judges.cli.init import add_init_command
-from judges.cli.leaderboard import add_leaderboard_command
-from judges.cli.plant import add_plant_command
-from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
 from judges.cli.project import find_project
-from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
-from judges.sets.perturb import derive_all, load_derivations, write_derived
-from judges.sets.planted import load_items, load_planted_set
-from judges.sets.probes import write_probes
+
+# Each command's module is imported when the parser is built or the command runs, not here:
+# `report --check` and `corpus report` answer "unchanged" from a fingerprint in about a
+# second (`_unchanged`), before the statistics stack (scipy, numpy) is imported at all.
 
 
 def _derive(args: argparse.Namespace) -> int:
+    from judges.sets.perturb import derive_all, load_derivations, write_derived
+    from judges.sets.planted import load_items, load_planted_set
+    from judges.sets.probes import write_probes
+
     spec = args.catalog[args.judge]
     folder = args.planted_sets / args.judge
     derivations = load_derivations(folder / "derived.toml")
@@ -53,13 +49,20 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.compare and not args.judge:
+        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
+        return 2
+    if args.check and not args.compare:  # before the statistics stack is imported
+        remembered, current = _check_fingerprint(args)
+        answer = remembered.answer(current)
+        if answer is not None:  # every input and report file as at its last passing check
+            for line in [answer.note("python -m judges report --check"), *answer.lines]:
+                print(line)
+            return 0
     from judges.reports.model.folders import ResultsMissing, UnknownVersion
     from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines
     from judges.reports.write import disk_reports
 
-    if args.compare and not args.judge:
-        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
-        return 2
     try:
         if args.compare:
             return _compare(args)
@@ -68,16 +71,34 @@ def _report(args: argparse.Namespace) -> int:
         print(f"python -m judges report: {error}", file=sys.stderr)
         return 2
     built = built.check() if args.check else built.write()
-    for line in report_lines(built):
+    summary = report_lines(built)
+    checked = check_lines(built, "the results files", REBUILD_HINT)
+    for line in summary:
         print(line)
-    for line in check_lines(built, "the results files", REBUILD_HINT):
+    for line in checked:
         print(line, file=sys.stderr if built.differing else sys.stdout)
+    if args.check and not built.differing:
+        kept = [line for line in summary if not line.startswith("run ")]  # this run's own
+        remembered.keep(current, [*kept, *checked])
     return 1 if built.differing else 0
+
+
+def _check_fingerprint(args: argparse.Namespace) -> tuple[Any, str]:
+    """`report --check`'s remembered answer and the fingerprint of what it reads now: the
+    results and reports, the planted sets, the prompts, the cassettes, the code."""
+    from judges.storage.unchanged import Remembered, fingerprint
+
+    project = find_project(Path.cwd()).rootdir
+    prompts = sorted({spec.root for spec in args.catalog.values()})
+    roots = [args.reports, args.planted_sets, *prompts, project / "cassettes"]
+    options = ["report", "--check", f"--judge={args.judge or ''}", *map(str, roots)]
+    return Remembered.of("report --check", project, options), fingerprint(roots, project, options)
 
 
 def _baseline(args: argparse.Namespace) -> int:
     from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
     from judges.cli.probe_baseline import write_probe_expectations
+    from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
     from judges.reports.model.folders import ResultsMissing
     from judges.sets.pins import write_pins
     from judges.sets.planted import load_gate_tables
@@ -292,6 +313,7 @@ def _probe_baseline(
 ) -> dict[tuple[str, str], Any] | None:
     """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
     from judges.cli.probe_baseline import probe_baseline
+    from judges.sets.planted import load_planted_set
     from judges.sets.probes import load_probe_set
 
     probe_set = load_probe_set(load_planted_set(args.planted_sets, spec))
@@ -311,6 +333,15 @@ def _probe_baseline(
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from judges.cli.corpus import add_corpus_command
+    from judges.cli.docs import add_docs_command
+    from judges.cli.finale import add_finale_command
+    from judges.cli.importer import add_import_command
+    from judges.cli.init import add_init_command
+    from judges.cli.leaderboard import add_leaderboard_command
+    from judges.cli.plant import add_plant_command
+    from judges.cli.power import ESTIMATE_EXAMPLE, add_power_commands
+
     parser = argparse.ArgumentParser(
         prog="python -m judges",
         description=__doc__,
@@ -476,8 +507,26 @@ REPORTS_HELP = "reports folder (default: reports/ beside the pytest ini file)"
 USER_ERRORS = (ValueError, OSError)
 
 
+def _parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The full parser, or for `report` and `corpus` a parser of that command alone (the same
+    options, help and errors): importing every command costs seconds, more than the
+    remembered answer of an unchanged `report --check` or `corpus report` takes."""
+    if not argv or argv[0] not in ("report", "corpus"):
+        return build_parser()
+    parser = argparse.ArgumentParser(prog="python -m judges", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    if argv[0] == "report":
+        _add_report(commands)
+    else:
+        from judges.cli.corpus import add_corpus_command
+
+        add_corpus_command(commands)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser_for(argv)
     args = parser.parse_args(argv)
     try:
         if args.command in (
