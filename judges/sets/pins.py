@@ -188,9 +188,7 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
                 f"{spec.root}; restore it ("
                 + restore_hint(
                     [spec.root / name for name in sorted(pin.prompts)],
-                    "put the file back as it was when accepted, or make the version it held "
-                    f"the baseline no longer: python -m judges baseline {spec.name} --accept "
-                    "VERSION",
+                    f"put the file back as it was when accepted: its SHA-256 is pinned in {path}",
                 )
                 + ")"
             )
