@@ -293,6 +293,7 @@ def test_price_for() -> None:
         with pytest.raises(BackendError, match=f"no price for {paid}") as caught:
             price_for(prices, ModelRef.parse(paid))
         assert "--judge-prices" in str(caught.value)
+        assert price_for(prices, ModelRef.parse(paid), live=False) == Price(0.0, 0.0)  # replay
 
 
 def test_price_cost() -> None:

@@ -159,9 +159,9 @@ def test_category_power_warns_when_a_category_cannot_see_15_points() -> None:
     flips = Discordance(10, 100, "retest against main")
     powers = {p.category: p for p in category_power(main, flips)}
     assert powers["small"].n == 8 and powers["small"].drop == mcnemar_drop(8, 0.1)
-    assert "small (8 items) cannot detect a 15-point drop" in (
-        category_power_warning(powers["small"]) or ""
-    )
+    warning = category_power_warning(powers["small"], "geval") or ""
+    assert "small (8 items) cannot detect a 15-point drop" in warning
+    assert warning.endswith("`python -m judges plan geval` says how many items it needs")
     assert powers["large"].sees_worth_detecting and category_power_warning(powers["large"]) is None
     assert powers["large"].as_dict()["detects_15_points"] is True
     # Without a paired run, the discordance is the most two runs can show at the rate.

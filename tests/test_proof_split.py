@@ -3,6 +3,8 @@ run with `-m proof` or when named, and the plain run says how to run them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 # pytest-benchmark warns in an inner run of an xdist worker; the split needs none of it.
@@ -32,15 +34,24 @@ def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
     result.stdout.fnmatch_lines(["1 proof tests * left out: `python -m pytest -n auto -m proof`*"])
 
 
-def test_the_proofs_note_is_the_last_line_before_the_count(project: pytest.Pytester) -> None:
-    # README: "It says so in the last line before the final count", whatever other plugins
-    # (the judges section among them) write in the terminal summary.
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["n0", "n2"])
+def test_the_proofs_note_is_the_last_line_before_the_count(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    # README: "It says so in its last line before the final count", whatever other plugins
+    # (the judges section, syrupy's summary) write in the terminal summary, with or without
+    # the xdist workers of the README's command.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "It says so in its last line before the final count." in " ".join(readme.split())
     project.makepyfile(
         other_summary="def pytest_terminal_summary(terminalreporter):\n"
         "    terminalreporter.write_line('another summary line')\n"
     )
     project.syspathinsert()
-    result = project.runpytest_inprocess(*QUIET, "-p", "other_summary")
+    if workers:  # the workers import the summary plugin from the project folder
+        result = project.runpytest_subprocess(*QUIET, "-p", "other_summary", *workers)
+    else:
+        result = project.runpytest_inprocess(*QUIET, "-p", "other_summary")
     lines = [line for line in result.stdout.lines if line.strip()]
     assert "proof tests" in lines[-2] and "left out" in lines[-2], lines[-3:]
     assert "passed" in lines[-1]

@@ -80,7 +80,8 @@ def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path:
     allowed = BaselineGuard(allow=True)
     assert not allowed.keeps(pins, CASE, "main", recorded)
     assert allowed.lines() and allowed.lines()[0].startswith("re-recorded 1 cassette(s)")
-    assert "git checkout -- x.yaml" in missing_hint(pins, CASE, Path("x.yaml"), guard, "main")
+    hint = missing_hint(pins, CASE, Path("x.yaml"), guard, "main")
+    assert "from a copy of the accepted recording (git does not track x.yaml" in hint
     assert missing_hint({}, CASE, Path("x.yaml"), guard, "main") == ""
 
 
@@ -153,7 +154,7 @@ def test_a_judgement_the_accepted_recording_never_held_is_recorded(tmp_path: Pat
     )
     # Its replay miss asks for the recording any missing judgement gets, not a restore.
     assert missing_hint(pins, added, Path("PE-02.yaml"), guard, "main") == ""
-    assert "git checkout" in missing_hint(pins, CASE, Path("PE-01.yaml"), guard, "main")
+    assert "Restore the cassette" in missing_hint(pins, CASE, Path("PE-01.yaml"), guard, "main")
     # Without results to read, nothing is known to be new: the folder decides, as before.
     blind = BaselineGuard(allow=False, reports=tmp_path / "elsewhere")
     assert blind.keeps(pins, added, "main", folder / "PE-02.yaml")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -572,7 +573,12 @@ def test_an_accepted_baselines_prompt_is_pinned_and_an_edit_is_refused(tmp_path:
     message = str(caught.value)
     assert message.startswith(f"{root / '1.0.md'}: prompt 1.0 of demo is the accepted baseline")
     assert f"pinned in {written} on 2026-12-02" in message
-    assert "git checkout --" in message and "new version, e.g. 1.2" in message
+    assert "new version, e.g. 1.2" in message
+    # Not in a git repository: a `git checkout` would fail, so the hint says what works.
+    assert "git checkout --" not in message
+    digest = pins[("local:m", "1.0")].prompts["1.0.md"]
+    assert f"undo the edit by hand: its SHA-256 when accepted is pinned in {written}, " in message
+    assert f"{digest[:12]}..." in message and "git does not track" in message
 
     (root / "1.0.md").unlink()
     with pytest.raises(PlantedSetError, match=r"accepted.toml:\d+: prompt 1.0 of demo .* gone"):
@@ -590,3 +596,22 @@ def test_the_committed_baselines_are_pinned_as_accepted() -> None:
     for name, planted in load_planted_sets(PLANTED_ROOT, catalog).items():
         baselines = {(m, g.baseline) for (m, _), g in planted.gates.items() if g.baseline}
         assert baselines <= set(planted.pins), f"{name}: pin {baselines - set(planted.pins)}"
+
+
+def test_an_edited_pinned_prompt_git_tracks_is_restored_with_git(tmp_path: Path) -> None:
+    root = make_judge(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    folder = tmp_path / "planted"
+    folder.mkdir()
+    write_pins(folder, load_judge(root), [("local:m", "1.0")], "2026-12-02")
+    (root / "1.0.md").write_text("Rate {{summary}} harder against {{ transcript }}.")
+
+    with pytest.raises(PlantedSetError) as caught:
+        edited_pins(load_judge(root), load_pins(folder), folder)
+
+    message = str(caught.value)
+    assert f"Restore it (git checkout -- {root / '1.0.md'}) and put the change" in message
+    restore = subprocess.run(["git", "-C", str(tmp_path), "checkout", "--", str(root / "1.0.md")])
+    assert restore.returncode == 0  # the hint runs as printed
+    edited_pins(load_judge(root), load_pins(folder), folder)

@@ -242,11 +242,14 @@ def open_batch_api(model: ModelRef | str, client: Any) -> BatchAPI:
     return kind.batch_api(client.with_options(max_retries=3))
 
 
-def price_for(prices: Mapping[str, Price], model: ModelRef) -> Price:
-    """Unknown local models are free; an unknown paid model is an error, not a silent 0."""
+def price_for(prices: Mapping[str, Price], model: ModelRef, *, live: bool = True) -> Price:
+    """Unknown local models are free; an unknown paid model is an error, not a silent 0,
+    when a call would be made (`live`). A replay spends nothing, so it needs no price: a
+    priced model's replayed rows count the calls as the recording did, an unpriced one's
+    at no cost."""
     if str(model) in prices:
         return prices[str(model)]
-    if backend_of(model).free_when_unpriced:
+    if backend_of(model).free_when_unpriced or not live:
         return Price(0.0, 0.0)
     raise BackendError(
         f'no price for {model}; add [models."{model}"] with input_per_mtok and '

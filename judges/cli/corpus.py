@@ -96,8 +96,42 @@ def _names(args: Any) -> list[str]:
     return names
 
 
+def _remembered(args: Any) -> tuple[Any, list[str]]:
+    """Where `corpus report`'s answer is remembered for these options, and the options."""
+    from judges.storage.unchanged import Remembered
+
+    options = ["corpus report", args.name or "", f"--check={args.check}", str(args.corpora)]
+    options += [str(args.reports), f"--memory-limit={args.memory_limit}"]
+    project = find_project(Path.cwd()).rootdir
+    return Remembered.of("corpus report", project, options), options
+
+
+def _fingerprint(args: Any, options: list[str]) -> str:
+    """The state of the corpora and their reports, the code and the packages."""
+    from judges.storage.unchanged import fingerprint
+
+    return fingerprint([args.corpora, args.reports], find_project(Path.cwd()).rootdir, options)
+
+
 def _report(args: Any) -> int:
     _defaults(args)
+    remembered, options = _remembered(args)
+    answer = remembered.answer(_fingerprint(args, options))
+    if answer is not None:  # the corpora and their reports as at its last clean run
+        for line in [answer.note("python -m judges corpus report"), *answer.lines]:
+            print(line)
+        return 0
+    code = _build_reports(args)
+    if code == 0:  # remembered as the next run would say it: every file unchanged
+        lines = [line.replace("wrote ", "unchanged ", 1) for line in args.said]
+        remembered.keep(_fingerprint(args, options), lines)
+    return code
+
+
+def _build_reports(args: Any) -> int:
+    """Build every corpus report, then write it or check it; `args.said` gets what it
+    printed on stdout."""
+    args.said = []
     written: list[_Written] = []
     disagreeing: list[str] = []
     for name in _names(args):
@@ -130,10 +164,12 @@ def _report(args: Any) -> int:
             return 1
         if disagreeing:
             return 1
-        print(f"{len(written)} corpus report files match their corpora")
+        args.said.append(f"{len(written)} corpus report files match their corpora")
+        print(args.said[-1])
         return 0
     for w in written:
-        print(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
+        args.said.append(f"{'wrote' if w.differs else 'unchanged'} {w.path}")
+        print(args.said[-1])
     return 1 if disagreeing else 0
 
 
@@ -365,8 +401,9 @@ def _only_its_options(args: Any) -> None:
     if other:
         options = ", ".join("--" + name.replace("_", "-") for name in other)
         raise ValueError(
-            f"{options}: not an option of `corpus import {args.format}` (see docs/corpus.md, "
-            "'Importing what a team already logs'); leave it out"
+            f"{options}: not an option of `corpus import {args.format}` (see "
+            "'Importing what a team already logs' in `python -m judges docs corpus`); leave it "
+            "out"
         )
 
 
@@ -441,7 +478,7 @@ def add_corpus_command(commands: argparse._SubParsersAction) -> None:
         "a judge change's effect, PPI++ with labels, the review queue",
         description="A corpus is a folder under planted_sets/corpora/ (corpus.toml, "
         "items.jsonl, judgements.jsonl, optional labels.jsonl and published.jsonl; see "
-        "docs/corpus.md). `report` writes reports/corpora/<name>/ without judging.",
+        "`python -m judges docs corpus`). `report` writes reports/corpora/<name>/ without judging.",
     )
     actions = corpus.add_subparsers(
         dest="action", required=True, metavar="ACTION",
@@ -539,8 +576,8 @@ def _add_import(actions: argparse._SubParsersAction) -> None:
         "promptfoo's output, MLflow's trace assessments, OpenTelemetry GenAI evaluation "
         "events, an AlpacaEval release) as a corpus",
         description="Read SOURCE in FORMAT and write planted_sets/corpora/<name>/: systems, "
-        "items, judges, runs and scores mapped as docs/corpus.md says per format; human "
-        "ratings become labels.jsonl; what cannot be mapped is counted and named.",
+        "items, judges, runs and scores mapped as `python -m judges docs corpus` says per "
+        "format; human ratings become labels.jsonl; what cannot be mapped is counted and named.",
     )
     importing.add_argument("format", choices=FORMATS, help="the tool whose log SOURCE is")
     importing.add_argument("source", type=Path, help="the log file, or its folder")

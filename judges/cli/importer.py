@@ -391,7 +391,8 @@ def add_import_command(commands: Any) -> None:
     parser.add_argument(
         "form",
         choices=("benchmark", "llmbar", "jsonl"),
-        help="the source's layout: benchmark (the neutral format, docs/pairwise-benchmarks.md), "
+        help="the source's layout: benchmark (the neutral format: python -m judges docs "
+        "pairwise-benchmarks), "
         "llmbar (LLMBar's folders), jsonl (a team's logged decisions on items imported before)",
     )
     parser.add_argument(

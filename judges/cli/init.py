@@ -241,7 +241,7 @@ def _init(args: argparse.Namespace) -> int:
             f"  python -m judges baseline {args.name} --accept "
             f"{done.version or '1.0'}\n"
             "  python -m pytest --snapshot-update && python -m pytest\n"
-            '(docs/your-own-judge.md of the harness: "Your judge function as it is")'
+            '(`python -m judges docs your-own-judge`: "Your judge function as it is")'
         )
         return 0
     print(
@@ -250,7 +250,7 @@ def _init(args: argparse.Namespace) -> int:
         f"  python -m pytest\n"
         f"  python -m judges baseline {args.name} --accept 1.0\n"
         "  python -m pytest --snapshot-update && python -m pytest\n"
-        "(docs/your-own-judge.md of the harness walks through each step)"
+        "(`python -m judges docs your-own-judge` walks through each step)"
     )
     return 0
 

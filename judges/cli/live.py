@@ -44,7 +44,7 @@ def judging_backends(
     from judges.calls.backends import load_prices
 
     prices = load_prices(*price_files)
-    resolved = {name: price_for(prices, model) for name, model in models.items()}
+    resolved = {name: price_for(prices, model, live=record) for name, model in models.items()}
     server = None
     restore = None
     try:

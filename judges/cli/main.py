@@ -13,8 +13,12 @@ from judges.cli.project import find_project
 
 # The commands declared in their own modules, imported only when the command line names one
 # of them (or asks for the full --help): together they bring in scipy, both SDKs and the
-# report builder, 1.5 s of every start.
-MODULE_COMMANDS = ("finale", "import", "leaderboard", "init", "plan", "estimate", "corpus", "plant")
+# report builder, seconds of every start. `report --check` and `corpus report` answer
+# "unchanged" from a fingerprint in about a second (`_unchanged`), before the statistics
+# stack is imported at all.
+MODULE_COMMANDS = (
+    "finale", "import", "leaderboard", "init", "plan", "estimate", "corpus", "plant", "docs",
+)  # fmt: skip
 
 
 def _derive(args: argparse.Namespace) -> int:
@@ -50,13 +54,20 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.compare and not args.judge:
+        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
+        return 2
+    if args.check and not args.compare:  # before the statistics stack is imported
+        remembered, current = _check_fingerprint(args)
+        answer = remembered.answer(current)
+        if answer is not None:  # every input and report file as at its last passing check
+            for line in [answer.note("python -m judges report --check"), *answer.lines]:
+                print(line)
+            return 0
     from judges.reports.model.folders import ResultsMissing, UnknownVersion
     from judges.reports.terminal import REBUILD_HINT, check_lines, report_lines, verdict_lines
     from judges.reports.write import disk_reports
 
-    if args.compare and not args.judge:
-        print("python -m judges report: --compare A B needs --judge J", file=sys.stderr)
-        return 2
     try:
         if args.compare:
             return _compare(args)
@@ -65,13 +76,31 @@ def _report(args: argparse.Namespace) -> int:
         print(f"python -m judges report: {error}", file=sys.stderr)
         return 2
     built = built.check() if args.check else built.write()
-    for line in report_lines(built):
+    summary = report_lines(built)
+    checked = check_lines(built, "the results files", REBUILD_HINT)
+    for line in summary:
         print(line)
-    for line in check_lines(built, "the results files", REBUILD_HINT):
+    for line in checked:
         print(line, file=sys.stderr if built.differing else sys.stdout)
-    for line in verdict_lines(built):  # the answer last, as pytest's summary ends
+    verdicts = verdict_lines(built)
+    for line in verdicts:  # the answer last, as pytest's summary ends
         print(line)
+    if args.check and not built.differing:
+        kept = [line for line in summary if not line.startswith("run ")]  # this run's own
+        remembered.keep(current, [*kept, *checked, *verdicts])
     return 1 if built.differing else 0
+
+
+def _check_fingerprint(args: argparse.Namespace) -> tuple[Any, str]:
+    """`report --check`'s remembered answer and the fingerprint of what it reads now: the
+    results and reports, the planted sets, the prompts, the cassettes, the code."""
+    from judges.storage.unchanged import Remembered, fingerprint
+
+    project = find_project(Path.cwd()).rootdir
+    prompts = sorted({spec.root for spec in args.catalog.values()})
+    roots = [args.reports, args.planted_sets, *prompts, project / "cassettes"]
+    options = ["report", "--check", f"--judge={args.judge or ''}", *map(str, roots)]
+    return Remembered.of("report --check", project, options), fingerprint(roots, project, options)
 
 
 def _baseline(args: argparse.Namespace) -> int:
@@ -312,9 +341,14 @@ def _probe_baseline(
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or of `command` alone when it is one declared in its own
-    module (what `main` parses with: only that module is imported)."""
-    from_modules = MODULE_COMMANDS if command not in MODULE_COMMANDS else (command,)
+    """The parser of every command, or, when `command` names one, of the commands whose
+    modules it needs (what `main` parses with: no other command's module is imported)."""
+    if command in MODULE_COMMANDS:
+        from_modules: tuple[str, ...] = (command,)
+    elif command in ("derive", "report", "baseline"):  # declared here, imported as they run
+        from_modules = ()
+    else:  # the full --help, or a name argparse will refuse listing every command
+        from_modules = MODULE_COMMANDS
     estimate_example = ""
     if "estimate" in from_modules:
         from judges.cli.power import ESTIMATE_EXAMPLE
@@ -336,7 +370,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "  python -m judges plan product_identity --drop 0.1 --power 0.8\n"
         "  python -m judges plant support_reply --from rows.jsonl   candidate items to review\n"
         f"{estimate_example}"
-        "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge",
+        "  python -m judges corpus report alpaca_eval   rank a corpus's systems per judge\n"
+        "  python -m judges docs your-own-judge         a documentation page (docs: the list)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -378,6 +413,10 @@ def _add_module_command(commands: Commands, name: str) -> None:
         from judges.cli.plant import add_plant_command
 
         add_plant_command(commands)
+    elif name == "docs":
+        from judges.cli.docs import add_docs_command
+
+        add_docs_command(commands)
     else:
         raise AssertionError(f"no module declares the command {name!r}")
 

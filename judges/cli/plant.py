@@ -405,7 +405,7 @@ def add_plant_command(commands: Any) -> None:
         "source row, generator, seed and the expectation it should meet: defects (truncation, "
         "a sentence dropped, a number changed, a negation, an entity swapped) and invariance "
         "items (blank lines, spaces, indentation, Markdown). Nothing joins items.jsonl before "
-        "review. See docs/planting.md.",
+        "review. See `python -m judges docs planting`.",
         epilog="example:\n  python -m judges plant support_reply --from rows.jsonl "
         "--map output=reply --control-label good",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -436,7 +436,8 @@ def add_plant_command(commands: Any) -> None:
     )  # fmt: skip
     plant_cmd.add_argument(
         "--generator-module", action="append", metavar="PKG.MODULE",
-        help="a module of the team's defining GENERATOR (repeatable; docs/planting.md)",
+        help="a module of the team's defining GENERATOR (repeatable; python -m judges docs "
+        "planting)",
     )  # fmt: skip
     plant_cmd.add_argument(
         "--entities", type=Path, metavar="FILE",

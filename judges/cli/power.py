@@ -236,7 +236,8 @@ def add_power_commands(commands: Any, judge_type: Any) -> None:
         description="From a prompt version's recorded runs (their own flips and spread), "
         "how many planted items each category and score gate, how many noise-floor repeats "
         "and how many SME labels the set needs for its regression gates to detect a drop "
-        "of --drop with --power (one-sided at --alpha). See docs/statistics-power.md.",
+        "of --drop with --power (one-sided at --alpha). See "
+        "`python -m judges docs statistics-power`.",
     )
     _common(plan, judge_type)
     plan.add_argument("--drop", type=_share, default=0.1, help="drop to detect (default 0.1)")
@@ -250,7 +251,7 @@ def add_power_commands(commands: Any, judge_type: Any) -> None:
         "JSONL of verdicts) into a pass rate corrected for the judge's TPR (controls it "
         "passes) and TNR (planted defects it fails) on the planted set's main run of the "
         "same version (Rogan-Gladen), with a bootstrap interval that includes the "
-        "uncertainty of TPR and TNR. See docs/statistics-power.md.",
+        "uncertainty of TPR and TNR. See `python -m judges docs statistics-power`.",
         epilog=f"example (from the harness's own repository; a results file stands in for "
         f"unlabelled outputs):\n  {ESTIMATE_EXAMPLE}",
         formatter_class=argparse.RawDescriptionHelpFormatter,

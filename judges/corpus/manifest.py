@@ -143,7 +143,7 @@ def load_manifest(folder: Path) -> CorpusManifest:
     if not path.is_file():
         raise CorpusError(
             f"{path}: no {MANIFEST_FILE}; a corpus folder starts with one (see "
-            "docs/corpus.md, 'The format')"
+            "'The format' in `python -m judges docs corpus`)"
         )
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from judges.corpus.engine import first_seen_systems, score_matrices
 from judges.corpus.manifest import CorpusError, CorpusManifest
 from judges.corpus.rows import JUDGEMENTS_FILE, Corpus, SummarisedJudgements, load_corpus
+from judges.storage.cache import cache_dir
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,14 +35,6 @@ STORE_VERSION = 3  # bump when the Parquet columns change: older stores are conv
 FIELDS = ("system", "item", "judge", "run", "score", "error", "raw", "flagged")
 NAME_LENGTH = (1, 200)  # rows.py's _NAME
 RUN_LIMIT = 2**31  # a run number past this is left to the row checks (pydantic's StrictInt)
-
-
-def cache_dir() -> Path:
-    """JUDGES_CACHE_DIR, else $XDG_CACHE_HOME/judges, else ~/.cache/judges."""
-    if folder := os.environ.get("JUDGES_CACHE_DIR"):
-        return Path(folder)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "judges"
 
 
 def _digest(text: str) -> str:

@@ -21,6 +21,7 @@ from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.regression.gates import SME_GATE, Regression
+from judges.storage.restoring import restore_hint
 from judges.verdicts.build import build_verdict, earlier_baseline
 from judges.verdicts.inputs import Sources
 from judges.verdicts.verdict import ModelVerdict
@@ -194,7 +195,7 @@ class JudgeRunner(probing.ProbeJudging):
             pytest.fail(
                 f"{judge} {version} is the accepted baseline but no longer the version its "
                 f"callable declares, and its committed results {path} are gone: restore them "
-                f"(git checkout -- {path})",
+                f"({restore_hint([path], 'from a copy of the accepted results')})",
                 pytrace=False,
             )
         model = str(set_case.model)

@@ -6,6 +6,7 @@ Errors are `LiveSetupError`s whose message the plugin shows as a usage error.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from judges.storage.files import FolderBusy, FolderLock
 
 __all__ = [
     "LOCK_FILE", "Live", "LiveSetupError", "check_keys", "lock_cassettes",
-    "needs_embedded_server", "selected_models", "start_embedded_server", "start_live",
+    "needs_embedded_server", "selected_models", "serve_embedded", "start_embedded_server",
+    "start_live",
 ]  # fmt: skip
 
 
@@ -41,29 +43,17 @@ class Live:
 
 
 def start_live(session: JudgesSession, worker: bool, options: tuple[str, str]) -> Live:
-    """Check keys; in the controller, lock the cassettes and start the embedded judge if
-    needed. `options`: the cassette-folder and base-URL options, named in errors."""
+    """Check keys; in the controller, lock the cassettes. The embedded judge is not started
+    here: only the record phase knows whether any call needs it (`serve_embedded`).
+    `options`: the cassette-folder and base-URL options, named in errors."""
     check_keys(session)
     live = Live()
-    if worker:  # the controller holds the lock and serves the embedded judge
+    if worker:  # the controller holds the lock
         return live
     if session.settings.base_url is None:
         check_embedded_models(session, options[1])
     live.lock = lock_cassettes(session.settings.cassettes, options[0])
-    if session.settings.base_url is None and needs_embedded_server(session):
-        try:
-            live.server = start_embedded_server(session, options[1])
-        except LiveSetupError:
-            live.stop()
-            raise
-        from judges.calls.fingerprint import embedded_fingerprint
-        from judges.calls.local_server import embedded_model_path
-
-        fingerprint = embedded_fingerprint(embedded_model_path())
-        session.settings = replace(
-            session.settings, base_url=live.server.base_url, server_fingerprint=fingerprint
-        )
-    elif session.settings.base_url is not None:
+    if session.settings.base_url is not None:
         from judges.calls.fingerprint import server_props
 
         fingerprint = server_props(session.settings.base_url)
@@ -122,8 +112,25 @@ def lock_cassettes(cassettes: Path, option: str) -> FolderLock:
         ) from None
 
 
-def needs_embedded_server(session: JudgesSession) -> bool:
-    return any(backend_of(model).starts_embedded_server for model in selected_models(session))
+def needs_embedded_server(session: JudgesSession, models: Iterable[ModelRef]) -> bool:
+    """Whether a call to one of `models` (the harness's own) goes to the embedded judge."""
+    if session.settings.base_url is not None:  # the user's server serves them all
+        return False
+    return any(backend_of(model).starts_embedded_server for model in models)
+
+
+def serve_embedded(session: JudgesSession, live: Live, option: str) -> None:
+    """Start the embedded judge for the calls about to be made, and point the session at it.
+    Called by the record phase once it knows a call needs it: a `--record` run with nothing
+    to record starts no server (and needs no local extra)."""
+    live.server = start_embedded_server(session, option)
+    from judges.calls.fingerprint import embedded_fingerprint
+    from judges.calls.local_server import embedded_model_path
+
+    fingerprint = embedded_fingerprint(embedded_model_path())
+    session.settings = replace(
+        session.settings, base_url=live.server.base_url, server_fingerprint=fingerprint
+    )
 
 
 def start_embedded_server(session: JudgesSession, option: str) -> Any:

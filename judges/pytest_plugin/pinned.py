@@ -21,6 +21,7 @@ from judges.pytest_plugin.options import OPTION_RERECORD_BASELINE as OPTION
 from judges.reports.format import p_is
 from judges.sets.pins import PINS_FILE, Pin, note_rerecorded
 from judges.sets.planted import PlantedSet
+from judges.storage.restoring import restore_hint
 
 
 class BaselineGuard:
@@ -133,8 +134,10 @@ def missing_hint(
         return ""
     return (
         f"\nPrompt {case.version} is the accepted baseline on {case.model}: its recording is "
-        f"kept, not re-recorded. Restore the cassette (git checkout -- {path}) and the item or "
-        f"settings it was recorded with; or re-record the baseline on purpose with {OPTION}."
+        "kept, not re-recorded. Restore the cassette ("
+        + restore_hint([Path(path)], "from a copy of the accepted recording")
+        + f") and the item or settings it was recorded with; or re-record the baseline on "
+        f"purpose with {OPTION}."
     )
 
 

@@ -94,6 +94,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                 )
             judges.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
             return
+        if not _serve_embedded(session, judges, judgements, rows_file):
+            return
         concurrency = config.getoption("judges_concurrency")
         concurrency = concurrency or record_phase.default_concurrency(judgements)
         tty = sys.stderr.isatty()
@@ -118,6 +120,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         judges.prerecorded.update(recorded)
 
 
+def _serve_embedded(
+    session: pytest.Session, judges: Any, judgements: list[Any], rows_file: Any
+) -> bool:
+    """Start the embedded judge if a judgement about to be called needs it (here, not at
+    configure: a run with nothing to record starts no server); False if it cannot start,
+    the run stopped as a dead server stops it."""
+    from judges.pytest_plugin import record_phase
+    from judges.pytest_plugin.live import LiveSetupError, needs_embedded_server, serve_embedded
+    from judges.pytest_plugin.options import OPTION_BASE_URL
+
+    own = [j.case.model for j in judgements if judges.catalog[j.case.judge].team is None]
+    if not needs_embedded_server(judges, own):
+        return True
+    try:
+        serve_embedded(judges, session.config.stash[live_key], OPTION_BASE_URL)
+    except LiveSetupError as error:
+        record_phase.stopped_file(rows_file).write_text(str(error), encoding="utf-8")
+        _stop(session, str(error))
+        return False
+    return True
+
+
 def _stop(session: pytest.Session, message: str) -> None:
     """End the run before its tests, as Ctrl-C would: the rows recorded so far are reported
     (`pytest_sessionfinish`). An xdist worker may not exit (the controller would restart
@@ -137,7 +161,7 @@ def _embedded(config: pytest.Config) -> str | None:
     server = getattr(config.stash.get(live_key, None), "server", None)
     if server is not None:  # this process started it
         return str(server.state())
-    judges = config.stash[session_key]  # an xdist worker: the controller serves it
+    judges = config.stash[session_key]  # no server started here: name its log by URL
     url = judges.settings.base_url or ""
     return f"stopped answering; its log: {server_log(judges.settings.scratch, url)}"
 

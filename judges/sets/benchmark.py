@@ -262,7 +262,8 @@ def load_manifest(folder: Path) -> Manifest:
     if not path.is_file():
         raise BenchmarkError(
             f"{folder}: no {MANIFEST_FILE}; write one naming the benchmark, its source, its "
-            'licence (or licence = "unknown"), orders and rule (docs/pairwise-benchmarks.md)'
+            'licence (or licence = "unknown"), orders and rule (`python -m judges docs '
+            "pairwise-benchmarks`)"
         )
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -21,6 +21,7 @@ from judges.sets.items import PlantedSetError
 from judges.sets.pins import MANIFEST_FILE, PINS_FILE, next_version
 from judges.sets.planted import PlantedSet
 from judges.sets.tables import table_line
+from judges.storage.restoring import restore_hint
 
 __all__ = ["changed_cassettes", "edited_recorded_prompts", "pins_against_gates"]
 
@@ -41,8 +42,9 @@ def pins_against_gates(planted: PlantedSet) -> None:
         raise PlantedSetError(
             f'{gates_path}:{line}: ["{model}"."{source}"] names baseline = "{baseline}", but '
             f'{pins_path} pins no ["{model}"."{baseline}"]: a baseline is accepted by '
-            f"`{accept} {baseline}`, which writes both files. Restore accepted.toml (git "
-            f"checkout -- {pins_path}) or accept the baseline again with that command"
+            f"`{accept} {baseline}`, which writes both files. Restore accepted.toml ("
+            + restore_hint([pins_path], "it was not kept")
+            + ") or accept the baseline again with that command"
         )
     for (model, version), pin in sorted(planted.pins.items()):
         line = table_line(pins_path, (model, version)) or 1
@@ -51,8 +53,9 @@ def pins_against_gates(planted: PlantedSet) -> None:
             raise PlantedSetError(
                 f'{pins_path}:{line}: ["{model}"."{version}"] is pinned as an accepted '
                 f"baseline, but {gates_path} names no baseline for prompt {version} on "
-                f"{model}: restore its `baseline = ...` line (git checkout -- {gates_path}), "
-                f"or accept a baseline again with `{accept} {version}`"
+                f"{model}: restore its `baseline = ...` line ("
+                + restore_hint([gates_path], "write it back by hand")
+                + f"), or accept a baseline again with `{accept} {version}`"
             )
         if pin.cassettes is None:
             raise PlantedSetError(
@@ -81,8 +84,9 @@ def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
             f"{shown}{more}: {'a cassette' if len(changed) == 1 else 'cassettes'} of the "
             f"accepted baseline {planted.judge} prompt {version} on {model} changed since it "
             f"was accepted (pinned in {manifest}): an accepted recording is never edited or "
-            f"replaced by hand. Restore it (git checkout -- {cassettes / changed[0]}), or "
-            f"re-record the baseline on purpose with `pytest --record {RERECORD}`"
+            "replaced by hand. Restore it ("
+            + restore_hint([cassettes / changed[0]], "from a copy of the accepted recording")
+            + f"), or re-record the baseline on purpose with `pytest --record {RERECORD}`"
         )
 
 
@@ -119,7 +123,8 @@ def _refuse_edit(spec: JudgeSpec, version: str, path: Path, cassette: Path, line
     raise PlantedSetError(
         f"{path}: prompt {version} of {spec.name} was recorded ({cassette.parent}) and has "
         f"been edited since: its recording never sent {shown!r}. Published prompts are never "
-        f"edited: add {newer} with the change and restore this file (git checkout -- "
-        f"{path}); if {version} was never shared, delete its cassettes "
+        f"edited: add {newer} with the change and restore this file ("
+        + restore_hint([path], f"undo the edit by hand, so that it says what {cassette} sent")
+        + f"); if {version} was never shared, delete its cassettes "
         f"({cassette.parent.parent}) and record it again"
     )

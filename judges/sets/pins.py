@@ -29,6 +29,7 @@ from judges.core.spec import JudgeSpec, version_key
 from judges.sets.items import PlantedSetError
 from judges.sets.tables import load_tables, table_line
 from judges.storage.files import atomic_write_text
+from judges.storage.restoring import restore_hint
 
 PINS_FILE = "accepted.toml"
 MANIFEST_FILE = "accepted-cassettes.sha256"
@@ -163,8 +164,12 @@ def _pinned_cassettes(
         raise PlantedSetError(
             f'{path}:{line}: ["{model}"."{version}"] pins {pinned.get("files")} cassettes '
             f"whose digest is not that of the {len(files)} listed in {manifest_path}: one "
-            "of the two was edited by hand. Restore both (git checkout -- "
-            f"{path} {manifest_path})"
+            "of the two was edited by hand. Restore both ("
+            + restore_hint(
+                [path, manifest_path],
+                f"accept it again: python -m judges baseline {path.parent.name} --accept {version}",
+            )
+            + ")"
         )
     return files
 
@@ -180,7 +185,12 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
             raise PlantedSetError(
                 f"{path}:{line}: prompt {version} of {spec.name} is "
                 f"the accepted baseline on {model} but its prompt file is gone from "
-                f"{spec.root}; restore it (git checkout -- {spec.root}/{version}*)"
+                f"{spec.root}; restore it ("
+                + restore_hint(
+                    [spec.root / name for name in sorted(pin.prompts)],
+                    f"put the file back as it was when accepted: its SHA-256 is pinned in {path}",
+                )
+                + ")"
             )
         now = prompt_digests(spec, version)
         for name, digest in sorted(pin.prompts.items()):
@@ -190,8 +200,13 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
                     f"{spec.root / name}: prompt {version} of {spec.name} is the accepted "
                     f"baseline on {model} (pinned in {path} on {pin.pinned or 'acceptance'}) "
                     "and was edited: a published prompt is never edited in place, or its "
-                    f"recording no longer says what it judged. Restore it (git checkout -- "
-                    f"{spec.root / name}) and put the change in a new version, e.g. {newer}"
+                    "recording no longer says what it judged. Restore it ("
+                    + restore_hint(
+                        [spec.root / name],
+                        f"undo the edit by hand: its SHA-256 when accepted is pinned in "
+                        f"{path}, {digest[:12]}...",
+                    )
+                    + f") and put the change in a new version, e.g. {newer}"
                 )
 
 

@@ -67,7 +67,8 @@ def regressions(
             f"it (gates.toml accept_regression): {table.accept_regression}"
         )
     power = tuple(category_power(main, discordance, alpha))
-    notes += [warning for p in power if (warning := category_power_warning(p)) is not None]
+    judge = sources.spec.name if sources.spec is not None else "JUDGE"
+    notes += [w for p in power if (w := category_power_warning(p, judge)) is not None]
     found["category_power"] = power
     return found
 
@@ -276,8 +277,9 @@ def agreement_gate(
     return replace(agreement, passed=None, decides=False, why=why)
 
 
-def category_power_warning(p: CategoryPower) -> str | None:
-    """A sentence for the report when the category cannot see a 15-point drop."""
+def category_power_warning(p: CategoryPower, judge: str = "JUDGE") -> str | None:
+    """A sentence for the report when the category cannot see a 15-point drop; its `plan`
+    command names the judge, so it runs as printed."""
     if p.sees_worth_detecting:
         return None
     if p.nothing_to_drop:
@@ -290,7 +292,7 @@ def category_power_warning(p: CategoryPower) -> str | None:
         f"category {p.category} ({p.n} items) cannot detect a "
         f"{WORTH_DETECTING * 100:.0f}-point drop in detection: it sees {seen} with "
         f"{POWER:.0%} power "
-        f"({p.basis}); `python -m judges plan` says how many items it needs"
+        f"({p.basis}); `python -m judges plan {judge}` says how many items it needs"
     )
 
 

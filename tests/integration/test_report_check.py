@@ -3,7 +3,9 @@ byte, and `--check-reports` fails naming each file a run would change, writing n
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,35 @@ def test_replays_rewrite_reports_byte_for_byte_and_the_check_names_edits(
     assert b"| Judge (edited) | " in edited.read_bytes()  # --check-reports overwrote nothing
     others = {k: v for k, v in report_bytes(project.root).items() if k != str(shown)}
     assert others == {k: v for k, v in written.items() if k != str(shown)}
+
+
+def test_an_unchanged_report_check_answers_at_once_and_an_edit_is_still_caught(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    assert project.run(record="all").ret == pytest.ExitCode.OK
+    built = project.report("--check")
+    assert built.code == 0 and "nothing changed" not in built.out
+    started = time.perf_counter()
+    again = project.report("--check")
+    assert again.code == 0, again.err
+    assert again.out.startswith("python -m judges report --check: nothing changed since")
+    assert "files match what this run produces" in again.out
+    assert time.perf_counter() - started < 5  # the build itself: no statistics computed
+
+    # An edited input: one row of the results the reports are built from.
+    results = project.root / "reports" / JUDGE / versions()[-1] / "results.jsonl"
+    kept = results.read_bytes()
+    rows = [json.loads(line) for line in kept.decode().splitlines()]
+    rows[0]["met"] = not rows[0]["met"]
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    stale = project.report("--check")
+    assert stale.code == 1 and "nothing changed" not in stale.out
+    assert "differs from what the results files produce" in stale.err
+    results.write_bytes(kept)
+    assert project.report("--check").code == 0
+
+    # An edited report is caught as well.
+    report = results.parent / "report.md"
+    report.write_bytes(report.read_bytes().replace(b"| Judge | ", b"| Judge (edited) | "))
+    edited = project.report("--check")
+    assert edited.code == 1 and f"{report.relative_to(project.root)} differs" in edited.err

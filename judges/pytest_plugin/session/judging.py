@@ -131,7 +131,7 @@ class Judging:
         """The settings of each repeat's call, in order. `own_client`: a callable judge,
         whose code calls its model itself (its backend only names the model: no key)."""
         backend = self.backends.get(model, live and not own_client)
-        price = price_for(self.prices, model)
+        price = price_for(self.prices, model, live=live)
         return [
             Call(
                 backend=backend,

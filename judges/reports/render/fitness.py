@@ -59,7 +59,7 @@ def false_alarm_sentence(m: ModelReport) -> str:
         "A judge right on 90% of its judgements, re-recorded unchanged, fails one of these "
         f"deciding tests at most {m.fitness.false_alarm_bound():.1%} of the time (each test's "
         "power summed, a union bound); the whole verdict's simulated false-alarm rate is in "
-        "docs/gates-and-verdicts.md."
+        "`python -m judges docs gates-and-verdicts`."
     )
 
 
