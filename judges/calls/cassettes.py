@@ -248,11 +248,13 @@ def write_imported_cassette(
     return _vcr.write_cassette(path, exchanges, fingerprint, uri)
 
 
-def lock_recording(cassettes: Path) -> FolderLock:
+def lock_recording(cassettes: Path, purpose: str = "a recording") -> FolderLock:
     """One recording session per cassette folder: two would each record cassettes, bill
-    each call twice and overwrite each other's files. Raises `FolderBusy` naming the
-    holder's pid; under the lock, the temporaries a killed writer left are removed."""
+    each call twice and overwrite each other's files; and `baseline --accept` takes it too,
+    so that it never pins a recording half replaced. Raises `FolderBusy` naming the
+    holder's pid and `purpose`; under the lock, the temporaries a killed writer left are
+    removed."""
     lock = FolderLock(cassettes, LOCK_FILE)
-    lock.acquire()
+    lock.acquire(purpose)
     remove_stale_temporaries(cassettes)  # no other writer is live
     return lock

@@ -223,7 +223,7 @@ def _recording_lock(args: Any) -> Iterator[None]:
         lock = lock_recording(args.cassettes)
     except FolderBusy as busy:
         raise ValueError(
-            f"another recording (pid {busy.holder}) is recording into {args.cassettes} (lock "
+            f"another recording ({busy.who}) holds {args.cassettes} (lock "
             f"file {busy.lock_file}); wait until it ends, then run this again: it records only "
             "what is still missing"
         ) from None
