@@ -143,7 +143,7 @@ def _judge(args: Any) -> int:
     from judges.cli.live import judging_backends
     from judges.corpus.judging import judgements_text, merged, slots
     from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
-    from judges.reports.terminal import session_lines
+    from judges.reports.terminal import overspend_lines, session_lines
 
     project = find_project(Path.cwd())
     args.corpora = args.corpora or project.planted_sets / CORPORA
@@ -172,13 +172,15 @@ def _judge(args: Any) -> int:
                 f"{miss.reason(ModelRef.parse(planned[0].judged.model))}; record the corpus "
                 f"with: {record_command}"
             ) from None
+        spend = ledger.spend()
         if args.record:
-            cap = None if args.cost_cap is None else (args.cost_cap, ledger.spent_usd())
             usage: dict[str, Usage] = {}
             for row, _ in judged:
                 usage.setdefault(row.model, Usage()).add(row.usage)
             rows_run = [row for row, _ in judged]
-            for line in session_lines(rows_run, usage, ledger.totals(), cap):
+            for line in session_lines(rows_run, usage, ledger.totals(), spend):
+                print(line, file=sys.stderr)
+            for line in overspend_lines(spend):
                 print(line, file=sys.stderr)
     rows = [judgement for _, judgement in judged]
     capped = sum(row.status == "cost_cap" for row, _ in judged)
@@ -204,6 +206,8 @@ def _judge(args: Any) -> int:
             f"{record_command} --cost-cap USD",
             file=sys.stderr,
         )
+        return 1
+    if spend is not None and spend.exceeded:  # said above, with the figures
         return 1
     print(f"next: python -m judges corpus report {args.name}")
     return 0

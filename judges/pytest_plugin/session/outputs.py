@@ -32,6 +32,8 @@ class Outcome:
     summary: list[tuple[str, Markup]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     annotations: list[str] = field(default_factory=list)  # workflow commands, printed
+    # Live spend past --cost-cap (reported usage beyond a call's worst case): the run fails.
+    cost_cap_exceeded: bool = False
 
     @property
     def reports_out_of_date(self) -> bool:
@@ -80,17 +82,17 @@ class Outputs:
     def outcome(self, report: ReportSet | None, notices: list[str]) -> Outcome:
         """The session's outcome; on GitHub Actions this appends the step summary."""
         summary = self.summary_lines(report) if self.gathered.rows else []
-        return Outcome(report, summary, notices, self.publish_on_github(report))
+        spend = self.ledger.spend()
+        exceeded = spend is not None and spend.exceeded
+        return Outcome(report, summary, notices, self.publish_on_github(report), exceeded)
 
     def summary_lines(self, report: ReportSet | None) -> list[tuple[str, Markup]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
         from judges.reports.terminal import summary_lines
 
-        cap = self.settings.cost_cap_usd
-        spent = None if cap is None else (cap, self.ledger.spent_usd())
         return summary_lines(
-            self.gathered.rows, self.gathered.usage_by_model(), self.ledger.totals(), spent,
-            report,
+            self.gathered.rows, self.gathered.usage_by_model(), self.ledger.totals(),
+            self.ledger.spend(), report,
         )  # fmt: skip
 
     def publish_on_github(self, report: ReportSet | None) -> list[str]:
