@@ -336,6 +336,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     failed = outcome.reports_out_of_date or outcome.cost_cap_exceeded
     if failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if outcome.interrupted:
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def _notices(judges_session: JudgesSession) -> list[str]:

@@ -10,9 +10,12 @@ import json
 import json.scanner
 import os
 import re
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +238,19 @@ def json_lines(
             raise error(
                 f"{path}:{number}: not JSON ({problem.msg} at column {problem.colno}){hint}"
             ) from None
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends: a write of several files (a session's
+    rows) finishes, and the interrupt is raised after it. Only the main thread, which
+    receives Python's signals, can hold them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -4,7 +4,9 @@ status only render; and each test's JUnit properties."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.ledger import Ledger
@@ -34,6 +36,8 @@ class Outcome:
     annotations: list[str] = field(default_factory=list)  # workflow commands, printed
     # Live spend past --cost-cap (reported usage beyond a call's worst case): the run fails.
     cost_cap_exceeded: bool = False
+    # An interrupt at the session's end: what was written, what was skipped and its fix.
+    interrupted: str = ""
 
     @property
     def reports_out_of_date(self) -> bool:
@@ -42,13 +46,17 @@ class Outcome:
 
     @property
     def silent(self) -> bool:
-        return not self.summary and not self.notices and not self.annotations
+        return not (self.summary or self.notices or self.annotations or self.interrupted)
 
     def terminal_lines(self) -> list[tuple[str, Markup]]:
         """The terminal summary's `judges` section: the verdicts, the notices (yellow), then
         the annotations GitHub reads from the log."""
         notices: list[tuple[str, Markup]] = [(line, {"yellow": True}) for line in self.notices]
-        return [*self.summary, *notices, *((line, {}) for line in self.annotations)]
+        stopped: list[tuple[str, Markup]] = [(self.interrupted, {"red": True})]
+        return [
+            *self.summary, *notices, *(stopped if self.interrupted else []),
+            *((line, {}) for line in self.annotations),
+        ]  # fmt: skip
 
 
 class Outputs:
@@ -79,8 +87,36 @@ class Outputs:
             self.memo,
         )  # fmt: skip
 
-    def outcome(self, report: ReportSet | None, notices: list[str]) -> Outcome:
+    def save_rows(self) -> list[Path]:
+        """The session's rows merged into their results files, written now (see
+        `judges.reports.write.write_results`)."""
+        from judges.reports.write import write_results
+
+        return write_results(self.gathered.rows, self.settings.reports)
+
+    def interrupted_line(self, stop: KeyboardInterrupt, saved: list[Path]) -> str:
+        """What an interrupt at the session's end kept and skipped, with the command that
+        rebuilds what it skipped (the session's report folder where it is not the default)."""
+        why = str(stop) or "Ctrl-C"
+        command = "python -m judges report"
+        if self.settings.reports != (self.settings.rootdir / "reports").absolute():
+            command += f" --reports {shlex.quote(str(self.settings.reports))}"
+        kept = (
+            f"the session's rows are on disk ({', '.join(str(path) for path in saved)})"
+            if saved
+            else "no results file was written"
+        )
+        return (
+            f"interrupted ({why}) at the end of the session: {kept}; the reports were not "
+            f"rebuilt: rebuild them with `{command}`"
+        )
+
+    def outcome(
+        self, report: ReportSet | None, notices: list[str], interrupted: str = ""
+    ) -> Outcome:
         """The session's outcome; on GitHub Actions this appends the step summary."""
+        if interrupted:  # what remains is slow (statistics, publishing): said, not done
+            return Outcome(report, [], notices, [], interrupted=interrupted)
         summary = self.summary_lines(report) if self.gathered.rows else []
         spend = self.ledger.spend()
         exceeded = spend is not None and spend.exceeded
