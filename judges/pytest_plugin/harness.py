@@ -333,7 +333,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     outcome = judges_session.finish(
         session.config.getoption(CHECK), lambda: _notices(judges_session)
     )
-    failed = outcome.reports_out_of_date or outcome.cost_cap_exceeded
+    failed = outcome.reports_out_of_date or outcome.cost_cap_exceeded or outcome.unreasoned
     if failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if outcome.interrupted:

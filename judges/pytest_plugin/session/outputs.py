@@ -38,6 +38,8 @@ class Outcome:
     cost_cap_exceeded: bool = False
     # An interrupt at the session's end: what was written, what was skipped and its fix.
     interrupted: str = ""
+    # Accepted baselines whose acceptance reason is gone from gates.toml: the run fails.
+    unreasoned: list[str] = field(default_factory=list)
 
     @property
     def reports_out_of_date(self) -> bool:
@@ -46,17 +48,19 @@ class Outcome:
 
     @property
     def silent(self) -> bool:
-        return not (self.summary or self.notices or self.annotations or self.interrupted)
+        return not (
+            self.summary or self.notices or self.annotations or self.interrupted or self.unreasoned
+        )
 
     def terminal_lines(self) -> list[tuple[str, Markup]]:
         """The terminal summary's `judges` section: the verdicts, the notices (yellow), then
         the annotations GitHub reads from the log."""
         notices: list[tuple[str, Markup]] = [(line, {"yellow": True}) for line in self.notices]
-        stopped: list[tuple[str, Markup]] = [(self.interrupted, {"red": True})]
-        return [
-            *self.summary, *notices, *(stopped if self.interrupted else []),
-            *((line, {}) for line in self.annotations),
-        ]  # fmt: skip
+        stopped = [self.interrupted] if self.interrupted else []
+        errors: list[tuple[str, Markup]] = [
+            (line, {"red": True}) for line in [*self.unreasoned, *stopped]
+        ]
+        return [*self.summary, *notices, *errors, *((line, {}) for line in self.annotations)]
 
 
 class Outputs:
@@ -120,7 +124,23 @@ class Outputs:
         summary = self.summary_lines(report) if self.gathered.rows else []
         spend = self.ledger.spend()
         exceeded = spend is not None and spend.exceeded
-        return Outcome(report, summary, notices, self.publish_on_github(report), exceeded)
+        github = self.publish_on_github(report)
+        return Outcome(
+            report, summary, notices, github, exceeded, unreasoned=self.unreasoned(report)
+        )
+
+    def unreasoned(self, report: ReportSet | None) -> list[str]:
+        """Accepted baselines this session reported that acceptance would refuse as
+        gates.toml stands (a reason deleted by hand): `verdicts.acceptance.missing_reasons`."""
+        from judges.verdicts.acceptance import missing_reasons
+
+        lines = []
+        for folder in report.folders if report is not None else ():
+            planted = self.catalogue.planted_sets.get(folder.judge)
+            if planted is not None:
+                for model in folder.models:
+                    lines += missing_reasons(planted, folder.version, model)
+        return lines
 
     def summary_lines(self, report: ReportSet | None) -> list[tuple[str, Markup]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
