@@ -453,3 +453,56 @@ def test_acceptance_and_recording_exclude_each_other(
     )
     recorded = record(pytester, fake_judge, "-k", f"{JUDGE}-1.0")  # released: it may start
     assert "is recording into or pinning" not in said(recorded)
+
+
+def coin_judge(received: Received) -> str:
+    """1.2's prompt says "(flag all)": every reply marked down, controls too (at chance)."""
+    prompt = received.body["messages"][-1]["content"]
+    if "(flag all)" in prompt:
+        return json.dumps({"accuracy": 0, "helpfulness": 0, "rationale": "flagged"})
+    return judge(received)
+
+
+def test_acceptance_reasons_deleted_by_hand_fail_a_project_without_the_fitness_test(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    """1.2 flags everything: NOT FIT and worse than 1.0, accepted knowingly with both
+    reasons. Both reasons deleted from gates.toml, a project whose tests are the planted
+    items alone (no fitness or gate test) still fails its replay, naming the file, the table
+    and each missing reason."""
+    prompt = project / "judge_prompts" / JUDGE / "1.0.md"
+    flagging = prompt.read_text(encoding="utf-8") + "\n(flag all)\n"
+    (prompt.parent / "1.2.md").write_text(flagging, encoding="utf-8")
+    load_catalog.cache_clear()
+    fake_judge.content = coin_judge
+    record(pytester, fake_judge, "-k", f"{JUDGE}-1.2")
+    replay(pytester, "-k", f"{JUDGE}-1.2")
+    code, out = command(
+        ["baseline", JUDGE, "--accept", "1.2", "--reset-floors", "--accept-not-fit",
+         "kept for the demo", "--accept-regression", "worse on purpose"]
+    )  # fmt: skip
+    assert code == 0, out
+    gates = set_file(project, "gates.toml")
+    text = gates.read_text(encoding="utf-8")
+    for line in (
+        'accept_not_fit = "kept for the demo"\n',
+        'accept_regression = "worse on purpose"\n',
+    ):
+        assert line in text
+        text = text.replace(line, "")
+    gates.write_text(text, encoding="utf-8")
+    # The project's suite: its planted items alone, no fitness or gate test.
+    suite = project / "judge_tests" / "test_judges.py"
+    suite.write_text("from judges.pytest_plugin.suite import test_planted_item  # noqa: F401\n")
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.2")
+
+    out = " ".join(said(result).split())
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    table = f'{gates}: ["{MODEL}"."1.2"] is the accepted baseline (pinned) but'
+    assert f"{table} NOT FIT and has no accept_not_fit" in out, out[-3000:]
+    assert (
+        f"{table} significantly worse than the baseline before it and has no accept_regression"
+        in out
+    )
+    assert '--accept 1.2 --accept-not-fit "<why>"' in out
