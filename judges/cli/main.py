@@ -92,7 +92,8 @@ def _baseline(args: argparse.Namespace) -> int:
     # The recording lock: a `--record` session replacing cassettes meanwhile would have a
     # mix of old and new ones pinned, then replace what was pinned.
     try:
-        lock = lock_recording(cassettes, f"python -m judges baseline {args.judge} --accept")
+        purpose = f"python -m judges baseline {args.judge} --accept"
+        lock = lock_recording(cassettes, purpose, shared=True)
     except FolderBusy as busy:
         print(f"python -m judges baseline: --accept {accept}: refused, another session "
               f"({busy.who}) is recording into {cassettes} (lock file {busy.lock_file}); "

@@ -99,13 +99,14 @@ class FolderLock:
         self.path = folder / name
         self._handle: int | None = None
 
-    def acquire(self, purpose: str = "") -> None:
+    def acquire(self, purpose: str = "", shared: bool = False) -> None:
         """Take the lock at once, or raise FolderBusy naming the holder's pid and purpose
-        (one line of the lock file: `<pid> <purpose>`)."""
+        (one line of the lock file: `<pid> <purpose>`). `shared`: readers that exclude
+        every exclusive holder but not each other."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             held = os.read(handle, 256).decode("utf-8", errors="replace").strip()
             os.close(handle)
