@@ -228,9 +228,10 @@ def acceptance(
 
 def missing_reasons(planted: PlantedSet, version: str, verdict: ModelVerdict) -> list[str]:
     """An accepted (pinned) baseline that acceptance would refuse as its tables stand now:
-    NOT FIT, UNDECIDED or worse than the baseline before it, with no reason in gates.toml
-    (deleted by hand after `baseline --accept` wrote it). One line each, naming the file,
-    the table and the fix; the session fails on them, whichever tests a project collects."""
+    NOT FIT, or worse than the baseline before it, with no reason in gates.toml (deleted by
+    hand after `baseline --accept` wrote it). One line each, naming the file, the table and
+    the fix; the session fails on them, whichever tests a project collects. (UNDECIDED is
+    left to the verdict: baselines pinned before acceptance asked for its reason hold none.)"""
     key = (verdict.model, version)
     if key not in planted.pins or verdict.fitness is None:
         return []
@@ -244,11 +245,6 @@ def missing_reasons(planted: PlantedSet, version: str, verdict: ModelVerdict) ->
         lines.append(
             f"{where} NOT FIT and has no accept_not_fit, its reason: {fix} "
             '--accept-not-fit "<why>"`'
-        )
-    if verdict.undecided and not (table and table.accept_undecided):
-        lines.append(
-            f"{where} UNDECIDED and has no accept_undecided, its reason: {fix} "
-            '--accept-undecided "<why>"`'
         )
     worse = any(gate.passed is False for gate in verdict.regressions)
     if worse and not (table and table.accept_regression):
