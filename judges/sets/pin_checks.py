@@ -63,9 +63,11 @@ def pins_against_gates(planted: PlantedSet) -> None:
             )
 
 
-def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
+def changed_cassettes(planted: PlantedSet, cassettes: Path, accept_options: str = "") -> None:
     """Refuse a session whose accepted baseline's cassette differs from the pinned bytes. A
-    cassette that is gone is the replay's to report (it names the file to restore)."""
+    cassette that is gone is the replay's to report (it names the file to restore).
+    `accept_options`: what the `baseline --accept` of the message needs to find this
+    session's results (its report folder where it is not the default)."""
     manifest = planted.path / MANIFEST_FILE
     for (model, version), pin in sorted(planted.pins.items()):
         changed = [
@@ -82,8 +84,10 @@ def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
             f"{shown}{more}: {'a cassette' if len(changed) == 1 else 'cassettes'} of the "
             f"accepted baseline {planted.judge} prompt {version} on {model} changed since it "
             f"was accepted (pinned in {manifest}): an accepted recording is never edited or "
-            f"replaced by hand. Restore it (git checkout -- {cassettes / changed[0]}), or "
-            f"re-record the baseline on purpose with `pytest --record {RERECORD}`"
+            f"replaced by hand. Restore it (git checkout -- {cassettes / changed[0]}), "
+            f"re-record the baseline on purpose with `pytest --record {RERECORD}`, or pin "
+            f"these bytes saying why: `python -m judges baseline {planted.judge} --accept "
+            f'{version}{accept_options} --repin "<why>"`'
         )
 
 

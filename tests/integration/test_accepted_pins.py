@@ -336,6 +336,9 @@ def test_accepting_again_never_re_pins_a_forged_cassette_without_a_reason(
     before = {name: set_file(project, name).read_bytes() for name in ("accepted.toml",
               "accepted-cassettes.sha256", "gates.toml", "expectations.toml")}  # fmt: skip
 
+    refused = replay(pytester, "-k", f"{JUDGE}-1.0")  # the session names the same fixes
+    assert f'python -m judges baseline {JUDGE} --accept 1.0 --repin "<why>"' in said(refused)
+
     code, out = command(["baseline", JUDGE, "--accept", "1.0"])
 
     assert code == 1, out
