@@ -7,14 +7,18 @@ items replaced the first release's: the figures of a set the import never touche
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from judges.calls.backends import ModelRef
 from judges.cli.importer import import_llmbar
+from judges.cli.main import main
+from judges.core.naming import Case
 from judges.core.spec import load_catalog
 from judges.sets.imports import ImportError_
-from judges.sets.planted import load_items
+from judges.sets.planted import load_items, load_planted_set
 from tests._llmbar_release import write_llmbar_set
 
 GOOD = {"Good": [("1", "1"), ("2", "2"), ("1", "1")]}
@@ -121,3 +125,48 @@ def test_a_second_release_is_never_filed_under_0_1_unasked(project: Path, tmp_pa
     assert "prompt 0.1 holds princeton-nlp/LLMBar@900616bf's outputs" in message
     assert "--benchmark" in message and "--prompt-version V" in message
     assert _items(project).read_text(encoding="utf-8") == before
+
+
+def test_a_second_release_under_the_same_version_names_every_model_it_leaves_short(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second release filed under 0.1 beside the first adds items the first release's
+    models never judged: the import names the model_items line of every model of the
+    version, the first release's too, and with those lines every model replays exactly
+    the items it has cassettes for (no "... does not exist" for the other release's)."""
+    second = tmp_path / "otherbar"
+    write_llmbar_set(second, "Natural", {"Other": GOOD["Good"]})
+    (second / "LICENSE").write_text("MIT License\n", encoding="utf-8")
+
+    code = main(
+        ["import", "llmbar", str(second), "--root", str(project), "--prompt-version", "0.1"]
+    )
+
+    assert code == 0
+    out = capsys.readouterr().out
+    set_toml = project / "planted_sets" / "pairwise" / "set.toml"
+    lines = {
+        "imported:Good": '["adversarial_gptinst"]',
+        "imported:Other": '["natural"]',
+    }
+    for model, sets in lines.items():
+        assert (
+            f'{model} has outputs for {sets[2:-2]} only: add "{model}" = {sets} to '
+            f'[versions."0.1".model_items] in {set_toml}'
+        ) in out, out
+    # Followed as printed: every model judges the items its release gave it, and no other.
+    entries = "".join(f'"{model}" = {sets}\n' for model, sets in lines.items())
+    set_toml.write_text(
+        f'[versions."0.1"]\nmodels = {json.dumps(sorted(lines))}\n\n'
+        f'[versions."0.1".model_items]\n{entries}',
+        encoding="utf-8",
+    )
+    spec = load_catalog()["pairwise"]
+    planted = load_planted_set(project / "planted_sets", spec)
+    cassettes = project / "cassettes"
+    for model in lines:
+        ref = ModelRef.parse(model)
+        asked = planted.main_items("0.1", model)
+        assert asked
+        for item in asked:
+            assert Case("pairwise", "0.1", ref, item.id, item.slug).cassette(cassettes).is_file()

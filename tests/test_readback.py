@@ -4,7 +4,8 @@ emoji, quotes and backslashes. `str.splitlines` splits at all of those, JSON wri
 `ensure_ascii=False` keeps them raw, so a reader must split at "\\n" alone; and a TOML file
 is written by a TOML writer, never by `json.dumps` (whose `\\ud83d` escapes TOML refuses).
 A lone surrogate, which no UTF-8 file can hold, is refused where a corpus row is read
-(pydantic refuses it as a string)."""
+(pydantic refuses it as a string). The notes and reasons written into accepted.toml and
+gates.toml read back whatever they say (DEL, emoji, separators)."""
 
 from __future__ import annotations
 
@@ -120,3 +121,40 @@ def test_a_lone_surrogate_in_a_corpus_row_is_refused_with_its_line(tmp_path: Pat
     (folder / "judgements.jsonl").write_text(rows.replace('"sys"', '"sys\\ud800"', 1))
     with pytest.raises(CorpusError, match=r"judgements\.jsonl:1: system: .*unicode string"):
         load_corpus(folder)
+
+
+# The reasons a team writes into accepted.toml and gates.toml: any text a UTF-8 file holds,
+# DEL (U+007F) and emoji included, which `json.dumps` would write as TOML refuses.
+REASON = st.text(
+    st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from([*SEPARATORS, "\x7f"])),
+    min_size=1,
+    max_size=40,
+)
+
+
+@given(note=REASON, reason=REASON)
+def test_a_pins_notes_read_back_whatever_they_say(note: str, reason: str) -> None:
+    from judges.sets.pins import PINS_FILE, load_pins, note_rerecorded
+
+    with tempfile.TemporaryDirectory() as root:
+        folder = Path(root)
+        (folder / PINS_FILE).write_text(
+            '["local:m"."1.0"]\npinned = "2026-12-02"\nprompts = { "1.0.md" = "0" }\n',
+            encoding="utf-8",
+        )
+        note_rerecorded(folder, "local:m", "1.0", note)
+        assert load_pins(folder)[("local:m", "1.0")].rerecorded == note
+        pin = load_pins(folder)[("local:m", "1.0")]
+        assert pin.repinned == ""  # a re-recording note is not a re-pinning
+        note_rerecorded(folder, "local:m", "1.0", reason)
+        assert load_pins(folder)[("local:m", "1.0")].rerecorded == reason
+
+
+@given(reason=REASON)
+def test_an_acceptance_reason_in_gates_toml_reads_back(reason: str) -> None:
+    from judges.cli.baseline import GATES_HEADER, render_tables
+
+    tables = {("local:m", "1.0"): {"accept_not_fit": reason, "accept_regression": reason}}
+    text = render_tables(GATES_HEADER, tables)
+    table = tomllib.loads(text)["local:m"]["1.0"]
+    assert table["accept_not_fit"] == table["accept_regression"] == reason

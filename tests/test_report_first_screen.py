@@ -78,7 +78,8 @@ def test_a_baseline_worse_than_its_predecessor_says_so_everywhere(built: object)
     )
     assert f"**Warning: {warning}" in (folder / "report.md").read_text(encoding="utf-8")
     banner = re.search(r'<div class="banner[^>]*>(.*?)</div>', (folder / "index.html").read_text())
-    assert banner is not None and "Warning: This accepted baseline (gates.toml) is significantly worse" in banner[1]
+    assert banner is not None
+    assert "Warning: This accepted baseline (gates.toml) is significantly worse" in banner[1]
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert report["first_screen"]["warning"].startswith(warning)
     (screen,) = [first_screen(f) for f in built.folders if (f.judge, f.version) == (

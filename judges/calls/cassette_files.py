@@ -117,18 +117,24 @@ def recorded_base_url(path: Path) -> str | None:
 def recorded_request_text(path: Path) -> str:
     """Every string of every request body a cassette holds, one per line (its prompts, as
     sent); empty when the file cannot be read."""
+    return "\n".join(recorded_request_strings(path))
+
+
+def recorded_request_strings(path: Path) -> list[str]:
+    """Every string of every request body a cassette holds (its prompts, each whole, as
+    sent); none when the file cannot be read."""
     try:
         data = _read(path)
         bodies = [i["request"]["body"] for i in data["interactions"]]
     except (OSError, UnicodeDecodeError, yaml.YAMLError, LookupError, TypeError):
-        return ""
+        return []
     found: list[str] = []
     for body in bodies:
         try:
             _strings(json.loads(body) if isinstance(body, str | bytes) else body, found)
         except ValueError:
             continue
-    return "\n".join(found)
+    return found
 
 
 def _strings(value: object, found: list[str]) -> None:

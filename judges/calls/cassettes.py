@@ -248,11 +248,16 @@ def write_imported_cassette(
     return _vcr.write_cassette(path, exchanges, fingerprint, uri)
 
 
-def lock_recording(cassettes: Path) -> FolderLock:
+def lock_recording(
+    cassettes: Path, purpose: str = "a recording", shared: bool = False
+) -> FolderLock:
     """One recording session per cassette folder: two would each record cassettes, bill
-    each call twice and overwrite each other's files. Raises `FolderBusy` naming the
-    holder's pid; under the lock, the temporaries a killed writer left are removed."""
+    each call twice and overwrite each other's files. `baseline --accept` takes it
+    `shared`: it excludes every recording (it must never pin a recording half replaced),
+    not another acceptance. Raises `FolderBusy` naming the holder's pid and `purpose`;
+    under an exclusive lock, the temporaries a killed writer left are removed."""
     lock = FolderLock(cassettes, LOCK_FILE)
-    lock.acquire()
-    remove_stale_temporaries(cassettes)  # no other writer is live
+    lock.acquire(purpose, shared)
+    if not shared:
+        remove_stale_temporaries(cassettes)  # no other writer is live
     return lock

@@ -220,10 +220,15 @@ class Ledger:
             )
 
     def settle(self, hold: str, model: str, worst_usd: float, reported: Reported | None) -> Usage:
-        """Settle a sent call's reservation by `settlement`; the call's usage, as charged."""
+        """Settle a sent call's reservation by `settlement`; the call's usage, as charged.
+        A reported cost above the call's worst case (more tokens than it sent and allowed)
+        is charged as reported, and marked: the session says so, and fails past its cap."""
         usage = settlement(reported, worst_usd)
         estimated = bool(usage.estimated_calls)
-        self.charge(model, usage.input_tokens, usage.output_tokens, usage.cost_usd, hold, estimated)
+        over = worst_usd if 0 < worst_usd < usage.cost_usd else None
+        self.charge(
+            model, usage.input_tokens, usage.output_tokens, usage.cost_usd, hold, estimated, over
+        )
         return usage
 
     def charge(
@@ -234,9 +239,11 @@ class Ledger:
         cost_usd: float,
         hold: str | None = None,
         estimated: bool = False,
+        over_worst_usd: float | None = None,
     ) -> None:
         """Charge a reply; with `hold`, settle that reservation in the same locked write.
-        `estimated`: the cost is a worst case, the provider reported no usage."""
+        `estimated`: the cost is a worst case, the provider reported no usage.
+        `over_worst_usd`: the worst case the reported cost went past (an over-report)."""
         entry: dict[str, object] = {
             "kind": "charge",
             "model": model,
@@ -246,6 +253,8 @@ class Ledger:
         }
         if estimated:
             entry["estimated"] = True
+        if over_worst_usd is not None:
+            entry["over_worst_usd"] = over_worst_usd
         with self._locked():
             if hold:
                 self._append({"kind": "release", "hold": hold, "cost_usd": 0.0})
@@ -269,3 +278,50 @@ class Ledger:
         """The part of `spent_usd` that is a worst case: calls that reported no usage."""
         charges = self._charges(self._entries())
         return sum(float(e["cost_usd"]) for e in charges if e.get("estimated"))
+
+    def spend(self) -> Spend | None:
+        """The session's spend against its cap (None without a cap), with its overruns."""
+        if self.cap_usd is None:
+            return None
+        return Spend(self.cap_usd, self.spent_usd(), tuple(self.overruns()))
+
+    def overruns(self) -> list[Overrun]:
+        """The calls whose reported cost went past the worst case reserved for them."""
+        return [
+            Overrun(
+                str(e["model"]),
+                int(e["input_tokens"]),
+                int(e["output_tokens"]),
+                float(e["cost_usd"]),
+                float(e["over_worst_usd"]),
+            )
+            for e in self._charges(self._entries())
+            if "over_worst_usd" in e
+        ]
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """A call billed past its worst case: the provider reported more tokens than the call
+    sent and allowed (or its price is not the price file's)."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    worst_usd: float
+
+
+@dataclass(frozen=True)
+class Spend:
+    """A session's spend against its cap, and the calls that went past their worst case."""
+
+    cap_usd: float
+    spent_usd: float
+    overruns: tuple[Overrun, ...] = ()
+
+    @property
+    def exceeded(self) -> bool:
+        """Spent past the cap: only reported usage beyond a call's worst case does that
+        (every call reserves its worst case first), so the run fails and says why."""
+        return self.spent_usd > self.cap_usd + 1e-9

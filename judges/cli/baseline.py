@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import scipy.stats
+import tomli_w
 
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
@@ -283,6 +284,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
+    if isinstance(value, str):  # a TOML writer: json.dumps leaves DEL (U+007F) raw
+        return tomli_w.dumps({"v": value})[len("v = ") :].rstrip("\n")
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -180,7 +180,7 @@ def _judge(args: Any) -> int:
     from judges.cli.live import judging_backends
     from judges.corpus.judging import judgements_text, merged, slots
     from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
-    from judges.reports.terminal import session_lines
+    from judges.reports.terminal import overspend_lines, session_lines
 
     project = find_project(Path.cwd())
     args.corpora = args.corpora or project.planted_sets / CORPORA
@@ -209,13 +209,15 @@ def _judge(args: Any) -> int:
                 f"{miss.reason(ModelRef.parse(planned[0].judged.model))}; record the corpus "
                 f"with: {record_command}"
             ) from None
+        spend = ledger.spend()
         if args.record:
-            cap = None if args.cost_cap is None else (args.cost_cap, ledger.spent_usd())
             usage: dict[str, Usage] = {}
             for row, _ in judged:
                 usage.setdefault(row.model, Usage()).add(row.usage)
             rows_run = [row for row, _ in judged]
-            for line in session_lines(rows_run, usage, ledger.totals(), cap):
+            for line in session_lines(rows_run, usage, ledger.totals(), spend):
+                print(line, file=sys.stderr)
+            for line in overspend_lines(spend):
                 print(line, file=sys.stderr)
     rows = [judgement for _, judgement in judged]
     capped = sum(row.status == "cost_cap" for row, _ in judged)
@@ -242,6 +244,8 @@ def _judge(args: Any) -> int:
             file=sys.stderr,
         )
         return 1
+    if spend is not None and spend.exceeded:  # said above, with the figures
+        return 1
     print(f"next: python -m judges corpus report {args.name}")
     return 0
 
@@ -260,7 +264,7 @@ def _recording_lock(args: Any) -> Iterator[None]:
         lock = lock_recording(args.cassettes)
     except FolderBusy as busy:
         raise ValueError(
-            f"another recording (pid {busy.holder}) is recording into {args.cassettes} (lock "
+            f"another recording ({busy.who}) holds {args.cassettes} (lock "
             f"file {busy.lock_file}); wait until it ends, then run this again: it records only "
             "what is still missing"
         ) from None

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from judges.builtin.pairwise import ORDERS, to_position
 from judges.calls.backend_registry import IMPORTED, make_backend
 from judges.calls.backends import IMPORTED_PATH, BackendError, ModelRef
-from judges.calls.cassettes import write_imported_cassette
+from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
 from judges.cli.benchmarks import run_import
 from judges.cli.release_versions import CONTENT, content_of, version_for
 from judges.core.naming import Case
@@ -240,11 +242,33 @@ def import_llmbar(
         spec, version, items, read.replies, root / "cassettes", fingerprint
     )
     models = tuple(sorted({reply.model for reply in read.replies}))
-    covered = {
-        model: tuple(sorted({items[r.item_id].category for r in read.replies if r.model == model}))
-        for model in models
-    }
+    covered = imported_coverage(spec, version, load_items(items_path, spec), root / "cassettes")
     return Written(len(read.items), count, changed + written, models, version, covered)
+
+
+def imported_coverage(
+    spec: JudgeSpec, version: str, items: list[PlantedItem], cassettes: Path
+) -> dict[str, tuple[str, ...]]:
+    """Every imported model under `version`, this import's and the releases' before it
+    alike: the sets (categories) it has a cassette for. A release filed beside another
+    adds items that the other's models never judged: each of those is named too."""
+    covered: dict[str, tuple[str, ...]] = {}
+    for folder in sorted((cassettes / spec.name / version).glob(f"{IMPORTED}-*")):
+        first = next(iter(sorted(folder.glob("*.yaml"))), None)
+        if first is None:
+            continue
+        metadata = (yaml.safe_load(first.read_text(encoding="utf-8")) or {}).get("metadata")
+        name = str(((metadata or {}).get(FINGERPRINT_KEY) or {}).get("model") or "")
+        if not name:
+            continue
+        model = ModelRef.parse(f"{IMPORTED}:{name}")
+        sets = {
+            item.category
+            for item in items
+            if Case(spec.name, version, model, item.id, item.slug).cassette(cassettes).is_file()
+        }
+        covered[name] = tuple(sorted(sets))
+    return covered
 
 
 def import_jsonl(
@@ -370,6 +394,8 @@ def _check_set_toml(root: Path, done: Written) -> None:
         )
     every = set().union(*done.sets.values()) if done.sets else set()
     given = run.get("model_items", {})
+    # Every model of the version: a second release filed beside the first adds sets the
+    # first release's models never judged, and each of them needs its line too.
     for model, sets in sorted(done.sets.items()):
         if set(sets) != every and f"imported:{model}" not in given:
             print(

@@ -104,14 +104,9 @@ def _check_fingerprint(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _baseline(args: argparse.Namespace) -> int:
-    from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
-    from judges.cli.probe_baseline import write_probe_expectations
-    from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, survey
-    from judges.reports.model.folders import ResultsMissing
-    from judges.sets.pins import write_pins
-    from judges.sets.planted import load_gate_tables
-    from judges.verdicts.acceptance import Refusal, acceptance
-    from judges.verdicts.inputs import load_sources
+    from judges.calls.cassettes import lock_recording
+    from judges.cli.recorded import survey
+    from judges.storage.files import FolderBusy
 
     catalog = args.catalog
     spec = catalog[args.judge]
@@ -123,6 +118,36 @@ def _baseline(args: argparse.Namespace) -> int:
         print(f"python -m judges baseline: --accept {accept}: not a prompt version of "
               f"{args.judge} ({known})", file=sys.stderr)  # fmt: skip
         return 2
+    cassettes = find_project(Path.cwd()).rootdir / "cassettes"
+    # The recording lock: a `--record` session replacing cassettes meanwhile would have a
+    # mix of old and new ones pinned, then replace what was pinned.
+    try:
+        purpose = f"python -m judges baseline {args.judge} --accept"
+        lock = lock_recording(cassettes, purpose, shared=True)
+    except FolderBusy as busy:
+        print(f"python -m judges baseline: --accept {accept}: refused, another session "
+              f"({busy.who}) is recording into {cassettes} (lock file {busy.lock_file}); "
+              "accepting now could pin a recording half replaced. Nothing written: run this "
+              "again once it ends", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        return _accept(args, spec, cassettes)
+    finally:
+        lock.release()
+
+
+def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
+    """`baseline --accept`, under the cassette folder's recording lock."""
+    from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
+    from judges.cli.probe_baseline import write_probe_expectations
+    from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, repin_refusal
+    from judges.reports.model.folders import ResultsMissing
+    from judges.sets.pins import differing_pins, write_pins
+    from judges.sets.planted import load_gate_tables
+    from judges.verdicts.acceptance import Refusal, acceptance
+    from judges.verdicts.inputs import load_sources
+
+    accept, catalog = args.accept, args.catalog
     sources = load_sources(args.judge, catalog, args.planted_sets)
     try:
         rows_by_version, reliability, models = _recorded_versions(args, spec, sources)
@@ -133,6 +158,13 @@ def _baseline(args: argparse.Namespace) -> int:
     if sources.planted is None:  # no set says which items the baseline must hold
         print(f"python -m judges baseline: {'; '.join(sources.notes)}", file=sys.stderr)
         return 2
+    accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
+    folder = args.planted_sets / args.judge
+    differing = differing_pins(folder, args.judge, accepted, cassettes)
+    if differing and not args.repin:
+        for line in repin_refusal(_baseline_command(args), differing, cassettes):
+            print(f"python -m judges baseline: {line}", file=sys.stderr)
+        return 1
     # The policy is the verdicts' (judges.verdicts.acceptance); this prints what it decided.
     checks = acceptance(
         accept, models[accept], accepted_rows, sources.planted, args.accept_not_fit,
@@ -210,14 +242,20 @@ def _baseline(args: argparse.Namespace) -> int:
     )
     if probe_tables is not None:
         written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
-    accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
     today = datetime.date.today().isoformat()
     # Pinned with its cassettes and results: an accepted recording is never edited unseen.
-    cassettes = find_project(Path.cwd()).rootdir / "cassettes"
-    folder = args.planted_sets / args.judge
-    written.append(write_pins(folder, spec, accepted, today, cassettes, args.reports))
+    repinned = {
+        key: f"{today}: {args.repin} ({len(names)} cassette(s) re-pinned)"
+        for key, names in differing.items()
+    }
+    written.append(write_pins(folder, spec, accepted, today, cassettes, args.reports, repinned))
     for path in written:
         print(f"wrote {path}")
+    for (model, version), names in sorted(differing.items()):
+        for name in names:
+            state = "re-pinned" if (cassettes / name).is_file() else "unpinned (gone)"
+            print(f"{state}: {cassettes / name} ({args.judge} prompt {version} on {model}: "
+                  f"--repin {args.repin!r})")  # fmt: skip
     print(f"accepted baseline: prompt {accept} (regression gates compare it and newer versions)")
     for line in _gate_sight(args.judge, spec, sources, accept, accepted_rows):
         print(line)
@@ -230,6 +268,18 @@ def _baseline(args: argparse.Namespace) -> int:
     for line in notes:
         print(f"floor {line}")
     return 0
+
+
+def _baseline_command(args: argparse.Namespace) -> str:
+    """This `baseline --accept` command as run, for a hint: its folders where not the
+    project's defaults."""
+    project = find_project(Path.cwd())
+    command = f"python -m judges baseline {args.judge} --accept {args.accept}"
+    if args.planted_sets.absolute() != project.planted_sets.absolute():
+        command += f" --planted-sets {args.planted_sets}"
+    if args.reports.absolute() != project.reports.absolute():
+        command += f" --reports {args.reports}"
+    return command
 
 
 def _recorded_versions(
@@ -539,6 +589,14 @@ def _add_baseline(commands: Commands) -> None:
         help="accept items the version gave no verdict (an error, a reply it could not read, "
         "a dropped item; each named first) as accepted misses anyway; the reason is written "
         "beside each in expectations.toml",
+    )
+    baseline.add_argument(
+        "--repin",
+        metavar="REASON",
+        help="accept again a version whose pinned cassettes differ from the bytes on disk "
+        "(edited, replaced or deleted since acceptance): each is named and pinned anew, and "
+        "the reason is written to accepted.toml as repinned. Without it such an acceptance "
+        "is refused, nothing written",
     )
     baseline.add_argument("--reports", "--report-dir", type=Path, help=REPORTS_HELP)
     baseline.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

@@ -353,7 +353,7 @@ def _recording_lock(cassettes: Path, record: bool) -> Iterator[None]:
         lock = lock_recording(cassettes)
     except FolderBusy as busy:
         raise PlantError(
-            f"another recording (pid {busy.holder}) is recording into {cassettes}; wait until "
+            f"another recording ({busy.who}) holds {cassettes}; wait until "
             "it ends, then run this again"
         ) from None
     try:

@@ -34,6 +34,29 @@ def refusal(
     return lines
 
 
+def repin_refusal(
+    command: str, differing: Mapping[tuple[str, str], list[str]], cassettes: Path
+) -> list[str]:
+    """The lines `baseline --accept` (`command`, as run) prints when pinned cassettes
+    differ from the disk: every file named, then the honest fixes."""
+    lines = [
+        "refused: cassettes pinned when this version was accepted differ from the bytes on "
+        "disk (edited, replaced or deleted since); accepting again would pin them unseen. "
+        "Nothing written"
+    ]
+    for (model, version), names in sorted(differing.items()):
+        for name in names:
+            state = "differs" if (cassettes / name).is_file() else "is gone"
+            lines.append(f"  {cassettes / name} {state} (prompt {version} on {model})")
+    first = cassettes / next(iter(sorted(differing.values())))[0]
+    lines.append(
+        f"  restore the accepted recording (git checkout -- {first.parent}), or re-record it "
+        "on purpose with `pytest --record --rerecord-baseline`; to pin these bytes as they "
+        f'are, say why: {command} --repin "<why>"'
+    )
+    return lines
+
+
 def lacking_refusal(judge: str, version: str, lacking: Mapping[str, Sequence[str]]) -> list[str]:
     """The lines `baseline --accept` prints when the version lacks runs its judge has."""
     lines = [

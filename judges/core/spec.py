@@ -49,7 +49,7 @@ PROMPTS_ROOT = Path(__file__).parent.parent / "prompts"
 # is bounded, so no path the harness builds from them outgrows what a file system holds.
 MAX_JUDGE_NAME = 64
 MAX_VERSION = 32
-_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
 class SpecError(ValueError):
@@ -153,18 +153,25 @@ class Prompt:
 
     def render(self, facet: str | None, fields: dict[str, str]) -> str:
         template = self.templates[facet]
-        missing = sorted(set(_PLACEHOLDER.findall(template)) - set(fields))
+        missing = sorted(set(PLACEHOLDER.findall(template)) - set(fields))
         if missing:
             raise SpecError(
                 f"{self.paths[facet]}: placeholders {missing} have no value; the item gives "
                 f"{sorted(fields)}"
             )
-        return _PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
+        return PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
+
+    def rendering(self, facet: str | None) -> re.Pattern[str]:
+        """What any rendering of the template is, whole: its own text exactly, each
+        placeholder any text. A recorded prompt that fully matches it is this template's,
+        with no line added or removed."""
+        pieces = PLACEHOLDER.split(self.templates[facet])[::2]
+        return re.compile("(?s:.*?)".join(re.escape(piece) for piece in pieces))
 
     def literal_lines(self, facet: str | None) -> list[str]:
         """The template's own text, line by line, without its placeholders: what every
         rendering of it contains, whatever the item."""
-        pieces = _PLACEHOLDER.split(self.templates[facet])[::2]
+        pieces = PLACEHOLDER.split(self.templates[facet])[::2]
         return [line.strip() for piece in pieces for line in piece.splitlines() if line.strip()]
 
 

@@ -26,6 +26,7 @@ from judges.pytest_plugin import probes as probing
 from judges.pytest_plugin.accepted_failures import report_messages_only
 from judges.pytest_plugin.invocation import (
     XPASS,
+    accept_command,
     gates_skipped_lines,
     interrupt_on_termination,
     now_met_message,
@@ -299,7 +300,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             row = JudgementRow.model_validate(rows[-1])
             planted = session.planted_sets.get(row.judge)
             if planted is not None:
-                report.longrepr = now_met_message(row, planted.path / "expectations.toml")
+                accept = None
+                if (row.model, row.prompt_version) in planted.pins:
+                    accept = accept_command(session.settings, row.judge, row.prompt_version)
+                expectations = planted.path / "expectations.toml"
+                report.longrepr = now_met_message(row, expectations, accept)
 
 
 class _ResultCollector:
@@ -328,8 +333,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     outcome = judges_session.finish(
         session.config.getoption(CHECK), lambda: _notices(judges_session)
     )
-    if outcome.reports_out_of_date and session.exitstatus == pytest.ExitCode.OK:
+    failed = outcome.reports_out_of_date or outcome.cost_cap_exceeded or outcome.unreasoned
+    if failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if outcome.interrupted:
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def _notices(judges_session: JudgesSession) -> list[str]:

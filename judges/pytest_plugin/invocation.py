@@ -12,13 +12,16 @@ import shlex
 import signal
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend_registry import is_imported
 from judges.calls.backends import ModelRef
 from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
+
+if TYPE_CHECKING:
+    from judges.pytest_plugin.session.settings import Settings
 
 
 def partial_selection(config: Any) -> str | None:
@@ -66,17 +69,35 @@ def gates_skipped_lines(reasons: list[str]) -> list[str]:
 XPASS = "[XPASS(strict)]"
 
 
-def now_met_message(row: JudgementRow, expectations: Path) -> str:
-    """A fixed accepted miss: what it returns now, and the expectations.toml line to delete."""
+def now_met_message(row: JudgementRow, expectations: Path, accept: str | None = None) -> str:
+    """A fixed accepted miss: what it returns now, and the fix. `accept`: the command that
+    accepts the row's version again when it is a pinned (accepted) baseline, whose misses
+    change only with an acceptance (which refuses cassettes that differ from their pins);
+    deleting the line by hand would hide a hand-edited recording."""
     expected = " and ".join(str(e) for e in row.expect)
-    number = expectation_line(expectations, row.model, row.prompt_version, row.item_id)
-    where = f"line {number} of {expectations}" if number else f"its line in {expectations}"
-    return (
+    head = (
         f"{XPASS} now met: {row.item_id} ({row.judge} prompt {row.prompt_version} on "
         f"{row.model}) expected {expected}; returned {describe_verdict(row)}.\n"
-        f"The accepted miss is stale: delete {where}, or run `python -m judges baseline "
-        f"{row.judge}` to rewrite expectations.toml from the recorded run."
     )
+    if accept is not None:
+        return head + (
+            f"Prompt {row.prompt_version} is the accepted baseline on {row.model}: its "
+            f"accepted misses change only with an acceptance, never by hand. Accept it again "
+            f"(`{accept}`), which rewrites {expectations} from the recorded run and refuses "
+            "a recording that differs from its pins."
+        )
+    number = expectation_line(expectations, row.model, row.prompt_version, row.item_id)
+    where = f"line {number} of {expectations}" if number else f"its line in {expectations}"
+    return head + f"The accepted miss is stale: delete {where}."
+
+
+def accept_command(settings: Settings, judge: str, version: str) -> str:
+    """`baseline --accept` of one version, with the session's report folder where it is not
+    the project's own (the planted sets are the ini's for both)."""
+    command = f"python -m judges baseline {judge} --accept {version}"
+    if settings.reports != (settings.rootdir / "reports").absolute():
+        command += f" --reports {shlex.quote(str(settings.reports))}"
+    return command
 
 
 def expectation_line(path: Path, model: str, version: str, item_id: str) -> int | None:

@@ -103,11 +103,11 @@ def lock_cassettes(cassettes: Path, option: str) -> FolderLock:
     """One live session per cassette folder: two would each record cassettes, and the
     results of only one would survive, so rows and cassettes would disagree."""
     try:
-        return lock_recording(cassettes)
+        return lock_recording(cassettes, "pytest --record")
     except FolderBusy as busy:
         raise LiveSetupError(
-            f"another live session (pid {busy.holder}) is recording into {cassettes} "
-            f"(lock file {busy.lock_file}); wait until it ends, or record into another folder "
+            f"another session ({busy.who}) is recording into or pinning {cassettes} (lock "
+            f"file {busy.lock_file}); wait until it ends, or record into another folder "
             f"with {option} DIR"
         ) from None
 

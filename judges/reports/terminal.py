@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from judges.calls.backend_registry import is_imported
+from judges.calls.ledger import Spend
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage
 from judges.reports.model.data import FAILURES_MD, INDEX_HTML, REPORT_MD, ModelReport
@@ -122,9 +123,9 @@ def session_lines(
     rows: Sequence[JudgementRow],
     usage_by_model: Mapping[str, Usage],
     live: Mapping[str, Usage],
-    cost_cap: tuple[float, float] | None,
+    cost_cap: Spend | None,
 ) -> list[str]:
-    """Judgements by status, usage per model, live spend and the cost cap as (cap, spent)."""
+    """Judgements by status, usage per model, live spend and the cost cap."""
     statuses: dict[str, int] = {}
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
@@ -151,8 +152,33 @@ def session_lines(
         for usage in live.values():
             estimated.add(usage)
         lines.append(
-            f"cost cap ${cost_cap[0]:.4f}: spent ${cost_cap[1]:.4f}{estimated_part(estimated)}"
+            f"cost cap ${cost_cap.cap_usd:.4f}: spent ${cost_cap.spent_usd:.4f}"
+            f"{estimated_part(estimated)}"
         )
+    return lines
+
+
+def overspend_lines(spend: Spend | None) -> list[str]:
+    """The loud part of the spend: the cap exceeded (an error: the run fails), and the calls
+    billed past the worst case reserved for them, with the figures."""
+    if spend is None:
+        return []
+    lines = []
+    if spend.exceeded:
+        lines.append(
+            f"COST CAP EXCEEDED: spent ${spend.spent_usd:.4f} of a ${spend.cap_usd:.4f} cap "
+            f"(${spend.spent_usd - spend.cap_usd:.4f} over): the run fails. Every call reserved "
+            "its worst case first, so only usage reported beyond it passes the cap; check the "
+            "provider's bill and its usage figures before recording again"
+        )
+    for over in spend.overruns[:3]:
+        lines.append(
+            f"over-reported usage: a call to {over.model} reported {over.input_tokens} input + "
+            f"{over.output_tokens} output tokens = ${over.cost_usd:.4f}, past its worst case "
+            f"${over.worst_usd:.4f} (its prompt + max_tokens at the price file's prices)"
+        )
+    if len(spend.overruns) > 3:
+        lines.append(f"over-reported usage: {len(spend.overruns) - 3} more call(s) like these")
     return lines
 
 
@@ -160,7 +186,7 @@ def summary_lines(
     rows: Sequence[JudgementRow],
     usage_by_model: Mapping[str, Usage],
     live: Mapping[str, Usage],
-    cost_cap: tuple[float, float] | None,
+    cost_cap: Spend | None,
     built: ReportSet | None,
 ) -> list[tuple[str, dict[str, bool]]]:
     """Every line of the judges section with its markup: the report check in red or green,
@@ -168,6 +194,7 @@ def summary_lines(
     lines: list[tuple[str, dict[str, bool]]] = [
         (line, {}) for line in session_lines(rows, usage_by_model, live, cost_cap)
     ]
+    lines += [(line, {"red": True}) for line in overspend_lines(cost_cap)]
     if built is not None:
         lines += [(line, {}) for line in report_lines(built)]
         colour = "red" if built.differing else "green"

@@ -174,6 +174,23 @@ def session_reports(
     return ReportSet(reports, folders, merged | files, stale, meta)
 
 
+def write_results(rows: Sequence[JudgementRow], reports: Path) -> list[Path]:
+    """A session's rows merged into each version's results.jsonl and written at once
+    (atomically, only where the bytes change): what a session must not lose, on disk before
+    its reports are built, which take far longer and may be interrupted. Returns the files."""
+    results = Results(reports)
+    for judge, version in sorted({(row.judge, row.prompt_version) for row in rows}):
+        mine = [row for row in rows if (row.judge, row.prompt_version) == (judge, version)]
+        results.merge(judge, version, mine)
+    paths = []
+    for (judge, version), text in sorted(results.merged.items()):
+        path = results.path(judge, version)
+        if _bytes(path) != text.encode("utf-8"):
+            atomic_write_text(path, text)
+        paths.append(path)
+    return paths
+
+
 def disk_reports(
     reports: Path,
     planted_root: Path,

@@ -4,8 +4,9 @@
   is pinned, and every pin is a version whose table names a baseline;
 - an accepted baseline's cassettes are the bytes pinned at acceptance
   (accepted-cassettes.sha256): a hand-edited or copied-in cassette fails the run;
-- a recorded prompt version's file still says what its recording sent: a published prompt
-  is never edited in place, accepted or not (a change is a new version).
+- a recorded prompt version's file still says what its recording sent, compared whole (a
+  line added or deleted alike): a published prompt is never edited in place, accepted or
+  not (a change is a new version).
 
 Each problem is a PlantedSetError naming the file and the fix.
 """
@@ -15,8 +16,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from judges.calls.cassette_files import recorded_request_text
-from judges.core.spec import JudgeSpec
+from judges.calls.cassette_files import recorded_request_strings
+from judges.core.spec import PLACEHOLDER, JudgeSpec
 from judges.sets.items import PlantedSetError
 from judges.sets.pins import MANIFEST_FILE, PINS_FILE, next_version
 from judges.sets.planted import PlantedSet
@@ -65,9 +66,11 @@ def pins_against_gates(planted: PlantedSet) -> None:
             )
 
 
-def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
+def changed_cassettes(planted: PlantedSet, cassettes: Path, accept_options: str = "") -> None:
     """Refuse a session whose accepted baseline's cassette differs from the pinned bytes. A
-    cassette that is gone is the replay's to report (it names the file to restore)."""
+    cassette that is gone is the replay's to report (it names the file to restore).
+    `accept_options`: what the `baseline --accept` of the message needs to find this
+    session's results (its report folder where it is not the default)."""
     manifest = planted.path / MANIFEST_FILE
     for (model, version), pin in sorted(planted.pins.items()):
         changed = [
@@ -86,28 +89,65 @@ def changed_cassettes(planted: PlantedSet, cassettes: Path) -> None:
             f"was accepted (pinned in {manifest}): an accepted recording is never edited or "
             "replaced by hand. Restore it ("
             + restore_hint([cassettes / changed[0]], "from a copy of the accepted recording")
-            + f"), or re-record the baseline on purpose with `pytest --record {RERECORD}`"
+            + f"), re-record the baseline on purpose with `pytest --record {RERECORD}`, or pin "
+            f"these bytes saying why: `python -m judges baseline {planted.judge} --accept "
+            f'{version}{accept_options} --repin "<why>"`'
         )
 
 
 def edited_recorded_prompts(spec: JudgeSpec, cassettes: Path) -> None:
     """Refuse a session whose recorded prompt version's file no longer says what its
-    recording sent: each line of the template's own text must be in its first main-run
-    cassette of every model (an item's change alters only what fills the placeholders)."""
+    recording sent, compared whole: one prompt of its first main-run cassette of every model
+    must be a rendering of the template (its own text exactly, any text in each
+    placeholder), so a line added and a line deleted are refused alike."""
     for version, prompt in spec.prompts.items():
         for folder in sorted(p for p in (cassettes / spec.name / version).glob("*") if p.is_dir()):
             first = next(iter(sorted(folder.glob("*.yaml"))), None)
             if first is None or _imported(folder.name):
                 continue
-            sent = recorded_request_text(first)
+            sent = recorded_request_strings(first)
             if not sent:
                 continue
             for facet in prompt.templates:
                 lines = prompt.literal_lines(facet)
-                missing = [line for line in lines if line not in sent]
-                # Not one line sent: this cassette holds none of this facet's calls.
-                if missing and len(missing) < len(lines):
-                    _refuse_edit(spec, version, prompt.paths[facet], first, missing[0])
+                candidates = [text for text in sent if any(line in text for line in lines)]
+                if not candidates:  # this cassette holds none of this facet's calls
+                    continue
+                if any(prompt.rendering(facet).fullmatch(text) for text in candidates):
+                    continue
+                closest = max(candidates, key=lambda text: sum(line in text for line in lines))
+                missing = [line for line in lines if line not in closest]
+                difference = (
+                    f"its recording never sent {_shown(missing[0])}"
+                    if missing
+                    else _removed(prompt.templates[facet], closest)
+                )
+                _refuse_edit(spec, version, prompt.paths[facet], first, difference)
+
+
+def _removed(template: str, sent: str) -> str:
+    """The line a recording sent that the template no longer holds, in words: looked for
+    inside the template's own text between two placeholders (a placeholder's filling is
+    never taken for it), or before the first and after the last."""
+    pieces = PLACEHOLDER.split(template)[::2]
+    for number, piece in enumerate(pieces):
+        own = [line.strip() for line in piece.splitlines() if line.strip()]
+        if not own or piece in sent:
+            continue
+        start = 0 if number == 0 else sent.find(own[0])
+        last = sent.rfind(own[-1])
+        end = len(sent) if number == len(pieces) - 1 else last + len(own[-1])
+        if start < 0 or last < start:
+            continue
+        between = sent[start:end].splitlines()
+        gone = [line.strip() for line in between if line.strip() and line.strip() not in own]
+        if gone:
+            return f"its recording sent {_shown(gone[0])}, which the file no longer holds"
+    return "its recording sent a text this file no longer renders (a line deleted or changed)"
+
+
+def _shown(line: str) -> str:
+    return repr(line if len(line) <= 80 else line[:77] + "...")
 
 
 def _imported(slug: str) -> bool:
@@ -116,14 +156,15 @@ def _imported(slug: str) -> bool:
     return slug.startswith("imported-")
 
 
-def _refuse_edit(spec: JudgeSpec, version: str, path: Path, cassette: Path, line: str) -> None:
+def _refuse_edit(
+    spec: JudgeSpec, version: str, path: Path, cassette: Path, difference: str
+) -> None:
     newer = next_version(spec.versions)
     newer += ".md" if path.parent == spec.root else "/ (a folder like this version's)"
-    shown = line if len(line) <= 80 else line[:77] + "..."
     raise PlantedSetError(
         f"{path}: prompt {version} of {spec.name} was recorded ({cassette.parent}) and has "
-        f"been edited since: its recording never sent {shown!r}. Published prompts are never "
-        f"edited: add {newer} with the change and restore this file ("
+        f"been edited since: {difference}. Published prompts are never edited: add {newer} "
+        f"with the change and restore this file ("
         + restore_hint([path], f"undo the edit by hand, so that it says what {cassette} sent")
         + f"); if {version} was never shared, delete its cassettes "
         f"({cassette.parent.parent}) and record it again"

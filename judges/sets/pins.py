@@ -25,10 +25,12 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import tomli_w
+
 from judges.core.spec import JudgeSpec, version_key
 from judges.sets.items import PlantedSetError
 from judges.sets.tables import load_tables, table_line
-from judges.storage.files import atomic_write_text
+from judges.storage.files import atomic_write_text, jsonl_lines
 from judges.storage.restoring import restore_hint
 
 PINS_FILE = "accepted.toml"
@@ -52,6 +54,9 @@ class Pin:
     # None for a pin written without its cassettes (before they were pinned: re-accept it).
     cassettes: dict[str, str] | None = None
     results: str = ""  # sha256 of the accepted recording's results (this model's lines)
+    # Set by `baseline --accept --repin "why"`: when, why and how many pinned cassettes the
+    # acceptance replaced with the bytes on disk.
+    repinned: str = ""
 
 
 def cassettes_digest(files: dict[str, str]) -> str:
@@ -79,7 +84,7 @@ def results_digest(reports: Path, judge: str, version: str, model: str) -> str:
         return ""
     mine = [
         line
-        for line in path.read_text(encoding="utf-8").splitlines()
+        for line in jsonl_lines(path.read_text(encoding="utf-8"))
         if line.strip() and json.loads(line).get("model") == model
     ]
     return hashlib.sha256("\n".join(mine).encode("utf-8")).hexdigest()
@@ -112,9 +117,9 @@ def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
             )
         pinned, rerecorded = str(table.get("pinned", "")), str(table.get("rerecorded", ""))
         cassettes = _pinned_cassettes(path, folder / MANIFEST_FILE, manifest, table, model, version)
-        results = str(table.get("results", ""))
+        results, repinned = str(table.get("results", "")), str(table.get("repinned", ""))
         pins[(model, version)] = Pin(
-            model, version, pinned, prompts, rerecorded, cassettes, results
+            model, version, pinned, prompts, rerecorded, cassettes, results, repinned
         )
     return pins
 
@@ -210,6 +215,27 @@ def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path)
                 )
 
 
+def differing_pins(
+    folder: Path, judge: str, accepted: list[tuple[str, str]], cassettes: Path
+) -> dict[tuple[str, str], list[str]]:
+    """Per (model, version) accepted again: its pinned cassettes whose bytes on disk differ
+    from the pinned digest, or that are gone (paths under `cassettes`). Cassettes added
+    since (a grown set) replace nothing pinned and are not listed."""
+    pins = load_pins(folder)
+    found: dict[tuple[str, str], list[str]] = {}
+    for model, version in accepted:
+        pin = pins.get((model, version))
+        if pin is None or not pin.cassettes:
+            continue
+        now = recorded_cassettes(cassettes, judge, version, model)
+        changed = [
+            name for name, digest in sorted(pin.cassettes.items()) if now.get(name) != digest
+        ]
+        if changed:
+            found[(model, version)] = changed
+    return found
+
+
 def write_pins(
     folder: Path,
     spec: JudgeSpec,
@@ -217,17 +243,27 @@ def write_pins(
     today: str,
     cassettes: Path | None = None,
     reports: Path | None = None,
+    repinned: dict[tuple[str, str], str] | None = None,
 ) -> Path:
     """Pin each (model, version) accepted now (its prompt files, and with `cassettes` and
     `reports` its cassettes and results), keeping every earlier pin. Accepting again what
-    is pinned already, with the same prompt files, keeps its date and re-recording note."""
+    is pinned already, with the same prompt files, keeps its date and notes. `repinned`:
+    (model, version) -> the note of a pin whose differing cassettes are pinned anew (the
+    caller refuses a differing cassette without one: `differing_pins`)."""
     pins = load_pins(folder)
     for model, version in accepted:
         prompts = prompt_digests(spec, version)
         pin = Pin(model, version, today, prompts)
         earlier = pins.get((model, version))
         if earlier is not None and earlier.prompts == prompts:
-            pin = replace(pin, pinned=earlier.pinned or today, rerecorded=earlier.rerecorded)
+            pin = replace(
+                pin,
+                pinned=earlier.pinned or today,
+                rerecorded=earlier.rerecorded,
+                repinned=earlier.repinned,
+            )
+        if (model, version) in (repinned or {}):
+            pin = replace(pin, repinned=(repinned or {})[(model, version)])
         if cassettes is not None:
             files = recorded_cassettes(cassettes, spec.name, version, model)
             pin = replace(pin, cassettes=files)
@@ -265,7 +301,10 @@ def _write(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
             lines += [f'cassettes = {{ files = {count}, sha256 = "{digest}" }}']
             manifest |= pin.cassettes
         lines += [f'results = "{pin.results}"'] if pin.results else []
-        lines += [f"rerecorded = {json.dumps(pin.rerecorded)}"] if pin.rerecorded else []
+        # A TOML writer, not json.dumps: a reason may hold any character (an emoji's JSON
+        # escape is a surrogate pair TOML refuses).
+        notes = {"rerecorded": pin.rerecorded, "repinned": pin.repinned}
+        lines += [tomli_w.dumps({key: text}).rstrip("\n") for key, text in notes.items() if text]
         lines += [""]
     atomic_write_text(path, "\n".join(lines))
     if manifest or (folder / MANIFEST_FILE).is_file():

@@ -10,9 +10,12 @@ import json
 import json.scanner
 import os
 import re
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +77,16 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
 class FolderBusy(Exception):
     """Another process holds the folder's lock."""
 
-    def __init__(self, lock_file: Path, holder: str) -> None:
+    def __init__(self, lock_file: Path, holder: str, purpose: str = "") -> None:
         super().__init__(f"{lock_file} is held by pid {holder}")
         self.lock_file = lock_file
         self.holder = holder
+        self.purpose = purpose  # what the holder said it holds the lock for, if anything
+
+    @property
+    def who(self) -> str:
+        """The holder in words: `pid 123 (python -m judges baseline --accept)`."""
+        return f"pid {self.holder}" + (f" ({self.purpose})" if self.purpose else "")
 
 
 class FolderLock:
@@ -90,18 +99,21 @@ class FolderLock:
         self.path = folder / name
         self._handle: int | None = None
 
-    def acquire(self) -> None:
-        """Take the lock at once, or raise FolderBusy naming the holder's pid."""
+    def acquire(self, purpose: str = "", shared: bool = False) -> None:
+        """Take the lock at once, or raise FolderBusy naming the holder's pid and purpose
+        (one line of the lock file: `<pid> <purpose>`). `shared`: readers that exclude
+        every exclusive holder but not each other."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.read(handle, 32).decode("ascii", errors="replace").strip()
+            held = os.read(handle, 256).decode("utf-8", errors="replace").strip()
             os.close(handle)
-            raise FolderBusy(self.path, holder or "unknown") from None
+            holder, _, said = held.partition(" ")
+            raise FolderBusy(self.path, holder or "unknown", said.strip()) from None
         os.ftruncate(handle, 0)
-        os.write(handle, f"{os.getpid()}\n".encode())
+        os.write(handle, f"{os.getpid()} {purpose}".rstrip().encode() + b"\n")
         self._handle = handle
 
     def release(self) -> None:
@@ -227,3 +239,19 @@ def json_lines(
             raise error(
                 f"{path}:{number}: not JSON ({problem.msg} at column {problem.colno}){hint}"
             ) from None
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends: a write of several files (a session's
+    rows) finishes, and the interrupt is raised after it. Only the main thread, which
+    receives Python's signals, can hold them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -28,6 +28,7 @@ __all__ = [
     "acceptance",
     "asked_items",
     "buried_misses",
+    "missing_reasons",
     "recording_gaps",
 ]
 
@@ -223,3 +224,32 @@ def acceptance(
             if not m.fit and (not_fit_reason or m.accept_not_fit)
         },
     )
+
+
+def missing_reasons(planted: PlantedSet, version: str, verdict: ModelVerdict) -> list[str]:
+    """An accepted (pinned) baseline that acceptance would refuse as its tables stand now:
+    NOT FIT, or worse than the baseline before it, with no reason in gates.toml (deleted by
+    hand after `baseline --accept` wrote it). One line each, naming the file, the table and
+    the fix; the session fails on them, whichever tests a project collects. (UNDECIDED is
+    left to the verdict: baselines pinned before acceptance asked for its reason hold none.)"""
+    key = (verdict.model, version)
+    if key not in planted.pins or verdict.fitness is None:
+        return []
+    table = planted.gates.get(key)
+    path = planted.path / "gates.toml"
+    accept = f"python -m judges baseline {planted.judge} --accept {version}"
+    where = f'{path}: ["{verdict.model}"."{version}"] is the accepted baseline (pinned) but'
+    fix = f"restore it (git checkout -- {path}), or accept the version again with `{accept}"
+    lines = []
+    if not verdict.fit and not (table and table.accept_not_fit) and not verdict.accept_not_fit:
+        lines.append(
+            f"{where} NOT FIT and has no accept_not_fit, its reason: {fix} "
+            '--accept-not-fit "<why>"`'
+        )
+    worse = any(gate.passed is False for gate in verdict.regressions)
+    if worse and not (table and table.accept_regression):
+        lines.append(
+            f"{where} significantly worse than the baseline before it and has no "
+            f'accept_regression, its reason: {fix} --accept-regression "<why>"`'
+        )
+    return lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -310,3 +311,201 @@ def test_a_recording_into_another_cassette_dir_replaces_nothing_accepted(
     replayed = replay(pytester, "--cassette-dir", elsewhere, "-k", selected)
     assert "changed since it was accepted" not in said(replayed), said(replayed)
     assert replayed.ret == recorded.ret == pytest.ExitCode.OK, said(replayed)
+
+
+def _forge(path: Path, old: str, new: str) -> None:
+    """Replace `old` by `new` in every recorded reply of one cassette, as a hand would."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for interaction in data["interactions"]:
+        body = interaction["response"]["body"]
+        assert old in body["string"], body["string"]
+        body["string"] = body["string"].replace(old, new)
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def test_accepting_again_never_re_pins_a_forged_cassette_without_a_reason(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    """A hand-edited accepted cassette, then `baseline --accept` again: refused, each file
+    named, nothing written; with `--repin "why"` the files are named as re-pinned and the
+    reason is written beside the pins, after which the replay no longer refuses them."""
+    forged = [cassette(project, "1.0", 8), cassette(project, "1.0", 10)]
+    for path in forged:
+        _forge(path, '\\"rationale\\": \\"read\\"', '\\"rationale\\": \\"read it\\"')
+    pins = set_file(project, "accepted.toml")
+    before = {name: set_file(project, name).read_bytes() for name in ("accepted.toml",
+              "accepted-cassettes.sha256", "gates.toml", "expectations.toml")}  # fmt: skip
+
+    refused = replay(pytester, "-k", f"{JUDGE}-1.0")  # the session names the same fixes
+    assert f'python -m judges baseline {JUDGE} --accept 1.0 --repin "<why>"' in said(refused)
+
+    code, out = command(["baseline", JUDGE, "--accept", "1.0"])
+
+    assert code == 1, out
+    assert all(f"{path} differs (prompt 1.0 on {MODEL})" in out for path in forged), out
+    assert '--accept 1.0 --repin "<why>"' in out and "Nothing written" in out
+    assert before == {name: set_file(project, name).read_bytes() for name in before}
+
+    code, out = command(["baseline", JUDGE, "--accept", "1.0", "--repin", "rationales reworded"])
+
+    assert code == 0, out
+    assert all(f"re-pinned: {path}" in out for path in forged), out
+    written = pins.read_text(encoding="utf-8")
+    assert re.search(r'repinned = "\d{4}-\d\d-\d\d: rationales reworded \(2 cassette', written)
+    replayed = replay(pytester, "-k", f"{JUDGE}-1.0")
+    assert "changed since it was accepted" not in said(replayed), said(replayed)[-3000:]
+
+
+def test_a_stale_accepted_miss_of_the_baseline_points_to_acceptance_not_a_hand_edit(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    """The accepted miss made a catch in the cassette and re-pinned on purpose: the strict
+    XPASS names the acceptance that rewrites the misses (and checks the pins), never
+    "delete line N", and that command runs as printed."""
+    path = cassette(project, "1.0", MISSED)
+    _forge(path, '\\"accuracy\\": 3', '\\"accuracy\\": 0')
+    code, out = command(["baseline", JUDGE, "--accept", "1.0", "--repin", "caught after all"])
+    assert code == 0, out
+    selected = f"{JUDGE}-1.0-{_item(MISSED)['id']}-"
+
+    result = replay(pytester, "-k", selected)
+
+    out = said(result)
+    assert "[XPASS(strict)] now met" in out, out[-3000:]
+    assert "delete line" not in out
+    hint = f"python -m judges baseline {JUDGE} --accept 1.0"
+    assert f"Accept it again (`{hint}`)" in out
+    code, out = command(hint.split()[3:])
+    assert code == 0, out
+    assert replay(pytester, "-k", selected).ret == pytest.ExitCode.OK
+
+
+DELETED = "You grade the support reply above."
+
+
+@pytest.mark.parametrize("mode", ["--record", "--record=all"])
+def test_a_line_deleted_from_a_recorded_prompt_is_refused_like_one_added(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge, mode: str
+) -> None:
+    """1.1 is recorded, not accepted: deleting an instruction is an edit like appending one,
+    refused before any call with the same message, `--record=all` included."""
+    prompt = project / "judge_prompts" / JUDGE / "1.1.md"
+    text = prompt.read_text(encoding="utf-8")
+    assert DELETED in text
+    prompt.write_text(text.replace(DELETED + "\n", ""), encoding="utf-8")
+    load_catalog.cache_clear()
+    before = {path: path.read_bytes() for path in (project / "cassettes").glob("**/*.yaml")}
+
+    live = [mode, "--judge-model", MODEL, "--judge-base-url", fake_judge.url]
+    result = pytester.runpytest_inprocess(*INNER_OPTIONS, *live, "-k", f"{JUDGE}-1.1")
+
+    assert result.ret != 0 and not fake_judge.calls
+    assert before == {path: path.read_bytes() for path in (project / "cassettes").glob("**/*.yaml")}
+    out = said(result)
+    folder = project / "cassettes" / JUDGE / "1.1" / SLUG
+    assert (
+        f"{prompt}: prompt 1.1 of {JUDGE} was recorded ({folder}) "
+        f"and has been edited since: its recording sent {DELETED!r}, which the file no longer "
+        "holds. Published prompts are never edited: add 1.2.md"
+    ) in " ".join(out.split())
+
+
+def test_acceptance_and_recording_exclude_each_other(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """`baseline --accept` while a recording holds the cassette folder is refused, nothing
+    written; and a recording that starts while an acceptance pins is refused before any
+    call, naming the acceptance."""
+    from judges.calls.cassettes import lock_recording
+    from judges.pytest_plugin import live
+    from judges.sets import pins as pins_module
+
+    cassettes = project / "cassettes"
+    gates = set_file(project, "gates.toml").read_bytes()
+    pinned = set_file(project, "accepted.toml").read_bytes()
+    held = lock_recording(cassettes, "pytest --record")  # what a recording session holds
+    try:
+        code, out = command(["baseline", JUDGE, "--accept", "1.0"])
+    finally:
+        held.release()
+    assert code == 2, out
+    assert f"another session (pid {os.getpid()} (pytest --record)) is recording into" in out
+    assert set_file(project, "gates.toml").read_bytes() == gates
+    assert set_file(project, "accepted.toml").read_bytes() == pinned
+
+    # While acceptance writes its pins, a recording session starts (its own lock step).
+    refused: list[str] = []
+    write_pins = pins_module.write_pins
+
+    def pinning(*args: object, **kwargs: object) -> Path:
+        try:
+            live.lock_cassettes(cassettes, "--cassette-dir").release()
+        except live.LiveSetupError as error:
+            refused.append(str(error))
+        return write_pins(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pins_module, "write_pins", pinning)
+    code, out = command(["baseline", JUDGE, "--accept", "1.0"])
+
+    assert code == 0, out
+    assert len(refused) == 1, refused
+    assert (
+        f"(python -m judges baseline {JUDGE} --accept)) is recording into or pinning"
+        in (refused[0])
+    )
+    recorded = record(pytester, fake_judge, "-k", f"{JUDGE}-1.0")  # released: it may start
+    assert "is recording into or pinning" not in said(recorded)
+
+
+def coin_judge(received: Received) -> str:
+    """1.2's prompt says "(flag all)": every reply marked down, controls too (at chance)."""
+    prompt = received.body["messages"][-1]["content"]
+    if "(flag all)" in prompt:
+        return json.dumps({"accuracy": 0, "helpfulness": 0, "rationale": "flagged"})
+    return judge(received)
+
+
+def test_acceptance_reasons_deleted_by_hand_fail_a_project_without_the_fitness_test(
+    project: Path, pytester: pytest.Pytester, fake_judge: FakeJudge
+) -> None:
+    """1.2 flags everything: NOT FIT and worse than 1.0, accepted knowingly with both
+    reasons. Both reasons deleted from gates.toml, a project whose tests are the planted
+    items alone (no fitness or gate test) still fails its replay, naming the file, the table
+    and each missing reason."""
+    prompt = project / "judge_prompts" / JUDGE / "1.0.md"
+    flagging = prompt.read_text(encoding="utf-8") + "\n(flag all)\n"
+    (prompt.parent / "1.2.md").write_text(flagging, encoding="utf-8")
+    load_catalog.cache_clear()
+    fake_judge.content = coin_judge
+    record(pytester, fake_judge, "-k", f"{JUDGE}-1.2")
+    replay(pytester, "-k", f"{JUDGE}-1.2")
+    code, out = command(
+        ["baseline", JUDGE, "--accept", "1.2", "--reset-floors", "--accept-not-fit",
+         "kept for the demo", "--accept-regression", "worse on purpose"]
+    )  # fmt: skip
+    assert code == 0, out
+    gates = set_file(project, "gates.toml")
+    text = gates.read_text(encoding="utf-8")
+    for line in (
+        'accept_not_fit = "kept for the demo"\n',
+        'accept_regression = "worse on purpose"\n',
+    ):
+        assert line in text
+        text = text.replace(line, "")
+    gates.write_text(text, encoding="utf-8")
+    # The project's suite: its planted items alone, no fitness or gate test.
+    suite = project / "judge_tests" / "test_judges.py"
+    suite.write_text("from judges.pytest_plugin.suite import test_planted_item  # noqa: F401\n")
+
+    result = replay(pytester, "-k", f"{JUDGE}-1.2")
+
+    out = " ".join(said(result).split())
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    table = f'{gates}: ["{MODEL}"."1.2"] is the accepted baseline (pinned) but'
+    assert f"{table} NOT FIT and has no accept_not_fit" in out, out[-3000:]
+    assert (
+        f"{table} significantly worse than the baseline before it and has no accept_regression"
+        in out
+    )
+    assert '--accept 1.2 --accept-not-fit "<why>"' in out

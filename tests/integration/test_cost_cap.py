@@ -71,3 +71,33 @@ def test_cost_cap_stops_live_calls_and_skips_the_rest(
     # What was recorded before the cap replays; the capped tests have no cassette.
     replayed.assert_outcomes(passed=calls, failed=planted - calls)
     assert len(fake_judge.calls) == calls
+
+
+# $0.05 an output token: a call's worst case (max_tokens, 320) is $16, under a $20 cap; the
+# provider then reports 10,000 output tokens for it: $500.
+OVER_PRICES = """
+[models."local:smollm2-135m"]
+input_per_mtok = 0.0
+output_per_mtok = 50000.0
+"""
+
+
+def test_usage_reported_past_the_cap_fails_the_run_with_the_figures(
+    project: JudgesProject, fake_judge: FakeJudge
+) -> None:
+    """A provider that over-reports usage: the call reserved its worst case ($16 of $20), is
+    billed $500 as reported, and the run says the cap was exceeded, names the call's figures
+    and fails, instead of a quiet "$500.0000 of $20.0000" and exit 0."""
+    project.pytester.makefile(".toml", prices=OVER_PRICES)
+    fake_judge.completion_tokens = 10_000
+
+    result = project.run("--judge-prices", "prices.toml", "--cost-cap", "20", record="all")
+
+    assert len(fake_judge.calls) == 1  # the next call's worst case no longer fits
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "cost cap $20.0000: spent $500.0000",
+        "COST CAP EXCEEDED: spent $500.0000 of a $20.0000 cap ($480.0000 over): the run fails.*",
+        "over-reported usage: a call to local:smollm2-135m reported 100 input + 10000 output "
+        "tokens = $500.0000, past its worst case $16.0000 *",
+    ])  # fmt: skip

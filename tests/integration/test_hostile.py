@@ -266,7 +266,7 @@ def test_a_second_live_session_fails_fast_naming_the_holder(
 
     assert second.ret == pytest.ExitCode.USAGE_ERROR
     second.stderr.fnmatch_lines(
-        [f"ERROR: another live session (pid {os.getpid()}) is recording into *cassettes*"
+        [f"ERROR: another session (pid {os.getpid()}) is recording into or pinning *cassettes*"
          "--cassette-dir DIR"]
     )  # fmt: skip
     assert fake_judge.calls == [] and project.cassettes() == []

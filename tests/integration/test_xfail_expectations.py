@@ -43,7 +43,9 @@ def test_accepted_miss_is_xfail_and_a_fix_is_a_strict_xpass(
             f"{MODEL}) expected factual_accuracy <= 1; returned factual_accuracy=1"
         ) in output
         assert f"delete line {3 * index + 2} of {project.set_dir / 'expectations.toml'}" in output
-    assert "python -m judges baseline product_identity" in output
+    # No version here is a pinned baseline: the line is the fix. (`baseline` without
+    # --accept writes nothing, so it is not offered as one.)
+    assert "to rewrite expectations.toml" not in output
 
     fixed = project.run()
 

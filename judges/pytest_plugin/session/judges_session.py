@@ -41,6 +41,7 @@ from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet
 from judges.sets.probes import ProbeSet
 from judges.stats.estimates.memo import Memo
+from judges.storage.files import signals_deferred
 from judges.verdicts.book import VerdictBook
 
 if TYPE_CHECKING:
@@ -192,14 +193,34 @@ class JudgesSession:
         return self.outputs.build_reports()
 
     def finish(self, check_reports: bool, notices: Callable[[], list[str]]) -> Outcome:
-        """Write (or, checking, compare) the reports of the rows gathered, then the one
-        outcome every output renders; `notices` is asked after the reports are written."""
-        if self.rows:
-            if self.settings.rerecord_baseline:  # before the reports are written
-                from judges.pytest_plugin.pinned import compare_with_previous
+        """Write the rows gathered, then write (or, checking, compare) their reports, then
+        the one outcome every output renders; `notices` is asked after the reports.
 
-                self.rerecorded = compare_with_previous(self)
-            built = self.build_reports()
-            self.report = built.check() if check_reports else built.write()
-        self.outcome = self.outputs.outcome(self.report, notices())
+        The rows go to disk first, with SIGINT and SIGTERM held until they are written: an
+        interrupt while the far slower reports are built (statistics, the baseline replayed
+        from its cassettes) loses no row, and skips the reports, saying how to rebuild them."""
+        stop: KeyboardInterrupt | None = None
+        saved: list[Path] = []
+        if self.rows:
+            try:
+                if self.settings.rerecord_baseline:  # reads the previous results: first
+                    from judges.pytest_plugin.pinned import compare_with_previous
+
+                    self.rerecorded = compare_with_previous(self)
+            except KeyboardInterrupt as interrupt:
+                stop = interrupt
+            if not check_reports:
+                try:
+                    with signals_deferred():
+                        saved = self.outputs.save_rows()
+                except KeyboardInterrupt as interrupt:  # raised once the rows are written
+                    stop = stop or interrupt
+            if stop is None:
+                try:
+                    built = self.build_reports()
+                    self.report = built.check() if check_reports else built.write()
+                except KeyboardInterrupt as interrupt:
+                    stop = interrupt
+        stopped = "" if stop is None else self.outputs.interrupted_line(stop, saved)
+        self.outcome = self.outputs.outcome(self.report, notices(), stopped)
         return self.outcome

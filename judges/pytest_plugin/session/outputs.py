@@ -4,7 +4,9 @@ status only render; and each test's JUnit properties."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.ledger import Ledger
@@ -32,6 +34,12 @@ class Outcome:
     summary: list[tuple[str, Markup]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     annotations: list[str] = field(default_factory=list)  # workflow commands, printed
+    # Live spend past --cost-cap (reported usage beyond a call's worst case): the run fails.
+    cost_cap_exceeded: bool = False
+    # An interrupt at the session's end: what was written, what was skipped and its fix.
+    interrupted: str = ""
+    # Accepted baselines whose acceptance reason is gone from gates.toml: the run fails.
+    unreasoned: list[str] = field(default_factory=list)
 
     @property
     def reports_out_of_date(self) -> bool:
@@ -40,14 +48,21 @@ class Outcome:
 
     @property
     def silent(self) -> bool:
-        return not self.summary and not self.notices and not self.annotations
+        return not (
+            self.summary or self.notices or self.annotations or self.interrupted or self.unreasoned
+        )
 
     def terminal_lines(self) -> list[tuple[str, Markup]]:
         """The terminal summary's `judges` section: the notices (yellow), the summary, whose
         last lines are the verdicts, then the annotations GitHub reads from the log (printed
         on GitHub Actions alone)."""
         notices: list[tuple[str, Markup]] = [(line, {"yellow": True}) for line in self.notices]
-        return [*notices, *self.summary, *((line, {}) for line in self.annotations)]
+        stopped = [self.interrupted] if self.interrupted else []
+        errors: list[tuple[str, Markup]] = [
+            (line, {"red": True}) for line in [*self.unreasoned, *stopped]
+        ]
+        # What failed the run itself (red) after the verdicts: it is why the exit status is.
+        return [*notices, *self.summary, *errors, *((line, {}) for line in self.annotations)]
 
 
 class Outputs:
@@ -78,20 +93,64 @@ class Outputs:
             self.memo,
         )  # fmt: skip
 
-    def outcome(self, report: ReportSet | None, notices: list[str]) -> Outcome:
+    def save_rows(self) -> list[Path]:
+        """The session's rows merged into their results files, written now (see
+        `judges.reports.write.write_results`)."""
+        from judges.reports.write import write_results
+
+        return write_results(self.gathered.rows, self.settings.reports)
+
+    def interrupted_line(self, stop: KeyboardInterrupt, saved: list[Path]) -> str:
+        """What an interrupt at the session's end kept and skipped, with the command that
+        rebuilds what it skipped (the session's report folder where it is not the default)."""
+        why = str(stop) or "Ctrl-C"
+        command = "python -m judges report"
+        if self.settings.reports != (self.settings.rootdir / "reports").absolute():
+            command += f" --reports {shlex.quote(str(self.settings.reports))}"
+        kept = (
+            f"the session's rows are on disk ({', '.join(str(path) for path in saved)})"
+            if saved
+            else "no results file was written"
+        )
+        return (
+            f"interrupted ({why}) at the end of the session: {kept}; the reports were not "
+            f"rebuilt: rebuild them with `{command}`"
+        )
+
+    def outcome(
+        self, report: ReportSet | None, notices: list[str], interrupted: str = ""
+    ) -> Outcome:
         """The session's outcome; on GitHub Actions this appends the step summary."""
+        if interrupted:  # what remains is slow (statistics, publishing): said, not done
+            return Outcome(report, [], notices, [], interrupted=interrupted)
         summary = self.summary_lines(report) if self.gathered.rows else []
-        return Outcome(report, summary, notices, self.publish_on_github(report))
+        spend = self.ledger.spend()
+        exceeded = spend is not None and spend.exceeded
+        github = self.publish_on_github(report)
+        return Outcome(
+            report, summary, notices, github, exceeded, unreasoned=self.unreasoned(report)
+        )
+
+    def unreasoned(self, report: ReportSet | None) -> list[str]:
+        """Accepted baselines this session reported that acceptance would refuse as
+        gates.toml stands (a reason deleted by hand): `verdicts.acceptance.missing_reasons`."""
+        from judges.verdicts.acceptance import missing_reasons
+
+        lines = []
+        for folder in report.folders if report is not None else ():
+            planted = self.catalogue.planted_sets.get(folder.judge)
+            if planted is not None:
+                for model in folder.models:
+                    lines += missing_reasons(planted, folder.version, model)
+        return lines
 
     def summary_lines(self, report: ReportSet | None) -> list[tuple[str, Markup]]:
         """The terminal summary's lines, each with its markup (red, green or none)."""
         from judges.reports.terminal import summary_lines
 
-        cap = self.settings.cost_cap_usd
-        spent = None if cap is None else (cap, self.ledger.spent_usd())
         return summary_lines(
-            self.gathered.rows, self.gathered.usage_by_model(), self.ledger.totals(), spent,
-            report,
+            self.gathered.rows, self.gathered.usage_by_model(), self.ledger.totals(),
+            self.ledger.spend(), report,
         )  # fmt: skip
 
     def publish_on_github(self, report: ReportSet | None) -> list[str]:

@@ -5,6 +5,7 @@ problem a `SpecError` or `PlantedSetError` naming its file and line."""
 from __future__ import annotations
 
 import contextlib
+import shlex
 from pathlib import Path
 
 from judges.calls.backends import BackendError, ModelRef
@@ -34,7 +35,10 @@ def run_preflight(catalogue: Catalogue, settings: Settings) -> None:
         # relative to it): a recording into another --cassette-dir replaces nothing accepted.
         own = settings.cassettes == (settings.rootdir / "cassettes").absolute()
         if own and not (settings.rerecord_baseline and settings.live):  # replaced on purpose
-            changed_cassettes(planted, settings.cassettes)
+            reports = settings.reports
+            default = reports == (settings.rootdir / "reports").absolute()
+            options = "" if default else f" --reports {shlex.quote(str(reports))}"
+            changed_cassettes(planted, settings.cassettes, options)
         edited_recorded_prompts(spec, settings.cassettes)
         if settings.record is not RecordMode.ALL:
             for path, model in _cassettes_of(spec, planted, catalogue, settings):
