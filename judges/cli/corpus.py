@@ -178,7 +178,7 @@ def _judge(args: Any) -> int:
     from judges.calls.cassettes import CassetteMiss
     from judges.calls.ledger import Ledger, Usage
     from judges.cli.live import judging_backends
-    from judges.corpus.judging import judgements_text, merged, slots
+    from judges.corpus.judging import cassette_path, judgements_text, merged, slots
     from judges.corpus.rows import JUDGEMENTS_FILE, load_corpus
     from judges.reports.terminal import overspend_lines, session_lines
 
@@ -193,12 +193,19 @@ def _judge(args: Any) -> int:
     record_command = f"python -m judges corpus judge {args.name} --record"
     if args.cost_cap is not None and not args.record:
         raise ValueError("--cost-cap caps live calls: pass it with --record")
+    # A --record with every cassette in place calls nothing: its backends are a replay's, so
+    # no embedded judge is started and no price is needed for calls that are never made.
+    calls = args.record and (
+        args.rerecord
+        or not all(
+            cassette_path(args.cassettes, corpus.manifest.name, s).is_file() for s in planned
+        )
+    )
     with (
         _recording_lock(args) as _,
         tempfile.TemporaryDirectory(prefix="judges-corpus-") as scratch,
         judging_backends(
-            models, record=args.record, base_url=args.judge_base_url,
-            price_files=args.judge_prices,
+            models, record=calls, base_url=args.judge_base_url, price_files=args.judge_prices,
         ) as (backends, prices),
     ):  # fmt: skip
         ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)

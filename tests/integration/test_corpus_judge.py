@@ -95,3 +95,36 @@ def test_an_unknown_judge_or_version_is_refused_naming_the_manifest(
     assert main(["corpus", "judge", "tiny", *args]) == 2
     err = capsys.readouterr().err
     assert "corpus.toml" in err and "'9.9'" in err and "0.3" in err
+
+
+def test_a_record_with_every_cassette_in_place_starts_no_embedded_judge(
+    corpus: tuple[Path, list[str]],
+    fake_judge: FakeJudge,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Nothing to record, nothing started: the second `--record` (no --judge-base-url, so a
+    local model would be served by the embedded judge) replays every cassette."""
+    import judges.calls.local_server
+
+    root, args = corpus
+    record = ["corpus", "judge", "tiny", "--record", *args]
+    assert main([*record, "--judge-base-url", fake_judge.url]) == 0
+    first, calls = _judgements(root), len(fake_judge.calls)
+    started: list[dict[str, Any]] = []
+
+    def start(**kwargs: Any) -> None:
+        started.append(kwargs)
+        raise judges.calls.local_server.LocalServerError("the embedded judge was started")
+
+    monkeypatch.setattr(judges.calls.local_server, "start_local_server", start)
+    assert main(record) == 0
+    assert started == [] and len(fake_judge.calls) == calls
+    assert _judgements(root) == first
+
+    # One call to make: the embedded judge is wanted (it serves its own model only, so the
+    # command stops before starting it, naming --base-url).
+    next(iter((root / "cassettes").rglob("*.yaml"))).unlink()
+    capsys.readouterr()
+    assert main(record) == 2
+    assert "the embedded judge serves local:" in capsys.readouterr().err
