@@ -3,6 +3,7 @@ run with `-m proof` or when named, and the plain run says how to run them."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def test_a_plain_run_leaves_the_proofs_out_and_says_how_to_run_them(
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["n0", "n2"])
 def test_the_proofs_note_is_the_last_line_before_the_count(
-    project: pytest.Pytester, workers: list[str]
+    project: pytest.Pytester, workers: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # README: "It says so in its last line before the final count", whatever other plugins
     # (the judges section, syrupy's summary) write in the terminal summary, with or without
@@ -48,7 +49,11 @@ def test_the_proofs_note_is_the_last_line_before_the_count(
         "    terminalreporter.write_line('another summary line')\n"
     )
     project.syspathinsert()
-    if workers:  # the workers import the summary plugin from the project folder
+    if workers:  # the workers import the summary plugin from the project folder, and the
+        # conftest's `tests.conftest` from this repository, which is not installed
+        root = str(Path(__file__).resolve().parents[1])
+        path = [root, *filter(None, [os.environ.get("PYTHONPATH")])]
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(path))
         result = project.runpytest_subprocess(*QUIET, "-p", "other_summary", *workers)
     else:
         result = project.runpytest_inprocess(*QUIET, "-p", "other_summary")

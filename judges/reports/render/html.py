@@ -67,6 +67,8 @@ border:2px solid}
 .banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
 .banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
 .banner span.decides{font-size:15px;font-weight:700}
+.banner details{font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
+.banner summary{cursor:pointer}
 .first{border-left:4px solid #0969da}
 .first ul{margin:0 0 10px;padding-left:20px}.first td{font-size:13px}
 """
@@ -255,15 +257,20 @@ def _banner(report: FolderReport) -> str:
     verdict, word, result = report.verdict(), report.verdict_word(), screen.result()
     gates = sum(m.gate_counts[0] for m in report.models)  # those with a threshold, all passed
     accepted = sum(len(m.accepted_misses) for m in report.models)
-    # The whole verdict, unless the Result line above already says all of it.
+    # The whole verdict, unless the Result line above already says all of it: folded, so
+    # the first-screen card below stays on the first screen (its reasons say it in parts).
     whole = verdict.removeprefix(f"{word}: ").removeprefix(f"{word}, but ")
-    whole = f"{_sentence(whole)}. " if screen.details() else ""
+    more = (
+        f"<details><summary>In full</summary>{esc(_sentence(whole))}.</details>"
+        if screen.details()
+        else ""
+    )
     detail = (
-        f"{whole}Better than chance at what the set measures; every planted item met its "
+        f"Better than chance at what the set measures; every planted item met its "
         f"expectation or is an accepted miss ({accepted} accepted), and every gate with a "
         f"threshold passed ({gates} gates)."
         if word == PASS
-        else f"{whole}See fitness, gates and failures."
+        else "See fitness, gates and failures."
     )
     # The Result line: its lead ("NOT FIT (accepted)") is the banner's word, its reason below.
     lead, _, reason = result.partition(": ")
@@ -274,7 +281,7 @@ def _banner(report: FolderReport) -> str:
     if warning:  # an accepted baseline worse than the prompt before it says so up here
         detail += f" Warning: {_sentence(warning)}."
     return (
-        f'<div class="banner {kind}" role="status">{esc(lead)}{decides}'
+        f'<div class="banner {kind}" role="status">{esc(lead)}{decides}{more}'
         f"<span>{esc(detail)}</span></div>"
     )
 
