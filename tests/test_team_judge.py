@@ -31,6 +31,7 @@ import asyncio
 import json
 import dataclasses
 import math
+from typing import Sequence
 
 from pydantic import BaseModel, Field
 
@@ -78,6 +79,21 @@ def judge_raises(query: str) -> dict:
 
 def judge_nan(query: str) -> dict:
     return {"score": math.nan}
+
+
+class Document(BaseModel):
+    corpus_id: str
+    markdown: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Criterion:
+    name: str
+    weight: float
+
+
+def judge_typed(entities: Sequence[Document], criteria: list[Criterion] | None = None) -> dict:
+    return {e.corpus_id: sum(c.weight for c in criteria or []) for e in entities}
 
 
 not_callable = 3
@@ -136,6 +152,28 @@ def test_inputs_bind_by_name_or_as_mapped(team: str) -> None:
     assert load(f"{team}:judge_kwargs").bind({"anything": 1}).values == {"anything": 1}
     with pytest.raises(TeamJudgeError, match=r"`arguments` names \['nope'\]"):
         load(f"{team}:judge_plain", nope="x")
+
+
+def test_inputs_take_the_pydantic_models_and_dataclasses_the_callable_annotates(
+    team: str,
+) -> None:
+    typed = load(f"{team}:judge_typed")
+    inputs = {
+        "entities": [{"corpus_id": "d1", "markdown": "IMPALA"}],
+        "criteria": [{"name": "distributed RL", "weight": 0.5}],
+    }
+    bound = typed.bind(inputs)
+    assert bound.values == inputs  # the item's JSON identifies the judgement
+    assert type(bound.passed["entities"][0]).__name__ == "Document"
+    assert type(bound.passed["criteria"][0]).__name__ == "Criterion"
+    assert typed.call(bound) == {"d1": 0.5}
+    with pytest.raises(TeamJudgeError) as refused:
+        typed.bind({"entities": [{"corpus_id": "d1"}]})
+    assert str(refused.value).startswith(
+        f"the input for parameter 'entities' of {team}:judge_typed is not a "
+        "Sequence[team_"
+    )
+    assert "0.markdown: Field required" in str(refused.value)
 
 
 def test_sync_async_and_callable_objects_are_called(team: str) -> None:
