@@ -170,8 +170,7 @@ def test_inputs_take_the_pydantic_models_and_dataclasses_the_callable_annotates(
     with pytest.raises(TeamJudgeError) as refused:
         typed.bind({"entities": [{"corpus_id": "d1"}]})
     assert str(refused.value).startswith(
-        f"the input for parameter 'entities' of {team}:judge_typed is not a "
-        "Sequence[team_"
+        f"the input for parameter 'entities' of {team}:judge_typed is not a Sequence[team_"
     )
     assert "0.markdown: Field required" in str(refused.value)
 

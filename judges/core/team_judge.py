@@ -31,6 +31,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from judges.calls.backend_registry import replay_keys
 from judges.calls.backends import is_timeout, is_transient
 
 T = TypeVar("T")
@@ -82,7 +83,9 @@ class TeamJudge:
                 f"callable {ref!r} is not 'pkg.module:function' (a module, a colon, a name)"
             )
         try:
-            module = importlib.import_module(module_name)
+            # A replay sets no key, and some modules build their client at import.
+            with replay_keys():
+                module = importlib.import_module(module_name)
         except Exception as error:  # any import-time failure of the team's module
             raise TeamJudgeError(
                 f"callable {ref!r}: module {module_name!r} cannot be imported "

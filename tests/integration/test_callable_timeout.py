@@ -6,13 +6,16 @@ in flight when it sends (vcrpy patches the HTTP libraries for the whole process)
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from judges.core.spec import load_catalog
+
 from ._support import FAKE_KEY, FakeJudge, Received
-from .test_callable_judge import offline, run
+from ._walkthrough import INNER_OPTIONS
 
 PACKAGE = "team_slow"
 # The late judge sends once the next judgement is in flight, and that one waits until the
@@ -87,6 +90,13 @@ def slow(repository: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatc
     return repository
 
 
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
+        del sys.modules[name]  # its events start unset, as in a new process
+    load_catalog.cache_clear()
+    return pytester.runpytest_inprocess(*INNER_OPTIONS, *args)
+
+
 def _sent(received: list[Received]) -> list[str]:
     return [r.body["messages"][0]["content"] for r in received]
 
@@ -123,7 +133,8 @@ def test_a_hung_and_a_late_callable_become_error_rows_and_nothing_late_is_writte
         text = path.read_text(encoding="utf-8")
         assert "Grade: late" not in text and text.count("Grade: ") == 1, path
 
-    offline(monkeypatch)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens
     replayed = run(pytester, "--judge-timeout", str(TIMEOUT_S), "-k", "planted")
     assert replayed.ret == 1, replayed.stdout.str()[-3000:]  # the two error rows fail
     replayed.assert_outcomes(passed=2, failed=2)
