@@ -194,7 +194,7 @@ class JudgesSession:
     def finish(self, check_reports: bool, notices: Callable[[], list[str]]) -> Outcome:
         """Write (or, checking, compare) the reports of the rows gathered, then the one
         outcome every output renders; `notices` is asked after the reports are written."""
-        if self.rows:
+        if self.rows or self.gathered.reply_checks:
             if self.settings.rerecord_baseline:  # before the reports are written
                 from judges.pytest_plugin.pinned import compare_with_previous
 
