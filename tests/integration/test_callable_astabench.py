@@ -174,6 +174,12 @@ def test_astabench_s_relevance_judge_drops_case_drifted_controls_and_is_caught(
     assert re.search(r"verdict: +\{\}\n.*original: +\{\"doc\": \"perfectly_relevant_papers\"\}",
                      output), output  # fmt: skip
 
+    # The report lists the reply fixtures apart from the planted statistics.
+    report = (root / "reports" / JUDGE / "0.5.4" / "report.md").read_text(encoding="utf-8")
+    assert "| RF-01 | control | expectations | FAILED |" in report
+    assert "| RF-02 | control | expectations | PASSED |" in report
+    assert "| RF-02 | control | property | FAILED |" in report
+
     # Acceptance refuses to bury the dropped controls, and writes nothing.
     accept = run(astabench_python, "-m", "judges", "baseline", JUDGE, "--accept", "0.5.4",
                  cwd=root)  # fmt: skip
