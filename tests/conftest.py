@@ -30,7 +30,8 @@ SDK = "sdk"
 SDK_FILES = frozenset({
     "test_backends.py", "test_backend_registry.py", "test_vcr_scrub.py", "test_batch_plan.py",
     "test_team_judge.py", "test_record_and_replay.py", "test_batch_record.py",
-    "test_callable_judge.py", "test_callable_walkthrough.py",
+    "test_callable_judge.py", "test_callable_walkthrough.py", "test_callable_timeout.py",
+    "test_corpus_callable.py",
 })  # fmt: skip
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 _LEFT_OUT = pytest.StashKey[int]()
