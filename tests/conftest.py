@@ -25,12 +25,13 @@ from tests._report_demo import CATEGORIES, MODEL
 PROOF = "proof"
 PROOF_COMMAND = "python -m pytest -n auto -m proof"
 # The tests that reach the provider SDKs (backends, cassettes, batches, a team's callable):
-# the README's fourth command runs them against the oldest openai SDK the harness supports.
+# the README's fourth command runs them with every dependency at its lowest allowed version.
 SDK = "sdk"
 SDK_FILES = frozenset({
     "test_backends.py", "test_backend_registry.py", "test_vcr_scrub.py", "test_batch_plan.py",
     "test_team_judge.py", "test_record_and_replay.py", "test_batch_record.py",
-    "test_callable_judge.py", "test_callable_walkthrough.py",
+    "test_callable_judge.py", "test_callable_walkthrough.py", "test_callable_timeout.py",
+    "test_corpus_callable.py",
 })  # fmt: skip
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 _LEFT_OUT = pytest.StashKey[int]()
@@ -43,7 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         f"unless named or selected; `{PROOF_COMMAND}` runs them (both run in CI)",
     )
     config.addinivalue_line(
-        "markers", f"{SDK}: reaches the provider SDKs; run against the oldest openai in CI"
+        "markers", f"{SDK}: reaches the provider SDKs; run at the lowest dependency versions in CI"
     )
 
 

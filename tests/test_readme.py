@@ -32,21 +32,25 @@ def test_the_readme_installs_the_embedded_judge_exactly_as_ci_does() -> None:
     assert re.search(r'^CMAKE_ARGS="-DGGML_NATIVE=OFF" python -m pip install', readme, re.M)
 
 
-def _oldest_sdk(text: str) -> list[str]:
-    """The words of the command line that runs the SDK tests at the oldest openai."""
+def _lowest_sdk(text: str) -> list[str]:
+    """The words of the command line that runs the SDK tests at the lowest resolution."""
     (line,) = [ln for ln in text.splitlines() if "-m sdk" in ln and "pip install" in ln]
     return [word for word in shlex.split(line, comments=True) if word != "--quiet"]
 
 
-def test_ci_runs_the_sdk_tests_at_the_floor_the_readme_and_pyproject_state() -> None:
+def test_ci_runs_the_sdk_tests_at_the_lowest_resolution_the_readme_states() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
 
-    assert _oldest_sdk(readme) == _oldest_sdk(ci)
-    (floor,) = re.findall(r'"openai>=([\d.]+),<\d+"', pyproject)
-    assert f"openai=={floor}.0" in _oldest_sdk(ci) or f"openai=={floor}" in _oldest_sdk(ci)
-    assert f"`openai>={floor},<4`" in readme
+    assert _lowest_sdk(readme) == _lowest_sdk(ci)
+    words = _lowest_sdk(ci)
+    assert words[words.index("--resolution") + 1] == "lowest-direct"
+    assert words[-2:] == ["-m", "sdk"]
+    # The README states each range a team installs beside, as pyproject.toml declares it.
+    for name in ("openai", "anthropic", "pytest", "vcrpy"):
+        (declared,) = re.findall(rf'"({name}[<>=][^"]*)"', pyproject)
+        assert f"`{declared}`" in readme, declared
 
 
 def test_the_readme_says_the_bundled_judges_are_at_chance_as_the_committed_index_shows() -> None:

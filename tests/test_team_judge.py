@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anthropic
@@ -25,12 +26,16 @@ from judges.calls.ledger import Reported, reported_usage
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import SpecError, load_judge
 from judges.core.team_judge import TeamJudge, TeamJudgeError, as_verdict
+from judges.pytest_plugin.reply_fixtures import ReplyCase, verdict_on
+from judges.sets.items import ReplyFixture
 
 TEAM_MODULE = """
 import asyncio
 import json
 import dataclasses
 import math
+import threading
+from typing import Sequence
 
 from pydantic import BaseModel, Field
 
@@ -76,8 +81,28 @@ def judge_raises(query: str) -> dict:
     raise KeyError("criteria")
 
 
+def judge_hangs(query: str) -> dict:
+    threading.Event().wait()  # never returns
+    return {}
+
+
 def judge_nan(query: str) -> dict:
     return {"score": math.nan}
+
+
+class Document(BaseModel):
+    corpus_id: str
+    markdown: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Criterion:
+    name: str
+    weight: float
+
+
+def judge_typed(entities: Sequence[Document], criteria: list[Criterion] | None = None) -> dict:
+    return {e.corpus_id: sum(c.weight for c in criteria or []) for e in entities}
 
 
 not_callable = 3
@@ -136,6 +161,27 @@ def test_inputs_bind_by_name_or_as_mapped(team: str) -> None:
     assert load(f"{team}:judge_kwargs").bind({"anything": 1}).values == {"anything": 1}
     with pytest.raises(TeamJudgeError, match=r"`arguments` names \['nope'\]"):
         load(f"{team}:judge_plain", nope="x")
+
+
+def test_inputs_take_the_pydantic_models_and_dataclasses_the_callable_annotates(
+    team: str,
+) -> None:
+    typed = load(f"{team}:judge_typed")
+    inputs = {
+        "entities": [{"corpus_id": "d1", "markdown": "IMPALA"}],
+        "criteria": [{"name": "distributed RL", "weight": 0.5}],
+    }
+    bound = typed.bind(inputs)
+    assert bound.values == inputs  # the item's JSON identifies the judgement
+    assert type(bound.passed["entities"][0]).__name__ == "Document"
+    assert type(bound.passed["criteria"][0]).__name__ == "Criterion"
+    assert typed.call(bound) == {"d1": 0.5}
+    with pytest.raises(TeamJudgeError) as refused:
+        typed.bind({"entities": [{"corpus_id": "d1"}]})
+    assert str(refused.value).startswith(
+        f"the input for parameter 'entities' of {team}:judge_typed is not a Sequence[team_"
+    )
+    assert "0.markdown: Field required" in str(refused.value)
 
 
 def test_sync_async_and_callable_objects_are_called(team: str) -> None:
@@ -321,3 +367,24 @@ def test_a_callable_judge_s_set_has_no_panel(team: str, tmp_path: Path) -> None:
     (folder / "set.toml").write_text('[panel]\nmodel = "openai:gpt-4o"\nlabel = "cross-check"\n')
     with pytest.raises(PlantedSetError, match="calls its own model: remove"):
         load_planted_set(tmp_path / "sets", spec)
+
+
+def test_a_reply_fixture_whose_judge_never_returns_fails_after_its_time(
+    team: str, tmp_path: Path
+) -> None:
+    spec = load_judge(write_judge(tmp_path, f'callable = "{team}:judge_hangs"\n'))
+    fixture = ReplyFixture.model_validate({
+        "id": "RF-01", "slug": "hangs", "judge": "paper_relevance", "category": "control",
+        "control": True, "inputs": {"query": "q"}, "replies": ["{}"],
+        "expect": [{"field": "score", "op": ">=", "value": 2}], "provenance": {"source": "hand"},
+    })  # fmt: skip
+    session = SimpleNamespace(
+        catalog={"paper_relevance": spec}, settings=SimpleNamespace(judge_timeout_s=0.1)
+    )
+    case = ReplyCase("paper_relevance", "0.3.1", fixture)
+    with pytest.raises(AssertionError) as failed:
+        verdict_on(session, case, fixture.replies)  # type: ignore[arg-type]
+    assert str(failed.value).startswith(
+        f"RF-01 (reply fixture): {team}:judge_hangs gave no verdict within 0.3 s "
+        '(3 x --judge-timeout 0.1) on the replies ["{}"]'
+    ), failed.value

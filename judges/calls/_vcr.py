@@ -17,6 +17,8 @@ cassette facade (`judges.calls.cassettes`).
   file is the one a sequential recording writes.
 - A batch recording answers each thread's requests from downloaded batch results
   (`answering`): recorded by vcrpy as if the network had answered them.
+- A judge callable that outlived its time is abandoned (`abandon`): every cassette refuses
+  what its thread sends later, so a late request is neither recorded nor answered.
 - Only the SDKs' HTTP transport is patched (see `_skipped_patchers`), which keeps opening
   a cassette cheap: most cassettes hold one judgement.
 """
@@ -29,6 +31,7 @@ import importlib
 import importlib.util
 import json
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -204,6 +207,40 @@ def _to_tap(response: Any) -> None:
 
 _THREADS = _Threads()
 _threaded = threading.Event()  # set while `threaded_recording` patches the transports
+# Threads of judge callables that outlived their time: whatever they send later is refused
+# by every cassette (vcrpy's patch is per process, so it would land in the one open then).
+_ABANDONED: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+class AbandonedRequest(RuntimeError):
+    """A request sent by a judge callable after its judgement timed out."""
+
+
+def abandon(thread: threading.Thread) -> None:
+    """From now on, no cassette records or answers a request `thread` sends."""
+    _ABANDONED.add(thread)
+
+
+def _refuse_abandoned(recorded: Any) -> None:
+    """Make `recorded` refuse what an abandoned thread sends: neither written nor answered."""
+    play, append = recorded.play_response, recorded.append
+
+    def check() -> None:
+        if threading.current_thread() in _ABANDONED:
+            raise AbandonedRequest(
+                f"{threading.current_thread().name}: a request sent after its judgement "
+                "timed out is neither recorded nor answered"
+            )
+
+    def played(request: Any) -> Any:
+        check()
+        return play(request)
+
+    def appended(request: Any, response: Any) -> None:
+        check()
+        append(request, response)
+
+    recorded.play_response, recorded.append = played, appended
 
 
 @contextmanager
@@ -259,6 +296,7 @@ def _thread_cassette(path: Path) -> Iterator[Any]:
     config = make_vcr(record=True).get_merged_config(path=str(path))
     skip = CassetteContextDecorator._non_cassette_arguments
     recorded = Cassette.load(**{k: v for k, v in config.items() if k not in skip})
+    _refuse_abandoned(recorded)
     _THREADS.cassette = recorded
     try:
         yield recorded
@@ -285,6 +323,7 @@ def cassette(path: Path, *, record: bool, every_transport: bool = False) -> Iter
     ) as recorded:
         if every_transport:  # a team's callable: its runner counts what its calls used
             _tap_responses(recorded)
+        _refuse_abandoned(recorded)
         yield recorded
 
 

@@ -20,6 +20,7 @@ statistics never import it), hence the imports inside functions.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ __all__ = [
     "FINGERPRINT_KEY",
     "LOCK_FILE",
     "CassetteMiss",
+    "abandon",
     "answering",
     "fixture_replies",
     "in_cassette",
@@ -224,6 +226,14 @@ def tapped() -> AbstractContextManager[list[Any]]:
     from judges.calls import _vcr
 
     return _vcr.tapped()
+
+
+def abandon(thread: threading.Thread) -> None:
+    """A judge callable's thread that outlived its time (`Call.abandon`): from now on, no
+    cassette records or answers what it sends, this judgement's or a later one's."""
+    from judges.calls import _vcr
+
+    _vcr.abandon(thread)
 
 
 def fixture_replies(replies: list[str], model: str) -> AbstractContextManager[Any]:

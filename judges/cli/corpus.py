@@ -10,8 +10,8 @@ import math
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,7 @@ def _judge(args: Any) -> int:
     catalog = project.catalog()
     planned = slots(corpus, catalog)  # refuses names that would share a cassette
     models = {s.judged.model: s.model for s in planned}
+    own_clients = frozenset(s.judged.model for s in planned if catalog[s.judged.judge].team)
     record_command = f"python -m judges corpus judge {args.name} --record"
     if args.cost_cap is not None and not args.record:
         raise ValueError("--cost-cap caps live calls: pass it with --record")
@@ -206,6 +207,7 @@ def _judge(args: Any) -> int:
         tempfile.TemporaryDirectory(prefix="judges-corpus-") as scratch,
         judging_backends(
             models, record=calls, base_url=args.judge_base_url, price_files=args.judge_prices,
+            own_clients=own_clients,
         ) as (backends, prices),
     ):  # fmt: skip
         ledger = Ledger(Path(scratch) / "ledger.jsonl", args.cost_cap)
@@ -292,7 +294,9 @@ def _judged_rows(
 ) -> Iterator[tuple[Any, Any]]:
     """Each slot judged in its cassette: a recorded one is replayed (with --record too,
     unless --rerecord), a missing one recorded with --record; progress on stderr."""
-    from judges.calls.cassettes import in_cassette, is_replay_miss
+    from judges.calls.backend_registry import replay_keys
+    from judges.calls.cassettes import abandon, is_replay_miss, judge_in_cassette, tapped
+    from judges.core.results import JudgementRow
     from judges.core.runner import Call
     from judges.corpus.judging import cassette_path, judge_slots
 
@@ -301,19 +305,27 @@ def _judged_rows(
         action = "re-recording" if args.rerecord else "replaying (pass --rerecord to re-record)"
         print(f"{kept} of {len(planned)} judgements already recorded: {action}", file=sys.stderr)
 
-    @contextmanager
-    def call_for(slot: Any) -> Iterator[Call]:
+    def judge_in(slot: Any, judge_with: Callable[[Call], JudgementRow]) -> JudgementRow:
         path = cassette_path(args.cassettes, corpus.manifest.name, slot)
         live = args.record and (args.rerecord or not path.is_file())
-        with in_cassette(path, slot.model, record=live):
-            yield Call(
-                backend=backends[slot.judged.model], price=prices[slot.judged.model], live=live,
-                is_fatal=is_replay_miss, run=f"run{slot.run}", draw=slot.run,
-                timeout_s=args.judge_timeout, ledger=ledger if live else None,
+        # A team's callable sends its own requests, through any HTTP library, with its own
+        # client: every transport is recorded, and a replay needs no key.
+        team = catalog[slot.judged.judge].team is not None
+        call = Call(
+            backend=backends[slot.judged.model], price=prices[slot.judged.model], live=live,
+            is_fatal=is_replay_miss, run=f"run{slot.run}", draw=slot.run,
+            timeout_s=args.judge_timeout, ledger=ledger if live else None, tap=tapped,
+            abandon=abandon,
+        )  # fmt: skip
+        with replay_keys() if team and not live else nullcontext():
+            (row,) = judge_in_cassette(
+                path, slot.model, lambda: [judge_with(call)], record=live,
+                server_fingerprint={}, every_transport=team,
             )  # fmt: skip
+        return row
 
     for index, (slot, row, judgement) in enumerate(
-        judge_slots(planned, catalog, call_for, corpus.manifest.scale), start=1
+        judge_slots(planned, catalog, judge_in, corpus.manifest.scale), start=1
     ):
         if row.live or judgement.score is None:  # a replay says only what went wrong
             outcome = judgement.error if judgement.score is None else f"score {judgement.score:g}"

@@ -35,9 +35,12 @@ def judging_backends(
     base_url: str | None,
     price_files: Sequence[Path] = (),
     error: type[Exception] = ValueError,
+    own_clients: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[dict[str, Backend], dict[str, Price]]]:
     """Backends and prices per model name; a problem starting the embedded judge raises
-    `error` (the command's own, so it prints as that command's failure)."""
+    `error` (the command's own, so it prints as that command's failure). `own_clients`: the
+    model names a team's judge callable calls with its own client (their backend only names
+    the model, so no key is read for them)."""
     # Here, not at the top: the commands import this module to declare their options, and
     # the backends bring in both SDKs (0.2 s of every `corpus report`).
     from judges.calls.backend_registry import backend_of, make_backend, price_for
@@ -58,7 +61,7 @@ def judging_backends(
             server = _start_embedded_judge(models, error)
             base_url = server.base_url
         backends = {
-            name: make_backend(model, base_url=base_url, live=record)
+            name: make_backend(model, base_url=base_url, live=record and name not in own_clients)
             for name, model in models.items()
         }
         yield backends, resolved

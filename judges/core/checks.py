@@ -40,9 +40,29 @@ def describe_returned(row: JudgementRow) -> str:
         for key in dict.fromkeys(keys)
         if key not in _NOT_SHOWN and verdict.get(key) is not None
     }
-    return ", ".join(
+    shown = ", ".join(
         f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in values.items()
     )
+    # A field the item expects on that the verdict lacks: a callable that dropped the item.
+    absent = [e.field for e in row.expect if not _present(verdict, e.field)]
+    if absent:
+        lacking = f"no {', '.join(dict.fromkeys(absent))} in the verdict"
+        shown = f"{shown}; {lacking}" if shown else f"{lacking} {_brief(verdict)}"
+    return shown
+
+
+def _present(verdict: dict[str, object], path: str) -> bool:
+    found: object = verdict
+    for part in path.split("."):
+        if not isinstance(found, dict) or part not in found:
+            return False
+        found = found[part]
+    return True
+
+
+def _brief(verdict: dict[str, object]) -> str:
+    text = json.dumps(verdict, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _short(value: object) -> bool:

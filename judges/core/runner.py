@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -33,11 +34,13 @@ from judges.core.parsing import ReplyError, parse_reply, parse_reply_coercing
 from judges.core.results import Attempt, Expectation, JudgementRow, Status, Usage
 from judges.core.spec import JudgeSpec, Sampling, prompt_hash
 from judges.core.team_judge import (
+    CallableTimeout,
     TeamJudge,
     TeamJudgeError,
     as_verdict,
     failure_status,
     judgement_hash,
+    within,
 )
 
 # Seeds of independent draws stay far apart so retries of one never meet another's.
@@ -83,6 +86,9 @@ class Call:
     # A callable judge's replies, as its cassette sees them (`cassettes.tapped`): what its
     # own calls used. The caller supplies it, so this module imports no cassette code.
     tap: Callable[[], AbstractContextManager[list[Any]]] = field(default=lambda: nullcontext([]))
+    # Called with the thread of a callable that outlived its time (`cassettes.abandon`): its
+    # later requests must land in no cassette, this one's or the next judgement's.
+    abandon: Callable[[threading.Thread], None] = lambda thread: None
 
     @property
     def retries(self) -> int:
@@ -182,11 +188,28 @@ def _judge_with_callable(
     try:
         if ledger is not None:  # its calls are the team's own: the cap stops the next one
             ledger.ensure_budget()
-        with call.tap() as replies:
-            try:
-                returned = team.call(arguments)
-            finally:
-                usage = _callable_usage(replies, call.price, ledger, model)
+        seen: list[list[Any]] = []
+
+        def attempt() -> Any:
+            with call.tap() as replies:  # the tap is per thread: opened where the code runs
+                seen.append(replies)
+                return team.call(arguments)
+
+        budget = BUDGET_TIMEOUTS * call.timeout_s
+        try:
+            returned = within(attempt, budget, f"judges-callable-{subject.item_id}")
+        except CallableTimeout as timeout:
+            call.abandon(timeout.thread)  # what it sends from now on reaches no cassette
+            raise
+        finally:
+            usage = _callable_usage(list(seen[0]) if seen else [], call.price, ledger, model)
+    except CallableTimeout as timeout:
+        message = (
+            f"{team.ref} gave no verdict within {timeout.seconds:g} s ({BUDGET_TIMEOUTS} x "
+            f"--judge-timeout {call.timeout_s:g}) and was abandoned: nothing it sends from "
+            "now on is recorded or answered; raise --judge-timeout SECONDS for a slow judge"
+        )
+        return row("transport", prompt, met=False, error=message, usage=usage)
     except CostCapReached as error:
         return row("cost_cap", prompt, met=False, error=str(error), usage=usage)
     except Exception as error:

@@ -23,15 +23,18 @@ import hashlib
 import importlib
 import inspect
 import json
+import threading
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from judges.calls.backend_registry import replay_keys
 from judges.calls.backends import is_timeout, is_transient
 
+T = TypeVar("T")
 _ANY_KEYWORD = (inspect.Parameter.VAR_KEYWORD,)
 _POSITIONAL_ONLY = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)
 
@@ -43,9 +46,11 @@ class TeamJudgeError(ValueError):
 @dataclass(frozen=True)
 class Arguments:
     """An item's inputs bound to the callable's parameters (what `parse_inputs` returns for a
-    callable judge)."""
+    callable judge): `values` as the item gives them (JSON: they identify the judgement),
+    `passed` as the callable takes them (converted to its annotated types)."""
 
     values: dict[str, Any]
+    passed: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def prompt_fields(self) -> dict[str, str]:
         """The arguments as text: a callable judge has no prompt file to fill."""
@@ -78,7 +83,9 @@ class TeamJudge:
                 f"callable {ref!r} is not 'pkg.module:function' (a module, a colon, a name)"
             )
         try:
-            module = importlib.import_module(module_name)
+            # A replay sets no key, and some modules build their client at import.
+            with replay_keys():
+                module = importlib.import_module(module_name)
         except Exception as error:  # any import-time failure of the team's module
             raise TeamJudgeError(
                 f"callable {ref!r}: module {module_name!r} cannot be imported "
@@ -150,29 +157,101 @@ class TeamJudge:
                 f"the inputs {unused} go to no parameter of {self.ref} "
                 f"({', '.join(parameters)}): remove them, or map them in judge.toml [arguments]"
             )
-        return Arguments(values | {name: inputs[name] for name in unused})
+        values |= {name: inputs[name] for name in unused}
+        return Arguments(values, self._converted(values))
+
+    def _converted(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Each value whose parameter is annotated with a pydantic model or a dataclass (or a
+        container of them: `Sequence[Document]`) validated into that type by pydantic, as
+        the callable expects it; a value that does not fit names the parameter."""
+        hints = self._parameter_hints()
+        passed = dict(values)
+        for name, value in values.items():
+            hint = hints.get(name)
+            if hint is None or not _holds_a_model(hint):
+                continue
+            try:
+                passed[name] = TypeAdapter(hint).validate_python(value)
+            except ValidationError as error:
+                shown = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'the value'}: {e['msg']}"
+                    for e in error.errors()[:3]
+                )
+                raise TeamJudgeError(
+                    f"the input for parameter {name!r} of {self.ref} is not a "
+                    f"{_type_name(hint)} ({shown}): give it in that shape"
+                ) from None
+        return passed
+
+    def _parameter_hints(self) -> dict[str, Any]:
+        """The callable's resolved annotations, its return's included (none when they
+        cannot be resolved)."""
+        target = self.function
+        if not inspect.isfunction(target) and not inspect.ismethod(target):
+            target = type(target).__call__
+        try:
+            return typing.get_type_hints(target)
+        except Exception:  # annotations the harness cannot resolve: passed as given
+            return {}
 
     @property
     def verdict_model(self) -> type[BaseModel] | None:
         """The pydantic model the callable's return annotation names, if any: planted
         expectations are then checked against its fields before any call."""
-        target = self.function
-        if not inspect.isfunction(target) and not inspect.ismethod(target):
-            target = type(target).__call__
-        try:
-            returned = typing.get_type_hints(target).get("return")
-        except Exception:  # annotations the harness cannot resolve: no check, not an error
-            return None
+        returned = self._parameter_hints().get("return")
         if isinstance(returned, type) and issubclass(returned, BaseModel):
             return returned
         return None
 
     def call(self, arguments: Arguments) -> Any:
         """Call it once; an async callable (or one returning an awaitable) is run to its end."""
-        returned = self.function(**arguments.values)
+        returned = self.function(**(arguments.passed or arguments.values))
         if inspect.isawaitable(returned):
             return asyncio.run(_awaited(returned))
         return returned
+
+
+class CallableTimeout(Exception):
+    """A callable gave no verdict within its time; `thread` still runs it, abandoned."""
+
+    def __init__(self, seconds: float, thread: threading.Thread) -> None:
+        super().__init__(f"no verdict within {seconds:g} s")
+        self.seconds, self.thread = seconds, thread
+
+
+def within(work: Callable[[], T], seconds: float, name: str) -> T:
+    """`work()` run in a thread of its own and waited for at most `seconds`; past that,
+    `CallableTimeout` (Python cannot stop a thread: it runs on, a daemon, until it ends).
+    An exception of `work` is raised here."""
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as error:  # handed to the waiting thread, whatever it is
+            failed.append(error)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        raise CallableTimeout(seconds, thread)
+    if failed:
+        raise failed[0]
+    return done[0]
+
+
+def _holds_a_model(hint: Any) -> bool:
+    """Whether an annotation is, or holds, a pydantic model or a dataclass: a JSON input must
+    be converted before the callable can read its attributes."""
+    if isinstance(hint, type) and (issubclass(hint, BaseModel) or dataclasses.is_dataclass(hint)):
+        return True
+    return any(_holds_a_model(arg) for arg in typing.get_args(hint))
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__name__ if isinstance(hint, type) else str(hint).replace("typing.", "")
 
 
 async def _awaited(awaitable: Any) -> Any:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,13 @@ def slots(corpus: Corpus, catalog: dict[str, JudgeSpec]) -> list[Slot]:
                 f"{manifest}: [judges.{name}.judged] names {judged.judge} prompt version "
                 f"{judged.version!r}; on disk: {', '.join(spec.versions)}"
             )
+        if spec.team is not None and judged.model != spec.config.baseline_model:
+            raise CorpusError(
+                f"{manifest}: [judges.{name}.judged] names model {judged.model!r}, but "
+                f"{judged.judge} is a judge callable: its code picks its model, and its "
+                f"cassettes are filed under its baseline_model {spec.config.baseline_model!r}; "
+                "name that model there"
+            )
         for run in range(judged.runs):
             found += [
                 Slot(name, judged, run, o.system, items[o.item], o.output) for o in corpus.outputs
@@ -153,15 +160,15 @@ def judgement_of(slot: Slot, row: JudgementRow, spec: JudgeSpec, scale: Scale) -
 def judge_slots(
     planned: list[Slot],
     catalog: dict[str, JudgeSpec],
-    call_for: Callable[[Slot], AbstractContextManager[Call]],
+    judge_in: Callable[[Slot, Callable[[Call], JudgementRow]], JudgementRow],
     scale: Scale,
 ) -> Iterator[tuple[Slot, JudgementRow, Judgement]]:
-    """Judge each slot inside the `Call` its context gives (a cassette, recorded or
-    replayed); yields as each lands, so a caller can report progress and keep what is done."""
+    """Judge each slot through `judge_in(slot, judge_with)`, which calls `judge_with` with the
+    `Call` of the slot's cassette (recorded or replayed) and returns its row; yields as each
+    lands, so a caller can report progress and keep what is done."""
     for slot in planned:
         spec = catalog[slot.judged.judge]
-        with call_for(slot) as call:
-            row = judge(spec, slot.judged.version, slot.subject(), call)
+        row = judge_in(slot, partial(judge, spec, slot.judged.version, slot.subject()))
         yield slot, row, judgement_of(slot, row, spec, scale)
 
 

@@ -50,6 +50,7 @@ from judges.pytest_plugin.params import (
     CASE_FIXTURES,
     GATES_SKIPPED_PROPERTY,
     ITEM_FIXTURES,
+    REPLY_PROPERTY,
     ROW_PROPERTY,
     SET_FIXTURES,
     SetCase,
@@ -60,6 +61,7 @@ from judges.pytest_plugin.params import (
     set_params,
 )
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
+from judges.reports.sections.reply_fixtures import ReplyCheck, short_message
 from judges.sets.items import PlantedSetError
 from judges.storage.files import remove_stale_temporaries
 
@@ -262,6 +264,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
         if cases:
             item.user_properties.extend(session.case_properties(cases[0]))
+        elif "reply_case" in getattr(params, "params", {}):
+            item.user_properties.append((REPLY_PROPERTY, _reply_property(item, params)))
         elif judged is not None:  # a probe: judge, version and model (its item is derived)
             case = judged[1]
             item.user_properties += [
@@ -307,6 +311,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 report.longrepr = now_met_message(row, expectations, accept)
 
 
+def _reply_property(item: pytest.Item, params: Any) -> dict[str, Any]:
+    case = params.params["reply_case"]
+    check = (
+        "property" if getattr(item, "originalname", "") == "test_reply_properties" else "fixture"
+    )
+    return {"judge": case.judge, "version": case.version, "fixture": case.fixture.id,
+            "control": case.fixture.control, "check": check}  # fmt: skip
+
+
+def _reply_check(report: pytest.TestReport, found: dict[str, Any]) -> ReplyCheck:
+    """A reply-fixture test's outcome, with the first line of why it failed or skipped."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        why = str(crash.message).removeprefix("AssertionError: ")  # the harness's own message
+    elif isinstance(report.longrepr, tuple):  # a skip: (path, line, "Skipped: reason")
+        why = str(report.longrepr[2]).removeprefix("Skipped: ")
+    else:
+        why = ""
+    return ReplyCheck(
+        fixture=found["fixture"], check=found["check"], control=found["control"],
+        outcome=report.outcome, message=short_message(why) if not report.passed else "",
+    )  # fmt: skip
+
+
 class _ResultCollector:
     """Gathers the result rows that tests attached to their reports."""
 
@@ -320,6 +348,9 @@ class _ResultCollector:
             for name, value in properties:
                 if name == GATES_SKIPPED_PROPERTY:
                     self.session.gates_skipped.append(str(value))
+                if name == REPLY_PROPERTY and isinstance(value, dict):
+                    check = _reply_check(report, value)
+                    self.session.gathered.add_reply_check(value["judge"], value["version"], check)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -21,6 +21,8 @@ from judges.stats.fitness.pairwise import is_pairwise_set
 
 ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
+# A reply-fixture test's judge, version, fixture and check: its outcome reaches the report.
+REPLY_PROPERTY = "judges.reply_check"
 
 session_key = pytest.StashKey[JudgesSession]()
 # judges.pytest_plugin.live.Live: the cassette lock, the embedded judge (a live controller)

@@ -23,14 +23,16 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
 from judges.calls.backend_registry import replay_keys
 from judges.calls.backends import ModelRef
-from judges.calls.cassettes import fixture_replies, is_replay_miss
-from judges.core.team_judge import TeamJudgeError, as_verdict
+from judges.calls.cassettes import abandon, fixture_replies, is_replay_miss
+from judges.core.runner import BUDGET_TIMEOUTS
+from judges.core.team_judge import CallableTimeout, TeamJudgeError, as_verdict, within
 from judges.sets.items import ReplyFixture
 
 if TYPE_CHECKING:
@@ -82,13 +84,21 @@ def verdict_on(session: JudgesSession, case: ReplyCase, replies: Sequence[str]) 
     assert team is not None  # reply fixtures are loaded for callable judges only
     where = f"{case.fixture.id} (reply fixture)"
     model = ModelRef.parse(spec.config.baseline_model).model
+    budget = BUDGET_TIMEOUTS * session.settings.judge_timeout_s
     try:
         arguments = team.bind(case.fixture.inputs)
         with replay_keys(), fixture_replies(list(replies), model):
-            returned = team.call(arguments)
+            returned = within(partial(team.call, arguments), budget, f"judges-fixture-{where}")
         return as_verdict(returned)
     except TeamJudgeError as error:
         raise AssertionError(f"{where}: {team.ref} {error}") from None
+    except CallableTimeout as timeout:
+        abandon(timeout.thread)  # what it sends later reaches no cassette
+        raise AssertionError(
+            f"{where}: {team.ref} gave no verdict within {timeout.seconds:g} s "
+            f"({BUDGET_TIMEOUTS} x --judge-timeout {session.settings.judge_timeout_s:g}) on "
+            f"the replies {_shown(replies)}; raise --judge-timeout SECONDS for a slow judge"
+        ) from None
     except Exception as error:
         if is_replay_miss(error):
             raise AssertionError(

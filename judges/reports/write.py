@@ -32,6 +32,13 @@ from judges.reports.model.data import (
 )
 from judges.reports.model.folders import Results, ResultsMissing, build_folder
 from judges.reports.model.metadata import RUN_FILE, RunMetadata
+from judges.reports.model.reply_checks import (
+    REPLY_FIXTURES_FILE,
+    ReplyCheck,
+    checks_text,
+    merged_checks,
+    read_checks,
+)
 from judges.reports.render.files import render_files
 from judges.reports.render.overview import render_overview, version_key
 from judges.stats.estimates.memo import Memo
@@ -90,8 +97,10 @@ def _build_set(
     catalog: Mapping[str, JudgeSpec],
     planted_root: Path,
     memo: Memo | None = None,
+    reply_checks: Mapping[tuple[str, str], Sequence[ReplyCheck]] | None = None,
 ) -> tuple[tuple[FolderReport, ...], dict[Path, str], tuple[Path, ...]]:
-    """The folder reports of `targets`, their files by path, and the stale files."""
+    """The folder reports of `targets`, their files by path, and the stale files.
+    `reply_checks`: this run's reply-fixture outcomes, over those on disk."""
     cache: dict[str, Sources] = {}
     folders: list[FolderReport] = []
     files: dict[Path, str] = {}
@@ -101,6 +110,11 @@ def _build_set(
             cache[judge] = replace(load_sources(judge, catalog, planted_root), memo=memo)
         folder = build_folder(results, judge, version, cache[judge])
         where = report_dir(results.reports, judge, version)
+        new = (reply_checks or {}).get((judge, version), ())
+        checks = merged_checks(read_checks(where), new)
+        if checks:
+            folder = replace(folder, reply_checks=checks)
+            files[where / REPLY_FIXTURES_FILE] = scrub(checks_text(checks))
         rendered = render_files(folder)
         # Rows are scrubbed when made; this is the last net before anything reaches disk.
         files |= {where / name: scrub(text) for name, text in rendered.items()}
@@ -134,13 +148,15 @@ def session_reports(
     session_id: str | None = None,
     recorded_baselines: Mapping[tuple[str, str], list[JudgementRow]] | None = None,
     memo: Memo | None = None,
+    reply_checks: Mapping[tuple[str, str], Sequence[ReplyCheck]] | None = None,
 ) -> ReportSet:
     """A session's rows merged into each results file, and the reports they affect.
 
     A version's successor is rebuilt too when it has results: its comparison reads this
     version's rows. `recorded_baselines`: (judge, version) -> the baseline's main run (and
     retest run, its second draw) as the session replayed them. `memo`: the session's
-    statistics, which its tests may have computed already. Nothing is written until
+    statistics, which its tests may have computed already. `reply_checks`: (judge,
+    version) -> the outcomes of its reply fixtures in this session. Nothing is written until
     `write()`.
     """
     started = time.perf_counter()
@@ -159,7 +175,12 @@ def session_reports(
             and results.exists(judge, following)
         ):
             targets.append((judge, following))
-    folders, files, stale = _build_set(results, sorted(targets), catalog, planted_root, memo)
+    for judge, version in sorted(reply_checks or {}):  # a run of the reply fixtures alone
+        if (judge, version) not in targets and results.exists(judge, version):
+            targets.append((judge, version))
+    folders, files, stale = _build_set(
+        results, sorted(targets), catalog, planted_root, memo, reply_checks
+    )
     files |= _overview(reports, files)
     merged = {results.path(j, v): results.merged[(j, v)] for j, v in sorted(by_folder)}
     meta = RunMetadata.collect(

@@ -157,6 +157,17 @@ def test_the_callable_walkthrough_runs_as_printed(
          '*verdict:  {"score": 0.0, "dropped": 2}', '*original: {"score": 1.5, "dropped": 1}']
     )  # fmt: skip
 
+    # The report lists the fixture's checks apart from the planted statistics.
+    folder = repository / "reports" / "paper_relevance" / "0.3.1"
+    shown = (folder / "report.md").read_text(encoding="utf-8")
+    section = shown.split("## Reply fixtures (no statistic)", 1)[1].split("\n## ", 1)[0]
+    assert "1 reply fixtures, 2 checks, 2 failed." in section, section
+    assert "| RF-01 | control | expectations | FAILED | RF-01 (control, reply fixture): " in section
+    assert "| RF-01 | control | property | FAILED | RF-01 (reply fixture): " in section
+    rows = (folder / "results.jsonl").read_text(encoding="utf-8")
+    assert "RF-01" not in rows  # no result row: no statistic counts it
+    assert "reply_fixtures.jsonl" in {p.name for p in folder.iterdir()}
+
     # Acceptance names the control it would bury, and writes nothing.
     code, out = command(first[2].split()[3:])
     assert code == 1, out
@@ -181,6 +192,9 @@ def test_the_callable_walkthrough_runs_as_printed(
     assert green.ret == 0, green.stdout.str()[-3000:]
     # 10 items, the detection gates, fitness, the verdict table, the fixture, its property.
     green.assert_outcomes(passed=15)
+    fixed = (repository / "reports" / "paper_relevance" / "0.3.2" / "report.md").read_text()
+    assert "1 reply fixtures, 2 checks, 0 failed." in fixed
+    assert "| RF-01 | control | property | PASSED |  |" in fixed
     code, out = command(second[4].split()[3:])
     assert code == 0, out
 

@@ -201,7 +201,7 @@ class JudgesSession:
         from its cassettes) loses no row, and skips the reports, saying how to rebuild them."""
         stop: KeyboardInterrupt | None = None
         saved: list[Path] = []
-        if self.rows:
+        if self.rows or self.gathered.reply_checks:  # reply checks alone make a report too
             try:
                 if self.settings.rerecord_baseline:  # reads the previous results: first
                     from judges.pytest_plugin.pinned import compare_with_previous

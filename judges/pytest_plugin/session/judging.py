@@ -13,6 +13,7 @@ from judges.calls.backend_registry import price_for, replay_keys
 from judges.calls.backends import ModelRef, Price
 from judges.calls.cassettes import (
     CassetteMiss,
+    abandon,
     is_answering,
     is_replay_miss,
     judge_in_cassette,
@@ -145,6 +146,7 @@ class Judging:
                 sampling=sampling,
                 timeout_s=self.settings.judge_timeout_s,
                 tap=tapped,
+                abandon=abandon,
             )
             for repeat, draw in enumerate(draws)
         ]

@@ -90,7 +90,7 @@ class Outputs:
         baselines = recorded_baselines(rows, self.catalogue, self.judging)
         return session_reports(
             rows, s.reports, s.planted_sets, self.catalogue.catalog, s.session_id, baselines,
-            self.memo,
+            self.memo, self.gathered.reply_checks,
         )  # fmt: skip
 
     def save_rows(self) -> list[Path]:

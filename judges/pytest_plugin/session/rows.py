@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from judges.core.results import JudgementRow, Usage
+from judges.reports.sections.reply_fixtures import ReplyCheck
 
 
 class GatheredRows:
     def __init__(self) -> None:
         self.rows: list[JudgementRow] = []
+        # (judge, version) -> the outcomes of its reply fixtures' tests in this session.
+        self.reply_checks: dict[tuple[str, str], list[ReplyCheck]] = {}
+
+    def add_reply_check(self, judge: str, version: str, check: ReplyCheck) -> None:
+        self.reply_checks.setdefault((judge, version), []).append(check)
 
     def add_rows(self, rows: Iterable[object]) -> None:
         self.rows.extend(JudgementRow.model_validate(row) for row in rows)

@@ -22,6 +22,7 @@ from judges.reports.sections.fitness import (
 )
 from judges.reports.sections.pairwise import PairwiseReport, set_verdict
 from judges.reports.sections.ranking import ranker_lines
+from judges.reports.sections.reply_fixtures import ReplyCheck
 from judges.stats.estimates.intervals import Rate
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
@@ -202,6 +203,8 @@ class FolderReport:
     # Lines of results.jsonl that are not rows (`file:line: reason`); counted in `notes`.
     damaged: tuple[str, ...] = ()
     pairwise: PairwiseReport | None = None  # pairwise judges: every model per set
+    # A callable judge's reply fixtures and properties: apart from every statistic.
+    reply_checks: tuple[ReplyCheck, ...] = ()
 
     @property
     def reprompted(self) -> list[str]:

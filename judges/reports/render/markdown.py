@@ -26,6 +26,7 @@ from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
+from judges.reports.sections.reply_fixtures import reply_fixtures_markdown
 from judges.stats.estimates.floors import Gate, threshold_text
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.regression.comparison import outcome
@@ -441,6 +442,7 @@ def render_report_md(report: FolderReport) -> str:
     for m in report.models:
         lines += _model_md(m, report.sme_labels)
     lines += _usage_md(report)
+    lines += reply_fixtures_markdown(report.reply_checks)
     lines += [f"## {_comparison_heading(report)}", "", *_comparison_body(report)]
     return "\n".join(lines)
 
