@@ -20,8 +20,10 @@ that process alone) and `time.perf_counter` (wall):
 
 * command, first run: `python -m judges corpus report bench --corpora ... --reports ...`,
   from the JSONL (the columnar store is converted and cached on this run);
-* command, again: the same command with the store cached (what a team's second report
-  costs; the same as the first for a checkout without a store);
+* command, again: the same command with the store cached, into a report folder of its own
+  (what a team's second report costs when something else changed; into the same folder
+  with nothing changed, the command answers "unchanged" from its remembered fingerprint,
+  timed as a fourth path); the same as the first for a checkout without a store;
 * baseline: the plain way, the same figures hand-written: DuckDB reads the JSONL and groups
   by (judge, system) for each system's mean, standard error and n, a pivot to the
   systems x items matrix per judge, every pair's paired t test with Holm in numpy, and
@@ -273,13 +275,21 @@ def main(argv: list[str] | None = None) -> int:
         ]
         # Interleaved round by round (first run, again, baseline, first run, ...), so that a
         # change of load hits all three alike; the first run starts from an empty cache.
-        runs: dict[str, list[Measured]] = {"first": [], "again": [], "baseline": []}
+        # "Again" writes to a report folder of its own, emptied first: the same command into
+        # the first run's folder answers "unchanged" from its remembered fingerprint without
+        # computing (timed apart, as "unchanged").
+        again_command = [*command]
+        again_command[again_command.index(str(work / "reports"))] = str(work / "reports-again")
+        names = ("first", "again", "unchanged", "baseline")
+        runs: dict[str, list[Measured]] = {name: [] for name in names}
         for _ in range(args.rounds):
             shutil.rmtree(work / "cache", ignore_errors=True)
+            shutil.rmtree(work / "reports-again", ignore_errors=True)
             runs["first"].append(measure(command, env))
-            runs["again"].append(measure(command, env))
+            runs["again"].append(measure(again_command, env))
+            runs["unchanged"].append(measure(command, env))
             runs["baseline"].append(measure(baseline_command, dict(os.environ)))
-        first, again, plain = (median(runs[name]) for name in ("first", "again", "baseline"))
+        first, again, unchanged, plain = (median(runs[name]) for name in names)
         print(
             f"{n:,} judgements, one process each (wall, CPU, peak resident memory), median "
             f"of {args.rounds} round(s); load average now {os.getloadavg()[0]:.2f}:"
@@ -289,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, m in (
             ("command, first run (JSONL in)", first),
             ("command, again (store cached)", again),
+            ("command, unchanged (answer remembered)", unchanged),
             ("baseline: DuckDB group-by + numpy", plain),
         ):
             print(f"| {name} | {m.wall:.2f} | {m.cpu:.2f} | {m.peak_gb:.2f} |")
