@@ -23,6 +23,7 @@ import json
 import re
 import shlex
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -641,3 +642,38 @@ def rerecord_argv(command: str) -> list[str]:
 
 def load_cassette(path: Path) -> dict[str, Any]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+SUITE_FILE = "from judges.pytest_plugin.suite import *  # noqa: F403\n"
+
+
+def write_team_judge(
+    root: Path, package: str, judge: str, module: str, files: dict[str, str], *, suite: bool = True
+) -> None:
+    """A team's repository whose judge is its own callable, `<package>.judge:judge` (the
+    text `module`), named in judge_prompts/<judge>/judge.toml, with the harness's pytest.ini
+    (and its planted-set suite in judge_tests/ when `suite`) and `files` beside them."""
+    ini = "[pytest]\njudges_prompts = judge_prompts\njudges_planted_sets = planted_sets\n"
+    ini += "pythonpath = .\n" + ("testpaths = judge_tests\n" if suite else "")
+    written = {
+        f"{package}/__init__.py": "",
+        f"{package}/judge.py": module,
+        f"judge_prompts/{judge}/judge.toml": (
+            f'name = "{judge}"\ncallable = "{package}.judge:judge"\n'
+            'baseline_model = "openai:gpt-4o-mini"\ndimensions = ["score"]\n'
+        ),
+        "pytest.ini": ini,
+        **files,
+    }
+    if suite:
+        written["judge_tests/test_judges.py"] = SUITE_FILE
+    for name, text in written.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+def forget_modules(package: str) -> None:
+    """Drop `package` and its submodules from sys.modules: the next import reads them
+    again, as a new process would."""
+    for name in [m for m in sys.modules if m.split(".")[0] == package]:
+        del sys.modules[name]

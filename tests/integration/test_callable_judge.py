@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import yaml
 
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FAKE_KEY, FakeJudge, Received, forget_modules, write_team_judge
 from ._walkthrough import INNER_OPTIONS
 
 PACKAGE = "team_checked"
@@ -79,23 +78,10 @@ def grader(received: Received) -> str:
 
 @pytest.fixture
 def checked(repository: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> Path:
-    files = {
-        f"{PACKAGE}/__init__.py": "",
-        f"{PACKAGE}/judge.py": TEAM_MODULE,
-        "judge_prompts/checked/judge.toml": (
-            f'name = "checked"\ncallable = "{PACKAGE}.judge:judge"\n'
-            'baseline_model = "openai:gpt-4o-mini"\ndimensions = ["score"]\n'
-        ),
-        "planted_sets/checked/items.jsonl": items(),
-        "pytest.ini": (
-            "[pytest]\njudges_prompts = judge_prompts\njudges_planted_sets = planted_sets\n"
-            "pythonpath = .\ntestpaths = judge_tests\n"
-        ),
-        "judge_tests/test_judges.py": "from judges.pytest_plugin.suite import *  # noqa: F403\n",
-    }
-    for name, text in files.items():
-        (repository / name).parent.mkdir(parents=True, exist_ok=True)
-        (repository / name).write_text(text, encoding="utf-8")
+    write_team_judge(
+        repository, PACKAGE, "checked", TEAM_MODULE,
+        {"planted_sets/checked/items.jsonl": items()},
+    )  # fmt: skip
     fake_judge.content = grader
     monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.url)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
@@ -103,8 +89,7 @@ def checked(repository: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyP
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
-        del sys.modules[name]
+    forget_modules(PACKAGE)
     load_catalog.cache_clear()  # an edited module is read again, as a new process would
     return pytester.runpytest_inprocess(*INNER_OPTIONS, *args)
 

@@ -6,7 +6,6 @@ in flight when it sends (vcrpy patches the HTTP libraries for the whole process)
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FAKE_KEY, FakeJudge, Received, forget_modules, write_team_judge
 from ._walkthrough import INNER_OPTIONS
 
 PACKAGE = "team_slow"
@@ -67,23 +66,9 @@ def items() -> str:
 
 @pytest.fixture
 def slow(repository: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatch) -> Path:
-    files = {
-        f"{PACKAGE}/__init__.py": "",
-        f"{PACKAGE}/judge.py": TEAM_MODULE,
-        "judge_prompts/slow/judge.toml": (
-            f'name = "slow"\ncallable = "{PACKAGE}.judge:judge"\n'
-            'baseline_model = "openai:gpt-4o-mini"\ndimensions = ["score"]\n'
-        ),
-        "planted_sets/slow/items.jsonl": items(),
-        "pytest.ini": (
-            "[pytest]\njudges_prompts = judge_prompts\njudges_planted_sets = planted_sets\n"
-            "pythonpath = .\ntestpaths = judge_tests\n"
-        ),
-        "judge_tests/test_judges.py": "from judges.pytest_plugin.suite import *  # noqa: F403\n",
-    }
-    for name, text in files.items():
-        (repository / name).parent.mkdir(parents=True, exist_ok=True)
-        (repository / name).write_text(text, encoding="utf-8")
+    write_team_judge(
+        repository, PACKAGE, "slow", TEAM_MODULE, {"planted_sets/slow/items.jsonl": items()}
+    )
     fake_judge.content = lambda received: "3"
     monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.url)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
@@ -91,8 +76,7 @@ def slow(repository: Path, fake_judge: FakeJudge, monkeypatch: pytest.MonkeyPatc
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
-        del sys.modules[name]  # its events start unset, as in a new process
+    forget_modules(PACKAGE)  # its events start unset, as in a new process
     load_catalog.cache_clear()
     return pytester.runpytest_inprocess(*INNER_OPTIONS, *args)
 

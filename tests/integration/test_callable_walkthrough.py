@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FAKE_KEY, FakeJudge, Received, forget_modules
 from ._walkthrough import INNER_OPTIONS, command
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "your-own-judge.md"
@@ -69,8 +68,7 @@ def relevance_model(received: Received) -> str:
 def forget_team_modules() -> None:
     """An in-process run imports the team's module once, and the catalogue keeps the judge
     it loaded: an edited module must be read again, as a new process would."""
-    for name in [m for m in sys.modules if m.split(".")[0] == TEAM_PACKAGE]:
-        del sys.modules[name]
+    forget_modules(TEAM_PACKAGE)
     load_catalog.cache_clear()
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import _socket
 import json
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import yaml
 from judges.cli.main import main
 from judges.core.spec import load_catalog
 
-from ._support import FAKE_KEY, FakeJudge, Received
+from ._support import FAKE_KEY, FakeJudge, Received, forget_modules, write_team_judge
 
 PACKAGE = "team_corpus"
 TEAM_MODULE = """
@@ -89,24 +88,16 @@ def team_corpus(
     items = [{"id": f"Q{i}", "inputs": {"question": f"What does note {i} pay?"}} for i in (1, 2)]
     outputs = [{"system": s, "item": f"Q{i}", "output": a}
                for s, a in ANSWERS.items() for i in (1, 2)]  # fmt: skip
-    files = {
-        f"{PACKAGE}/__init__.py": "",
-        f"{PACKAGE}/judge.py": TEAM_MODULE,
-        "judge_prompts/checked/judge.toml": (
-            f'name = "checked"\ncallable = "{PACKAGE}.judge:judge"\n'
-            'baseline_model = "openai:gpt-4o-mini"\ndimensions = ["score"]\n'
-        ),
-        "pytest.ini": (
-            "[pytest]\njudges_prompts = judge_prompts\njudges_planted_sets = planted_sets\n"
-            "pythonpath = .\n"
-        ),
-        "planted_sets/corpora/team/corpus.toml": MANIFEST,
-        "planted_sets/corpora/team/items.jsonl": "".join(json.dumps(i) + "\n" for i in items),
-        "planted_sets/corpora/team/outputs.jsonl": "".join(json.dumps(o) + "\n" for o in outputs),
-    }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
+    corpus = "planted_sets/corpora/team"
+    write_team_judge(
+        tmp_path, PACKAGE, "checked", TEAM_MODULE,
+        {
+            f"{corpus}/corpus.toml": MANIFEST,
+            f"{corpus}/items.jsonl": "".join(json.dumps(i) + "\n" for i in items),
+            f"{corpus}/outputs.jsonl": "".join(json.dumps(o) + "\n" for o in outputs),
+        },
+        suite=False,
+    )  # fmt: skip
     fake_judge.content = grader
     monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.url)
     monkeypatch.setenv("TEAM_JUDGE_KEY", FAKE_KEY)  # the team's own variable: no OPENAI_API_KEY
@@ -116,8 +107,7 @@ def team_corpus(
 
 
 def _forget_team_module() -> None:
-    for name in [m for m in sys.modules if m.split(".")[0] == PACKAGE]:
-        del sys.modules[name]
+    forget_modules(PACKAGE)
     load_catalog.cache_clear()  # an edited module is read again, as a new process would
 
 
