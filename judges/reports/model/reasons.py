@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from judges.reports.format import p_is, p_value, rate
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.sections import sensitivity
-from judges.reports.sections.fitness import cannot_show, chance_reading, named
+from judges.reports.sections.fitness import (
+    cannot_show,
+    chance_reading,
+    named,
+    worse_and_at_chance,
+)
 from judges.stats.estimates.intervals import Rate
 from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
@@ -169,8 +174,7 @@ def _fitness_reasons(m: ModelReport, who: str, plan: str) -> list[Reason]:
     )
     # The deciding test named first, so the first reason starts with the Result line's.
     tests = [weakest_test, *(t for t in tests if t is not weakest_test)]
-    worse = [t.name for t in tests if chance_reading(t) == WORSE]
-    at = [t.name for t in tests if chance_reading(t) != WORSE]
+    worse, at = worse_and_at_chance(tests)
     reasons = []
     if worse:
         reasons.append(f"{who}worse than chance on {named(worse, 3)}")

@@ -50,10 +50,15 @@ def named(names: Sequence[str], limit: int = MAX_NAMED) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
+def worse_and_at_chance(failing: Sequence[ChanceTest]) -> tuple[list[str], list[str]]:
+    """The names of the failing tests worse than chance, then of the others, in order."""
+    worse = [t.name for t in failing if chance_reading(t) == WORSE]
+    return worse, [t.name for t in failing if chance_reading(t) != WORSE]
+
+
 def not_fit_phrase(failing: Sequence[ChanceTest], limit: int = MAX_NAMED) -> str:
     """`worse than chance on A; at chance on B, C and 4 more`, at most `limit` names."""
-    worse = [t.name for t in failing if chance_reading(t) == WORSE]
-    at = [t.name for t in failing if chance_reading(t) != WORSE]
+    worse, at = worse_and_at_chance(failing)
     parts = []
     if worse:
         parts.append(f"{WORSE} on {named(worse, limit)}")
