@@ -211,7 +211,7 @@ def shared_prior(counts: Sequence[tuple[int, int]]) -> RatePrior | None:
     def negative_log_likelihood(params: np.ndarray) -> float:
         mean, concentration = scipy.special.expit(params[0]), math.exp(params[1])
         a, b = mean * concentration, (1 - mean) * concentration
-        return -float(scipy.stats.betabinom.logpmf(successes, draws, a, b).sum())
+        return -float(np.sum(scipy.stats.betabinom.logpmf(successes, draws, a, b)))
 
     # Concentration from 1 (categories unrelated) to 10^4 (one rate): beyond that the
     # likelihood is flat and the prior is the pooled rate either way.
