@@ -12,7 +12,6 @@ from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model.data import RUNS, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
-from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fingerprints import fingerprints
 from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
 from judges.sets.planted import PlantedSet
@@ -24,6 +23,7 @@ from judges.stats.fitness.pairwise import is_pairwise
 from judges.stats.ranking.ranker import queries_from_rows, summarise
 from judges.stats.regression.comparison import Comparison, compare_versions, numeric
 from judges.verdicts.build import build_verdict
+from judges.verdicts.estimate import configured_estimate
 from judges.verdicts.inputs import Sources
 from judges.verdicts.verdict import ModelVerdict
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from judges.core.results import Usage
 from judges.reports.sections import sensitivity
-from judges.reports.sections.estimate import PassRateEstimate
+from judges.reports.sections.estimate import estimate_dict
 from judges.reports.sections.fitness import (
     cannot_show,
     fitness_dict,
@@ -27,6 +27,7 @@ from judges.stats.estimates.intervals import Rate
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
 from judges.verdicts.completeness import missing_reason
+from judges.verdicts.estimate import PassRateEstimate
 from judges.verdicts.verdict import ModelVerdict
 from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS, UNDECIDED
 
@@ -166,7 +167,7 @@ class ModelReport(ModelVerdict):
         if self.reading_list is not None:
             optional["reading_list"] = self.reading_list.as_dict()
         if self.pass_rate is not None:
-            optional["pass_rate_estimate"] = self.pass_rate.as_dict()
+            optional["pass_rate_estimate"] = estimate_dict(self.pass_rate)
         if self.fitness is not None and self.chance_tests_apply:
             # The report's words for each test (at, better or worse than chance): one
             # vocabulary in every format.

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from judges.core.quoting import md_text
 from judges.reports.format import number, p_is, rate_with_interval
 from judges.stats.estimates.intervals import Rate
-from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.regression.comparison import Comparison
 
 __all__ = ["comparison_markdown"]
@@ -43,7 +42,7 @@ def _fingerprint_lines(c: Comparison) -> list[str]:
 
 def _as_regression_gate(c: Comparison) -> str:
     """What the regression gate would say with `before` as the accepted baseline."""
-    p = binomial_midp(c.mcnemar.b, c.mcnemar.b + c.mcnemar.c)
+    p = c.midp_worse
     verdict = "fails" if p < 0.05 else "passes"
     return (
         f"- As a regression gate with {c.before} as the accepted baseline: one-sided "

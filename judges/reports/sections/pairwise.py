@@ -15,10 +15,10 @@ from typing import Any
 
 from judges.core.quoting import md_cell, md_prose, md_text
 from judges.core.results import JudgementRow
+from judges.core.thresholds import distinct_digits, threshold_text
 from judges.reports.format import number, p_value, rate_percent_short, sided_p
 from judges.sets.items import PlantedItem
 from judges.sets.planted import Gates
-from judges.stats.estimates.floors import distinct_digits, threshold_text
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.fitness.evaluator import Outputs
