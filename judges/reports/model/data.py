@@ -20,7 +20,7 @@ from judges.reports.sections.fitness import (
     fitness_reasons,
     not_fit_phrase,
 )
-from judges.reports.sections.pairwise import PairwiseReport, set_verdict
+from judges.reports.sections.pairwise import pairwise_dict
 from judges.reports.sections.ranking import ranker_lines
 from judges.reports.sections.reply_fixtures import ReplyCheck
 from judges.stats.estimates.intervals import Rate
@@ -28,6 +28,7 @@ from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
 from judges.verdicts.completeness import missing_reason
 from judges.verdicts.estimate import PassRateEstimate
+from judges.verdicts.pairwise import PairwiseReport, set_verdict
 from judges.verdicts.verdict import ModelVerdict
 from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS, UNDECIDED
 
@@ -377,5 +378,5 @@ class FolderReport:
             ],
             "notes": list(self.notes),
             "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
-            **({"pairwise": self.pairwise.as_dict()} if self.pairwise is not None else {}),
+            **({"pairwise": pairwise_dict(self.pairwise)} if self.pairwise is not None else {}),
         }
