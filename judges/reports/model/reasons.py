@@ -26,8 +26,6 @@ from judges.verdicts.vocabulary import AT_CHANCE, NOT_FIT, WORSE
 
 __all__ = ["blind_reason", "model_reasons", "pairwise_reasons", "weakest", "worse_than_previous"]
 
-ALPHA = 0.05
-
 
 def _rate(r: Rate) -> str:
     return rate(r.successes, r.n, r.rate)
@@ -40,13 +38,12 @@ def _p(value: float) -> str:
 def worse_than_previous(c: Comparison) -> str | None:
     """A sentence when the version detects significantly fewer planted defects than the
     previous one (one-sided McNemar mid-p < 0.05, as the regression gate would judge it)."""
-    b, discordant = c.mcnemar.b, c.mcnemar.b + c.mcnemar.c
-    if discordant == 0 or c.midp_worse >= ALPHA:
+    if not c.significantly_worse:
         return None
     return (
         f"significantly worse than prompt {c.before} at detecting planted defects: "
         f"{_rate(c.detection_before)} -> {_rate(c.detection_after)} on the "
-        f"{c.detection_after.n} planted defects judged under both, {b} caught->missed vs "
+        f"{c.detection_after.n} planted defects judged under both, {c.mcnemar.b} caught->missed vs "
         f"{c.mcnemar.c} missed->caught, one-sided McNemar "
         f"mid-p = {_p(c.midp_worse)}"
     )

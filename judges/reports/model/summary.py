@@ -36,7 +36,6 @@ __all__ = ["MAX_REASONS", "Figure", "FirstScreen", "baseline_warning", "first_sc
 
 MAX_REASONS = 5
 MAX_FIGURES = 8  # per model: the table must fit the first screen
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -120,9 +119,9 @@ def _change_reads(c: Comparison) -> str:
     b, cc = c.mcnemar.b, c.mcnemar.c
     if b + cc == 0:
         return "no item changed"
-    if c.midp_worse < ALPHA:
+    if c.significantly_worse:
         verdict = "worse"
-    elif c.midp_better < ALPHA:
+    elif c.significantly_better:
         verdict = "better"
     else:
         verdict = "no significant change"

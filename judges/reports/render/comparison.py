@@ -43,7 +43,7 @@ def _fingerprint_lines(c: Comparison) -> list[str]:
 def _as_regression_gate(c: Comparison) -> str:
     """What the regression gate would say with `before` as the accepted baseline."""
     p = c.midp_worse
-    verdict = "fails" if p < 0.05 else "passes"
+    verdict = "fails" if c.significantly_worse else "passes"
     return (
         f"- As a regression gate with {c.before} as the accepted baseline: one-sided "
         f"McNemar {p_is(p, 'mid-p')}; {c.after} {verdict} at alpha 0.05"

@@ -26,6 +26,7 @@ from judges.stats.estimates.intervals import (
 from judges.stats.estimates.paired_tests import binomial_midp
 
 __all__ = [
+    "ALPHA",
     "Comparison",
     "DimensionChange",
     "Flip",
@@ -34,6 +35,9 @@ __all__ = [
     "higher_is_better",
     "numeric",
 ]
+
+# The regression gates' level: a comparison reads as they would judge it.
+ALPHA = 0.05
 
 
 def higher_is_better(control: bool) -> bool:
@@ -155,6 +159,15 @@ class Comparison:
     midp_better: float
     fingerprints_before: tuple[str, ...] = ()  # judges that answered, described
     fingerprints_after: tuple[str, ...] = ()
+
+    @property
+    def significantly_worse(self) -> bool:
+        """`after` detects fewer planted defects: what the regression gate would decide."""
+        return self.midp_worse < ALPHA
+
+    @property
+    def significantly_better(self) -> bool:
+        return self.midp_better < ALPHA
 
     @property
     def mixed_fingerprints(self) -> bool:
