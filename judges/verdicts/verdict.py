@@ -12,12 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, outcome
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.planning.categories import CategoryPower
 from judges.stats.ranking.reading_list import ReadingListResult
-from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.regression.sensitivity import Sensitivity
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest

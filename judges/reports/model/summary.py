@@ -25,7 +25,6 @@ from judges.reports.model.result_line import RESULT_LIMIT, one_line
 from judges.reports.sections import sensitivity
 from judges.reports.sections.fitness import chance_reading
 from judges.stats.estimates.intervals import Rate
-from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
 from judges.stats.regression.gates import PairedCounts, Regression
@@ -37,7 +36,6 @@ __all__ = ["MAX_REASONS", "Figure", "FirstScreen", "baseline_warning", "first_sc
 
 MAX_REASONS = 5
 MAX_FIGURES = 8  # per model: the table must fit the first screen
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -121,13 +119,13 @@ def _change_reads(c: Comparison) -> str:
     b, cc = c.mcnemar.b, c.mcnemar.c
     if b + cc == 0:
         return "no item changed"
-    if binomial_midp(b, b + cc) < ALPHA:
+    if c.significantly_worse:
         verdict = "worse"
-    elif binomial_midp(cc, b + cc) < ALPHA:
+    elif c.significantly_better:
         verdict = "better"
     else:
         verdict = "no significant change"
-    midp = _p(binomial_midp(b, b + cc))
+    midp = _p(c.midp_worse)
     return f"{verdict} ({b} caught->missed, {cc} missed->caught, one-sided mid-p = {midp})"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from judges.stats.regression.sensitivity import MOST_ITEMS, Sensitivity
+from judges.stats.regression.sensitivity import Sensitivity
 
 __all__ = [
     "basis",
@@ -59,7 +59,7 @@ def enough(found: Sensitivity) -> str:
     """How many items would see the declared drop: "168 planted defects"."""
     items = _WORDS[found.gate][1]
     if found.needed is None:
-        return f"over {MOST_ITEMS:,} {items}"
+        return f"over {found.most_items:,} {items}"
     return f"{found.needed} {items}"
 
 

@@ -16,6 +16,7 @@ import scipy.special
 import scipy.stats
 
 from judges.core.results import JudgementRow
+from judges.core.thresholds import distinct_digits, threshold_text
 from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import Estimate, Rate, wilson
 
@@ -108,27 +109,6 @@ class RateCeiling(Gate):
 
     def as_dict(self) -> dict[str, Any]:
         return super().as_dict() | {"p_value": self.p_value, "alpha": self.alpha}
-
-
-def threshold_text(threshold: float) -> str:
-    """A threshold as written: two decimals, more only where gates.toml gives more."""
-    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:g}"
-
-
-def distinct_digits(value: float, threshold: float | None, digits: int = 2) -> int:
-    """The fewest decimals (at least `digits`, at most 6) at which `value` and `threshold`
-    read differently, so a value that fails its threshold never prints as equal to it."""
-    if threshold is None or math.isnan(value):
-        return digits
-    shown = threshold_text(threshold)
-    # Never fewer decimals than the threshold shows: 0.005 against <= 0.005, not 0.01.
-    digits = max(digits, len(shown.partition(".")[2]))
-    if value == threshold:
-        return digits
-    for places in range(digits, 7):
-        if f"{value:.{places}f}" != f"{threshold:.{places}f}" and f"{value:.{places}f}" != shown:
-            return places
-    return 6
 
 
 def not_evaluated(gate: Any) -> bool:

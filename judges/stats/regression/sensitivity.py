@@ -66,6 +66,7 @@ class Sensitivity:
     required: float  # gates.toml min_detectable_drop
     needed: int | None  # paired defects that would see `required` (None: over 5,000)
     power: float = POWER
+    most_items: int = MOST_ITEMS  # where the search for `needed` stops
     # The drop at the ends of the discordance's 95% interval (more flips: a larger drop).
     interval: tuple[float, float] = (math.nan, math.nan)
 
