@@ -159,6 +159,8 @@ class ModelReport(ModelVerdict):
         optional: dict[str, Any] = {}
         if self.sensitivity:
             optional["sensitivity"] = [found.as_dict() for found in self.sensitivity]
+        if self.score_sensitivity:
+            optional["score_sensitivity"] = [found.as_dict() for found in self.score_sensitivity]
         if self.ranking is not None:
             optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
         if self.coercions is not None:
