@@ -146,6 +146,19 @@ def test_a_gate_that_sees_the_drop_is_not_blind() -> None:
     assert sensitivity.value(found) == f"{found.drop:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def test_flips_at_the_most_the_rate_allows_carry_the_rates_uncertainty() -> None:
+    # 26 of 46 defects flipped between the draws at a rate of 0.35: more than 2 r (1 - r)
+    # = 0.455 allows, so every flip share above that reads as the cap and one
+    # point; the rate's own interval (0.23-0.49 at 46) moves the cap, and the figure with it.
+    found = gate_sensitivity("detection", 46, 0.35, (26, 46), ALPHA / 5, draws=2)
+    low, high = found.interval
+    assert low < found.drop and (math.isnan(high) or found.drop < high)
+    # The flips' interval alone (the figure at its two ends) was all but one point.
+    flips_alone = [detectable_drop(46, 0.35, d, ALPHA / 5, 2) for d in (0.4, 0.7)]
+    assert max(flips_alone) - min(flips_alone) <= 0.02
+    assert high - low >= 0.05 if not math.isnan(high) else low < min(flips_alone)
+
+
 def test_too_few_defects_see_nothing() -> None:
     found = gate_sensitivity("detection", 3, 0.9, (0, 3), ALPHA, draws=2)
     assert math.isnan(found.drop) and found.blind

@@ -255,16 +255,26 @@ def gate_sensitivity(
         share = flipped / paired if paired else 0.0
         low, high = _bounds(wilson(flipped, paired)) if paired else (share, share)
 
-    def drop_at(discordance: float) -> float:
-        return detectable_drop(n, rate, round(discordance, 4), level, draws, power)
+    def drop_at(discordance: float, at_rate: float = rate) -> float:
+        return detectable_drop(n, at_rate, round(discordance, 4), level, draws, power)
 
     drop = drop_at(share)
     needed = None if not math.isnan(drop) and drop <= required + 1e-9 else (
         defects_needed(required, rate, round(share, 4), level, draws, power)
     )  # fmt: skip
+    ends = [drop_at(low), drop_at(high)]
+    if flips is not None and n and high > 2.0 * rate * (1.0 - rate):
+        # Two runs at this rate cannot differ more than 2 r (1 - r): where the flips reach
+        # that cap, the rate's own uncertainty decides the spread, not the flips'.
+        rates = [round(r, 4) for r in _bounds(wilson(round(rate * n), n))]
+        ends += [drop_at(d, r) for r in rates for d in (low, high)]
+    seen = [end for end in ends if not math.isnan(end)]
+    interval = (min(seen), max(seen)) if seen else (math.nan, math.nan)
+    if any(math.isnan(end) for end in ends):
+        interval = (interval[0], math.nan)  # some drop up to the whole rate is not seen
     return Sensitivity(
         gate, drop, n, rate, flips, round(share, 4), level, draws, required, needed, power,
-        interval=(drop_at(low), drop_at(high)),
+        interval=interval,
     )  # fmt: skip
 
 
