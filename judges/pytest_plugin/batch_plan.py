@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.calls.backend_registry import make_backend
-from judges.calls.backends import ModelRef, Price
+from judges.calls.backends import ModelRef, Price, make_backend
 from judges.calls.batch.answers import Cursor, PlanTransport, http_library, stopped
 from judges.calls.batch.store import BatchStore
 from judges.core.runner import Call, first_requests, judge

@@ -14,8 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.backend_registry import is_imported
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, is_imported
 from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow

@@ -30,8 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
-from judges.calls.backends import NO_ROUTE, UNAUTHORISED, UNREACHABLE, ModelRef
+from judges.calls.backends import (
+    HOSTED_CONCURRENCY,
+    NO_ROUTE,
+    UNAUTHORISED,
+    UNREACHABLE,
+    ModelRef,
+    backend_of,
+)
 from judges.calls.cassettes import threaded_recording
 from judges.calls.credentials import scrub
 from judges.calls.progress import Progress

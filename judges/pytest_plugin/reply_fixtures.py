@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from judges.calls.backend_registry import replay_keys
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, replay_keys
 from judges.calls.cassettes import abandon, fixture_replies, is_replay_miss
 from judges.core.runner import BUDGET_TIMEOUTS
 from judges.core.team_judge import CallableTimeout, TeamJudgeError, as_verdict, within

@@ -6,8 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from judges.calls.backend_registry import make_backend
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, make_backend
 from judges.calls.limits import Limiter
 from judges.pytest_plugin.session.settings import Settings
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from judges.calls.backend_registry import is_imported
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, is_imported
 from judges.core.naming import Case
 from judges.core.runner import Subject
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, load_catalog

@@ -9,8 +9,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import price_for, replay_keys
-from judges.calls.backends import ModelRef, Price
+from judges.calls.backends import ModelRef, Price, price_for, replay_keys
 from judges.calls.cassettes import (
     CassetteMiss,
     abandon,

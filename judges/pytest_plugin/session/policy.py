@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from judges.calls.backend_registry import is_imported
+from judges.calls.backends import is_imported
 from judges.calls.cassettes import recorded_interactions
 from judges.core.naming import Case
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
