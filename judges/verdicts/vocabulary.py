@@ -41,6 +41,7 @@ __all__ = [
     "UNFIT_ACCEPTED",
     "WORDS",
     "WORSE",
+    "YELLOW",
     "Cause",
     "Reading",
     "Standing",
@@ -142,6 +143,8 @@ GREEN = Colour("pass", "#dafbe1", "#116329", "#1a7f37")
 RED = Colour("fail", "#ffebe9", "#a40e26", "#cf222e")
 ORANGE = Colour("notfit", "#fff1e5", "#953800", "#bc4c00")
 GREY = Colour("incomplete", "#eaeef2", "#424a53", "#6e7781")
+# Not a word's: the overview marks a PASS whose paired gate is blind to the declared drop.
+YELLOW = Colour("blind", "#fff8c5", "#7d4e00", "#bf8700")
 
 
 @dataclass(frozen=True)
@@ -209,9 +212,10 @@ WORDS: dict[str, Word] = {
 }
 
 
-def colour_rules(selector: str) -> str:
-    """The stylesheet's rule of each word's colour, each colour once, for `selector`."""
-    colours = dict.fromkeys(word.colour for word in WORDS.values())
+def colour_rules(selector: str, *more: Colour) -> str:
+    """The stylesheet's rule of each word's colour, then of `more`, each colour once, for
+    `selector`."""
+    colours = dict.fromkeys([*(word.colour for word in WORDS.values()), *more])
     return "".join(colour.rule(selector) for colour in colours)
 
 

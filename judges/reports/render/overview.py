@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from judges.reports.render.charts import esc
-from judges.verdicts.vocabulary import PASS, WORDS, colour_rules
+from judges.verdicts.vocabulary import PASS, WORDS, YELLOW, colour_rules
 
 __all__ = ["render_overview", "version_key"]
 
@@ -36,9 +36,8 @@ h2{font-size:15px;margin:16px 0 4px}
 ul{margin:0 0 6px;padding-left:20px}
 .w{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:700;border:1px solid}
 """
-    + colour_rules(".w")
-    + """.w.blind{background:#fff8c5;color:#7d4e00;border-color:#bf8700}
-.warn{color:#a40e26;font-weight:600}td.warn{font-weight:400}
+    + colour_rules(".w", YELLOW)
+    + """.warn{color:#a40e26;font-weight:600}td.warn{font-weight:400}
 .small{color:#57606a;font-size:12px}
 """
 )
@@ -89,7 +88,7 @@ def _row(report: Mapping[str, Any], m: Mapping[str, Any]) -> str:
     label = m.get("verdict_label", word)
     # A PASS whose paired gate cannot see the declared drop is marked, not green.
     kind = (
-        "blind"
+        YELLOW.css
         if word == PASS and any(g["blind"] for g in m.get("sensitivity", []))
         else WORDS[word].colour.css
     )
