@@ -28,13 +28,9 @@ from judges.core.results import JudgementRow, Usage
 from judges.core.runner import Subject
 from judges.core.spec import JudgeSpec, Sampling
 from judges.pytest_plugin.pinned import BaselineGuard
-from judges.pytest_plugin.session.backends import SessionBackends
-from judges.pytest_plugin.session.catalogue import Catalogue
-from judges.pytest_plugin.session.judging import Judging
-from judges.pytest_plugin.session.outputs import Outputs
-from judges.pytest_plugin.session.policy import RecordPolicy
-from judges.pytest_plugin.session.preflight import run_preflight
-from judges.pytest_plugin.session.rows import GatheredRows
+from judges.pytest_plugin.session.catalogue import Catalogue, run_preflight
+from judges.pytest_plugin.session.judging import Judging, RecordPolicy, SessionBackends
+from judges.pytest_plugin.session.outputs import GatheredRows, Outputs
 from judges.pytest_plugin.session.settings import RunPlan, Settings
 from judges.sets.items import PlantedItem
 from judges.sets.pins import Pin
