@@ -69,8 +69,8 @@ class Planner:
     def walk(self, store: BatchStore, pools: Any, judgement: Judgement) -> tuple[Cursor, bool]:
         """Run one judgement on the outcomes there are: (its cursor, whether it completed)."""
         session, case, run_plan = self.session, judgement.case, judgement.plan
-        spec = session.catalog[case.judge]
-        subject = judgement.subject or session.subject(case)
+        spec = session.catalogue.catalog[case.judge]
+        subject = judgement.subject or session.catalogue.subject(case)
         backend = self.backend(case.model)
         cursor = self.cursor(store, pools, judgement)
         self.transport.cursor = cursor

@@ -65,7 +65,7 @@ def selected_models(session: JudgesSession) -> list[ModelRef]:
     with its own key, so neither its key nor an embedded server is the harness's to check."""
     return list(session.settings.models) or [
         ModelRef.parse(spec.config.baseline_model)
-        for spec in session.catalog.values()
+        for spec in session.catalogue.catalog.values()
         if spec.team is None
     ]
 

@@ -61,8 +61,8 @@ class ReplyCase:
 
 def reply_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
     params = []
-    for planted in session.planted_sets.values():
-        team = session.catalog[planted.judge].team
+    for planted in session.catalogue.planted_sets.values():
+        team = session.catalogue.catalog[planted.judge].team
         if team is None:
             continue
         for fixture in planted.reply_fixtures:
@@ -78,7 +78,7 @@ def verdict_on(session: JudgesSession, case: ReplyCase, replies: Sequence[str]) 
     """The callable's verdict on the item's inputs, its requests answered by `replies`;
     an AssertionError says what went wrong in the team's code."""
     __tracebackhide__ = True
-    spec = session.catalog[case.judge]
+    spec = session.catalogue.catalog[case.judge]
     team = spec.team
     assert team is not None  # reply fixtures are loaded for callable judges only
     where = f"{case.fixture.id} (reply fixture)"
@@ -131,7 +131,7 @@ def check_reply_properties(session: JudgesSession, case: ReplyCase) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    spec = session.catalog[case.judge]
+    spec = session.catalogue.catalog[case.judge]
     variations = tuple(spec.config.reply_properties)
     replies = case.fixture.replies
     names = echoed_names(case.fixture.inputs, replies)
