@@ -42,6 +42,61 @@ from judges.pytest_plugin.session.settings import RecordMode, Settings
 from judges.sets.pins import Pin
 from judges.sets.planted import PlantedSet
 
+# -- record or replay, and the backends --------------------------------------------------
+
+Pins = Callable[[Case], dict[tuple[str, str], Pin]]
+
+
+class RecordPolicy:
+    """Record or replay, per cassette; `pins` gives a case's accepted baselines' pins."""
+
+    def __init__(self, settings: Settings, baselines: BaselineGuard, pins: Pins) -> None:
+        self.settings = settings
+        self.baselines = baselines
+        self.pins = pins
+
+    def should_record(self, path: Path, repeats: int, case: Case, run: str) -> bool:
+        if is_imported(case.model):
+            return False  # released by others: replayed, never called (re-import instead)
+        mode = self.settings.record
+        # An interrupted recording leaves fewer interactions than the test needs.
+        wanted = mode is RecordMode.ALL or (mode is RecordMode.MISSING and (
+            not path.is_file() or recorded_interactions(path) < repeats))  # fmt: skip
+        # Only a cassette this mode would record counts as one the baseline guard kept.
+        return wanted and not self.baselines.keeps(self.pins(case), case, run, path)
+
+    def kept_hint(self, case: Case, shown_path: str, run: str) -> str:
+        """Why a missing cassette was not recorded: an accepted baseline's, kept on purpose
+        (empty when it is not one)."""
+        return missing_hint(self.pins(case), case, shown_path, self.baselines, run)
+
+
+class SessionBackends:
+    """The judge backends, one per (model, live), built once and shared by the record
+    phase's threads; live ones wait for the session's rate limits."""
+
+    def __init__(self, settings: Settings, limiter: Limiter) -> None:
+        self.settings = settings
+        self.limiter = limiter
+        self._built: dict[tuple[str, bool], Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, model: ModelRef, live: bool) -> Any:
+        key = (str(model), live)
+        with self._lock:  # the record phase asks from many threads at once
+            if key not in self._built:
+                self._built[key] = self._make(model, live)
+            return self._built[key]
+
+    def _make(self, model: ModelRef, live: bool) -> Any:
+        s = self.settings
+        backend = make_backend(model, base_url=s.base_url, live=live, timeout=s.judge_timeout_s)
+        # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
+        return self.limiter.wrap(backend) if live and not s.batch else backend
+
+
+# -- a case judged -----------------------------------------------------------------------
+
 
 class JudgementMissing(Exception):
     """No recorded judgement matches: the cassette is absent or stale."""
@@ -181,52 +236,7 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-Pins = Callable[[Case], dict[tuple[str, str], Pin]]
-
-
-class RecordPolicy:
-    """Record or replay, per cassette; `pins` gives a case's accepted baselines' pins."""
-
-    def __init__(self, settings: Settings, baselines: BaselineGuard, pins: Pins) -> None:
-        self.settings = settings
-        self.baselines = baselines
-        self.pins = pins
-
-    def should_record(self, path: Path, repeats: int, case: Case, run: str) -> bool:
-        if is_imported(case.model):
-            return False  # released by others: replayed, never called (re-import instead)
-        mode = self.settings.record
-        # An interrupted recording leaves fewer interactions than the test needs.
-        wanted = mode is RecordMode.ALL or (mode is RecordMode.MISSING and (
-            not path.is_file() or recorded_interactions(path) < repeats))  # fmt: skip
-        # Only a cassette this mode would record counts as one the baseline guard kept.
-        return wanted and not self.baselines.keeps(self.pins(case), case, run, path)
-
-    def kept_hint(self, case: Case, shown_path: str, run: str) -> str:
-        """Why a missing cassette was not recorded: an accepted baseline's, kept on purpose
-        (empty when it is not one)."""
-        return missing_hint(self.pins(case), case, shown_path, self.baselines, run)
-
-
-class SessionBackends:
-    def __init__(self, settings: Settings, limiter: Limiter) -> None:
-        self.settings = settings
-        self.limiter = limiter
-        self._built: dict[tuple[str, bool], Any] = {}
-        self._lock = threading.Lock()
-
-    def get(self, model: ModelRef, live: bool) -> Any:
-        key = (str(model), live)
-        with self._lock:  # the record phase asks from many threads at once
-            if key not in self._built:
-                self._built[key] = self._make(model, live)
-            return self._built[key]
-
-    def _make(self, model: ModelRef, live: bool) -> Any:
-        s = self.settings
-        backend = make_backend(model, base_url=s.base_url, live=live, timeout=s.judge_timeout_s)
-        # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
-        return self.limiter.wrap(backend) if live and not s.batch else backend
+# -- the accepted baselines, replayed ----------------------------------------------------
 
 
 def recorded_baselines(

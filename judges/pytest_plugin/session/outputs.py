@@ -30,6 +30,36 @@ if TYPE_CHECKING:
 Markup = dict[str, bool]
 
 
+class GatheredRows:
+    """The rows a session gathered: from its tests, from xdist workers, and from a record
+    phase cut short; with the usage they add up to per model."""
+
+    def __init__(self) -> None:
+        self.rows: list[JudgementRow] = []
+        # (judge, version) -> the outcomes of its reply fixtures' tests in this session.
+        self.reply_checks: dict[tuple[str, str], list[ReplyCheck]] = {}
+
+    def add_reply_check(self, judge: str, version: str, check: ReplyCheck) -> None:
+        self.reply_checks.setdefault((judge, version), []).append(check)
+
+    def add_rows(self, rows: Iterable[object]) -> None:
+        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
+
+    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
+        """Rows judged live that no test reported (a record phase cut short), each once."""
+        reported = {row.key for row in self.rows}
+        new = [row for row in rows if row.key not in reported]
+        self.rows.extend(new)
+        return len(new)
+
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Calls, tokens and cost per model over every row of this session."""
+        totals: dict[str, Usage] = {}
+        for row in self.rows:
+            totals.setdefault(row.model, Usage()).add(row.usage)
+        return dict(sorted(totals.items()))
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How the session ended, for every output to render: the reports written (or checked),
@@ -176,30 +206,3 @@ class Outputs:
             category = self.catalogue.planted_sets[case.judge].item(case.item_id).category
             found += [("item_id", case.item_id), ("category", category)]
         return found
-
-
-class GatheredRows:
-    def __init__(self) -> None:
-        self.rows: list[JudgementRow] = []
-        # (judge, version) -> the outcomes of its reply fixtures' tests in this session.
-        self.reply_checks: dict[tuple[str, str], list[ReplyCheck]] = {}
-
-    def add_reply_check(self, judge: str, version: str, check: ReplyCheck) -> None:
-        self.reply_checks.setdefault((judge, version), []).append(check)
-
-    def add_rows(self, rows: Iterable[object]) -> None:
-        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
-
-    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
-        """Rows judged live that no test reported (a record phase cut short), each once."""
-        reported = {row.key for row in self.rows}
-        new = [row for row in rows if row.key not in reported]
-        self.rows.extend(new)
-        return len(new)
-
-    def usage_by_model(self) -> dict[str, Usage]:
-        """Calls, tokens and cost per model over every row of this session."""
-        totals: dict[str, Usage] = {}
-        for row in self.rows:
-            totals.setdefault(row.model, Usage()).add(row.usage)
-        return dict(sorted(totals.items()))
