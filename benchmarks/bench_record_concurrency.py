@@ -57,7 +57,7 @@ def make_project(root: Path, calls: int) -> None:
 
 
 def judgements(session: JudgesSession, calls: int) -> list[record_phase.Judgement]:
-    planted = session.planted_sets[JUDGE]
+    planted = session.catalogue.planted_sets[JUDGE]
     model = ModelRef.parse(MODEL)
     needed = [
         ("main", Case(JUDGE, version, model, item.id, item.slug), f"bench::{item.id}")

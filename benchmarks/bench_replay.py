@@ -61,8 +61,14 @@ import yaml  # noqa: E402
 from openai.types.chat import ChatCompletion  # noqa: E402
 
 from judges.calls import _vcr  # noqa: E402
-from judges.calls.backend_registry import PINNED_HEADERS, make_backend  # noqa: E402
-from judges.calls.backends import Backend, JudgeRequest, LocalBackend, ModelRef  # noqa: E402
+from judges.calls.backends import (  # noqa: E402  # noqa: E402
+    PINNED_HEADERS,
+    Backend,
+    JudgeRequest,
+    LocalBackend,
+    ModelRef,
+    make_backend,
+)
 from judges.calls.cassettes import open_cassette  # noqa: E402
 
 MODEL = ModelRef.parse("local:smollm2-135m")

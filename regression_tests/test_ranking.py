@@ -33,7 +33,7 @@ from judges.verdicts.inputs import reading_list_candidates
 
 def test_relevance_judge_as_ranker(ranking_set, judge_runner, judges_session):
     gate_set = ranking_set
-    planted = judges_session.planted_sets[gate_set.judge]
+    planted = judges_session.catalogue.planted_sets[gate_set.judge]
     rows = judge_runner.replay_set(gate_set)
     queries = queries_from_rows(rows, planted)
     # Every planted document is ranked, judged or not: nothing is silently dropped.
@@ -88,7 +88,7 @@ def test_reading_list_item(reading_list_case, judge_runner):
 
 def test_reading_list_judged(reading_list_set, judge_runner, judges_session):
     """The judge ranks the expert's reading list, next to citation counts and chance."""
-    planted = judges_session.planted_sets[reading_list_set.judge]
+    planted = judges_session.catalogue.planted_sets[reading_list_set.judge]
     rows = judge_runner.replay_set(reading_list_set, run="reading_list")
     sources = judges_session.verdicts.sources(reading_list_set.judge)
     candidates = reading_list_candidates(planted)

@@ -1,4 +1,4 @@
-"""The backend registry (`judges.calls.backend_registry`): one entry per backend, and no
+"""The backend registry (`judges.calls.backends`): one entry per backend, and no
 module outside `judges/calls/` that decides by comparing a backend's name.
 
 The scan reads the source with `ast` (nothing is imported); it is shown to fail on a small
@@ -14,10 +14,13 @@ from pathlib import Path
 import pytest
 
 import judges
-from judges.calls.backend_registry import (
+from judges.calls.backends import (
+    BACKENDS,
     IMPORTED,
     KEY_VARIABLES,
     REGISTRY,
+    BackendError,
+    ModelRef,
     backend_of,
     base_url_for,
     embedded_server_key,
@@ -26,7 +29,6 @@ from judges.calls.backend_registry import (
     missing_key,
     open_batch_api,
 )
-from judges.calls.backends import BACKENDS, BackendError, ModelRef
 
 ROOT = Path(judges.__file__).resolve().parent
 # The one package that may name backends: it holds the registry and the backends.
@@ -36,9 +38,12 @@ CALLS = ROOT / "calls"
 # --------------------------------------------------------------------------- the registry
 
 
-def test_every_backend_name_has_one_entry_in_order() -> None:
-    assert tuple(REGISTRY) == BACKENDS
+def test_a_model_names_exactly_the_registrys_backends() -> None:
+    assert BACKENDS == ("openai", "anthropic", "local", "imported")
     assert all(name == kind.name for name, kind in REGISTRY.items())
+    assert [ModelRef.parse(f"{name}:m").backend for name in REGISTRY] == list(BACKENDS)
+    with pytest.raises(BackendError, match="backend one of openai, anthropic, local, imported "):
+        ModelRef.parse("mystery:m")
 
 
 def test_the_entries_state_each_backends_rules() -> None:
@@ -134,7 +139,7 @@ def backend_name_comparisons(root: Path, exempt: Path, names: Sequence[str]) -> 
 def test_no_module_outside_calls_compares_a_backend_name() -> None:
     problems = backend_name_comparisons(ROOT, CALLS, BACKENDS)
     assert not problems, (
-        "ask judges.calls.backend_registry (backend_of(model).takes_base_url, is_imported, "
+        "ask the registry in judges.calls.backends (backend_of(model).takes_base_url, is_imported, "
         "base_url_for, ...) instead of comparing backend names:\n" + "\n".join(problems)
     )
 

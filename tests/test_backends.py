@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from judges.builtin.product_identity import ReplyV031
 from judges.builtin.relevance import RelevanceReply
-from judges.calls.backend_registry import make_backend, price_for
 from judges.calls.backends import (
     AnthropicBackend,
     BackendError,
@@ -33,6 +32,8 @@ from judges.calls.backends import (
     Price,
     bound_strings,
     load_prices,
+    make_backend,
+    price_for,
     strict_schema,
 )
 from judges.calls.ledger import Ledger

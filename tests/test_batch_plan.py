@@ -34,8 +34,8 @@ def _session(tmp_path: Path) -> JudgesSession:
 
 
 def _judgement(session: JudgesSession, run: str = "main") -> Judgement:
-    item = session.planted_sets["geval"].item("GE-01")
-    version = session.catalog["geval"].versions[-1]
+    item = session.catalogue.planted_sets["geval"].item("GE-01")
+    version = session.catalogue.catalog["geval"].versions[-1]
     case = Case("geval", version, MODEL, item.id, item.slug)
     (judgement,) = gather(session, [(run, case, "test_geval")])
     return judgement
@@ -66,7 +66,7 @@ def test_every_facet_is_asked_in_the_first_round(tmp_path: Path) -> None:
 
     plan = Planner(session).plan(store, [judgement])
 
-    facets = session.catalog["geval"].config.facets
+    facets = session.catalogue.catalog["geval"].config.facets
     assert len(facets) == 4 and len(plan.needed) == len(facets)
     bodies = [body for _, body in plan.needed]
     assert len({body_key(b) for b in bodies}) == len(facets)

@@ -11,7 +11,8 @@ from fractions import Fraction as F
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges.sets.benchmark import RULES, Published
+from judges.sets.benchmark import Published
+from judges.sets.benchmark_rules import RULES
 from judges.stats.fitness.benchmark import Credits, Pair, published_matches, subset_scores
 
 VERDICTS = ("A", "B", "tie", "none")

@@ -6,19 +6,20 @@ overall weighting; published figures checked exactly; hostile files refused by n
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
 
 from judges.sets.benchmark import (
-    RULES,
     BenchmarkError,
     PairScores,
     Published,
     load_benchmark,
     verdict_from_scores,
 )
+from judges.sets.benchmark_rules import RULES, TWO_ORDER_RULES
 from judges.stats.fitness.benchmark import (
     Credits,
     Pair,
@@ -93,6 +94,14 @@ def test_every_named_rule_has_its_computation() -> None:
     }  # fmt: skip
     with pytest.raises(ValueError, match="needs 2 orders"):
         pair_credit(Pair("i", "s", "A", ("A",)), "vote", Credits())
+
+
+def test_the_docs_table_lists_every_registered_rule_in_order() -> None:
+    doc = Path(__file__).resolve().parent.parent / "docs" / "pairwise-benchmarks.md"
+    section = doc.read_text(encoding="utf-8").split("### The aggregation rules", 1)[1]
+    table = section.split("\n### ", 1)[0]
+    assert re.findall(r"^\| `([^`]+)` \|", table, flags=re.MULTILINE) == list(RULES)
+    assert {"vote", "both-orders", "consistent-or-tie"} == TWO_ORDER_RULES
 
 
 def test_every_published_figure_is_reproduced_exactly(toy: Path) -> None:
@@ -195,7 +204,11 @@ def test_a_missing_order_and_a_nan_score_are_refused(toy: Path) -> None:
         ('licence = "unknown"\n', "", r"licence: Field required"),
         ('rule = "single-order"\n', 'rule = "vote"\n', r"rule 'vote' needs 2 orders"),
         ('weighting = "items"', 'weighting = "weights"', r"weights are given exactly"),
-        ('rule = "vote"\n', 'rule = "majority"\n', r"rule: Input should be"),
+        (
+            'rule = "vote"\n',
+            'rule = "majority"\n',
+            r"rule: unknown rule 'majority'; the rules are per-judgement, vote, single-order",
+        ),
         ('name = "toybench"', 'name = "../x"', r"name: String should match"),
     ],
 )

@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judges.calls import _vcr, direct_replay
-from judges.calls.backend_registry import make_backend
 from judges.calls.backends import (
     IMPORTED_PATH,
     BackendError,
@@ -24,6 +23,7 @@ from judges.calls.backends import (
     LocalBackend,
     ModelRef,
     Price,
+    make_backend,
 )
 from judges.calls.cassettes import open_cassette
 from judges.core.runner import Call, Subject, first_requests, judge

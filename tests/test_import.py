@@ -14,8 +14,7 @@ import pytest
 
 from judges.__main__ import main
 from judges.calls import _vcr
-from judges.calls.backend_registry import make_backend
-from judges.calls.backends import BackendError, ModelRef, Price
+from judges.calls.backends import BackendError, ModelRef, Price, make_backend
 from judges.calls.cassettes import open_cassette
 from judges.cli.importer import import_jsonl, import_llmbar
 from judges.core.naming import Case

@@ -15,8 +15,7 @@ import pytest
 
 from judges.__main__ import main
 from judges.calls import _vcr
-from judges.calls.backend_registry import make_backend
-from judges.calls.backends import ModelRef, Price
+from judges.calls.backends import ModelRef, Price, make_backend
 from judges.calls.cassettes import open_cassette
 from judges.cli.importer import import_llmbar
 from judges.core.naming import Case

@@ -44,15 +44,15 @@ def test_a_line_cut_by_a_kill_is_left_out_and_the_whole_ones_are_read(tmp_path: 
 
 def test_an_interrupted_session_adds_only_the_rows_no_test_reported(tmp_path: Path) -> None:
     session = JudgesSession(Settings(rootdir=tmp_path))
-    session.add_rows([_row("PE-01").model_dump(mode="json")])
+    session.gathered.add_rows([_row("PE-01").model_dump(mode="json")])
 
-    added = session.add_unreported([_row("PE-01"), _row("PE-02"), _row("PE-02", 1)])
+    added = session.gathered.add_unreported([_row("PE-01"), _row("PE-02"), _row("PE-02", 1)])
 
     assert added == 2
-    assert sorted((r.item_id, r.repeat) for r in session.rows) == [
+    assert sorted((r.item_id, r.repeat) for r in session.gathered.rows) == [
         ("PE-01", 0), ("PE-02", 0), ("PE-02", 1)
     ]  # fmt: skip
-    assert session.add_unreported([_row("PE-02")]) == 0
+    assert session.gathered.add_unreported([_row("PE-02")]) == 0
 
 
 def _main_row(item_id: str, **changes: object) -> JudgementRow:

@@ -48,11 +48,11 @@ def test_an_interrupted_recording_counts_as_missing(tmp_path: Path) -> None:
     session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
     partial = _cassette(tmp_path / "PE-01.yaml", 2)
     assert recorded_interactions(partial) == 2
-    assert session._should_record(partial, 5, CASE, "main")
-    assert not session._should_record(partial, 2, CASE, "main")
-    assert session._should_record(tmp_path / "absent.yaml", 1, CASE, "main")
+    assert session.policy.should_record(partial, 5, CASE, "main")
+    assert not session.policy.should_record(partial, 2, CASE, "main")
+    assert session.policy.should_record(tmp_path / "absent.yaml", 1, CASE, "main")
     everything = JudgesSession(_settings(tmp_path, RecordMode.ALL))
-    assert everything._should_record(partial, 1, CASE, "main")
+    assert everything.policy.should_record(partial, 1, CASE, "main")
 
 
 def test_an_accepted_baselines_cassettes_are_kept_unless_asked_by_name(tmp_path: Path) -> None:
@@ -90,11 +90,11 @@ def test_record_missing_counts_only_what_it_would_record_as_kept(tmp_path: Path)
     count names only the gaps the guard refused to fill, not every cassette it passed."""
     pins = {("local:smollm2-135m", "0.2"): Pin("local:smollm2-135m", "0.2", "2026-12-02")}
     session = JudgesSession(_settings(tmp_path, RecordMode.MISSING))
-    session._pins = lambda case: pins  # type: ignore[method-assign]
+    session.policy.pins = lambda case: pins
     recorded = _cassette(tmp_path / "PE-01.yaml", 1)
-    assert not session._should_record(recorded, 1, CASE, "main")
+    assert not session.policy.should_record(recorded, 1, CASE, "main")
     assert session.baselines.lines() == []
-    assert not session._should_record(tmp_path / "PE-02.yaml", 1, CASE, "main")  # a gap
+    assert not session.policy.should_record(tmp_path / "PE-02.yaml", 1, CASE, "main")  # a gap
     assert session.baselines.lines()[0].startswith("kept 1 cassette(s) of the accepted")
 
 

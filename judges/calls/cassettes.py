@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judges.calls import direct_replay
-from judges.calls.backend_registry import backend_of
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, backend_of
 from judges.calls.cassette_files import (
     FINGERPRINT_KEY,
     miss_reason,

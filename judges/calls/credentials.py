@@ -35,7 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from judges.calls.backend_registry import KEY_VARIABLES
+from judges.calls.backends import KEY_VARIABLES
 
 REDACTED = "<redacted>"
 # Anchored on the left so words such as "task-specific" are never mistaken for a key.

@@ -294,7 +294,7 @@ def _judged_rows(
 ) -> Iterator[tuple[Any, Any]]:
     """Each slot judged in its cassette: a recorded one is replayed (with --record too,
     unless --rerecord), a missing one recorded with --record; progress on stderr."""
-    from judges.calls.backend_registry import replay_keys
+    from judges.calls.backends import replay_keys
     from judges.calls.cassettes import abandon, is_replay_miss, judge_in_cassette, tapped
     from judges.core.results import JudgementRow
     from judges.core.runner import Call

@@ -33,8 +33,7 @@ from typing import Any
 import yaml
 
 from judges.builtin.pairwise import ORDERS, to_position
-from judges.calls.backend_registry import IMPORTED, make_backend
-from judges.calls.backends import IMPORTED_PATH, BackendError, ModelRef
+from judges.calls.backends import IMPORTED, IMPORTED_PATH, BackendError, ModelRef, make_backend
 from judges.calls.cassettes import FINGERPRINT_KEY, write_imported_cassette
 from judges.cli.benchmarks import run_import
 from judges.cli.release_versions import CONTENT, content_of, version_for

@@ -17,8 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.calls.backend_registry import LOCAL_DEFAULT_URL, backend_of
-from judges.calls.backends import BackendError, ModelRef
+from judges.calls.backends import LOCAL_DEFAULT_URL, BackendError, ModelRef, backend_of
 from judges.calls.local_server import EMBEDDED_MODEL
 from judges.cli.harness_source import HarnessSource, harness_source
 from judges.cli.project import (

@@ -43,8 +43,7 @@ def judging_backends(
     the model, so no key is read for them)."""
     # Here, not at the top: the commands import this module to declare their options, and
     # the backends bring in both SDKs (0.2 s of every `corpus report`).
-    from judges.calls.backend_registry import backend_of, make_backend, price_for
-    from judges.calls.backends import load_prices
+    from judges.calls.backends import backend_of, load_prices, make_backend, price_for
 
     prices = load_prices(*price_files)
     resolved = {name: price_for(prices, model, live=record) for name, model in models.items()}
@@ -74,7 +73,7 @@ def judging_backends(
 
 def _start_embedded_judge(models: Mapping[str, ModelRef], error: type[Exception]) -> LocalServer:
     """The embedded llama.cpp judge, for local models that have no --base-url."""
-    from judges.calls.backend_registry import backend_of, embedded_server_key
+    from judges.calls.backends import backend_of, embedded_server_key
     from judges.calls.local_server import EMBEDDED_MODEL, LocalServerError, start_local_server
 
     other = sorted(n for n, m in models.items() if backend_of(m).starts_embedded_server

@@ -31,8 +31,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from judges.calls.backend_registry import replay_keys
-from judges.calls.backends import is_timeout, is_transient
+from judges.calls.backends import is_timeout, is_transient, replay_keys
 
 T = TypeVar("T")
 _ANY_KEYWORD = (inspect.Parameter.VAR_KEYWORD,)

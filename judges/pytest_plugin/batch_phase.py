@@ -27,8 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import backend_of, make_backend, open_batch_api, price_for
-from judges.calls.backends import ModelRef, is_transient
+from judges.calls.backends import (
+    ModelRef,
+    backend_of,
+    is_transient,
+    make_backend,
+    open_batch_api,
+    price_for,
+)
 from judges.calls.batch.answers import Cursor, usage_of, worst_usd
 from judges.calls.batch.api import BatchAPI
 from judges.calls.batch.store import BatchStore, Planned, Submitted

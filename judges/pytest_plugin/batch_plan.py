@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.calls.backend_registry import make_backend
-from judges.calls.backends import ModelRef, Price
+from judges.calls.backends import ModelRef, Price, make_backend
 from judges.calls.batch.answers import Cursor, PlanTransport, http_library, stopped
 from judges.calls.batch.store import BatchStore
 from judges.core.runner import Call, first_requests, judge
@@ -70,8 +69,8 @@ class Planner:
     def walk(self, store: BatchStore, pools: Any, judgement: Judgement) -> tuple[Cursor, bool]:
         """Run one judgement on the outcomes there are: (its cursor, whether it completed)."""
         session, case, run_plan = self.session, judgement.case, judgement.plan
-        spec = session.catalog[case.judge]
-        subject = judgement.subject or session.subject(case)
+        spec = session.catalogue.catalog[case.judge]
+        subject = judgement.subject or session.catalogue.subject(case)
         backend = self.backend(case.model)
         cursor = self.cursor(store, pools, judgement)
         self.transport.cursor = cursor

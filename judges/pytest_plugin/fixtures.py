@@ -44,7 +44,7 @@ class JudgeRunner(probing.ProbeJudging):
     def judge(self, case: Case, run: str = "main") -> list[JudgementRow]:
         """Judge one case under a run's plan (repeats, seeds, sampling) in its cassette."""
         __tracebackhide__ = True
-        plan = self.session.run_plan(self.session.planted_sets[case.judge], run)
+        plan = self.session.catalogue.run_plan(self.session.catalogue.planted_sets[case.judge], run)
         return self._judged(
             case,
             run,
@@ -63,16 +63,18 @@ class JudgeRunner(probing.ProbeJudging):
             self.skip_gates(
                 "set-level gates are evaluated on replay: run pytest again without --record"
             )
-        planted = self.session.planted_sets[set_case.judge]
-        plan = self.session.run_plan(planted, run)
+        planted = self.session.catalogue.planted_sets[set_case.judge]
+        plan = self.session.catalogue.run_plan(planted, run)
         rows: list[JudgementRow] = []
-        for item in self.session.run_items(planted, run, set_case.version, str(set_case.model)):
+        for item in self.session.catalogue.run_items(
+            planted, run, set_case.version, str(set_case.model)
+        ):
             model = plan.model or set_case.model
             case = Case(set_case.judge, set_case.version, model, item.id, item.slug)
             nodeid = self.session.recorders.get((run, case))
             keyword = None if nodeid else case_id(self.session, case)
             try:
-                rows += self.session.judge_case(
+                rows += self.session.judging.judge_case(
                     case,
                     rerecord=rerecord_command(
                         nodeid, keyword, self.session.settings.rerecord_options
@@ -93,7 +95,7 @@ class JudgeRunner(probing.ProbeJudging):
     def check_gates(self, set_case: SetCase, section: str, results: list[Any]) -> None:
         """Fail when a gate fails or cannot be evaluated; skip when no gates exist."""
         __tracebackhide__ = True
-        planted = self.session.planted_sets[set_case.judge]
+        planted = self.session.catalogue.planted_sets[set_case.judge]
         model = str(set_case.model)
         where = planted.gates_source(model, set_case.version)
         if (model, set_case.version) not in planted.gates:
@@ -146,10 +148,10 @@ class JudgeRunner(probing.ProbeJudging):
         )
 
     def _build_verdict(self, set_case: SetCase, sources: Sources) -> ModelVerdict:
-        spec = self.session.catalog[set_case.judge]
+        spec = self.session.catalogue.catalog[set_case.judge]
         rows = self._version_rows(set_case, ("main", "retest", "noise", "reading_list"))
-        probes = self.session.probe_sets.get(set_case.judge)
-        if probes is not None and set_case.version in self.session.probe_versions(probes):
+        probes = self.session.catalogue.probe_sets.get(set_case.judge)
+        if probes is not None and set_case.version in self.session.catalogue.probe_versions(probes):
             rows += self.probe_rows(set_case)
         folder_rows = rows + self._version_rows(set_case, ("panel",))
         baselines: dict[str, list[JudgementRow]] = {}
@@ -161,7 +163,10 @@ class JudgeRunner(probing.ProbeJudging):
             )
         # A version that is its own baseline answers to the one accepted before it.
         earlier = earlier_baseline(sources, str(set_case.model), set_case.version)
-        if earlier is not None and earlier in self.session.catalog[set_case.judge].versions:
+        if (
+            earlier is not None
+            and earlier in self.session.catalogue.catalog[set_case.judge].versions
+        ):
             earlier_case = SetCase(set_case.judge, earlier, set_case.model)
             baselines[earlier] = self._version_rows(earlier_case, ("main",))
         dimensions = tuple(spec.config.dimensions)
@@ -174,14 +179,17 @@ class JudgeRunner(probing.ProbeJudging):
         """Every judgement of the runs that cover this version, replayed (main always); a
         callable judge's retired version's from its committed results (its code is gone)."""
         __tracebackhide__ = True
-        if self.session.catalog[set_case.judge].retired(set_case.version):
+        if self.session.catalogue.catalog[set_case.judge].retired(set_case.version):
             return self._committed_rows(set_case, runs)
-        planted = self.session.planted_sets[set_case.judge]
+        planted = self.session.catalogue.planted_sets[set_case.judge]
         rows: list[JudgementRow] = []
         for run in runs:
-            if not self.session.has_run(set_case.model, run):
+            if not self.session.catalogue.has_run(set_case.model, run):
                 continue
-            if run == "main" or set_case.version in self.session.run_plan(planted, run).versions:
+            if (
+                run == "main"
+                or set_case.version in self.session.catalogue.run_plan(planted, run).versions
+            ):
                 rows += self.replay_set(set_case, run=run)
         return rows
 
@@ -274,12 +282,12 @@ class JudgeRunner(probing.ProbeJudging):
         return [gate for gate in family if gate.name.startswith(SME_GATE)]
 
     def gates(self, set_case: SetCase) -> Gates | None:
-        planted = self.session.planted_sets[set_case.judge]
+        planted = self.session.catalogue.planted_sets[set_case.judge]
         return planted.gates.get((str(set_case.model), set_case.version))
 
 
 def planted_gates(session: JudgesSession, set_case: SetCase) -> str:
-    planted = session.planted_sets[set_case.judge]
+    planted = session.catalogue.planted_sets[set_case.judge]
     return f'{planted.path / "gates.toml"} ["{set_case.model}"."{set_case.version}"]'
 
 

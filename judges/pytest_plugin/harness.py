@@ -61,6 +61,7 @@ from judges.pytest_plugin.params import (
     set_params,
 )
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings
+from judges.pytest_plugin.session.catalogue import run_preflight
 from judges.reports.sections.reply_fixtures import ReplyCheck, short_message
 from judges.sets.items import PlantedSetError
 from judges.storage.files import remove_stale_temporaries
@@ -78,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = _open_session(config, _settings(config, workerinput))
     if session.settings.live:
         _start_live(config, session, bool(workerinput))
-    elif session.planted_sets:
+    elif session.catalogue.planted_sets:
         # Only a judges suite (one with planted sets) goes offline; the plugin is installed
         # for every pytest run in the environment and must leave other projects alone.
         from judges.calls.network import block_network
@@ -87,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not workerinput:
         # A killed run (SIGKILL, power loss) can leave its temporary files behind.
         remove_stale_temporaries(session.settings.reports)
-        if session.planted_sets:
+        if session.catalogue.planted_sets:
             config.stash[signals_key] = interrupt_on_termination()
     _register_plugins(config, session)
 
@@ -125,9 +126,9 @@ def _open_session(config: pytest.Config, settings: Settings) -> JudgesSession:
     session.partial_selection = partial_selection(config)
     config.stash[session_key] = session
     try:
-        session.planted_sets  # noqa: B018
-        session.probe_sets  # noqa: B018
-        session.preflight()
+        session.catalogue.planted_sets  # noqa: B018
+        session.catalogue.probe_sets  # noqa: B018
+        run_preflight(session.catalogue, session.settings)
     except (PlantedSetError, SpecError) as error:
         raise pytest.UsageError(str(error)) from None
     return session
@@ -263,7 +264,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # What record_property would add, here so that skipped and xfailed tests carry it.
         cases = [v for k, v in getattr(params, "params", {}).items() if k in CASE_FIXTURES]
         if cases:
-            item.user_properties.extend(session.case_properties(cases[0]))
+            item.user_properties.extend(session.outputs.case_properties(cases[0]))
         elif "reply_case" in getattr(params, "params", {}):
             item.user_properties.append((REPLY_PROPERTY, _reply_property(item, params)))
         elif judged is not None:  # a probe: judge, version and model (its item is derived)
@@ -302,7 +303,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         rows = [v for name, v in item.user_properties if name == ROW_PROPERTY]
         if session is not None and rows:
             row = JudgementRow.model_validate(rows[-1])
-            planted = session.planted_sets.get(row.judge)
+            planted = session.catalogue.planted_sets.get(row.judge)
             if planted is not None:
                 accept = None
                 if (row.model, row.prompt_version) in planted.pins:
@@ -344,7 +345,9 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.add_rows(value for name, value in properties if name == ROW_PROPERTY)
+            self.session.gathered.add_rows(
+                value for name, value in properties if name == ROW_PROPERTY
+            )
             for name, value in properties:
                 if name == GATES_SKIPPED_PROPERTY:
                     self.session.gates_skipped.append(str(value))
@@ -375,7 +378,7 @@ def _notices(judges_session: JudgesSession) -> list[str]:
     """What the run skipped, kept or could not judge, each with its fix."""
     notices = gates_skipped_lines(judges_session.gates_skipped)
     notices += judges_session.baselines.lines() + judges_session.rerecorded
-    if not judges_session.settings.live and judges_session.planted_sets:
+    if not judges_session.settings.live and judges_session.catalogue.planted_sets:
         notices += unrecorded_lines(judges_session)
     return notices + weak_set_lines(judges_session)
 

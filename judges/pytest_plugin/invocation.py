@@ -14,8 +14,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.backend_registry import is_imported
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, is_imported
 from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
@@ -151,18 +150,21 @@ def weak_set_lines(session: Any) -> list[str]:
     """Legal but weak planted sets of the judges this session judged, with their fixes."""
     from judges.verdicts.set_design import weak_set_lines as weaknesses
 
-    judged = {row.judge for row in session.rows}
-    sets = [session.planted_sets[name] for name in sorted(judged & set(session.planted_sets))]
+    judged = {row.judge for row in session.gathered.rows}
+    sets = [
+        session.catalogue.planted_sets[name]
+        for name in sorted(judged & set(session.catalogue.planted_sets))
+    ]
     return [line for planted in sets for line in weaknesses(planted)]
 
 
 def unrecorded_lines(session: Any) -> list[str]:
     """One line per prompt version without any recording, with the command that records it."""
     lines = []
-    for planted in session.planted_sets.values():
-        spec = session.catalog[planted.judge]
+    for planted in session.catalogue.planted_sets.values():
+        spec = session.catalogue.catalog[planted.judge]
         for version in spec.versions:
-            for model in session.models_for(spec, version):
+            for model in session.catalogue.models_for(spec, version):
                 folder = session.settings.cassettes / planted.judge / version / model.slug
                 if folder.is_dir() and any(folder.glob("*.yaml")):
                     continue

@@ -11,8 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import backend_of, embedded_server_key, missing_key
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, backend_of, embedded_server_key, missing_key
 from judges.calls.cassettes import LOCK_FILE, lock_recording
 from judges.pytest_plugin.session import JudgesSession
 from judges.storage.files import FolderBusy, FolderLock
@@ -66,7 +65,7 @@ def selected_models(session: JudgesSession) -> list[ModelRef]:
     with its own key, so neither its key nor an embedded server is the harness's to check."""
     return list(session.settings.models) or [
         ModelRef.parse(spec.config.baseline_model)
-        for spec in session.catalog.values()
+        for spec in session.catalogue.catalog.values()
         if spec.team is None
     ]
 
@@ -86,7 +85,7 @@ def check_embedded_models(session: JudgesSession, option: str) -> None:
     """Without a base URL a local model is served by the embedded judge, which serves
     SmolLM2 alone: another local model would be recorded under its name with SmolLM2's
     replies. A usage error instead, naming the option that reaches its server."""
-    from judges.calls.backend_registry import LOCAL_DEFAULT_URL
+    from judges.calls.backends import LOCAL_DEFAULT_URL
     from judges.calls.local_server import EMBEDDED_MODEL
 
     for model in selected_models(session):

@@ -49,7 +49,7 @@ def multi_model(session: JudgesSession) -> bool:
 def case_id(session: JudgesSession, case: Case | SetCase) -> str:
     """The test id; it names the model when several are selected or it is not the baseline
     (set.toml may name other models for a version)."""
-    baseline = session.catalog[case.judge].config.baseline_model
+    baseline = session.catalogue.catalog[case.judge].config.baseline_model
     named = multi_model(session) or str(case.model) != baseline
     return f"{case.test_id}-{case.model.slug}" if named else case.test_id
 
@@ -78,12 +78,12 @@ CASE_FIXTURES = frozenset({*ITEM_FIXTURES, *SET_FIXTURES})
 
 def item_params(session: JudgesSession, run: str) -> list[Any]:
     params = []
-    for planted in session.planted_sets.values():
-        plan = session.run_plan(planted, run)
-        spec = session.catalog[planted.judge]
+    for planted in session.catalogue.planted_sets.values():
+        plan = session.catalogue.run_plan(planted, run)
+        spec = session.catalogue.catalog[planted.judge]
         for version in plan.versions:
-            for model in session.run_models(spec, version, run):
-                for item in session.run_items(planted, run, version, str(model)):
+            for model in session.catalogue.run_models(spec, version, run):
+                for item in session.catalogue.run_items(planted, run, version, str(model)):
                     case = Case(spec.name, version, plan.model or model, item.id, item.slug)
                     reason = planted.accepted_miss(str(model), version, item.id)
                     # raises=AssertionError: a missing or stale cassette still fails loudly.
@@ -98,8 +98,8 @@ def item_params(session: JudgesSession, run: str) -> list[Any]:
 
 def set_params(session: JudgesSession, run: str) -> list[Any]:
     params = []
-    for planted in session.planted_sets.values():
-        spec = session.catalog[planted.judge]
+    for planted in session.catalogue.planted_sets.values():
+        spec = session.catalogue.catalog[planted.judge]
         if run == "sme":
             versions = planted.run_versions("sme")
         elif run == "ranking":  # judges whose gates.toml sets ranking thresholds
@@ -109,9 +109,11 @@ def set_params(session: JudgesSession, run: str) -> list[Any]:
         elif run == "pairwise":  # sets whose items expect a winner in each order
             versions = tuple(spec.versions) if is_pairwise_set(planted.items) else ()
         else:
-            versions = session.run_plan(planted, "main" if run == "fitness" else run).versions
+            versions = session.catalogue.run_plan(
+                planted, "main" if run == "fitness" else run
+            ).versions
         for version in versions:
-            for model in session.run_models(spec, version, run):
+            for model in session.catalogue.run_models(spec, version, run):
                 case = SetCase(spec.name, version, model)
                 marks = _not_fit_accepted(planted, str(model), version) if run == "fitness" else []
                 params.append(pytest.param(case, id=case_id(session, case), marks=marks))

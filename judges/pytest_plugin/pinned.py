@@ -176,7 +176,7 @@ def compare_with_previous(session: Any) -> list[str]:
     if not (settings.rerecord_baseline and settings.live):
         return []
     return note_rerecorded_baselines(
-        session.rows, session.planted_sets, settings.reports, settings.cassettes
+        session.gathered.rows, session.catalogue.planted_sets, settings.reports, settings.cassettes
     )
 
 

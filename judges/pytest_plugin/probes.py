@@ -42,10 +42,10 @@ class ProbeCase:
 
 def probe_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
     params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
+    for probes in session.catalogue.probe_sets.values():
+        spec = session.catalogue.catalog[probes.judge]
+        for version in session.catalogue.probe_versions(probes):
+            for model in session.catalogue.models_for(spec):
                 for item in probes.items:
                     case = Case(spec.name, version, model, item.id, item.case_slug)
                     reason = probes.accepted_failure(str(model), version, item.probe, item.id)
@@ -63,11 +63,11 @@ def probe_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
 
 def probe_noise_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
     params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        planted = session.planted_sets[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
+    for probes in session.catalogue.probe_sets.values():
+        spec = session.catalogue.catalog[probes.judge]
+        planted = session.catalogue.planted_sets[probes.judge]
+        for version in session.catalogue.probe_versions(probes):
+            for model in session.catalogue.models_for(spec):
                 for item_id in probes.clean_ids():
                     case = Case(spec.name, version, model, item_id, planted.item(item_id).slug)
                     params.append(pytest.param(case, id=case_id(case)))
@@ -77,10 +77,10 @@ def probe_noise_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
 def probe_set_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
 
     params = []
-    for probes in session.probe_sets.values():
-        spec = session.catalog[probes.judge]
-        for version in session.probe_versions(probes):
-            for model in session.models_for(spec):
+    for probes in session.catalogue.probe_sets.values():
+        spec = session.catalogue.catalog[probes.judge]
+        for version in session.catalogue.probe_versions(probes):
+            for model in session.catalogue.models_for(spec):
                 case = SetCase(spec.name, version, model)
                 params.append(pytest.param(case, id=case_id(case)))
     return params
@@ -131,7 +131,7 @@ class ProbeJudging:
         nodeid = self.item.nodeid if attach else self.session.recorders.get((run, case))
         keyword = None if nodeid else self.case_id(case)
         try:
-            rows = self.session.judge_case(
+            rows = self.session.judging.judge_case(
                 case,
                 rerecord=rerecord_command(nodeid, keyword, self.session.settings.rerecord_options),
                 run=run,
@@ -159,8 +159,8 @@ class ProbeJudging:
         """Judge one probe item (live with --record, else replayed) in its own cassette."""
         __tracebackhide__ = True
         case = probe_case.case
-        probes = self.session.probe_sets[case.judge]
-        clean = self.session.planted_sets[case.judge].item(case.item_id)
+        probes = self.session.catalogue.probe_sets[case.judge]
+        clean = self.session.catalogue.planted_sets[case.judge].item(case.item_id)
         subject = probes.item(probe_case.probe, case.item_id).subject(clean)
         return self._judged(case, probe_case.run, subject=subject)[0]
 
@@ -173,7 +173,7 @@ class ProbeJudging:
         """The main-run verdict on a probe's unperturbed item (recorded by its own test)."""
         __tracebackhide__ = True
         case = probe_case.case
-        slug = self.session.planted_sets[case.judge].item(case.item_id).slug
+        slug = self.session.catalogue.planted_sets[case.judge].item(case.item_id).slug
         clean = Case(case.judge, case.version, case.model, case.item_id, slug)
         return self._judged(clean, "main", replay_only=True, attach=False)[0]
 
@@ -184,8 +184,8 @@ class ProbeJudging:
 
         if self.session.settings.live:
             pytest.skip("probe gates are evaluated on replay: run pytest again without --record")
-        spec = self.session.catalog[set_case.judge]
-        probes = self.session.probe_sets[set_case.judge]
+        spec = self.session.catalogue.catalog[set_case.judge]
+        probes = self.session.catalogue.probe_sets[set_case.judge]
         rows = list(self.replay_set(set_case, run="main"))  # all of it: the control floor
         rows += self.probe_rows(set_case)
         fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
@@ -195,8 +195,8 @@ class ProbeJudging:
         """The probe runs of a judge version, replayed: each probe item, and the redraw of
         every clean item it perturbs (its noise floor)."""
         __tracebackhide__ = True
-        probes = self.session.probe_sets[set_case.judge]
-        planted = self.session.planted_sets[set_case.judge]
+        probes = self.session.catalogue.probe_sets[set_case.judge]
+        planted = self.session.catalogue.planted_sets[set_case.judge]
         rows: list[JudgementRow] = []
         for item_id in probes.clean_ids():
             slug = planted.item(item_id).slug
@@ -218,11 +218,13 @@ class ProbeJudging:
 
         gates = self.gates(set_case)
         thresholds = gates.max_flip if gates is not None else {}
-        probes = self.session.probe_sets[set_case.judge]
+        probes = self.session.catalogue.probe_sets[set_case.judge]
         model, version = str(set_case.model), set_case.version
         # An inherited table carries its baseline's acceptances: a probe the baseline accepted
         # as failing (no max_flip) must not fail a new version for want of a gate.
-        inherited = self.session.planted_sets[set_case.judge].inherited_gates.get((model, version))
+        inherited = self.session.catalogue.planted_sets[set_case.judge].inherited_gates.get(
+            (model, version)
+        )
         unset = [
             e.probe
             for e in effects
@@ -235,7 +237,7 @@ class ProbeJudging:
         ]
         results = flip_gates(effects, thresholds, gates.alpha if gates is not None else 0.05)
         if gates is not None and unset:
-            where = self.session.planted_sets[set_case.judge].path / "gates.toml"
+            where = self.session.catalogue.planted_sets[set_case.judge].path / "gates.toml"
             # A missing threshold must not hide a gate that fails: both are named.
             failed = "".join(f"\n  FAILED {g.describe()}" for g in results if g.passed is False)
             pytest.fail(

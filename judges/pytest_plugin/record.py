@@ -79,20 +79,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
         if not first:
-            judges.prerecorded.update(record_phase.read_rows(rows_file))
+            judges.judging.prerecorded.update(record_phase.read_rows(rows_file))
             stopped = record_phase.stopped_file(rows_file)
             if stopped.is_file():  # the phase stopped on a judge that cannot be reached
                 _stop(session, stopped.read_text(encoding="utf-8"))
             return
         if settings.batch:
-            own = sorted({j.case.judge for j in judgements if judges.catalog[j.case.judge].team})
+            own = sorted(
+                {j.case.judge for j in judgements if judges.catalogue.catalog[j.case.judge].team}
+            )
             if own:
                 raise pytest.UsageError(
                     f"{OPTION_BATCH} sends the harness's own requests through the providers' "
                     f"batch APIs; {', '.join(own)} call(s) a judge function that sends its "
                     f"own: record them without {OPTION_BATCH}, or deselect them with -k"
                 )
-            judges.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
+            judges.judging.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
             return
         if not _serve_embedded(session, judges, judgements, rows_file):
             return
@@ -114,10 +116,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             )
         except record_phase.ServerDown as down:
             record_phase.stopped_file(rows_file).write_text(str(down), encoding="utf-8")
-            judges.prerecorded.update(record_phase.read_rows(rows_file))
+            judges.judging.prerecorded.update(record_phase.read_rows(rows_file))
             _stop(session, str(down))
             return
-        judges.prerecorded.update(recorded)
+        judges.judging.prerecorded.update(recorded)
 
 
 def _serve_embedded(
@@ -130,7 +132,7 @@ def _serve_embedded(
     from judges.pytest_plugin.live import LiveSetupError, needs_embedded_server, serve_embedded
     from judges.pytest_plugin.options import OPTION_BASE_URL
 
-    own = [j.case.model for j in judgements if judges.catalog[j.case.judge].team is None]
+    own = [j.case.model for j in judgements if judges.catalogue.catalog[j.case.judge].team is None]
     if not needs_embedded_server(judges, own):
         return True
     try:
@@ -204,4 +206,4 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     settings = judges.settings
     record_phase.wait_for_phase(settings.scratch, settings.session_id, record_phase.GRACE_S + 5)
     finished = record_phase.read_rows(record_phase.rows_file(settings.scratch, settings.session_id))
-    judges.add_unreported(row for rows in finished.values() for row in rows)
+    judges.gathered.add_unreported(row for rows in finished.values() for row in rows)

@@ -1,7 +1,7 @@
 """The record phase: before the tests of a `--record` run, every judgement they need that
 must be called live is called concurrently, at most `--judge-concurrency` in flight.
 
-Each judgement runs exactly as its test would run it (`JudgesSession.judge_case`, the same
+Each judgement runs exactly as its test would run it (`Judging.judge_case`, the same
 cassette, repeats in order), in a thread of its own; `cassettes.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
 The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
@@ -30,8 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judges.calls.backend_registry import HOSTED_CONCURRENCY, backend_of
-from judges.calls.backends import NO_ROUTE, UNAUTHORISED, UNREACHABLE, ModelRef
+from judges.calls.backends import (
+    HOSTED_CONCURRENCY,
+    NO_ROUTE,
+    UNAUTHORISED,
+    UNREACHABLE,
+    ModelRef,
+    backend_of,
+)
 from judges.calls.cassettes import threaded_recording
 from judges.calls.credentials import scrub
 from judges.calls.progress import Progress
@@ -94,7 +100,7 @@ class Judgement:
 
     def judge(self, session: JudgesSession) -> list[JudgementRow]:
         """Judge it exactly as its test would: same cassette, repeats and draws in order."""
-        return session.judge_case(
+        return session.judging.judge_case(
             self.case,
             rerecord=rerecord_command(self.nodeid),
             run=self.run,
@@ -128,8 +134,8 @@ def gather(session: JudgesSession, needed: Sequence[tuple[str, Case, str]]) -> l
     judgements = []
     for run, case, nodeid in needed:
         path = case.cassette(session.settings.cassettes, run)
-        plan = session.run_plan(session.planted_sets[case.judge], run)
-        if path in seen or not session._should_record(
+        plan = session.catalogue.run_plan(session.catalogue.planted_sets[case.judge], run)
+        if path in seen or not session.policy.should_record(
             path, plan.repeats_for(case.version), case, run
         ):
             continue
@@ -147,14 +153,16 @@ def probe_judgements(
     found = []
     for run, case, nodeid, probe in needed:
         path = case.cassette(session.settings.cassettes, run)
-        if path in seen or not session._should_record(path, 1, case, run):
+        if path in seen or not session.policy.should_record(path, 1, case, run):
             continue
         seen.add(path)
         subject = None
         plan = RunPlan(run, (case.version,), (), draw_offset=NOISE_DRAW)
         if probe is not None:
-            clean = session.planted_sets[case.judge].item(case.item_id)
-            subject = session.probe_sets[case.judge].item(probe, case.item_id).subject(clean)
+            clean = session.catalogue.planted_sets[case.judge].item(case.item_id)
+            subject = (
+                session.catalogue.probe_sets[case.judge].item(probe, case.item_id).subject(clean)
+            )
             plan = RunPlan(run, (case.version,), ())
         found.append(Judgement(case, run, plan, nodeid, path, subject))
     return found
@@ -163,7 +171,7 @@ def probe_judgements(
 def calls_of(session: JudgesSession, judgement: Judgement) -> int:
     """The calls one judgement makes: a call per facet, per repeat (retries aside)."""
     repeats = judgement.plan.repeats_for(judgement.case.version)
-    return repeats * (len(session.catalog[judgement.case.judge].config.facets) or 1)
+    return repeats * (len(session.catalogue.catalog[judgement.case.judge].config.facets) or 1)
 
 
 def plan_line(session: JudgesSession, judgements: Sequence[Judgement]) -> str:
@@ -213,7 +221,9 @@ def record_all(
     pooled: list[Judgement] = []
     own: list[Judgement] = []  # a team's callable's: one at a time, after the pool
     for judgement in judgements:
-        (pooled if session.catalog[judgement.case.judge].team is None else own).append(judgement)
+        (pooled if session.catalogue.catalog[judgement.case.judge].team is None else own).append(
+            judgement
+        )
     try:
         if pooled:
             _record_pooled(session, pooled, concurrency, progress, rows_file, recorded, watch)
@@ -311,7 +321,7 @@ def stop_message(
     model = row.model if row is not None else "?"
     error = row.error if row is not None else "?"
     kind = backend_of(ModelRef.parse(model)) if row is not None else None
-    team = session.catalog[row.judge].team if row is not None else None
+    team = session.catalogue.catalog[row.judge].team if row is not None else None
     user_url = "--judge-base-url" in settings.rerecord_options
     url = settings.base_url or "its default URL"
     # A provider's own API: the SDK's default URL (or its environment's), not a server here.

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from judges.calls.backend_registry import replay_keys
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, replay_keys
 from judges.calls.cassettes import abandon, fixture_replies, is_replay_miss
 from judges.core.runner import BUDGET_TIMEOUTS
 from judges.core.team_judge import CallableTimeout, TeamJudgeError, as_verdict, within
@@ -62,8 +61,8 @@ class ReplyCase:
 
 def reply_params(session: JudgesSession, case_id: CaseId) -> list[Any]:
     params = []
-    for planted in session.planted_sets.values():
-        team = session.catalog[planted.judge].team
+    for planted in session.catalogue.planted_sets.values():
+        team = session.catalogue.catalog[planted.judge].team
         if team is None:
             continue
         for fixture in planted.reply_fixtures:
@@ -79,7 +78,7 @@ def verdict_on(session: JudgesSession, case: ReplyCase, replies: Sequence[str]) 
     """The callable's verdict on the item's inputs, its requests answered by `replies`;
     an AssertionError says what went wrong in the team's code."""
     __tracebackhide__ = True
-    spec = session.catalog[case.judge]
+    spec = session.catalogue.catalog[case.judge]
     team = spec.team
     assert team is not None  # reply fixtures are loaded for callable judges only
     where = f"{case.fixture.id} (reply fixture)"
@@ -132,7 +131,7 @@ def check_reply_properties(session: JudgesSession, case: ReplyCase) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    spec = session.catalog[case.judge]
+    spec = session.catalogue.catalog[case.judge]
     variations = tuple(spec.config.reply_properties)
     replies = case.fixture.replies
     names = echoed_names(case.fixture.inputs, replies)

@@ -61,11 +61,11 @@ class XdistHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         """Under the default `--dist load`, one work unit per (judge, prompt version)."""
-        if config.getvalue("dist") != "load" or not self.session.planted_sets:
+        if config.getvalue("dist") != "load" or not self.session.catalogue.planted_sets:
             return None
         groups = [
             f"{judge}-{version}"
-            for judge in self.session.planted_sets
-            for version in self.session.catalog[judge].versions
+            for judge in self.session.catalogue.planted_sets
+            for version in self.session.catalogue.catalog[judge].versions
         ]
         return CaseGroupScheduling(config, log, groups)

@@ -67,14 +67,14 @@ def test_verdict_table(gate_set: Any, judge_runner: Any, snapshot: Any) -> None:
 
 
 def test_noise_item(noise_case: Any, judge_runner: Any, judges_session: Any) -> None:
-    planted = judges_session.planted_sets[noise_case.judge]
-    repeats = judges_session.run_plan(planted, "noise").repeats
+    planted = judges_session.catalogue.planted_sets[noise_case.judge]
+    repeats = judges_session.catalogue.run_plan(planted, "noise").repeats
     assert_accounted(judge_runner.judge(noise_case, run="noise"), repeats)
 
 
 def test_retest_item(retest_case: Any, judge_runner: Any, judges_session: Any) -> None:
-    planted = judges_session.planted_sets[retest_case.judge]
-    draws = judges_session.run_plan(planted, "retest").repeats_for(retest_case.version)
+    planted = judges_session.catalogue.planted_sets[retest_case.judge]
+    draws = judges_session.catalogue.run_plan(planted, "retest").repeats_for(retest_case.version)
     assert_accounted(judge_runner.judge(retest_case, run="retest"), draws)
 
 
@@ -104,9 +104,9 @@ def test_panel(panel_set: Any, judge_runner: Any) -> None:
 def test_probe_item(probe_case: Any, judge_runner: Any, judges_session: Any) -> None:
     row = judge_runner.judge_probe(probe_case)
     clean = judge_runner.replay_clean(probe_case)
-    spec = judges_session.catalog[probe_case.case.judge]
+    spec = judges_session.catalogue.catalog[probe_case.case.judge]
     fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
-    score = judges_session.probe_sets[probe_case.case.judge].score
+    score = judges_session.catalogue.probe_sets[probe_case.case.judge].score
     outcome = probe_stats.outcome(probe_case.probe, row, clean, fields, score)
     assert_unbiased(outcome, row, clean)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from judges.calls.backend_registry import is_imported
+from judges.calls.backends import is_imported
 from judges.calls.ledger import Spend
 from judges.core.naming import report_dir
 from judges.core.results import JudgementRow, Usage

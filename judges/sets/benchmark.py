@@ -25,9 +25,10 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -38,6 +39,7 @@ from pydantic import (
     model_validator,
 )
 
+from judges.sets.benchmark_rules import TWO_ORDER_RULES, known_rule
 from judges.storage.files import json_lines
 
 MANIFEST_FILE = "benchmark.toml"
@@ -48,17 +50,8 @@ FILES = (MANIFEST_FILE, ITEMS_FILE, JUDGEMENTS_FILE, PUBLISHED_FILE)
 
 Gold = Literal["A", "B", "tie"]
 Verdict = Literal["A", "B", "tie", "none"]
-# The aggregation rules, each defined in docs/pairwise-benchmarks.md and computed in
-# judges.stats.fitness.benchmark (a test checks every name has its computation).
-RuleName = Literal["per-judgement", "vote", "single-order", "both-orders", "consistent-or-tie"]
-RULES: tuple[RuleName, ...] = (
-    "per-judgement",
-    "vote",
-    "single-order",
-    "both-orders",
-    "consistent-or-tie",
-)
-TWO_ORDER_RULES = frozenset({"vote", "both-orders", "consistent-or-tie"})
+# An aggregation rule's name, one of the registry's (`judges.sets.benchmark_rules`).
+RuleName = Annotated[str, AfterValidator(known_rule)]
 
 _NAME = Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")
 _SLUG = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")

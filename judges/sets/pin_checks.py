@@ -151,7 +151,7 @@ def _shown(line: str) -> str:
 
 
 def _imported(slug: str) -> bool:
-    """Judgements released by others (judges.calls.backend_registry): their cassettes hold
+    """Judgements released by others (judges.calls.backends): their cassettes hold
     no prompt of ours."""
     return slug.startswith("imported-")
 

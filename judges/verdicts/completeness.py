@@ -10,8 +10,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from judges.calls.backend_registry import is_imported
-from judges.calls.backends import ModelRef
+from judges.calls.backends import ModelRef, is_imported
 from judges.calls.cassette_files import recorded_base_url
 from judges.core.results import JudgementRow
 from judges.sets.enrolment import Run, judge_runs

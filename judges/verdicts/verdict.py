@@ -23,7 +23,7 @@ from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, Te
 from judges.stats.reliability.label_stability import LabelStability
 from judges.verdicts.completeness import missing_reason
 from judges.verdicts.probes import ProbeReport
-from judges.verdicts.vocabulary import Verdict
+from judges.verdicts.vocabulary import Standing, standing
 
 __all__ = ["Failure", "ModelVerdict", "key_fields"]
 
@@ -195,19 +195,11 @@ class ModelVerdict:
         """No chance test can decide at the set's size: a coin flip would pass as well."""
         return self.fitness is not None and self.fitness.undecided
 
-    def verdict_word(self) -> str:
-        """INCOMPLETE, NOT FIT (unaccepted), FAIL, UNDECIDED, NOT FIT (accepted) or PASS, in
-        that order.
+    def standing(self) -> Standing:
+        """The row of the words' precedence (`judges.verdicts.vocabulary.PRECEDENCE`) that
+        holds first: INCOMPLETE, NOT FIT (unaccepted), FAIL, NOT FIT (accepted), UNDECIDED
+        or PASS."""
+        return standing(self)
 
-        An unaccepted NOT FIT outranks a failed gate: floors say little about a coin flip.
-        A version nothing failed is PASS only where its set could have shown it at chance.
-        """
-        if self.incomplete:
-            return Verdict.INCOMPLETE
-        if not self.fit and not self.accept_not_fit:
-            return Verdict.NOT_FIT
-        if self.problems():
-            return Verdict.FAIL
-        if self.undecided:
-            return Verdict.UNDECIDED
-        return Verdict.PASS if self.fit else Verdict.NOT_FIT
+    def verdict_word(self) -> str:
+        return self.standing().word

@@ -18,7 +18,6 @@ import vcr.stubs.httpx_stubs  # noqa: F401  (see below)
 # inline run imports; re-importing the SDKs costs more than the run itself, and numpy and
 # the HTTP stack cannot be imported twice in one process.
 import judges.calls._vcr
-import judges.calls.backend_registry
 import judges.calls.backends
 import judges.calls.cassettes
 import judges.reports.render.github

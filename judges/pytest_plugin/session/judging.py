@@ -1,16 +1,24 @@
-"""One case judged inside its cassette, through the cassette facade: recorded or replayed,
-a replay read once for every test that asks, the record phase's rows taken first, and a
-miss explained with the command that fixes it."""
+"""One case judged inside its cassette, through the cassette facade.
+
+Which cassettes a run records and which it replays (`RecordPolicy`: the record mode, an
+interrupted recording, imported judgements, the accepted baselines' cassettes it keeps);
+the judge backends, one per (model, live), built once and shared by the record phase's
+threads (`SessionBackends`; live ones wait for the rate limits); the judging itself
+(`Judging`: recorded or replayed, a replay read once for every test that asks, the record
+phase's rows taken first, a miss explained with the command that fixes it); and the
+accepted baselines a report compares against, replayed from their cassettes, never read
+from the report folder (`recorded_baselines`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import price_for, replay_keys
-from judges.calls.backends import ModelRef, Price
+from judges.calls.backends import ModelRef, Price, is_imported, make_backend, price_for, replay_keys
 from judges.calls.cassettes import (
     CassetteMiss,
     abandon,
@@ -18,18 +26,76 @@ from judges.calls.cassettes import (
     is_replay_miss,
     judge_in_cassette,
     recorded_base_url,
+    recorded_interactions,
     tapped,
 )
 from judges.calls.ledger import Ledger
+from judges.calls.limits import Limiter
 from judges.core.naming import Case
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, main_run
 from judges.core.runner import Call, Subject, judge
 from judges.core.spec import Sampling
 from judges.pytest_plugin.invocation import missing_fix, with_recording_options
-from judges.pytest_plugin.session.backends import SessionBackends
+from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
 from judges.pytest_plugin.session.catalogue import Catalogue
-from judges.pytest_plugin.session.policy import RecordPolicy
-from judges.pytest_plugin.session.settings import Settings
+from judges.pytest_plugin.session.settings import RecordMode, Settings
+from judges.sets.pins import Pin
+from judges.sets.planted import PlantedSet
+
+# -- record or replay, and the backends --------------------------------------------------
+
+Pins = Callable[[Case], dict[tuple[str, str], Pin]]
+
+
+class RecordPolicy:
+    """Record or replay, per cassette; `pins` gives a case's accepted baselines' pins."""
+
+    def __init__(self, settings: Settings, baselines: BaselineGuard, pins: Pins) -> None:
+        self.settings = settings
+        self.baselines = baselines
+        self.pins = pins
+
+    def should_record(self, path: Path, repeats: int, case: Case, run: str) -> bool:
+        if is_imported(case.model):
+            return False  # released by others: replayed, never called (re-import instead)
+        mode = self.settings.record
+        # An interrupted recording leaves fewer interactions than the test needs.
+        wanted = mode is RecordMode.ALL or (mode is RecordMode.MISSING and (
+            not path.is_file() or recorded_interactions(path) < repeats))  # fmt: skip
+        # Only a cassette this mode would record counts as one the baseline guard kept.
+        return wanted and not self.baselines.keeps(self.pins(case), case, run, path)
+
+    def kept_hint(self, case: Case, shown_path: str, run: str) -> str:
+        """Why a missing cassette was not recorded: an accepted baseline's, kept on purpose
+        (empty when it is not one)."""
+        return missing_hint(self.pins(case), case, shown_path, self.baselines, run)
+
+
+class SessionBackends:
+    """The judge backends, one per (model, live), built once and shared by the record
+    phase's threads; live ones wait for the session's rate limits."""
+
+    def __init__(self, settings: Settings, limiter: Limiter) -> None:
+        self.settings = settings
+        self.limiter = limiter
+        self._built: dict[tuple[str, bool], Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, model: ModelRef, live: bool) -> Any:
+        key = (str(model), live)
+        with self._lock:  # the record phase asks from many threads at once
+            if key not in self._built:
+                self._built[key] = self._make(model, live)
+            return self._built[key]
+
+    def _make(self, model: ModelRef, live: bool) -> Any:
+        s = self.settings
+        backend = make_backend(model, base_url=s.base_url, live=live, timeout=s.judge_timeout_s)
+        # Live calls wait for the session's rate limits (judges.calls.limits); not a batch's.
+        return self.limiter.wrap(backend) if live and not s.batch else backend
+
+
+# -- a case judged -----------------------------------------------------------------------
 
 
 class JudgementMissing(Exception):
@@ -168,3 +234,54 @@ def _relative(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+# -- the accepted baselines, replayed ----------------------------------------------------
+
+
+def recorded_baselines(
+    rows: Sequence[JudgementRow], catalogue: Catalogue, judging: Judging
+) -> dict[tuple[str, str], list[JudgementRow]]:
+    """Each judged judge's accepted baseline (main run, and retest where it has one) from
+    its cassettes, never the report folder."""
+    baselines: dict[tuple[str, str], list[JudgementRow]] = {}
+    for name in sorted({row.judge for row in rows}):
+        planted = catalogue.planted_sets.get(name)
+        if planted is None:
+            continue
+        wanted = {(g.baseline, m) for (m, _), g in planted.gates.items() if g.baseline}
+        for version, model in sorted(wanted):
+            ids = [item.id for item in catalogue.main_items(planted, version, model)]
+            # Judged in this session: under xdist the controller would replay it again.
+            found = main_run(rows, (name, version, model), ids)
+            ref = ModelRef.parse(model)
+            found = found or _replay_run(catalogue, judging, planted, version, ref)
+            if found is not None:
+                retested = version in catalogue.run_plan(planted, "retest").versions
+                if retested and catalogue.has_run(ref, "retest"):  # its second draw
+                    found += _replay_run(catalogue, judging, planted, version, ref, "retest") or []
+                baselines.setdefault((name, version), []).extend(found)
+    return baselines
+
+
+def _replay_run(
+    catalogue: Catalogue,
+    judging: Judging,
+    planted: PlantedSet,
+    version: str,
+    model: ModelRef,
+    run: str = "main",
+) -> list[JudgementRow] | None:
+    """A version's run from its cassettes; None when any is missing."""
+    plan = catalogue.run_plan(planted, run)
+    rows: list[JudgementRow] = []
+    for item in catalogue.run_items(planted, run, version, str(model)):
+        case = Case(planted.judge, version, plan.model or model, item.id, item.slug)
+        try:
+            rows += judging.judge_case(
+                case, rerecord="", run=run, repeats=plan.repeats_for(version),
+                draw_offset=plan.draw_offset, sampling=plan.sampling, replay_only=True,
+            )  # fmt: skip
+        except JudgementMissing:
+            return None
+    return rows

@@ -1,21 +1,26 @@
-"""What a session tells people at its end: one `Outcome`, built once when the session
-finishes, that the terminal summary, the GitHub step summary and annotations, and the exit
-status only render; and each test's JUnit properties."""
+"""What a session gathers and tells people at its end.
+
+The rows it gathered (`GatheredRows`: from its tests, from xdist workers, and from a record
+phase cut short, with the usage they add up to per model); one `Outcome`, built once when
+the session finishes, that the terminal summary, the GitHub step summary and annotations,
+and the exit status only render; and each test's JUnit properties.
+"""
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
-from judges.pytest_plugin.session.baseline_rows import recorded_baselines
+from judges.core.results import JudgementRow, Usage
 from judges.pytest_plugin.session.catalogue import Catalogue
-from judges.pytest_plugin.session.judging import Judging
-from judges.pytest_plugin.session.rows import GatheredRows
+from judges.pytest_plugin.session.judging import Judging, recorded_baselines
 from judges.pytest_plugin.session.settings import Settings
+from judges.reports.sections.reply_fixtures import ReplyCheck
 from judges.stats.estimates.memo import Memo
 
 if TYPE_CHECKING:
@@ -23,6 +28,36 @@ if TYPE_CHECKING:
 
 
 Markup = dict[str, bool]
+
+
+class GatheredRows:
+    """The rows a session gathered: from its tests, from xdist workers, and from a record
+    phase cut short; with the usage they add up to per model."""
+
+    def __init__(self) -> None:
+        self.rows: list[JudgementRow] = []
+        # (judge, version) -> the outcomes of its reply fixtures' tests in this session.
+        self.reply_checks: dict[tuple[str, str], list[ReplyCheck]] = {}
+
+    def add_reply_check(self, judge: str, version: str, check: ReplyCheck) -> None:
+        self.reply_checks.setdefault((judge, version), []).append(check)
+
+    def add_rows(self, rows: Iterable[object]) -> None:
+        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
+
+    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
+        """Rows judged live that no test reported (a record phase cut short), each once."""
+        reported = {row.key for row in self.rows}
+        new = [row for row in rows if row.key not in reported]
+        self.rows.extend(new)
+        return len(new)
+
+    def usage_by_model(self) -> dict[str, Usage]:
+        """Calls, tokens and cost per model over every row of this session."""
+        totals: dict[str, Usage] = {}
+        for row in self.rows:
+            totals.setdefault(row.model, Usage()).add(row.usage)
+        return dict(sorted(totals.items()))
 
 
 @dataclass(frozen=True)

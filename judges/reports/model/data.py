@@ -30,7 +30,18 @@ from judges.verdicts.completeness import missing_reason
 from judges.verdicts.estimate import PassRateEstimate
 from judges.verdicts.pairwise import PairwiseReport, set_verdict
 from judges.verdicts.verdict import ModelVerdict
-from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS, UNDECIDED
+from judges.verdicts.vocabulary import (
+    FAIL,
+    FAILED,
+    INCOMPLETE,
+    NOT_FIT,
+    PASS,
+    UNDECIDED,
+    UNFIT,
+    UNFIT_ACCEPTED,
+    WORDS,
+    worst,
+)
 
 RESULTS_FILE = "results.jsonl"
 REPORT_MD = "report.md"
@@ -229,22 +240,20 @@ class FolderReport:
         return [f"{m.model}: {p}" for m in self.models for p in m.problems()] + pairwise
 
     def verdict_word(self) -> str:
-        """One word of five: PASS, FAIL, NOT FIT, INCOMPLETE, UNDECIDED (the worst of its
-        models; UNDECIDED only where nothing else is wrong)."""
+        """The worst of its models' words, in the words' precedence
+        (`judges.verdicts.vocabulary.PRECEDENCE`), its pairwise sets counted as models."""
         if not self.models:
             return INCOMPLETE
-        words = [m.verdict_word() for m in self.models]
-        unaccepted = any(not m.fit and not m.accept_not_fit for m in self.models)
+        found = [m.standing() for m in self.models]
         # A pairwise set at chance is NOT FIT too (accepted or not, as gates.toml says).
         pairwise = self.pairwise.problems() if self.pairwise is not None else []
         if any(problem.endswith(NOT_FIT) for problem in pairwise):
-            unaccepted, words = True, [*words, NOT_FIT]
+            found.append(UNFIT)
         elif pairwise:
-            words = [*words, FAIL]
+            found.append(FAILED)
         if self.pairwise_accepted_not_fit():
-            words = [*words, NOT_FIT]
-        order = [INCOMPLETE, NOT_FIT, FAIL] if unaccepted else [INCOMPLETE, FAIL, NOT_FIT]
-        return next((word for word in [*order, UNDECIDED] if word in words), PASS)
+            found.append(UNFIT_ACCEPTED)
+        return worst(found)
 
     def label(self) -> str:
         """The word as a one-line overview shows it: NOT FIT says when gates.toml accepts
@@ -293,6 +302,8 @@ class FolderReport:
             parts = self._not_fit_parts(accepted=None) + pairwise + accepted
             also = f"; also {', '.join(problems)}" if problems else ""
             return f"{NOT_FIT}: " + "; ".join(parts) + also
+        if word != FAIL:  # a word without a sentence of its own says what it means
+            return f"{word}: {WORDS[word].meaning}"
         problems = [p for p in self.problems() if not p.endswith(NOT_FIT)]
         kept = self._not_fit_parts(accepted=True) + self.pairwise_accepted_not_fit()
         return (

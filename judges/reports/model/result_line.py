@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judges.verdicts.deciding import Cause, Reason
-from judges.verdicts.vocabulary import NOT_FIT
+from judges.verdicts.vocabulary import NOT_FIT, WORDS
 
 __all__ = ["LINE_LIMIT", "RESULT_LIMIT", "one_line"]
 
@@ -18,7 +18,9 @@ def one_line(word: str, label: str, reason: Reason | None, limit: int) -> str:
     lead = label if label == f"{NOT_FIT} (accepted)" else word
     if reason is None:
         return _cut(lead, limit)
-    head = f"{lead}, but {reason.name}" if reason.cause == Cause.BLIND else f"{lead}: {reason.name}"
+    # A reason that qualifies a passing word (a blind gate's) is a caveat: "PASS, but ...".
+    caveat = WORDS[word].passing and reason.cause != Cause.PASSED
+    head = f"{lead}, but {reason.name}" if caveat else f"{lead}: {reason.name}"
     parts = reason.figure.split("; ") if reason.figure else []
     # A blind gate's figure reads on ("...: 48 planted defects would see 15 points (it has 32)").
     opens, closes = (": ", "") if reason.cause == Cause.BLIND else (" (", ")")

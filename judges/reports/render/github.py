@@ -21,7 +21,7 @@ from judges.reports.format import p_is
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
 from judges.stats.estimates.floors import Gate
-from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
+from judges.verdicts.vocabulary import FAIL, NOT_FIT, WORDS
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 ACTIONS_VARIABLE = "GITHUB_ACTIONS"
@@ -92,7 +92,7 @@ def _verdict_cell(m: ModelReport) -> str:
         word += f": {m.incomplete_reason()}"
     if word == FAIL and not m.fit and m.accept_not_fit:  # the accepted NOT FIT stays visible
         return f"{FAIL} :x:; {NOT_FIT} (accepted)"
-    return word + ("" if word == PASS else " :x:")
+    return word + ("" if WORDS[word].passing else " :x:")
 
 
 def summary_markdown(folders: Iterable[FolderReport]) -> str:

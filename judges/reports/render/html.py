@@ -27,11 +27,12 @@ from judges.reports.sections.cost import ESTIMATED_NOTE, cost_cell
 from judges.reports.sections.leaderboard import leaderboard_html
 from judges.reports.sections.probes import probes_html
 from judges.reports.sections.prose import inline_html
-from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
+from judges.verdicts.vocabulary import FAIL, PASS, WORDS, colour_rules
 
 __all__ = ["render_html"]
 
-_CSS = """
+_CSS = (
+    """
 *{box-sizing:border-box}
 body{margin:0;background:#f6f7f9;color:#1d232a;font:15px/1.45 system-ui,-apple-system,
 "Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
@@ -61,17 +62,16 @@ svg{display:block;max-width:100%;height:auto}
 svg text{font-family:inherit}
 .banner{border-radius:8px;padding:14px 20px;margin:0 0 14px;font-size:18px;font-weight:700;
 border:2px solid}
-.banner.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
-.banner.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
-.banner.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
-.banner.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
-.banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
+"""
+    + colour_rules(".banner")
+    + """.banner span{display:block;font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
 .banner span.decides{font-size:15px;font-weight:700}
 .banner details{font-size:14px;font-weight:400;color:#1d232a;margin-top:4px}
 .banner summary{cursor:pointer}
 .first{border-left:4px solid #0969da}
 .first ul{margin:0 0 10px;padding-left:20px}.first td{font-size:13px}
 """
+)
 
 
 def _category(category: str, control: bool) -> str:
@@ -275,8 +275,7 @@ def _banner(report: FolderReport) -> str:
     # The Result line: its lead ("NOT FIT (accepted)") is the banner's word, its reason below.
     lead, _, reason = result.partition(": ")
     decides = f'<span class="decides">{esc(reason)}</span>' if reason else ""
-    kinds: dict[str, str] = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit"}
-    kind = kinds.get(word, "incomplete")
+    kind = WORDS[word].colour.css
     warning = baseline_warning(report)
     if warning:  # an accepted baseline worse than the prompt before it says so up here
         detail += f" Warning: {_sentence(warning)}."

@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from judges.reports.render.charts import esc
-from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS
+from judges.verdicts.vocabulary import PASS, WORDS, YELLOW, colour_rules
 
 __all__ = ["render_overview", "version_key"]
 
 MAX_REASONS = 5
 
-_CSS = """
+_CSS = (
+    """
 *{box-sizing:border-box}
 body{margin:0;background:#f6f7f9;color:#1d232a;font:13px/1.35 system-ui,-apple-system,
 "Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
@@ -34,16 +35,12 @@ td.cut{max-width:370px;overflow:hidden;text-overflow:ellipsis}
 h2{font-size:15px;margin:16px 0 4px}
 ul{margin:0 0 6px;padding-left:20px}
 .w{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:700;border:1px solid}
-.w.pass{background:#dafbe1;color:#116329;border-color:#1a7f37}
-.w.fail{background:#ffebe9;color:#a40e26;border-color:#cf222e}
-.w.notfit{background:#fff1e5;color:#953800;border-color:#bc4c00}
-.w.incomplete{background:#eaeef2;color:#424a53;border-color:#6e7781}
-.w.blind{background:#fff8c5;color:#7d4e00;border-color:#bf8700}
-.warn{color:#a40e26;font-weight:600}td.warn{font-weight:400}
+"""
+    + colour_rules(".w", YELLOW)
+    + """.warn{color:#a40e26;font-weight:600}td.warn{font-weight:400}
 .small{color:#57606a;font-size:12px}
 """
-
-_KIND = {PASS: "pass", FAIL: "fail", NOT_FIT: "notfit", INCOMPLETE: "incomplete"}
+)
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
@@ -91,9 +88,9 @@ def _row(report: Mapping[str, Any], m: Mapping[str, Any]) -> str:
     label = m.get("verdict_label", word)
     # A PASS whose paired gate cannot see the declared drop is marked, not green.
     kind = (
-        "blind"
+        YELLOW.css
         if word == PASS and any(g["blind"] for g in m.get("sensitivity", []))
-        else (_KIND.get(word, "incomplete"))
+        else WORDS[word].colour.css
     )
     link = f"{report['judge']}/{report['prompt_version']}/index.html"
     worse = (

@@ -1,23 +1,11 @@
 """A labelled pairwise benchmark's figures under its named aggregation rules, exactly.
 
 Each judge's pairs (`Pair`: the gold label and the verdict of each order) are scored under
-a rule (`judges.sets.benchmark.RULES`, defined in docs/pairwise-benchmarks.md):
-
-- `per-judgement` (LLMBar's `correct_average`): the mean over judgements of their credit:
-  right 1, wrong 0, a tie `tie_credit`, an unparsed reply `none_credit`;
-- `vote` (the two-order vote): a pair is right when its votes sum above zero: right +1,
-  wrong -1, a tie `tie_vote`, an unparsed reply `none_vote`;
-- `single-order`: the credit of the first order's judgement alone;
-- `both-orders` (LLMBar's `correct_both`): a pair is right when every order is right;
-- `consistent-or-tie`: the pair's verdict is its two orders' verdict when they agree, else a
-  tie (MT-Bench's reading of a swap); its credit is that verdict's, as a judgement's.
-
-A judgement is right when its verdict is the gold label (a tie verdict on a tie pair
-included), a tie when the judge said tie on a pair with a winner, unparsed when it said
-nothing readable ("none"), and wrong otherwise (a pick against the gold, or any pick on a
-tie pair). Every figure is a `Fraction`: the overall figure weighs the subsets as the
-benchmark says (every pair alike, every subset alike, or stated weights), and a published
-figure is compared with the exact value rounded as it was published (`published_matches`).
+a rule of the registry (`judges.sets.benchmark_rules`, defined in
+docs/pairwise-benchmarks.md), which computes each pair's credit. Every figure is a
+`Fraction`: the overall figure weighs the subsets as the benchmark says (every pair alike,
+every subset alike, or stated weights), and a published figure is compared with the exact
+value rounded as it was published (`published_matches`).
 
 Pure: numbers in, numbers out; no file is read here (`judges.sets.benchmark` reads).
 """
@@ -31,9 +19,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Literal
 
-from judges.sets.benchmark import RULES, Benchmark, Published
+from judges.sets.benchmark import Benchmark, Published
+from judges.sets.benchmark_rules import Credits, rule_credit
 
-Outcome = Literal["right", "wrong", "tie", "none"]
 Weighting = Literal["items", "subsets", "weights"]
 
 
@@ -49,60 +37,14 @@ class Pair:
     lengths: tuple[int, int] = (0, 0)  # characters of A and of B
 
 
-@dataclass(frozen=True)
-class Credits:
-    """What a tie and an unparsed reply are worth (`[scoring]` of benchmark.toml)."""
-
-    tie_credit: Fraction = Fraction(0)
-    none_credit: Fraction = Fraction(0)
-    tie_vote: Fraction = Fraction(0)
-    none_vote: Fraction = Fraction(0)
-
-
 def exact(value: float) -> Fraction:
     """A number as it is written (0.5 -> 1/2, 0.1 -> 1/10), not its binary neighbour."""
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
 
-def outcome(gold: str, verdict: str) -> Outcome:
-    if verdict == "none":
-        return "none"
-    if verdict == gold:
-        return "right"
-    return "tie" if verdict == "tie" else "wrong"
-
-
-def credit(result: Outcome, credits: Credits) -> Fraction:
-    values = {"right": Fraction(1), "wrong": Fraction(0)}
-    values |= {"tie": credits.tie_credit, "none": credits.none_credit}
-    return values[result]
-
-
-def vote(result: Outcome, credits: Credits) -> Fraction:
-    values = {"right": Fraction(1), "wrong": Fraction(-1)}
-    values |= {"tie": credits.tie_vote, "none": credits.none_vote}
-    return values[result]
-
-
 def pair_credit(pair: Pair, rule: str, credits: Credits) -> Fraction:
-    """The pair's credit under `rule`, in [0, 1]."""
-    results = [outcome(pair.gold, verdict) for verdict in pair.verdicts]
-    if not results:
-        raise ValueError(f"item {pair.item_id}: no verdict")
-    if rule == "per-judgement":
-        return sum((credit(r, credits) for r in results), Fraction(0)) / len(results)
-    if rule == "single-order":
-        return credit(results[0], credits)
-    if len(results) != 2:
-        raise ValueError(f"rule {rule!r} needs 2 orders; item {pair.item_id} has {len(results)}")
-    if rule == "vote":
-        return Fraction(int(sum((vote(r, credits) for r in results), Fraction(0)) > 0))
-    if rule == "both-orders":
-        return Fraction(int(all(r == "right" for r in results)))
-    if rule == "consistent-or-tie":
-        first, second = pair.verdicts
-        return credit(outcome(pair.gold, first if first == second else "tie"), credits)
-    raise ValueError(f"unknown rule {rule!r}; the rules are {', '.join(RULES)}")
+    """The pair's credit under `rule` (`judges.sets.benchmark_rules`), in [0, 1]."""
+    return rule_credit(rule, pair.item_id, pair.gold, pair.verdicts, credits)
 
 
 @dataclass(frozen=True)

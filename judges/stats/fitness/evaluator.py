@@ -34,7 +34,7 @@ from typing import Any
 
 import scipy.stats
 
-from judges.calls.backend_registry import is_imported
+from judges.calls.backends import is_imported
 from judges.core.results import JudgementRow
 from judges.stats.estimates.intervals import Estimate, McNemar, Rate, bootstrap_mean, wilson
 from judges.stats.fitness.pairwise import Judged

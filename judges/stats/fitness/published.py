@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.calls.backend_registry import is_imported
+from judges.calls.backends import is_imported
 from judges.core.results import JudgementRow
 from judges.sets.benchmark import Published
 from judges.sets.imports import published_statistics
