@@ -41,6 +41,7 @@ from judges.cli.release_versions import CONTENT, content_of, version_for
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
+from judges.sets.folder import SetFolder
 from judges.sets.imports import (
     JUDGE,
     ImportError_,
@@ -382,8 +383,8 @@ def _run(args: Any) -> int:
 def _check_set_toml(root: Path, done: Written) -> None:
     """Name the models set.toml must list for the offline gate to replay them, and the sets
     of a model with outputs for only some (else its version reads INCOMPLETE)."""
-    path = root / "planted_sets" / JUDGE / "set.toml"
-    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    files = SetFolder(root / "planted_sets", JUDGE)
+    path, table = files.config_path, files.read_config()
     run = table.get("versions", {}).get(done.version, {})
     listed = set(run.get("models", []))
     absent = [f"imported:{m}" for m in done.models if f"imported:{m}" not in listed]

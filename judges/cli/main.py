@@ -139,11 +139,10 @@ def _baseline(args: argparse.Namespace) -> int:
 def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
     """`baseline --accept`, under the cassette folder's recording lock."""
     from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
-    from judges.cli.probe_baseline import write_probe_expectations
     from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, repin_refusal
     from judges.reports.model.folders import ResultsMissing
+    from judges.sets.folder import SetFolder
     from judges.sets.pins import differing_pins, write_pins
-    from judges.sets.planted import load_gate_tables
     from judges.verdicts.acceptance import Refusal, acceptance
     from judges.verdicts.inputs import load_sources
 
@@ -159,7 +158,8 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         print(f"python -m judges baseline: {'; '.join(sources.notes)}", file=sys.stderr)
         return 2
     accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
-    folder = args.planted_sets / args.judge
+    files = SetFolder(args.planted_sets, args.judge)
+    folder = files.path
     differing = differing_pins(folder, args.judge, accepted, cassettes)
     if differing and not args.repin:
         for line in repin_refusal(_baseline_command(args), differing, cassettes):
@@ -225,9 +225,9 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
     not_fit, regressed = dict(checks.not_fit), checks.regressed(args.accept_regression or "")
     undecided = checks.undecided_reasons(args.accept_undecided or "")
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
-    existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
+    existing = files.read_gates()
     *written, notes = write_baseline(
-        args.planted_sets / args.judge,
+        files,
         rows_by_version,
         reliability,
         accept=accept,
@@ -241,7 +241,7 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         ),
     )
     if probe_tables is not None:
-        written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+        written.append(files.write_probe_expectations(probe_tables))
     today = datetime.date.today().isoformat()
     # Pinned with its cassettes and results: an accepted recording is never edited unseen.
     repinned = {
@@ -347,7 +347,7 @@ def _probe_regressions(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], models: Any
 ) -> dict[str, str]:
     """Per model, the accepted version's bias probes significantly worse than its baseline's."""
-    from judges.cli.probe_baseline import probe_regression
+    from judges.cli.baseline import probe_regression
     from judges.sets.probes import load_recipe
 
     recipe = load_recipe(args.planted_sets / args.judge / "probes.toml")
@@ -370,7 +370,7 @@ def _probe_baseline(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
 ) -> dict[tuple[str, str], Any] | None:
     """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
-    from judges.cli.probe_baseline import probe_baseline
+    from judges.cli.baseline import probe_baseline
     from judges.sets.planted import load_planted_set
     from judges.sets.probes import load_probe_set
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from judges.core.results import read_jsonl
 from judges.core.spec import JudgeSpec
 from judges.reports.model.folders import record_command
-from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.sets.planted import load_planted_set
 from judges.verdicts.acceptance import Acceptance, asked_items, recording_gaps
 
 
@@ -96,7 +96,7 @@ def survey(
     """Print what each version's recording holds and the accepted baseline; write nothing."""
     spec = catalog[judge]
     planted = load_planted_set(planted_root, spec)
-    tables = load_gate_tables(planted.path / "gates.toml")
+    tables = planted.folder.read_gates()
     accepted = sorted({str(g["baseline"]) for g in tables.values() if g.get("baseline")})
     print(f"{judge}: accepted baseline {', '.join(accepted) or 'none yet'} (gates.toml)")
     for version in versions:

@@ -98,7 +98,7 @@ class JudgeRunner(probing.ProbeJudging):
         where = planted.gates_source(model, set_case.version)
         if (model, set_case.version) not in planted.gates:
             pytest.skip(
-                f"no gates for {model} prompt {set_case.version} in {planted.path / 'gates.toml'}"
+                f"no gates for {model} prompt {set_case.version} in {planted.folder.gates_path}"
                 f': add a ["{model}"."{set_case.version}"] table'
             )
         failed = [r for r in results if r.passed is False]
@@ -280,7 +280,7 @@ class JudgeRunner(probing.ProbeJudging):
 
 def planted_gates(session: JudgesSession, set_case: SetCase) -> str:
     planted = session.planted_sets[set_case.judge]
-    return f'{planted.path / "gates.toml"} ["{set_case.model}"."{set_case.version}"]'
+    return f'{planted.folder.gates_path} ["{set_case.model}"."{set_case.version}"]'
 
 
 @pytest.fixture

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec
@@ -40,6 +39,7 @@ from judges.sets.candidates import Candidate
 from judges.sets.items import PlantedItem, PlantedSetError, Provenance
 from judges.sets.probe_kinds import invariance_probe
 from judges.storage.files import atomic_write_text, json_lines
+from judges.storage.toml_files import write_toml
 
 REVIEW_FILE = "review.jsonl"
 PROBES_FILE = "probes.toml"
@@ -360,6 +360,6 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
             texts = [e[3] for e in entries if e[3] is not None]
             if texts:
                 entry["written"] = list(entry.get("written", [])) + texts
-        atomic_write_text(path, tomli_w.dumps(table))
+        write_toml(path, table, error=PlantedSetError)
         written.append(path)
     return written

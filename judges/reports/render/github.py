@@ -20,6 +20,7 @@ from pathlib import Path
 from judges.reports.format import p_is
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
+from judges.sets.folder import SetFolder
 from judges.stats.estimates.floors import Gate
 from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
 
@@ -231,7 +232,7 @@ def all_annotations(
     for folder in folders:
         set_dir = planted_root / folder.judge
         for m in folder.models:
-            found += _gate_annotations(folder, m, set_dir / "gates.toml", root)
+            found += _gate_annotations(folder, m, SetFolder.at(set_dir).gates_path, root)
             found += _item_annotations(folder, m, set_dir / "items.jsonl", root)
     return found
 
