@@ -32,7 +32,7 @@ from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
 from judges.reports.format import p_is
-from judges.sets.folder import SetFolder
+from judges.sets.folder import GATES_FILE, SetFolder
 from judges.sets.planted import STABILITY_FLOORS
 from judges.sets.probes import run_name
 from judges.stats.estimates.floors import control_false_positive_rate, detection_rates, error_rate
@@ -415,7 +415,7 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
         if not m.fit:
             line += "; " + "; ".join(m.fitness_reasons())
             if m.accept_not_fit:
-                line += f" (accepted in gates.toml: {m.accept_not_fit})"
+                line += f" (accepted in {GATES_FILE}: {m.accept_not_fit})"
         lines.append(line)
     return lines
 

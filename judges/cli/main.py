@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.project import find_project
+from judges.sets.folder import EXPECTATIONS_FILE, GATES_FILE, PINS_FILE, SET_FILE
 
 # The commands declared in their own modules, imported only when the command line names one
 # of them (or asks for the full --help): together they bring in scipy, both SDKs and the
@@ -214,7 +215,7 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
             for gate in gates:
                 print(f"floor: {args.judge} {accept} on {model}: {gate.describe()}: fails")
         print(f"python -m judges baseline: prompt {accept} fails floors its table would keep "
-              "(above): not accepted, nothing written. Lower them in gates.toml if the team "
+              f"(above): not accepted, nothing written. Lower them in {GATES_FILE} if the team "
               "agrees, or replace every floor with its suggestion (--reset-floors)",
               file=sys.stderr)  # fmt: skip
         return 1
@@ -263,7 +264,8 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         # One draw as the reference: a lucky one fails honest re-records (gates-and-verdicts.md)
         print(f"note: prompt {accept} has no retest run, so its regression reference is one "
               "draw and a lucky recording makes honest re-records look worse; add "
-              "`retest = true` to set.toml and record the retest before relying on it")  # fmt: skip
+              f"`retest = true` to {SET_FILE} and record the retest before relying on "
+              "it")  # fmt: skip
     print(f"suggested floors (where none was set): {FLOORS_MET}")
     for line in notes:
         print(f"floor {line}")
@@ -335,7 +337,7 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
                 continue
             lines.append(
                 f"warning: {judge} {accept} on {model}: its regression gates are "
-                f"{sensitivity.blind_to(found)} (gates.toml min_detectable_drop "
+                f"{sensitivity.blind_to(found)} ({GATES_FILE} min_detectable_drop "
                 f"{found.required * 100:.0f} points): {sensitivity.needs(found)}; a PASS gated "
                 f"against it will say so. `python -m judges plan {judge} --drop "
                 f"{found.required:g}` plans the set"
@@ -534,12 +536,12 @@ class _VersionWithoutAccept(argparse.Action):
 def _add_baseline(commands: Commands) -> None:
     baseline = commands.add_parser(
         "baseline",
-        help="accept a recorded run as the baseline: expectations.toml and gates.toml",
+        help=f"accept a recorded run as the baseline: {EXPECTATIONS_FILE} and {GATES_FILE}",
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
-        "write the planted set's expectations.toml (every miss, as an accepted miss with its "
-        "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
+        f"write the planted set's {EXPECTATIONS_FILE} (every miss, as an accepted miss with its "
+        f"reason) and {GATES_FILE}: `baseline` names the accepted prompt version, whose main run "
         "every version's regression gates compare with (paired McNemar, one-sided mid-p). "
-        "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
+        f"Floors the team set in {GATES_FILE} are kept; a missing floor is suggested from the "
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
     )
@@ -563,39 +565,39 @@ def _add_baseline(commands: Commands) -> None:
         "--accept-not-fit",
         metavar="REASON",
         help="accept a NOT FIT version (no better than chance) anyway; the reason is written "
-        "to gates.toml as accept_not_fit, and its fitness test becomes a strict xfail",
+        f"to {GATES_FILE} as accept_not_fit, and its fitness test becomes a strict xfail",
     )
     baseline.add_argument(
         "--accept-regression",
         metavar="REASON",
         help="accept a version significantly worse than the current baseline (a failing "
-        "regression gate) anyway; the reason is written to gates.toml as accept_regression",
+        f"regression gate) anyway; the reason is written to {GATES_FILE} as accept_regression",
     )
     baseline.add_argument(
         "--accept-undecided",
         metavar="REASON",
         help="accept an UNDECIDED version (its set too small for any chance test to decide) "
-        "anyway; the reason is written to gates.toml as accept_undecided",
+        f"anyway; the reason is written to {GATES_FILE} as accept_undecided",
     )
     baseline.add_argument(
         "--accept-control-miss",
         metavar="REASON",
         help="accept controls the version marks down (new ones, each named first) as "
-        "accepted misses anyway; the reason is written beside each in expectations.toml",
+        f"accepted misses anyway; the reason is written beside each in {EXPECTATIONS_FILE}",
     )
     baseline.add_argument(
         "--accept-no-verdict",
         metavar="REASON",
         help="accept items the version gave no verdict (an error, a reply it could not read, "
         "a dropped item; each named first) as accepted misses anyway; the reason is written "
-        "beside each in expectations.toml",
+        f"beside each in {EXPECTATIONS_FILE}",
     )
     baseline.add_argument(
         "--repin",
         metavar="REASON",
         help="accept again a version whose pinned cassettes differ from the bytes on disk "
         "(edited, replaced or deleted since acceptance): each is named and pinned anew, and "
-        "the reason is written to accepted.toml as repinned. Without it such an acceptance "
+        f"the reason is written to {PINS_FILE} as repinned. Without it such an acceptance "
         "is refused, nothing written",
     )
     baseline.add_argument("--reports", "--report-dir", type=Path, help=REPORTS_HELP)

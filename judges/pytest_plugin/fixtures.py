@@ -17,6 +17,7 @@ from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
 from judges.reports.sections.fitness import cannot_show, fitness_reasons, reason_text
+from judges.sets.folder import GATES_FILE
 from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
@@ -227,7 +228,7 @@ class JudgeRunner(probing.ProbeJudging):
         assert fitness.fit, "\n".join(
             [
                 f"{title} is {NOT_FIT}: no better than chance at what its set measures "
-                "(threshold: chance itself, so no floor in gates.toml can move it)",
+                f"(threshold: chance itself, so no floor in {GATES_FILE} can move it)",
                 *(f"  {reason_text(t)}" for t in fitness.failing),
                 *(
                     [f"  {line}" for line in fitness_reasons(fitness)]

@@ -16,16 +16,13 @@ one TOML writer (`judges.storage.toml_files`), each file with its header for the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.core.spec import version_key
-from judges.sets.items import PlantedSetError
-from judges.sets.tables import load_tables, load_toml
-from judges.storage.files import atomic_write_text
-from judges.storage.toml_files import write_toml
+# The readers, the writer and the version order are imported where they are used: the CLI's
+# help and messages import this module for the file names, and stay quick to start.
 
 SET_FILE = "set.toml"
 GATES_FILE = "gates.toml"
@@ -72,6 +69,8 @@ PINNED_CASSETTES_HEADER = f"""# The cassettes of the accepted baselines ({PINS_F
 
 def in_order(tables: Tables) -> list[tuple[tuple[str, str], Mapping[str, Any]]]:
     """Tables by model, then prompt version (numerically: 0.10 after 0.9)."""
+    from judges.core.spec import version_key
+
     return sorted(tables.items(), key=lambda pair: (pair[0][0], version_key(pair[0][1])))
 
 
@@ -119,26 +118,30 @@ class SetFolder:
 
     def read_config(self) -> dict[str, Any]:
         """set.toml as a table ({} when absent); `SetConfig` says what it means."""
+        from judges.sets.tables import load_toml
+
         return load_toml(self.config_path)
 
     def read_gates(self) -> dict[tuple[str, str], dict[str, Any]]:
         """gates.toml's raw tables by (model, version); `planted.Gates` checks each."""
-        return load_tables(self.gates_path)
+        return _tables(self.gates_path)
 
     def read_expectations(self) -> dict[tuple[str, str], dict[str, str]]:
         """expectations.toml: (model, version) -> item id -> why its miss is accepted."""
-        return load_tables(self.expectations_path)
+        return _tables(self.expectations_path)
 
     def read_probe_expectations(self) -> dict[tuple[str, str], dict[str, dict[str, str]]]:
         """probe_expectations.toml: (model, version) -> probe -> item id -> reason."""
-        return load_tables(self.probe_expectations_path)
+        return _tables(self.probe_expectations_path)
 
     def read_pins(self) -> dict[tuple[str, str], dict[str, Any]]:
         """accepted.toml's raw tables by (model, version); `pins.load_pins` checks each."""
-        return load_tables(self.pins_path)
+        return _tables(self.pins_path)
 
     def read_pinned_cassettes(self) -> dict[str, str]:
         """accepted-cassettes.sha256: path under the cassettes folder -> sha256."""
+        from judges.sets.items import PlantedSetError
+
         path = self.pinned_cassettes_path
         if not path.is_file():
             return {}
@@ -176,12 +179,13 @@ class SetFolder:
             for probe, items in by_probe.items()
         }
         ordered = sorted(probes.items(), key=_probe_order(tables))
-        header, path = PROBE_EXPECTATIONS_HEADER, self.probe_expectations_path
-        return write_toml(path, header=header, tables=ordered, error=PlantedSetError)
+        return _write(self.probe_expectations_path, PROBE_EXPECTATIONS_HEADER, ordered)
 
     def write_pins(self, tables: Tables, cassettes: Mapping[str, str] | None) -> Path:
         """accepted.toml, and accepted-cassettes.sha256 when `cassettes` (path -> sha256)
         lists any or the file exists already (a pin's cassettes all gone rewrites it)."""
+        from judges.storage.files import atomic_write_text
+
         path = self._write_tables(self.pins_path, PINS_HEADER, tables)
         manifest = self.pinned_cassettes_path
         if cassettes or manifest.is_file():
@@ -192,11 +196,28 @@ class SetFolder:
         return path
 
     def _write_tables(self, path: Path, header: str, tables: Tables) -> Path:
-        return write_toml(path, header=header, tables=in_order(tables), error=PlantedSetError)
+        return _write(path, header, in_order(tables))
+
+
+def _tables(path: Path) -> dict[tuple[str, str], Any]:
+    """A file of `["model"."version"]` tables; errors name the file (PlantedSetError)."""
+    from judges.sets.tables import load_tables
+
+    return load_tables(path)
+
+
+def _write(path: Path, header: str, tables: Iterable[tuple[tuple[str, ...], Any]]) -> Path:
+    """Through the one TOML writer; a value it refuses is the set's error, naming the file."""
+    from judges.sets.items import PlantedSetError
+    from judges.storage.toml_files import write_toml
+
+    return write_toml(path, header=header, tables=tables, error=PlantedSetError)
 
 
 def _probe_order(tables: Mapping[tuple[str, str], Any]) -> Any:
     """Probe tables by model and version, then in the order each version lists its probes."""
+    from judges.core.spec import version_key
+
     rank = {
         (model, version, probe): index
         for (model, version), by_probe in tables.items()

@@ -20,7 +20,7 @@ from pathlib import Path
 from judges.reports.format import p_is
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
-from judges.sets.folder import SetFolder
+from judges.sets.folder import EXPECTATIONS_FILE, SetFolder
 from judges.stats.estimates.floors import Gate
 from judges.verdicts.vocabulary import FAIL, NOT_FIT, PASS
 
@@ -215,8 +215,8 @@ def _item_annotations(
             lines[row.item_id] = f"{where}: item {row.item_id} ({row.category}) {row.status}: {why}"
     for item_id in m.accepted_met:
         lines[item_id] = (
-            f"{where}: item {item_id} is an accepted miss in expectations.toml but the judge "
-            "now meets it (strict xfail): remove it from expectations.toml"
+            f"{where}: item {item_id} is an accepted miss in {EXPECTATIONS_FILE} but the judge "
+            f"now meets it (strict xfail): remove it from {EXPECTATIONS_FILE}"
         )
     for item_id, message in lines.items():
         line = item_line(items_file, item_id) if items_file.is_file() else None
