@@ -146,7 +146,10 @@ class SetFolder:
         if not path.is_file():
             return {}
         files: dict[str, str] = {}
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        from judges.storage.files import jsonl_lines
+
+        # Lines end at "\n" alone: a cassette's path may hold U+2028 (str.splitlines splits it).
+        for number, line in enumerate(jsonl_lines(path.read_text(encoding="utf-8")), 1):
             if not line.strip() or line.startswith("#"):
                 continue
             digest, _, name = line.partition("  ")

@@ -245,7 +245,7 @@ def write_pins(
         if reports is not None:
             pin = replace(pin, results=results_digest(reports, spec.name, version, model))
         pins[(model, version)] = pin
-    return _write(folder, pins)
+    return save_pins(folder, pins)
 
 
 def note_rerecorded(
@@ -259,10 +259,11 @@ def note_rerecorded(
         judge = folder.name
         pin = replace(pin, cassettes=recorded_cassettes(cassettes, judge, version, model))
     pins[(model, version)] = pin
-    return _write(folder, pins)
+    return save_pins(folder, pins)
 
 
-def _write(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
+def save_pins(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
+    """accepted.toml and its cassette list, written from `pins` as they are."""
     tables: dict[tuple[str, str], dict[str, object]] = {}
     manifest: dict[str, str] = {}
     for key, pin in pins.items():
