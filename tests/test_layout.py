@@ -71,12 +71,14 @@ NOT_PROBE_KINDS: Mapping[tuple[str, str], str] = {
 }
 
 
-# A planted set's files are named once, in the module that reads and writes them: a module
+# A planted set's files are named once, in the module that knows the set's folder: a module
 # that spells one (to build its path, or in a message) is a module a rename would miss.
 SET_FILES_OWNER = "judges/sets/folder.py"
 SET_FILES = (
-    set_folder.SET_FILE, set_folder.GATES_FILE, set_folder.EXPECTATIONS_FILE,
-    set_folder.PROBE_EXPECTATIONS_FILE, set_folder.PINS_FILE, set_folder.PINNED_CASSETTES_FILE,
+    set_folder.ITEMS_FILE, set_folder.REPLIES_FILE, set_folder.DERIVED_FILE,
+    set_folder.PROBES_FILE, set_folder.PROBE_ITEMS_FILE, set_folder.SET_FILE,
+    set_folder.GATES_FILE, set_folder.EXPECTATIONS_FILE, set_folder.PROBE_EXPECTATIONS_FILE,
+    set_folder.PINS_FILE, set_folder.PINNED_CASSETTES_FILE,
 )  # fmt: skip
 # Modules that may not import the owner, each with its reason.
 NOT_SET_FILE_OWNERS: Mapping[tuple[str, str], str] = {
@@ -85,6 +87,9 @@ NOT_SET_FILE_OWNERS: Mapping[tuple[str, str], str] = {
     ("judges/pytest_plugin/options.py", "set.toml"): "likewise, the --noise-repeats help",
     ("judges/calls/cassette_files.py", "set.toml"): "calls/ is a layer below sets/: a "
     "cassette's miss message names the file that asks for more repeats",
+    ("judges/corpus/rows.py", "items.jsonl"): "a corpus folder's own items file, not a set's",
+    ("judges/cli/corpus.py", "items.jsonl"): "the corpus import's help: a corpus's files",
+    ("judges/sets/benchmark.py", "items.jsonl"): "a benchmark folder's own items file",
 }
 
 

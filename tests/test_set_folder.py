@@ -19,11 +19,16 @@ from hypothesis import strategies as st
 
 from judges.core.spec import load_catalog
 from judges.sets.folder import (
+    DERIVED_FILE,
     EXPECTATIONS_FILE,
     GATES_FILE,
+    ITEMS_FILE,
     PINNED_CASSETTES_FILE,
     PINS_FILE,
     PROBE_EXPECTATIONS_FILE,
+    PROBE_ITEMS_FILE,
+    PROBES_FILE,
+    REPLIES_FILE,
     SET_FILE,
     SetFolder,
 )
@@ -53,6 +58,11 @@ def test_each_file_has_its_path_in_the_set_folder(tmp_path: Path) -> None:
     assert folder.path == tmp_path / "support"
     assert SetFolder.at(folder.path) == folder
     assert {
+        folder.items_path.name: ITEMS_FILE,
+        folder.replies_path.name: REPLIES_FILE,
+        folder.derived_path.name: DERIVED_FILE,
+        folder.probes_path.name: PROBES_FILE,
+        folder.probe_items_path.name: PROBE_ITEMS_FILE,
         folder.config_path.name: SET_FILE,
         folder.gates_path.name: GATES_FILE,
         folder.expectations_path.name: EXPECTATIONS_FILE,
@@ -60,6 +70,11 @@ def test_each_file_has_its_path_in_the_set_folder(tmp_path: Path) -> None:
         folder.pins_path.name: PINS_FILE,
         folder.pinned_cassettes_path.name: PINNED_CASSETTES_FILE,
     } == {
+        "items.jsonl": ITEMS_FILE,
+        "replies.jsonl": REPLIES_FILE,
+        "derived.toml": DERIVED_FILE,
+        "probes.toml": PROBES_FILE,
+        "probes.jsonl": PROBE_ITEMS_FILE,
         "set.toml": SET_FILE,
         "gates.toml": GATES_FILE,
         "expectations.toml": EXPECTATIONS_FILE,
@@ -238,7 +253,8 @@ def test_the_committed_files_rewritten_are_the_committed_bytes(tmp_path: Path, j
 
 def _paths(folder: SetFolder) -> list[Path]:
     return [
-        folder.config_path, folder.gates_path, folder.expectations_path,
+        folder.items_path, folder.replies_path, folder.derived_path, folder.probes_path,
+        folder.probe_items_path, folder.config_path, folder.gates_path, folder.expectations_path,
         folder.probe_expectations_path, folder.pins_path, folder.pinned_cassettes_path,
     ]  # fmt: skip
 

@@ -225,7 +225,7 @@ def import_llmbar(
     folder = release_folder(planted_sets, release)
     version = version_for(strategy, version, release, folder, root / "cassettes")
     spec = _spec(version)
-    items_path = planted_sets / JUDGE / "items.jsonl"
+    items_path = SetFolder(planted_sets, JUDGE).items_path
     kept = load_items(items_path, spec) if items_path.is_file() else []
     taken = taken_prefixes(planted_sets, folder, kept, release)
     read = read_llmbar(src, strategy, release, known_prefixes(folder), taken)
@@ -277,7 +277,7 @@ def import_jsonl(
 ) -> Written:
     """Import a team's logged decisions on items already in the planted set."""
     spec = _spec(version)
-    items = {i.id: i for i in load_items(root / "planted_sets" / JUDGE / "items.jsonl", spec)}
+    items = {i.id: i for i in load_items(SetFolder(root / "planted_sets", JUDGE).items_path, spec)}
     replies = read_jsonl(path, model, set(items))
     fingerprint = {
         "backend": IMPORTED,

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.project import find_project
-from judges.sets.folder import EXPECTATIONS_FILE, GATES_FILE, PINS_FILE, SET_FILE
+from judges.sets.folder import (
+    DERIVED_FILE,
+    EXPECTATIONS_FILE,
+    GATES_FILE,
+    PINS_FILE,
+    PROBES_FILE,
+    SET_FILE,
+    SetFolder,
+)
 
 # The commands declared in their own modules, imported only when the command line names one
 # of them (or asks for the full --help): together they bring in scipy, both SDKs and the
@@ -28,11 +36,11 @@ def _derive(args: argparse.Namespace) -> int:
     from judges.sets.probes import write_probes
 
     spec = args.catalog[args.judge]
-    folder = args.planted_sets / args.judge
-    derivations = load_derivations(folder / "derived.toml")
-    items = [i for i in load_items(folder / "items.jsonl", spec) if i.provenance.source == "hand"]
+    folder = SetFolder(args.planted_sets, args.judge)
+    derivations = load_derivations(folder.derived_path)
+    items = [i for i in load_items(folder.items_path, spec) if i.provenance.source == "hand"]
     derived = derive_all(items, derivations)
-    write_derived(folder / "items.jsonl", derived)
+    write_derived(folder.items_path, derived)
     for item in derived:
         print(f"{item.id} {item.category}: {item.provenance.perturbation}")
     planted = load_planted_set(args.planted_sets, spec)
@@ -142,7 +150,6 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
     from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
     from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, repin_refusal
     from judges.reports.model.folders import ResultsMissing
-    from judges.sets.folder import SetFolder
     from judges.sets.pins import differing_pins, write_pins
     from judges.verdicts.acceptance import Refusal, acceptance
     from judges.verdicts.inputs import load_sources
@@ -352,7 +359,7 @@ def _probe_regressions(
     from judges.cli.baseline import probe_regression
     from judges.sets.probes import load_recipe
 
-    recipe = load_recipe(args.planted_sets / args.judge / "probes.toml")
+    recipe = load_recipe(SetFolder(args.planted_sets, args.judge).probes_path)
     if recipe is None:
         return {}
     fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
@@ -479,7 +486,8 @@ Commands = argparse._SubParsersAction  # what add_subparsers returns: one add_pa
 def _add_derive(commands: Commands) -> None:
     derive = commands.add_parser(
         "derive",
-        help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
+        help=f"regenerate a planted set's generated items ({DERIVED_FILE}) and probes "
+        f"({PROBES_FILE})",
     )
     derive.add_argument("judge", help="judge name, e.g. product_identity")
     derive.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from judges.sets.folder import SET_FILE
+from judges.sets.folder import PROBES_FILE, SET_FILE
 from judges.sets.items import PlantedSetError
 from judges.sets.set_config import SetConfig
 
@@ -74,7 +74,7 @@ def judge_runs(planted: Configured, probes: Restricted | None) -> list[Run]:
     """Every run the judge has: set.toml's, then the bias probes of probes.toml."""
     runs = set_runs(planted.config)
     if probes is not None:
-        runs.append(Run("probes", "probes.toml versions", probes.versions))
+        runs.append(Run("probes", f"{PROBES_FILE} versions", probes.versions))
     return runs
 
 

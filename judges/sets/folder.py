@@ -1,6 +1,11 @@
 """A planted set's folder and the files the harness reads and writes in it, each named here
 alone (a layout test keeps it so):
 
+planted_sets/<judge>/items.jsonl                the planted items, one per line
+planted_sets/<judge>/replies.jsonl              a judge callable's reply fixtures
+planted_sets/<judge>/derived.toml               how generated items derive from hand ones
+planted_sets/<judge>/probes.toml                the bias probes' recipe
+planted_sets/<judge>/probes.jsonl               the probe items it generates
 planted_sets/<judge>/set.toml                   what the set runs: versions, noise, panel, ...
 planted_sets/<judge>/gates.toml                 floors and the accepted baseline, per judge
                                                 model and prompt version
@@ -24,6 +29,11 @@ from typing import Any
 # The readers, the writer and the version order are imported where they are used: the CLI's
 # help and messages import this module for the file names, and stay quick to start.
 
+ITEMS_FILE = "items.jsonl"
+REPLIES_FILE = "replies.jsonl"
+DERIVED_FILE = "derived.toml"
+PROBES_FILE = "probes.toml"
+PROBE_ITEMS_FILE = "probes.jsonl"
 SET_FILE = "set.toml"
 GATES_FILE = "gates.toml"
 EXPECTATIONS_FILE = "expectations.toml"
@@ -89,6 +99,26 @@ class SetFolder:
     @property
     def path(self) -> Path:
         return self.root / self.judge
+
+    @property
+    def items_path(self) -> Path:
+        return self.path / ITEMS_FILE
+
+    @property
+    def replies_path(self) -> Path:
+        return self.path / REPLIES_FILE
+
+    @property
+    def derived_path(self) -> Path:
+        return self.path / DERIVED_FILE
+
+    @property
+    def probes_path(self) -> Path:
+        return self.path / PROBES_FILE
+
+    @property
+    def probe_items_path(self) -> Path:
+        return self.path / PROBE_ITEMS_FILE
 
     @property
     def config_path(self) -> Path:

@@ -26,7 +26,6 @@ from judges.sets.set_config import SetConfig
 from judges.sets.tables import table_line
 from judges.storage.files import json_lines
 
-REPLIES_FILE = "replies.jsonl"
 ItemT = TypeVar("ItemT", bound=PlantedItem)
 
 
@@ -241,7 +240,7 @@ def _check_categories(path: Path, items: Sequence[PlantedItem], lines: dict[str,
 def load_reply_fixtures(root: Path, spec: JudgeSpec) -> list[ReplyFixture]:
     """A callable judge's reply fixtures (`replies.jsonl` beside its planted items), or
     none; a judge with prompt files has none (its replies are parsed by the harness)."""
-    path = root / spec.name / REPLIES_FILE
+    path = SetFolder(root, spec.name).replies_path
     if not path.is_file():
         return []
     if spec.team is None:
@@ -255,7 +254,7 @@ def load_reply_fixtures(root: Path, spec: JudgeSpec) -> list[ReplyFixture]:
 def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     files = SetFolder(root, spec.name)
     folder = files.path
-    items = load_items(folder / "items.jsonl", spec)
+    items = load_items(files.items_path, spec)
     ids = {item.id for item in items}
     misses_path, misses = files.expectations_path, files.read_expectations()
     for (model, version), table in misses.items():
@@ -312,7 +311,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     reading = _reading_list_items(folder, config, spec) if config.reading_list else []
     clash = sorted(ids & {item.id for item in reading})
     if clash:
-        raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
+        raise PlantedSetError(f"{files.items_path}: ids {clash} are reading-list ids")
     # A callable judge's retired versions keep their tables: the current one inherits them.
     retired = {version for _, version in gates if spec.retired(version)}
     inherited = _inherit_gates(gates, sorted({*retired, *spec.versions}, key=version_key))
@@ -434,7 +433,7 @@ def load_planted_sets(root: Path, catalog: dict[str, JudgeSpec]) -> dict[str, Pl
     return {
         name: load_planted_set(root, spec)
         for name, spec in catalog.items()
-        if (root / name / "items.jsonl").is_file()
+        if SetFolder(root, name).items_path.is_file()
     }
 
 

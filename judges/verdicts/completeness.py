@@ -94,7 +94,7 @@ def missing_runs(
 def _probes(planted: PlantedSet) -> ProbeSet | None:
     """The probes.toml restriction only: the probe items are the tests' concern."""
     try:
-        recipe = load_recipe(Path(planted.path) / "probes.toml")
+        recipe = load_recipe(planted.folder.probes_path)
     except PlantedSetError:
         return None  # the probe section's note says why
     if recipe is None:

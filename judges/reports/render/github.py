@@ -233,7 +233,7 @@ def all_annotations(
         set_dir = planted_root / folder.judge
         for m in folder.models:
             found += _gate_annotations(folder, m, SetFolder.at(set_dir).gates_path, root)
-            found += _item_annotations(folder, m, set_dir / "items.jsonl", root)
+            found += _item_annotations(folder, m, SetFolder.at(set_dir).items_path, root)
     return found
 
 
