@@ -35,7 +35,7 @@ from judges.sets.folder import (
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import load_planted_set
 from judges.sets.tables import table_line
-from judges.storage.toml_files import toml_text, write_toml
+from judges.storage.toml_files import toml_string, toml_text, write_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "planted_sets"
@@ -261,3 +261,11 @@ def _paths(folder: SetFolder) -> list[Path]:
 
 def _tables_part(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if not line.startswith("#"))
+
+
+@given(key=TEXT, value=TEXT)
+def test_a_line_laid_out_by_hand_quotes_as_tomli_w_does(key: str, value: str) -> None:
+    """The importer's always-quoted keys: json.dumps wrote an emoji as a surrogate pair
+    TOML refuses, and DEL raw; a plain ASCII name is quoted as before, byte for byte."""
+    assert tomllib.loads(f"{toml_string(key)} = {toml_string(value)}\n") == {key: value}
+    assert toml_string("Adversarial/GPTInst") == '"Adversarial/GPTInst"'

@@ -55,6 +55,7 @@ from judges.sets.imports import (
 from judges.sets.items import PlantedItem
 from judges.sets.planted import load_items
 from judges.storage.files import atomic_write_text
+from judges.storage.toml_files import toml_string
 
 # The URI a replay never matches on (method, path and body only); the path is the SDK's.
 _URI = f"http://imported.invalid{IMPORTED_PATH}"
@@ -323,17 +324,17 @@ def _write_release(read: Release, folder: Path, version: str) -> int:
     changed: int = _write_if_changed(folder / "LICENSE", read.license_text)
     if read.notes_text:
         changed += _write_if_changed(folder / "README.md", read.notes_text)
-    prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())
+    prefixes = "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in read.prefixes.items())
     changed += _write_if_changed(folder / "prefixes.toml", prefixes)
     content = content_of(folder)
     sets = dict(content.get("sets", {})) | read.contents
     strategies = dict(content.get("strategies", {})) | {read.strategy: version}
     text = (
         f"# {read.name}: known by its content, whatever its folder or README\n"
-        f"name = {json.dumps(read.name)}\n\n[sets]\n"
-        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(sets.items()))
+        f"name = {toml_string(read.name)}\n\n[sets]\n"
+        + "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in sorted(sets.items()))
         + "\n[strategies]  # strategy -> the prompt version its outputs are under\n"
-        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(strategies.items()))
+        + "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in sorted(strategies.items()))
     )
     changed += _write_if_changed(folder / CONTENT, text)
     for (category, model), stats in sorted(read.published.items()):

@@ -8,6 +8,8 @@ Two shapes, which may share a file:
   table). The planted set's files use it: people read and edit them by hand, and
   `judges.sets.tables.table_line` finds a table by that spelling of its header, so the first
   two parts are always quoted.
+A file laid out line by line (the pairwise importer's content.toml and prefixes.toml, whose
+keys are always quoted) writes its strings with `toml_string`, tomli-w's own quoting.
 """
 
 from __future__ import annotations
@@ -61,8 +63,9 @@ def write_toml(
     return path
 
 
-def _string(text: str) -> str:
-    """A TOML basic string, as tomli-w escapes it (DEL, control characters, quotes)."""
+def toml_string(text: str) -> str:
+    """A TOML basic string, as tomli-w escapes it (DEL, control characters, quotes), for the
+    few lines a file lays out itself (an importer's always-quoted keys, a commented header)."""
     return tomli_w.dumps({"k": text})[len("k = ") :].rstrip("\n")
 
 
@@ -73,7 +76,7 @@ def _key(name: str) -> str:
 
 def _table_name(key: tuple[str, ...]) -> str:
     """`["model"."version".rest]`: the first two parts quoted always (see the module's note)."""
-    parts = [_string(part) for part in key[:2]] + [_key(part) for part in key[2:]]
+    parts = [toml_string(part) for part in key[:2]] + [_key(part) for part in key[2:]]
     return "[" + ".".join(parts) + "]"
 
 
