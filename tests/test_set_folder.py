@@ -269,3 +269,20 @@ def test_a_line_laid_out_by_hand_quotes_as_tomli_w_does(key: str, value: str) ->
     TOML refuses, and DEL raw; a plain ASCII name is quoted as before, byte for byte."""
     assert tomllib.loads(f"{toml_string(key)} = {toml_string(value)}\n") == {key: value}
     assert toml_string("Adversarial/GPTInst") == '"Adversarial/GPTInst"'
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf"])
+def test_a_non_finite_floor_in_gates_toml_is_refused_when_the_set_loads(
+    tmp_path: Path, bad: str
+) -> None:
+    """TOML reads `nan` as a float: a floor no run meets or fails (every comparison with NaN
+    is false), which `baseline` would otherwise carry on writing."""
+    shutil.copytree(COMMITTED / "product_identity", tmp_path / "product_identity")
+    (tmp_path / "product_identity" / GATES_FILE).write_text(
+        f'["local:m"."0.3"]\nmin_detection = {{ cousin = {bad} }}\n', encoding="utf-8"
+    )
+    with pytest.raises(PlantedSetError) as refused:
+        load_planted_set(tmp_path, load_catalog()["product_identity"])
+    message = str(refused.value)
+    assert f'{tmp_path / "product_identity" / GATES_FILE}: ["local:m"."0.3"]' in message
+    assert "min_detection.cousin" in message and "finite number" in message

@@ -404,7 +404,9 @@ def write_baseline(
                 if (model, version) in (undecided or {}):
                     table["accept_undecided"] = (undecided or {})[(model, version)]
             gates[(model, version)] = _ordered(table)
-    return folder.write_expectations(misses), folder.write_gates(gates), notes
+    # Gates first: a value the writer refuses (a NaN floor) leaves both files as they were.
+    gates_path = folder.write_gates(gates)
+    return folder.write_expectations(misses), gates_path, notes
 
 
 def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:

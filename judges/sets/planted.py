@@ -37,7 +37,8 @@ class Gates(BaseModel):
     fail a run only when it is significantly worse than that run (one-sided at `alpha`).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A NaN floor is never met nor failed (every comparison with it is false): refused.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     baseline: str | None = None
     alpha: float = Field(default=0.05, gt=0, lt=0.5)
