@@ -8,13 +8,14 @@ accepted by name that now passes fails the run until the line is removed.
 
 import pytest
 
-from judges.reports.sections.pairwise import set_reasons, set_verdict
+from judges.reports.sections.pairwise import set_reasons
 from judges.stats.fitness.pairwise import by_category, gated_outcomes, judged
 from judges.stats.fitness.published import (
     imported_rows,
     llmbar_neutral_checks,
     published_checks,
 )
+from judges.verdicts.pairwise import set_verdict
 from judges.verdicts.vocabulary import PASS
 
 

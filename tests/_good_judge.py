@@ -273,6 +273,9 @@ class Verdict:
     # The detection gate cannot see gates.toml's min_detectable_drop: the first screen and
     # a PASS say so (judges.verdicts.regressions.sensitivity).
     blind: bool = False
+    # The smallest drop each paired gate sees with 80% power, as the first screen states it
+    # ("detection", "control_false_positive"; nan: none up to the whole rate).
+    sees: dict[str, float] = field(default_factory=dict)
 
 
 def verdict(
@@ -307,11 +310,13 @@ def verdict(
         also=() if agreement is None else (agreement,),
     )  # fmt: skip
     results += family
-    blind = any(found.blind for found in sensitivity(base_main, retest, main, family, gates))
+    powers = sensitivity(base_main, retest, main, family, gates)
+    blind = any(gate.blind for gate in powers)
+    sees = {gate.gate: gate.drop for gate in powers if not gate.nothing_to_drop}
     failed = [r for r in results if r.passed is False or not_evaluated(r)]
     if failed:
-        return Verdict("FAIL", tuple(r.describe() for r in failed), blind)
-    return Verdict("PASS", (), blind)
+        return Verdict("FAIL", tuple(r.describe() for r in failed), blind, sees)
+    return Verdict("PASS", (), blind, sees)
 
 
 def dumps(verdicts: list[Verdict]) -> str:

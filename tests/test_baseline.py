@@ -26,6 +26,7 @@ from judges.cli.main import main
 from judges.core.results import JudgementRow, write_jsonl
 from judges.core.spec import load_catalog
 from judges.reports.model.folders import Results, build_folder
+from judges.stats.estimates.floors import shared_prior
 from judges.stats.estimates.intervals import Estimate, wilson
 from judges.verdicts.inputs import load_sources
 from tests._pairwise_rows import pairwise_row
@@ -192,6 +193,73 @@ def test_a_retest_of_the_same_items_pools_into_the_floor_so_one_lucky_draw_sets_
     # A retest of other items is not a draw of these: it does not pool.
     elsewhere = [row.model_copy(update={"item_id": f"E-{i}"}) for i, row in enumerate(retest)]
     assert detection_floors(main + elsewhere)["min_detection"]["cousin"] == alone
+
+
+def _category(name: str, caught: int, of: int, run: str = "main") -> list[JudgementRow]:
+    return [
+        _row(f"{name}-{i}", i < caught).model_copy(update={"category": name, "run": run})
+        for i in range(of)
+    ]
+
+
+def _judge(counts: dict[str, tuple[int, int]]) -> list[JudgementRow]:
+    """A main run and its retest per category: (caught in main, caught in retest) of 21."""
+    rows = []
+    for name, (in_main, in_retest) in counts.items():
+        rows += _category(name, in_main, 21) + _category(name, in_retest, 21, "retest")
+    return rows
+
+
+def test_a_category_that_drew_every_defect_is_held_to_the_judges_rate_not_its_luck() -> None:
+    # One judge, four categories of 21 defects, right on about 90% of each: one category
+    # caught all 42 of its draws (a 1-in-80 draw at 90%). Alone, its draws predict a next
+    # run of 17/21 or more, a floor of 0.80 an equally good judge misses one run in 20; the
+    # categories together say the judge's rate is about 0.92, and the floor follows that.
+    lucky = {"a": (21, 21), "b": (18, 20), "c": (19, 19), "d": (17, 19)}
+    together = detection_floors(_judge(lucky))["min_detection"]["a"]
+    alone = detection_floors(_judge({"a": (21, 21)}))["min_detection"]["a"]
+    next_run = scipy.stats.binom(21, 0.9)
+    assert alone == 0.80 and together < alone
+    assert (
+        next_run.cdf(math.ceil(alone * 21) - 1) > 0.05 > next_run.cdf(math.ceil(together * 21) - 1)
+    )
+    # The other categories' floors are their own draws' (never raised by the shared rate).
+    for name in "bcd":
+        own = detection_floors(_judge({name: lucky[name]}))["min_detection"][name]
+        assert detection_floors(_judge(lucky))["min_detection"][name] <= own
+
+
+def test_categories_that_differ_keep_their_own_floors() -> None:
+    # A judge that catches nearly every "a" defect and few "b" ones: the categories do not
+    # share a rate, so neither floor is pulled toward the other.
+    prior = shared_prior([(41, 42), (10, 42)])
+    assert prior is not None and prior.a + prior.b < 5  # weak: each category speaks for itself
+    differing = {"a": (21, 20), "b": (5, 5)}
+    floors = detection_floors(_judge(differing))["min_detection"]
+    alone = {
+        n: detection_floors(_judge({n: differing[n]})).get("min_detection", {}).get(n) for n in "ab"
+    }
+    assert floors == {n: v for n, v in alone.items() if v is not None}
+    assert shared_prior([(21, 21)]) is None and shared_prior([]) is None
+
+
+def test_the_shared_rate_keeps_the_next_run_miss_within_its_share() -> None:
+    """Over many baselines of a judge right on 90% of four categories of 21 defects (main
+    and retest), how often the next run misses any of the four floors: at most 4 x 0.25%
+    plus Monte Carlo slack, and no more often than with each category's draws alone."""
+    rng = np.random.default_rng(68)
+    trials, missed, missed_alone = 300, 0, 0
+    for _ in range(trials):
+        counts = {c: (int(rng.binomial(21, 0.9)), int(rng.binomial(21, 0.9))) for c in "abcd"}
+        floors = detection_floors(_judge(counts))["min_detection"]
+        alone = {
+            c: detection_floors(_judge({c: counts[c]}))["min_detection"].get(c, 0.0) for c in "abcd"
+        }
+        next_run = {c: rng.binomial(21, 0.9) / 21 for c in "abcd"}
+        missed += any(next_run[c] < floors.get(c, 0.0) for c in "abcd")
+        missed_alone += any(next_run[c] < alone[c] for c in "abcd")
+    assert missed <= missed_alone
+    assert scipy.stats.binomtest(missed, trials).proportion_ci(0.95).low <= 4 * 0.0025
 
 
 def test_an_unknown_accepted_version_is_refused(

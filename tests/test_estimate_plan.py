@@ -13,16 +13,17 @@ import scipy.stats
 
 from judges.__main__ import main
 from judges.core.results import Expectation
-from judges.reports.sections.estimate import (
+from judges.reports.sections.estimate import estimate_dict
+from judges.stats.estimates.intervals import Estimate
+from judges.stats.estimates.power import items_for_mcnemar, items_for_mean
+from judges.stats.estimates.prevalence import corrected_pass_rate, rogan_gladen
+from judges.stats.planning.set_sizes import noise_df_needed, plan_set
+from judges.verdicts.estimate import (
     EstimateError,
     estimate_pass_rate,
     parse_condition,
     read_outputs,
 )
-from judges.stats.estimates.intervals import Estimate
-from judges.stats.estimates.power import items_for_mcnemar, items_for_mean
-from judges.stats.estimates.prevalence import corrected_pass_rate, rogan_gladen
-from judges.stats.planning.set_sizes import noise_df_needed, plan_set
 from tests._estimate_rows import estimate_row
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +78,7 @@ def test_estimate_applies_the_rule_to_controls_defects_and_outputs(tmp_path: Pat
     assert (r.tpr.successes, r.tpr.n, r.tnr.successes, r.tnr.n) == (18, 20, 18, 20)
     assert r.value == pytest.approx((0.6 + 0.9 - 1) / (0.9 + 0.9 - 1))
     assert r.low < r.value < r.high and result.labelled_left_out == 1
-    assert result.as_dict()["pass_if"] == ["score >= 2", "ok != false"]
+    assert estimate_dict(result)["pass_if"] == ["score >= 2", "ok != false"]
 
 
 def test_estimate_refuses_what_it_cannot_use(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ sizes; five points less must be seen clearly less often.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from judges.sets.planted import Gates
 from judges.stats.estimates.power import WORTH_DETECTING, mcnemar_drop
 from judges.stats.regression.family import version_regressions
 from judges.stats.regression.sensitivity import (
+    MOST_ITEMS,
     Sensitivity,
     detectable_drop,
     gate_power,
@@ -149,6 +151,14 @@ def test_too_few_defects_see_nothing() -> None:
     assert math.isnan(found.drop) and found.blind
     assert sensitivity.blind_to(found) == "blind to any detection drop"
     assert isinstance(found, Sensitivity)
+
+
+def test_a_drop_no_set_up_to_the_cap_sees_names_the_cap() -> None:
+    found = gate_sensitivity("detection", 32, 0.85, (1, 32), ALPHA / 3, draws=2)
+    beyond = replace(found, needed=None)  # what the search says past its last size
+    assert beyond.most_items == MOST_ITEMS == 5000
+    assert sensitivity.enough(beyond) == "over 5,000 planted defects"
+    assert sensitivity.enough(replace(beyond, most_items=800)) == "over 800 planted defects"
 
 
 def test_gates_toml_declares_the_drop_and_refuses_nonsense() -> None:

@@ -30,7 +30,6 @@ from judges.core.spec import (
     load_judge,
 )
 from judges.finale.config import FinaleError, load_candidates, load_episodes
-from judges.reports.sections.estimate import EstimateError, read_outputs
 from judges.reports.write import rebuild_reports
 from judges.sets.imports import ImportError_, read_jsonl
 from judges.sets.items import PlantedSetError
@@ -39,6 +38,7 @@ from judges.sets.reading_list import load_reading_list
 from judges.sets.set_config import SetConfig
 from judges.sets.sme import SmeLabelError, load_sme_labels
 from judges.storage.files import DuplicateKey, strict_json_loads
+from judges.verdicts.estimate import EstimateError, read_outputs
 from tests._report_demo import AFTER, BEFORE, folder, version_rows
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,19 +2,25 @@
 cycle (not even one closed by an import inside a function or under TYPE_CHECKING); inside
 `stats` and `reports`, each concern imports only the concerns below it; a probe kind is
 named in its registry alone, and a planted set's file in its folder module alone; the pytest
-entry point imports nothing of the harness.
+entry point imports nothing of the harness; `reports` imports only result types from `stats`
+(every figure it shows is computed in `stats` or `verdicts`).
 In `tests/`, no module imports a test module.
 
-The checker reads the source with `ast` (nothing is imported), so it sees imports inside
-functions too. Each rule is shown to fail on a small planted package in tmp_path.
+The checker reads the source with `ast` (nothing is imported, but for the one rule that asks
+what an imported name is), so it sees imports inside functions too. Each rule is shown to
+fail on a small planted package in tmp_path.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import re
 import shutil
 import subprocess
+import sys
+import typing
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -383,6 +389,59 @@ def impure_statistics(root: Path, package: str) -> list[str]:
     return found
 
 
+def _kind(value: object) -> str | None:
+    """None for a type (a class, a generic alias, a NewType); else what the value is."""
+    if inspect.isclass(value) or isinstance(value, typing.NewType):
+        return None
+    if typing.get_origin(value) is not None:  # `Mapping[str, Rate]` given a name
+        return None
+    if inspect.ismodule(value):
+        return "a module"
+    return "a function" if callable(value) else "a constant"
+
+
+def _imported(base: str, name: str) -> object:
+    module = importlib.import_module(base)
+    if hasattr(module, name):
+        return getattr(module, name)
+    return importlib.import_module(f"{base}.{name}")
+
+
+def statistics_computed_in(root: Path, package: str, layer: str, source: str) -> list[str]:
+    """Names the modules of `layer` import from `source` that are not types: a function of
+    `source` (imported from it, or passed on by another module), a constant, a module.
+    What a layer above shows is computed below it; it reads the result objects only."""
+    below = f"{package}.{source}"
+    modules = package_modules(root, package)
+    found = []
+    for module, path in modules.items():
+        if not module.startswith(f"{package}.{layer}"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node, _top, _runtime in _walk(tree.body, True, True):
+            if isinstance(node, ast.Import):
+                found += [
+                    f"{module}:{node.lineno} imports {alias.name} (a module)"
+                    for alias in node.names
+                    if alias.name == below or alias.name.startswith(below + ".")
+                ]
+                continue
+            base = _resolve(module, path.name == "__init__.py", node)
+            if not (base == package or base.startswith(package + ".")):
+                continue
+            for alias in node.names:
+                value = _imported(base, alias.name)
+                if base == below or base.startswith(below + "."):
+                    kind = _kind(value)
+                elif inspect.isfunction(value) and value.__module__.startswith(below + "."):
+                    kind = f"a function of {value.__module__}"
+                else:
+                    kind = None
+                if kind:
+                    found.append(f"{module}:{node.lineno} imports {base}.{alias.name} ({kind})")
+    return found
+
+
 def imports_of_test_modules(imports: Mapping[str, list[Import]]) -> list[str]:
     """Imports of a test module (`test_*`) by any other module of the tree. What two test
     modules share belongs in a conftest (fixtures) or a private `_*.py` module (helpers):
@@ -673,6 +732,14 @@ def test_only_the_verdicts_compose_fitness_and_regressions() -> None:
     assert not problems, "build a verdict (judges.verdicts.build) instead:\n" + "\n".join(problems)
 
 
+def test_reports_import_no_statistic_only_result_types() -> None:
+    problems = statistics_computed_in(ROOT.parent / "judges", "judges", "reports", "stats")
+    assert not problems, (
+        "compute the figure in judges.verdicts (or below) and hand the report its result:\n"
+        + "\n".join(problems)
+    )
+
+
 def test_statistics_read_no_file_and_no_set_loader() -> None:
     problems = impure_statistics(ROOT, "judges")
     assert not problems, "load inputs in judges.verdicts.inputs:\n" + "\n".join(problems)
@@ -710,6 +777,52 @@ def test_a_statistic_reading_a_file_or_a_loader_is_found(tmp_path: Path) -> None
         "pkg/stats/a.py:1 imports PlantedSet from pkg.sets.planted",
         "pkg/stats/a.py:1 imports load_planted_set from pkg.sets.planted",
         "pkg/stats/b.py:2 calls read_text",
+    ]
+
+
+@pytest.fixture
+def importable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """tmp_path on sys.path, with no `pkg` module of another test's left in sys.modules."""
+
+    def forget() -> None:
+        for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
+            del sys.modules[name]
+
+    forget()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    yield tmp_path
+    forget()
+
+
+def test_a_statistic_imported_by_a_report_is_found(importable: Path) -> None:
+    package = plant(importable, {
+        "stats/__init__.py": "",
+        "stats/rates.py": (
+            "from collections.abc import Mapping\nfrom typing import NewType\n"
+            "class Rate: ...\nRates = Mapping[str, Rate]\nItem = NewType('Item', str)\n"
+            "SHOWN = {'mrr': 'MRR'}\ndef wilson(k, n): return Rate()\n"
+        ),
+        "verdicts/__init__.py": "",
+        "verdicts/figures.py": (
+            "from pkg.stats.rates import Rate, wilson\n"
+            "def rates(rows) -> Rate: return wilson(1, 2)\n"
+        ),
+        "reports/__init__.py": "",
+        "reports/build.py": (
+            "from pkg.stats.rates import Item, Rate, Rates\n"
+            "from pkg.verdicts.figures import rates\n"
+            "def f():\n    from pkg.stats.rates import SHOWN, wilson\n"
+        ),
+        "reports/render.py": "import pkg.stats.rates\nfrom pkg.stats import rates\n",
+        "reports/passed.py": "from pkg.verdicts.figures import wilson\n",
+    })  # fmt: skip
+    assert statistics_computed_in(package, "pkg", "reports", "stats") == [
+        "pkg.reports.build:4 imports pkg.stats.rates.SHOWN (a constant)",
+        "pkg.reports.build:4 imports pkg.stats.rates.wilson (a function)",
+        "pkg.reports.passed:1 imports pkg.verdicts.figures.wilson (a function of pkg.stats.rates)",
+        "pkg.reports.render:1 imports pkg.stats.rates (a module)",
+        "pkg.reports.render:2 imports pkg.stats.rates (a module)",
     ]
 
 

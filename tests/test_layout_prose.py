@@ -44,7 +44,7 @@ PROSE_BUILDERS_LEFT: Mapping[str, str] = {
 # `basis` of gates (report.json fields), test names (`planted detection: cousin`) and the
 # details of chance tests (`defects flagged 12/20`). Lower a count when prose moves out.
 FSTRINGS_LEFT: Mapping[str, int] = {
-    "judges.stats.estimates.floors": 13,  # Gate.describe, value_text, threshold_text
+    "judges.stats.estimates.floors": 8,  # Gate.describe, value_text, threshold_text
     "judges.stats.estimates.intervals": 4,  # Rate, Estimate and McNemar __str__
     "judges.stats.estimates.pairing": 5,  # exclusion reasons (report.json)
     "judges.stats.estimates.power": 3,  # Power.describe
@@ -58,7 +58,6 @@ FSTRINGS_LEFT: Mapping[str, int] = {
     "judges.stats.planning.set_sizes": 16,
     "judges.stats.planning.simulation": 1,  # the simulation's table row
     "judges.stats.ranking.reading_list": 1,  # the reading list's summary sentence
-    "judges.stats.regression.comparison": 1,  # an error row's label
     "judges.stats.regression.family": 1,  # the Holm note on a gate's why
     "judges.stats.regression.gates": 18,  # every regression gate's why, and describe
     "judges.stats.regression.reference": 3,  # the why against the baseline's retest

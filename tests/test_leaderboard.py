@@ -91,8 +91,8 @@ def raw() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, dict[str, Any]
 @pytest.fixture(scope="module")
 def boards() -> dict[str, SetLeaderboard]:
     from judges.core.spec import load_catalog
-    from judges.reports.sections.pairwise import outputs_of
     from judges.sets.planted import load_planted_set
+    from judges.verdicts.pairwise import outputs_of
 
     planted = load_planted_set(ROOT / "planted_sets", load_catalog()["pairwise"])
     rows = read_jsonl(ROOT / "reports/pairwise/0.1/results.jsonl")

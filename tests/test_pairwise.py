@@ -14,7 +14,7 @@ import scipy.stats
 from sklearn.metrics import cohen_kappa_score
 
 from judges.builtin.pairwise import to_label, to_position
-from judges.reports.sections.pairwise import finding, set_reasons, set_verdict
+from judges.reports.sections.pairwise import finding, set_reasons
 from judges.sets.planted import Gates
 from judges.stats.fitness.pairwise import (
     Judged,
@@ -26,6 +26,7 @@ from judges.stats.fitness.pairwise import (
     model_pairs,
     outcomes,
 )
+from judges.verdicts.pairwise import set_verdict
 from judges.verdicts.vocabulary import AT_CHANCE, BETTER, FAIL, NOT_FIT, PASS, WORSE
 
 WINNERS = ("1", "2", None)

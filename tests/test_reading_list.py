@@ -178,7 +178,11 @@ def test_judge_scores_keep_failures_and_refuse_gaps_and_doubles() -> None:
 
 
 def test_the_report_section_answers_the_question_with_every_ranker() -> None:
+    from judges.reports.sections import reading_list as section
     from judges.reports.sections.reading_list import reading_list_md
+
+    # The section spells every metric the statistics compute, in their order.
+    assert tuple(section.SHOWN) == SHOWN
 
     result = result_for({c: float(v) for c, v in LABELS.items()}, n_resamples=20)
     text = "\n".join(reading_list_md(result, "relevance 1.0 on local:m"))
@@ -190,6 +194,7 @@ def test_the_report_section_answers_the_question_with_every_ranker() -> None:
         "| random order",
     ]
     assert all(row.count("[") == len(SHOWN) for row in rows)
+    assert "| Ranker | nDCG@10 | essential nDCG@10 | Recall@10 (grade >= 3) | MRR | MAP | " in text
 
 
 def test_the_number_of_resamples_asked_for_is_the_number_drawn() -> None:

@@ -134,6 +134,11 @@ def test_comparison_flips_and_mcnemar_by_hand(demo: dict[str, Any]) -> None:
     assert [f.item_id for f in comparison.missed_to_caught] == ["PE-02", "PE-03", "PE-04", "PE-06"]
     assert (comparison.mcnemar.b, comparison.mcnemar.c, comparison.mcnemar.n) == (1, 4, 7)
     assert comparison.mcnemar.p_value == pytest.approx(0.375)
+    # One-sided mid-p, X ~ Bin(5, 1/2): worse P(X > 1) + P(X = 1) / 2 = (26 + 2.5) / 32,
+    # better P(X > 4) + P(X = 4) / 2 = (1 + 2.5) / 32; neither below 0.05.
+    assert comparison.midp_worse == pytest.approx(28.5 / 32)
+    assert comparison.midp_better == pytest.approx(3.5 / 32)
+    assert not comparison.significantly_worse and not comparison.significantly_better
     assert comparison.n_pairs == 8
     # factual_accuracy is 1 when met, 3 when missed: mean over the answered pairs of each
     # side; the six answered defects apart from the one control.

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judges.stats.estimates.floors import Gate, distinct_digits
+from judges.core.thresholds import distinct_digits
+from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import wilson
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"

@@ -14,6 +14,7 @@ from judges.builtin import geval, product_identity, relevance
 from judges.core.parsing import InvalidReply, parse_reply, parse_reply_coercing
 from judges.core.spec import JudgeSpec
 from judges.reports.sections.coercions import coercion_line
+from judges.verdicts.figures import coercions
 from tests._scripted_judge import CATALOG, GOOD, Script, run
 
 # JSON spelling -> what lax validation makes of it.
@@ -140,11 +141,11 @@ def test_lenient_coercions_of_a_faceted_judge_name_the_facet() -> None:
 def test_the_report_line_counts_coercions_per_field() -> None:
     strict = judged("geval", json.dumps(GOOD["geval"]), coerce=True)
     drifted = judged("geval", reply_text("geval", "score", '"4"'), coerce=True, facet="coverage")
-    line = coercion_line([strict, drifted, drifted], lenient=True)
+    line = coercion_line(coercions([strict, drifted, drifted]), lenient=True)
     assert line is not None
     assert line.startswith("Lenient parsing (coerce = true): 2/3 judgements needed a conversion")
     assert "(coverage.score 2)" in line
-    assert coercion_line([strict], lenient=True) == (
+    assert coercion_line(coercions([strict]), lenient=True) == (
         "Lenient parsing (coerce = true): no reply needed a conversion (n=1)."
     )
-    assert coercion_line([strict], lenient=False) is None
+    assert coercion_line(coercions([strict]), lenient=False) is None

@@ -8,9 +8,10 @@ facet alone wrong (a judge that slips on one criterion, which a verdict made of 
 criteria may survive). Per built-in set shape and the `judges init` scaffold, at least 8 of
 the 10 copies must read FAIL or NOT FIT, or every copy's first screen must state that a
 paired gate is blind to the declared drop (judges.verdicts.regressions.sensitivity), or
-the worse judge must be worse by less than that drop on each paired gate's measure
-(detection, control false positives; from many recordings, not from a gate): one facet
-wrong in a quarter of the judgements moves detection a few points either way. An
+every copy's first screen must state a smallest visible drop larger than this judge's on
+each paired gate's measure (detection, control false positives; the judge's drop from many
+recordings, not from a gate): one facet wrong in a quarter of the judgements moves
+detection a few points either way, under what any set here sees. An
 unchanged judge at 90% reads PASS in at least 18 of 20 re-records of the same baseline,
 within the sampling of 20.
 
@@ -20,6 +21,7 @@ floors, the regression family against both baseline draws); seeded, so the same 
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from pathlib import Path
@@ -38,6 +40,8 @@ MODELS = {"every field wrong": Errors(0.75), "one facet wrong": Errors(0.75, one
 COPIES, CAUGHT = 10, 8
 UNCHANGED = 20
 MANY = 30  # recordings per judge that place its expected rates
+# A paired measure of _change -> the gate the first screen states its power for.
+GATES = {"detection": "detection", "control false positives": "control_false_positive"}
 
 
 def _shape(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shape:
@@ -67,11 +71,14 @@ def test_a_worse_judge_fails_or_the_set_says_it_cannot_see_it(
     print(f"{name}, {model}: {dict(words)}, blind on {blind} of {COPIES}; change: {shown}")
     if caught >= CAUGHT or blind == COPIES:
         return
-    # Neither: then the judge must be worse by less than the declared drop on each paired
-    # gate's own measure (the set sees that drop; this one is smaller).
-    assert all(value < gates.min_detectable_drop for value in change.values()), (
-        dict(words), blind, change,
-    )  # fmt: skip
+    # Neither: then every copy's first screen must state that its gates cannot see this
+    # judge's drop: on each paired measure, the worse judge moves less than the smallest drop
+    # the gate sees with 80% power (and less than the declared drop, which the set sees).
+    for gate, value in change.items():
+        stated = [copy.sees.get(GATES[gate], math.nan) for copy in copies]
+        assert all(value < min(drop, gates.min_detectable_drop) for drop in stated), (
+            dict(words), blind, gate, value, stated,
+        )  # fmt: skip
 
 
 def _change(shape: Shape, errors: Errors, rng: random.Random) -> dict[str, float]:

@@ -26,8 +26,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import scipy.stats
-
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
@@ -35,7 +33,14 @@ from judges.reports.format import p_is
 from judges.sets.folder import GATES_FILE, SetFolder
 from judges.sets.planted import STABILITY_FLOORS
 from judges.sets.probes import run_name
-from judges.stats.estimates.floors import control_false_positive_rate, detection_rates, error_rate
+from judges.stats.estimates.floors import (
+    RatePrior,
+    control_false_positive_rate,
+    detection_rates,
+    error_rate,
+    predicted_bound,
+    shared_prior,
+)
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.reliability.gates import gate_statistics
 from judges.verdicts.vocabulary import FIT, NOT_FIT
@@ -83,41 +88,20 @@ FLOORS_MET = (
 )
 
 
-def predicted_bound(
-    statistic: Rate | Estimate, at_least: bool, others: Sequence[Rate] = ()
+def _bound(
+    statistic: Rate | Estimate,
+    at_least: bool,
+    others: Sequence[Rate] = (),
+    prior: RatePrior | None = None,
 ) -> float | None:
-    """The worst value the next run of an equally good judge reaches with FLOOR_MISS chance.
-
-    A rate k/n: the Jeffreys beta-binomial predictive of the next run's k (the judge's own
-    rate unknown, as the accepted draws show it), its FLOOR_MISS quantile. `others`: more
-    draws of the same judge on the same items (the retest), pooled into what is known of
-    its rate, so one lucky draw (every defect of a category caught) does not set a floor an
-    equally good judge misses; the next run is still one run of n items. An estimate (a standard
-    deviation, a mean change, a kappa, an alpha): None. One run's bootstrap interval
-    understates the next run's spread at these sizes (a quiet noise run of nine items says
-    little of the next one's rare wrong draws), so no floor is suggested that an equally good
-    judge could not be relied on to meet; the chance tests and regression gates guard these.
-    """
-    if not statistic.n or not isinstance(statistic, Rate):
-        return None
-    n = statistic.n
-    k = statistic.successes + sum(other.successes for other in others)
-    drawn = n + sum(other.n for other in others)
-    predictive = scipy.stats.betabinom(n, k + 0.5, drawn - k + 0.5)
-    # The smallest count whose cdf reaches the tail: the next run falls below it (a floor) or
-    # above it (a ceiling) with probability FLOOR_MISS at most.
-    count = float(predictive.ppf(FLOOR_MISS if at_least else 1 - FLOOR_MISS))
-    return max(0.0, min(float(n), count)) / n
-
-
-def _bound(statistic: Rate | Estimate, at_least: bool, others: Sequence[Rate] = ()) -> float | None:
-    """The suggested floor: the predicted bound rounded down (a ceiling: rounded up).
+    """The suggested floor: the predicted bound (missed with chance FLOOR_MISS) rounded down
+    (a ceiling: rounded up).
 
     None where there is nothing to suggest: no data, an estimate (see predicted_bound), or a
     rate whose floor would be 0.0 (or ceiling 1.0), which no run can fail; a gate that cannot
     fail is no gate.
     """
-    predicted = predicted_bound(statistic, at_least, others)
+    predicted = predicted_bound(statistic, at_least, FLOOR_MISS, others, prior)
     if predicted is None or math.isnan(predicted):
         return None
     bound = floor_step(predicted) if at_least else ceil_step(predicted)
@@ -139,10 +123,15 @@ def detection_floors(rows: list[JudgementRow]) -> dict[str, Any]:
     false_positives = [control_false_positive_rate(retest)] if again else []
     ceiling = _bound(control_false_positive_rate(main), False, false_positives)
     retest_rates = detection_rates(retest) if again else {}
-    detection = {
-        c: _bound(r, True, [retest_rates[c]] if c in retest_rates else [])
+    draws = {
+        c: [r, *([retest_rates[c]] if c in retest_rates else [])]
         for c, r in detection_rates(main).items()
     }
+    # The categories are one judge's: what they show together bounds each one's luck.
+    prior = shared_prior([
+        (sum(r.successes for r in rates), sum(r.n for r in rates)) for rates in draws.values()
+    ])  # fmt: skip
+    detection = {c: _bound(rates[0], True, rates[1:], prior) for c, rates in draws.items()}
     floors: dict[str, Any] = {
         "min_detection": {
             c: v for c, v in detection.items() if v is not None and (ceiling is None or v > ceiling)

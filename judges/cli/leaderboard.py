@@ -14,12 +14,12 @@ from typing import Any
 from judges.cli.benchmarks import benchmark_folders, leaderboard_lines
 from judges.core.results import JudgementRow, read_jsonl
 from judges.reports.sections.leaderboard import leaderboard_text
-from judges.reports.sections.pairwise import outputs_of
 from judges.sets.benchmark import BenchmarkError
 from judges.sets.planted import load_planted_set
 from judges.stats.fitness.evaluator import Outputs
 from judges.stats.fitness.leaderboard import leaderboards, leaderboards_by_items
 from judges.stats.fitness.pairwise import is_pairwise
+from judges.verdicts.pairwise import outputs_of
 
 
 def _benchmarks(args: Any, folders: list[Path]) -> int:

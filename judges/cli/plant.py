@@ -66,7 +66,7 @@ def _entities(path: Path | None) -> dict[str, str]:
 
 
 def _conditions(texts: list[str] | None) -> tuple[Expectation, ...] | None:
-    from judges.reports.sections.estimate import parse_condition
+    from judges.verdicts.estimate import parse_condition
 
     return tuple(parse_condition(text) for text in texts) if texts else None
 

@@ -165,14 +165,15 @@ def _chosen(asked: str | None, version: str, baseline: str | None) -> str:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-    from judges.reports.sections.estimate import (
+    from judges.reports.sections.estimate import estimate_dict, estimate_lines
+    from judges.sets.planted import PlantedSetError, load_planted_set
+    from judges.verdicts.estimate import (
         EstimateError,
         default_pass_rule,
         estimate_pass_rate,
         parse_condition,
         read_outputs,
     )
-    from judges.sets.planted import PlantedSetError, load_planted_set
 
     spec = args.catalog[args.judge]
     found = _version_rows("estimate", args, spec)
@@ -191,7 +192,7 @@ def _estimate(args: argparse.Namespace) -> int:
         )
     except (EstimateError, PlantedSetError) as error:
         return _fail("estimate", str(error))
-    _emit(args, result.as_dict(), result.lines())
+    _emit(args, estimate_dict(result), estimate_lines(result))
     return 0
 
 

@@ -180,6 +180,15 @@ class JudgementRow(BaseModel):
         return dump
 
 
+def outcome(row: JudgementRow) -> str:
+    """What a main-run row says about its item, in words a reader of the report uses."""
+    if row.status != "ok":
+        return f"error ({row.status})"
+    if row.control:
+        return "held" if row.met else "false positive"
+    return "caught" if row.met else "missed"
+
+
 def jsonl_text(rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> str:
     """The rows sorted by key, one JSON object a line: the content of a results file.
 

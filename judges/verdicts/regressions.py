@@ -18,7 +18,12 @@ from judges.stats.planning.categories import CategoryPower, category_power, disc
 from judges.stats.regression.family import tarone_level, version_regressions
 from judges.stats.regression.gates import Regression, baseline_regressions, paired_rows
 from judges.stats.regression.reference import retest_as_draw
-from judges.stats.regression.sensitivity import Sensitivity, gate_sensitivity
+from judges.stats.regression.sensitivity import (
+    ScoreSensitivity,
+    Sensitivity,
+    gate_sensitivity,
+    score_sensitivity,
+)
 from judges.stats.regression.stability import Draws, retest_agreement_regression
 from judges.stats.reliability.calibration import sme_dimension
 from judges.stats.reliability.noise import noise_floor
@@ -26,10 +31,12 @@ from judges.verdicts.inputs import Sources
 
 __all__ = [
     "agreement_gate",
+    "baseline_score_sensitivity",
     "baseline_sensitivity",
     "earlier_baseline",
     "family_level",
     "regressions",
+    "score_sensitivities",
     "sensitivity",
 ]
 
@@ -41,6 +48,7 @@ class RegressionSections(TypedDict, total=False):
     retest_regressions: tuple[Regression, ...]
     category_power: tuple[CategoryPower, ...]
     sensitivity: tuple[Sensitivity, ...]
+    score_sensitivity: tuple[ScoreSensitivity, ...]
 
 
 def regressions(
@@ -114,7 +122,9 @@ def _gates(
         return found
     if table.baseline == version:
         found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
-        found["sensitivity"] = baseline_sensitivity(model, version, rows, sources, fields, table)
+        drawn = _as_baseline(model, version, rows, sources, fields, table)
+        found["sensitivity"] = () if drawn is None else sensitivity(*drawn, table)
+        found["score_sensitivity"] = () if drawn is None else score_sensitivities(drawn[3], table)
         return found
     baseline_rows = baselines.get(table.baseline, ())
     baseline = [r for r in baseline_rows if r.model == model and r.run == "main"]
@@ -130,6 +140,7 @@ def _gates(
     if baseline:
         retest = [r for r in baseline_rows if r.model == model and r.run == "retest"]
         found["sensitivity"] = sensitivity(baseline, retest, main, gates, table)
+        found["score_sensitivity"] = score_sensitivities(gates, table)
     return found
 
 
@@ -186,13 +197,59 @@ def baseline_sensitivity(
     """What the paired gates of a version gated against `version` (its rows: every run of
     `model`) as the accepted baseline will see: its own retest stands in for an unchanged
     re-record (without one, its main run against itself). Empty without a main run."""
+    found = _as_baseline(model, version, rows, sources, fields, table)
+    if found is None:
+        return ()
+    main, own_retest, again, family = found
+    return sensitivity(main, own_retest, again, family, table, power)
+
+
+def baseline_score_sensitivity(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: tuple[Sequence[str], str | None],
+    table: Gates,
+    power: float = POWER,
+) -> tuple[ScoreSensitivity, ...]:
+    """What the score gates of a version gated against `version` will see, as
+    baseline_sensitivity says it for the paired gates."""
+    found = _as_baseline(model, version, rows, sources, fields, table)
+    return () if found is None else score_sensitivities(found[3], table, power)
+
+
+def _as_baseline(
+    model: str,
+    version: str,
+    rows: Sequence[JudgementRow],
+    sources: Sources,
+    fields: tuple[Sequence[str], str | None],
+    table: Gates,
+) -> tuple[list[JudgementRow], list[JudgementRow], list[JudgementRow], list[Regression]] | None:
+    """The accepted baseline's main run, its retest, the draw that stands in for an unchanged
+    re-record (the retest; without one, the main run) and that re-record's family."""
     main = [row for row in rows if row.run == "main"]
     if not main or sources.planted is None:
-        return ()
+        return None
     own_retest = [row for row in rows if row.run == "retest"]
     again = retest_as_draw(main, own_retest) or main
     family = _family(model, version, rows, (again, ()), version, sources, fields, table)
-    return sensitivity(main, own_retest, again, family, table, power)
+    return main, own_retest, again, family
+
+
+def score_sensitivities(
+    family: Sequence[Regression], table: Gates, power: float = POWER
+) -> tuple[ScoreSensitivity, ...]:
+    """The smallest mean drop each score gate of `family` (a field on defects or on controls)
+    sees with `power`, at the level it fails at as the family's smallest p-value."""
+    found = []
+    for gate in family:
+        if gate.power is None or gate.power.unit != "score points" or not gate.decides:
+            continue
+        level = family_level(family, table.alpha, gate.name.removeprefix("regression."))
+        found.append(score_sensitivity(gate.name, gate.power.sd, gate.power.n, level, power))
+    return tuple(found)
 
 
 PAIRED_GATES = {"detection": False, "control_false_positive": True}  # gate: on controls

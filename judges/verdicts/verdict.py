@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, outcome
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
 from judges.stats.planning.categories import CategoryPower
 from judges.stats.ranking.reading_list import ReadingListResult
-from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
-from judges.stats.regression.sensitivity import Sensitivity
+from judges.stats.regression.sensitivity import ScoreSensitivity, Sensitivity
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.stats.reliability.label_stability import LabelStability
 from judges.verdicts.completeness import missing_reason
@@ -116,6 +115,8 @@ class ModelVerdict:
     # What the paired regression gates (detection, control false positives) see against
     # the baseline, as their family decides; for the baseline itself, its successors' gates.
     sensitivity: tuple[Sensitivity, ...] = ()
+    # What each score gate (a field's mean on defects or controls) sees, in score points.
+    score_sensitivity: tuple[ScoreSensitivity, ...] = ()
     failures: tuple[Failure, ...] = ()
     accepted_met: tuple[str, ...] = ()  # accepted misses the judge now gets right
     notes: tuple[str, ...] = ()

@@ -6,40 +6,29 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
-from typing import Any
 
 from judges.core.results import DamagedLine, JudgementRow, Usage
 from judges.core.spec import JudgeSpec, prompt_hash
 from judges.reports.model.data import RUNS, FolderReport, ModelReport, UsageLine
 from judges.reports.sections.coercions import coercion_line
-from judges.reports.sections.estimate import configured_estimate
 from judges.reports.sections.fingerprints import fingerprints
-from judges.reports.sections.pairwise import PairwiseReport, outputs_of, pairwise_report
 from judges.sets.planted import PlantedSet
 from judges.sets.probes import NOISE_RUN
-from judges.stats.estimates.floors import detected
-from judges.stats.estimates.intervals import wilson
-from judges.stats.estimates.memo import Memo
-from judges.stats.fitness.pairwise import is_pairwise
-from judges.stats.ranking.ranker import queries_from_rows, summarise
-from judges.stats.regression.comparison import Comparison, compare_versions, numeric
+from judges.stats.regression.comparison import Comparison
 from judges.verdicts.build import build_verdict
+from judges.verdicts.estimate import configured_estimate
+from judges.verdicts.figures import (
+    baseline_comparison,
+    coercions,
+    dimensions_of,
+    ranking,
+    rates,
+    scores,
+    version_comparisons,
+)
 from judges.verdicts.inputs import Sources
+from judges.verdicts.pairwise import folder_pairwise
 from judges.verdicts.verdict import ModelVerdict
-
-
-def dimensions_of(spec: JudgeSpec | None, rows: Sequence[JudgementRow]) -> tuple[str, ...]:
-    if spec is not None:
-        return tuple(spec.config.dimensions)
-    # Without a spec, every numeric field of a verdict is a dimension.
-    found = {
-        key
-        for row in rows
-        if row.run == "main" and row.status == "ok"
-        for key in (row.verdict or {})
-        if numeric(row.verdict, key) is not None
-    }
-    return tuple(sorted(found))
 
 
 def _status_by_run(rows: Sequence[JudgementRow]) -> dict[str, dict[str, int]]:
@@ -50,36 +39,6 @@ def _status_by_run(rows: Sequence[JudgementRow]) -> dict[str, dict[str, int]]:
     return {
         run: dict(sorted(counts[run].items()))
         for run in sorted(counts, key=lambda r: (order.get(r, len(order)), r))
-    }
-
-
-def _scores(
-    main: Sequence[JudgementRow], dimensions: tuple[str, ...]
-) -> dict[str, tuple[float, ...]]:
-    return {
-        dim: tuple(
-            sorted(
-                value
-                for row in main
-                if row.status == "ok" and (value := numeric(row.verdict, dim)) is not None
-            )
-        )
-        for dim in dimensions
-    }
-
-
-def _rates(main: Sequence[JudgementRow]) -> dict[str, Any]:
-    """Detection per category and overall, control false positives and the error rate."""
-    defects = [row for row in main if not row.control]
-    controls = [row for row in main if row.control and row.status == "ok"]
-    categories: dict[str, list[bool]] = {}
-    for row in defects:
-        categories.setdefault(row.category, []).append(detected(row))
-    return {
-        "detection": {c: wilson(sum(hits), len(hits)) for c, hits in sorted(categories.items())},
-        "all_defects": wilson(sum(detected(row) for row in defects), len(defects)),
-        "control_false_positive": wilson(sum(not row.met for row in controls), len(controls)),
-        "error_rate": wilson(sum(row.status != "ok" for row in main), len(main)),
     }
 
 
@@ -110,11 +69,11 @@ def _model_report(
         | {"notes": tuple(notes)},
         n_main=len(main),
         planted_items=len(asked) if planted else None,
-        **_rates(main),
+        **rates(main),
         status_by_run=_status_by_run(rows),
-        scores=_scores(main, dimensions),
+        scores=scores(main, dimensions),
         comparison=comparison,
-        baseline_comparison=_baseline_comparison(
+        baseline_comparison=baseline_comparison(
             judge,
             model,
             version,
@@ -125,47 +84,11 @@ def _model_report(
             dimensions,
         ),
         pass_rate=pass_rate,
-        **_ranking(model, version, main, planted, sources.memo),
-        coercions=coercion_line(main, lenient=bool(sources.spec and sources.spec.config.coerce)),
+        **ranking(model, version, main, planted, sources.memo),
+        coercions=coercion_line(
+            coercions(main), lenient=bool(sources.spec and sources.spec.config.coerce)
+        ),
     )
-
-
-def _baseline_comparison(
-    judge: str,
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    baseline: str | None,
-    previous: Comparison | None,
-    baselines: Mapping[str, Sequence[JudgementRow]],
-    dimensions: tuple[str, ...],
-) -> Comparison | None:
-    """This version against the accepted baseline its gates use, where that is not the
-    previous version (whose comparison the report has already) nor itself."""
-    if baseline is None or baseline == version or (previous and previous.before == baseline):
-        return None
-    before = [row for row in baselines.get(baseline, ()) if row.model == model]
-    if not before:
-        return None
-    found = compare_versions(judge, (baseline, before), (version, rows), dimensions)
-    return next((c for c in found if c.model == model), None)
-
-
-def _ranking(
-    model: str,
-    version: str,
-    main: Sequence[JudgementRow],
-    planted: PlantedSet | None,
-    memo: Memo | None,
-) -> dict[str, Any]:
-    """The judge as a ranker, for sets whose gates.toml sets ranking thresholds or records
-    a known ranking failure (a judge at chance has no threshold worth setting)."""
-    gates = planted.gates.get((model, version)) if planted else None
-    ranked = gates is not None and (gates.ranking or gates.ranking_known_failure)
-    if planted is None or gates is None or not ranked or not main:
-        return {}
-    summary = summarise(queries_from_rows(main, planted), memo=memo)
-    return {"ranking": summary, "ranking_note": gates.ranking_known_failure}
 
 
 def _previous_rows(
@@ -249,8 +172,8 @@ def build_report(
     flag = spec.config.flag if spec else None
     comparisons: dict[str, Comparison] = {}
     if previous is not None and previous[1] is not None:
-        found = compare_versions(judge, (previous[0], previous[1]), (version, rows), dimensions)
-        comparisons = {c.model: c for c in found}
+        before = (previous[0], previous[1])
+        comparisons = version_comparisons(judge, before, (version, rows), dimensions)
     models = sorted({row.model for row in rows if row.run != "panel"}) or sorted(
         {row.model for row in rows}
     )
@@ -288,19 +211,8 @@ def build_report(
         notes=tuple(notes),
         fingerprints=fingerprints(rows),
         damaged=tuple(str(line) for line in damaged),
-        pairwise=_pairwise(version, rows, sources) if is_pairwise(rows) else None,
+        pairwise=folder_pairwise(version, rows, sources.planted),
     )
-
-
-def _pairwise(
-    version: str, rows: Sequence[JudgementRow], sources: Sources
-) -> PairwiseReport | None:
-    planted = sources.planted
-    gates = {
-        model: planted.gates.get((model, version)) if planted is not None else None
-        for model in {row.model for row in rows}
-    }
-    return pairwise_report(rows, gates, outputs_of(planted.items if planted else ()))
 
 
 def _damaged_note(damaged: Sequence[DamagedLine]) -> list[str]:

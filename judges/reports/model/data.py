@@ -13,14 +13,14 @@ from typing import Any
 
 from judges.core.results import Usage
 from judges.reports.sections import sensitivity
-from judges.reports.sections.estimate import PassRateEstimate
+from judges.reports.sections.estimate import estimate_dict
 from judges.reports.sections.fitness import (
     cannot_show,
     fitness_dict,
     fitness_reasons,
     not_fit_phrase,
 )
-from judges.reports.sections.pairwise import PairwiseReport, set_verdict
+from judges.reports.sections.pairwise import pairwise_dict
 from judges.reports.sections.ranking import ranker_lines
 from judges.reports.sections.reply_fixtures import ReplyCheck
 from judges.sets.folder import GATES_FILE
@@ -28,6 +28,8 @@ from judges.stats.estimates.intervals import Rate
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
 from judges.verdicts.completeness import missing_reason
+from judges.verdicts.estimate import PassRateEstimate
+from judges.verdicts.pairwise import PairwiseReport, set_verdict
 from judges.verdicts.verdict import ModelVerdict
 from judges.verdicts.vocabulary import FAIL, INCOMPLETE, NOT_FIT, PASS, UNDECIDED
 
@@ -158,6 +160,8 @@ class ModelReport(ModelVerdict):
         optional: dict[str, Any] = {}
         if self.sensitivity:
             optional["sensitivity"] = [found.as_dict() for found in self.sensitivity]
+        if self.score_sensitivity:
+            optional["score_sensitivity"] = [found.as_dict() for found in self.score_sensitivity]
         if self.ranking is not None:
             optional["ranking"] = self.ranking.as_dict() | {"accepted": self.ranking_note}
         if self.coercions is not None:
@@ -167,7 +171,7 @@ class ModelReport(ModelVerdict):
         if self.reading_list is not None:
             optional["reading_list"] = self.reading_list.as_dict()
         if self.pass_rate is not None:
-            optional["pass_rate_estimate"] = self.pass_rate.as_dict()
+            optional["pass_rate_estimate"] = estimate_dict(self.pass_rate)
         if self.fitness is not None and self.chance_tests_apply:
             # The report's words for each test (at, better or worse than chance): one
             # vocabulary in every format.
@@ -377,5 +381,5 @@ class FolderReport:
             ],
             "notes": list(self.notes),
             "fingerprints": {run: list(found) for run, found in self.fingerprints.items()},
-            **({"pairwise": self.pairwise.as_dict()} if self.pairwise is not None else {}),
+            **({"pairwise": pairwise_dict(self.pairwise)} if self.pairwise is not None else {}),
         }

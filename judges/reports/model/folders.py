@@ -22,9 +22,10 @@ from judges.core.results import (
     read_results,
 )
 from judges.core.spec import JudgeSpec, load_catalog, version_key
-from judges.reports.model.build import build_report, dimensions_of
+from judges.reports.model.build import build_report
 from judges.reports.model.data import RESULTS_FILE, FolderReport
-from judges.stats.regression.comparison import Comparison, compare_versions
+from judges.stats.regression.comparison import Comparison
+from judges.verdicts.figures import dimensions_of, version_comparisons
 from judges.verdicts.inputs import Sources
 
 
@@ -161,4 +162,5 @@ def load_comparison(
     results = Results(reports)
     rows: dict[str, Sequence[JudgementRow]] = {v: results.rows(judge, v) for v in (before, after)}
     dimensions = dimensions_of(spec, rows[after])
-    return compare_versions(judge, (before, rows[before]), (after, rows[after]), dimensions)
+    pairs = (before, rows[before]), (after, rows[after])
+    return list(version_comparisons(judge, *pairs, dimensions).values())

@@ -18,7 +18,6 @@ from judges.reports.sections.fitness import (
 )
 from judges.sets.folder import EXPECTATIONS_FILE, GATES_FILE, PROBE_EXPECTATIONS_FILE
 from judges.stats.estimates.intervals import Rate
-from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
 from judges.stats.regression.gates import PairedCounts, Regression
@@ -27,8 +26,6 @@ from judges.verdicts.deciding import Cause, Reason
 from judges.verdicts.vocabulary import AT_CHANCE, NOT_FIT, WORSE
 
 __all__ = ["blind_reason", "model_reasons", "pairwise_reasons", "weakest", "worse_than_previous"]
-
-ALPHA = 0.05
 
 
 def _rate(r: Rate) -> str:
@@ -42,15 +39,14 @@ def _p(value: float) -> str:
 def worse_than_previous(c: Comparison) -> str | None:
     """A sentence when the version detects significantly fewer planted defects than the
     previous one (one-sided McNemar mid-p < 0.05, as the regression gate would judge it)."""
-    b, discordant = c.mcnemar.b, c.mcnemar.b + c.mcnemar.c
-    if discordant == 0 or binomial_midp(b, discordant) >= ALPHA:
+    if not c.significantly_worse:
         return None
     return (
         f"significantly worse than prompt {c.before} at detecting planted defects: "
         f"{_rate(c.detection_before)} -> {_rate(c.detection_after)} on the "
-        f"{c.detection_after.n} planted defects judged under both, {b} caught->missed vs "
+        f"{c.detection_after.n} planted defects judged under both, {c.mcnemar.b} caught->missed vs "
         f"{c.mcnemar.c} missed->caught, one-sided McNemar "
-        f"mid-p = {_p(binomial_midp(b, discordant))}"
+        f"mid-p = {_p(c.midp_worse)}"
     )
 
 

@@ -26,11 +26,10 @@ from judges.reports.sections import sensitivity
 from judges.reports.sections.fitness import chance_reading
 from judges.sets.folder import GATES_FILE
 from judges.stats.estimates.intervals import Rate
-from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
 from judges.stats.regression.gates import PairedCounts, Regression
-from judges.stats.regression.sensitivity import Sensitivity
+from judges.stats.regression.sensitivity import ScoreSensitivity, Sensitivity
 from judges.verdicts.deciding import Cause, Reason, deciding, ordered
 from judges.verdicts.vocabulary import FAIL, PASS, WORSE
 
@@ -38,7 +37,6 @@ __all__ = ["MAX_REASONS", "Figure", "FirstScreen", "baseline_warning", "first_sc
 
 MAX_REASONS = 5
 MAX_FIGURES = 8  # per model: the table must fit the first screen
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -122,13 +120,13 @@ def _change_reads(c: Comparison) -> str:
     b, cc = c.mcnemar.b, c.mcnemar.c
     if b + cc == 0:
         return "no item changed"
-    if binomial_midp(b, b + cc) < ALPHA:
+    if c.significantly_worse:
         verdict = "worse"
-    elif binomial_midp(cc, b + cc) < ALPHA:
+    elif c.significantly_better:
         verdict = "better"
     else:
         verdict = "no significant change"
-    midp = _p(binomial_midp(b, b + cc))
+    midp = _p(c.midp_worse)
     return f"{verdict} ({b} caught->missed, {cc} missed->caught, one-sided mid-p = {midp})"
 
 
@@ -181,6 +179,8 @@ def _figures(m: ModelReport) -> list[Figure]:
         what = f"detection, paired with the accepted baseline prompt {baseline.before}"
         figures.append(_detection_figure(m.model, baseline, what, reads))
     figures += [_sensitivity_figure(m.model, found) for found in m.sensitivity]
+    if score := _score_sensitivity_figure(m.model, m.score_sensitivity):
+        figures.append(score)
     c = m.comparison
     if c is not None and c is not baseline and c.detection_after.n:
         what = f"detection, paired with prompt {c.before}"
@@ -220,8 +220,20 @@ def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     )
     return Figure(
         model, sensitivity.title(found), value, found.n,
-        f"{GATES_FILE} min_detectable_drop {found.required * 100:.0f} points", reads,
+        f"declared {found.required * 100:.0f} points ({GATES_FILE})", reads,
     )  # fmt: skip
+
+
+def _score_sensitivity_figure(model: str, found: Sequence[ScoreSensitivity]) -> Figure | None:
+    """One row for every score gate: the range of mean drops they see, weakest named."""
+    seen = [f for f in found if not math.isnan(f.drop) and f.drop >= 0.005]
+    if not seen:
+        return None
+    weakest, strongest = max(seen, key=lambda f: f.drop), min(seen, key=lambda f: f.drop)
+    value = sensitivity.score_range(weakest, strongest)
+    gates = "the score gate sees" if len(seen) == 1 else f"the {len(seen)} score gates see"
+    what = f"smallest mean score drop {gates} (80% power)"
+    return Figure(model, what, value, weakest.n, "no declared drop", "stated")
 
 
 def baseline_warning(report: FolderReport) -> str | None:

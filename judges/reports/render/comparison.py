@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from judges.core.quoting import md_text
 from judges.reports.format import number, p_is, rate_with_interval
 from judges.stats.estimates.intervals import Rate
-from judges.stats.estimates.paired_tests import binomial_midp
 from judges.stats.regression.comparison import Comparison
 
 __all__ = ["comparison_markdown"]
@@ -43,8 +42,8 @@ def _fingerprint_lines(c: Comparison) -> list[str]:
 
 def _as_regression_gate(c: Comparison) -> str:
     """What the regression gate would say with `before` as the accepted baseline."""
-    p = binomial_midp(c.mcnemar.b, c.mcnemar.b + c.mcnemar.c)
-    verdict = "fails" if p < 0.05 else "passes"
+    p = c.midp_worse
+    verdict = "fails" if c.significantly_worse else "passes"
     return (
         f"- As a regression gate with {c.before} as the accepted baseline: one-sided "
         f"McNemar {p_is(p, 'mid-p')}; {c.after} {verdict} at alpha 0.05"

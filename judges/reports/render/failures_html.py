@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 from judges.core.checks import describe_verdict
+from judges.core.results import outcome
 from judges.reports.model.data import FAILURES_MD, ModelReport
 from judges.reports.render.charts import esc
 from judges.sets.folder import EXPECTATIONS_FILE
-from judges.stats.regression.comparison import outcome
 from judges.verdicts.verdict import Failure, key_fields
 
 __all__ = ["failures_html"]

@@ -7,10 +7,9 @@ import json
 
 from judges.core.checks import describe_verdict
 from judges.core.quoting import md_prose, md_text
-from judges.core.results import Expectation
+from judges.core.results import Expectation, outcome
 from judges.reports.model.data import FolderReport
 from judges.sets.folder import EXPECTATIONS_FILE
-from judges.stats.regression.comparison import outcome
 from judges.verdicts.verdict import Failure, key_fields
 
 __all__ = ["render_failures_md"]

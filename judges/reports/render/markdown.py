@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.core.quoting import md_cell, md_prose, md_text
-from judges.core.results import Usage
+from judges.core.results import Usage, outcome
+from judges.core.thresholds import threshold_text
 from judges.reports.format import number, rate_with_interval
 from judges.reports.model.data import (
     FAILURES_MD,
@@ -21,6 +22,7 @@ from judges.reports.render.first_screen import fingerprint_rows, first_screen_md
 from judges.reports.render.fitness import fitness_md
 from judges.reports.sections.category_power import category_power_lines
 from judges.reports.sections.cost import ESTIMATED_NOTE, cost_cell
+from judges.reports.sections.estimate import estimate_lines
 from judges.reports.sections.label_stability import label_stability_md
 from judges.reports.sections.leaderboard import leaderboard_markdown
 from judges.reports.sections.pairwise import pairwise_markdown
@@ -28,9 +30,8 @@ from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
 from judges.reports.sections.reply_fixtures import reply_fixtures_markdown
 from judges.sets.folder import EXPECTATIONS_FILE
-from judges.stats.estimates.floors import Gate, threshold_text
+from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import Estimate, Rate
-from judges.stats.regression.comparison import outcome
 from judges.stats.regression.gates import Regression
 from judges.stats.reliability.gates import NoiseFloor, Panel, SmeCalibration, TestRetest
 from judges.verdicts.vocabulary import FAIL
@@ -266,7 +267,7 @@ def _gates_md(m: ModelReport) -> list[str]:
     lines += category_power_lines(m.category_power)
     if m.pass_rate is not None:
         lines += ["### Pass rate on unlabelled outputs (bias-corrected)", ""]
-        lines += [*(f"- {line}" for line in m.pass_rate.lines()), ""]
+        lines += [*(f"- {line}" for line in estimate_lines(m.pass_rate)), ""]
     if m.retest_regressions:
         lines += [
             "The retest run against this main run, as the regression gates would judge it "

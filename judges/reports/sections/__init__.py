@@ -2,7 +2,7 @@
 
 - `sources`: the judge's spec, planted set and SME labels a report needs besides its rows
 - `prose`: report prose written once in Markdown, shown in HTML
-- one module per section, its figures and its text: `coercions`, `estimate`, `fitness`
+- one module per section, its text from figures computed below: `coercions`, `estimate`, `fitness`
   (the chance tests; rendered by `render.fitness`), `label_stability`, `leaderboard`,
   `pairwise`, `probes`, `reading_list`, `regressions`
 """

@@ -1,49 +1,25 @@
 """The "Pairwise judges" section of a report: per set, every judge model side by side.
 
-Built from a version's main-run rows of a pairwise judge (`judges.stats.fitness.pairwise`), with
-each model's gates.toml table for its floors and accepted failures, so `python -m judges
-report` rebuilds it without judging. The LLMBar columns are the figures of a release's
-`statistics.json`, recomputed from the rows as its code does; regression_tests/
-test_pairwise.py asserts they equal the published ones.
+Words the sets `judges.verdicts.pairwise` computes from a version's main-run rows of a
+pairwise judge, with each model's gates.toml table for its floors and accepted failures, so
+`python -m judges report` rebuilds it without judging. The LLMBar columns are the figures of
+a release's `statistics.json`, recomputed from the rows as its code does;
+regression_tests/test_pairwise.py asserts they equal the published ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from judges.core.quoting import md_cell, md_prose, md_text
-from judges.core.results import JudgementRow
+from judges.core.thresholds import distinct_digits, threshold_text
 from judges.reports.format import number, p_value, rate_percent_short, sided_p
 from judges.sets.folder import GATES_FILE
-from judges.sets.items import PlantedItem
-from judges.sets.planted import Gates
-from judges.stats.estimates.floors import distinct_digits, threshold_text
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import ChanceTest
-from judges.stats.fitness.evaluator import Outputs
-from judges.stats.fitness.leaderboard import SetLeaderboard, leaderboards
-from judges.stats.fitness.pairwise import (
-    ModelPair,
-    SetOutcome,
-    by_category,
-    gated_outcomes,
-    judged,
-    llmbar_statistics,
-    model_pairs,
-)
-from judges.verdicts.vocabulary import (
-    AT_CHANCE,
-    BETTER,
-    FAIL,
-    NOT_FIT,
-    PASS,
-    TOO_FEW,
-    WORSE,
-    Reading,
-    Verdict,
-)
+from judges.stats.fitness.pairwise import SetOutcome
+from judges.verdicts.pairwise import ModelSet, PairwiseReport, set_verdict
+from judges.verdicts.vocabulary import AT_CHANCE, BETTER, TOO_FEW, WORSE, Reading
 
 EXPLAINED = (
     "Every item is judged in both orders. Accuracy is against the gold label, each k/n with "
@@ -58,16 +34,6 @@ EXPLAINED = (
     "a winner '1' as 1 and anything else as 0 against gold labels 1 or 2 (so they are not "
     "Cohen's kappa against the gold label)."
 )
-
-
-@dataclass(frozen=True)
-class ModelSet:
-    model: str
-    outcome: SetOutcome
-    llmbar: dict[str, Any]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"model": self.model, **outcome_dict(self.outcome), "llmbar": self.llmbar}
 
 
 def finding(test: ChanceTest) -> Reading:
@@ -98,13 +64,6 @@ def chance_sentence(test: ChanceTest) -> str:
     return f"{finding(test)} ({share}; {chance_p(test)}; {test.detail})"
 
 
-def set_verdict(outcome: SetOutcome) -> Verdict:
-    """NOT FIT unless better than chance; FAIL when the agreement floor fails; else PASS."""
-    if not outcome.figures.chance.fit:
-        return NOT_FIT
-    return FAIL if outcome.agreement_passed is False else PASS
-
-
 def set_reasons(outcome: SetOutcome) -> list[str]:
     """Why a set is NOT FIT or FAILs, one line each."""
     reasons = []
@@ -120,6 +79,19 @@ def set_reasons(outcome: SetOutcome) -> list[str]:
     return reasons
 
 
+def model_set_dict(entry: ModelSet) -> dict[str, Any]:
+    return {"model": entry.model, **outcome_dict(entry.outcome), "llmbar": entry.llmbar}
+
+
+def pairwise_dict(report: PairwiseReport) -> dict[str, Any]:
+    """report.json's `pairwise`: every set, the tests between models, the leaderboards."""
+    return {
+        "sets": {c: [model_set_dict(m) for m in models] for c, models in report.sets.items()},
+        "mcnemar_between_models": [p.as_dict() for p in report.pairs],
+        "leaderboard": [board.as_dict() for board in report.leaderboards],
+    }
+
+
 def outcome_dict(outcome: SetOutcome) -> dict[str, Any]:
     """report.json's entry for one set: the figures, the finding, the verdict and reasons."""
     found = outcome.as_dict()
@@ -127,64 +99,6 @@ def outcome_dict(outcome: SetOutcome) -> dict[str, Any]:
     accepted = found.pop("accepted")
     verdict = {"verdict": set_verdict(outcome), "reasons": set_reasons(outcome)}
     return found | verdict | {"accepted": accepted}
-
-
-@dataclass(frozen=True)
-class PairwiseReport:
-    sets: dict[str, tuple[ModelSet, ...]]  # category -> one entry per model
-    pairs: tuple[ModelPair, ...]  # McNemar between models, per category
-    leaderboards: tuple[SetLeaderboard, ...] = ()  # per category, models ranked
-
-    def problems(self) -> list[str]:
-        """Sets a model is NOT FIT on, or FAILs, that gates.toml does not accept."""
-        return [
-            f"{entry.model} {category}: {set_verdict(entry.outcome)}"
-            for category, entries in self.sets.items()
-            for entry in entries
-            if set_verdict(entry.outcome) != PASS and not entry.outcome.accepted
-        ]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "sets": {c: [m.as_dict() for m in models] for c, models in self.sets.items()},
-            "mcnemar_between_models": [p.as_dict() for p in self.pairs],
-            "leaderboard": [board.as_dict() for board in self.leaderboards],
-        }
-
-
-def outputs_of(items: Sequence[PlantedItem]) -> dict[str, tuple[str, str]]:
-    """Item id -> its two outputs (output_1, output_2), as the leaderboard reads them."""
-    return {
-        item.id: (str(item.inputs.get("output_1", "")), str(item.inputs.get("output_2", "")))
-        for item in items
-    }
-
-
-def pairwise_report(
-    rows: Sequence[JudgementRow], gates: Mapping[str, Gates | None], outputs: Outputs
-) -> PairwiseReport | None:
-    """`gates`: model -> its table for this version (None: no floors, nothing accepted);
-    `outputs`: item id -> its two outputs, for the leaderboard's length and list figures."""
-    by_model = {
-        model: judged(r for r in rows if r.model == model)
-        for model in sorted({row.model for row in rows if row.run == "main"})
-    }
-    by_model = {model: items for model, items in by_model.items() if items}
-    if not by_model:
-        return None
-    sets: dict[str, list[ModelSet]] = {}
-    for model, items in by_model.items():
-        found = gated_outcomes(items, gates.get(model))
-        grouped = by_category(items)
-        for outcome in found:
-            category = outcome.figures.category
-            entry = ModelSet(model, outcome, llmbar_statistics(grouped[category]))
-            sets.setdefault(category, []).append(entry)
-    return PairwiseReport(
-        {c: tuple(entries) for c, entries in sorted(sets.items())},
-        tuple(model_pairs(by_model)),
-        tuple(leaderboards(rows, outputs)),
-    )
 
 
 def _rate(rate: Rate) -> str:

@@ -1,15 +1,19 @@
 """The ranking section's words: the judge as a ranker against a random ranking.
 
-The figures come from `judges.stats.ranking.ranker`; report.md, index.html, the terminal
-summary and the ranking test's message all read them from here.
+The figures come from `judges.stats.ranking.ranker` (through the report's model);
+report.md, index.html, the terminal summary and the ranking test's message all read them from
+here.
 """
 
 from __future__ import annotations
 
 from judges.reports.format import estimate, number, p_is
-from judges.stats.ranking.ranker import SHOWN, MetricSummary, RankerSummary
+from judges.stats.ranking.ranker import MetricSummary, RankerSummary
 
-__all__ = ["metric_sentence", "ranker_lines"]
+__all__ = ["SHOWN", "metric_sentence", "ranker_lines"]
+
+# Metrics the section names, in this order, with how a reader spells them.
+SHOWN = {"ndcg@10": "nDCG@10", "hard_negative_auc": "hard-negative AUC", "mrr": "MRR"}
 
 
 def metric_sentence(metric: MetricSummary) -> str:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from judges.stats.ranking.reading_list import SHOWN, ReadingListResult
+from judges.stats.ranking.reading_list import ReadingListResult
+
+# Each metric as a reader spells it, in the table's order.
+SHOWN = {
+    "ndcg@10": "nDCG@10",
+    "essential_ndcg@10": "essential nDCG@10",
+    "recall@10": "Recall@10 (grade >= 3)",
+    "mrr": "MRR",
+    "map": "MAP",
+    "hard_negative_auc": "hard-negative AUC",
+}
 
 
 def _cell(estimate: object) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from judges.sets.folder import GATES_FILE
-from judges.stats.regression.sensitivity import MOST_ITEMS, Sensitivity
+from judges.stats.regression.sensitivity import ScoreSensitivity, Sensitivity
 
 __all__ = [
     "basis",
@@ -15,6 +15,8 @@ __all__ = [
     "enough",
     "needs",
     "points",
+    "score_range",
+    "score_seen",
     "seen",
     "title",
     "value",
@@ -60,7 +62,7 @@ def enough(found: Sensitivity) -> str:
     """How many items would see the declared drop: "168 planted defects"."""
     items = _WORDS[found.gate][1]
     if found.needed is None:
-        return f"over {MOST_ITEMS:,} {items}"
+        return f"over {found.most_items:,} {items}"
     return f"{found.needed} {items}"
 
 
@@ -106,4 +108,32 @@ def describe(found: Sensitivity) -> str:
     return (
         f"{seen(found)} ({basis(found)}); {GATES_FILE} asks for {found.required * 100:.0f} points: "
         + ("blind to it; " + needs(found) if found.blind else "it sees it")
+    )
+
+
+def _score_name(found: ScoreSensitivity) -> str:
+    """`regression.score[coverage, defects]` -> "coverage on defects"."""
+    inner = found.gate.partition("[")[2].rstrip("]")
+    field, _, side = inner.partition(", ")
+    return f"{field} on {side}" if side else inner or found.gate
+
+
+def score_range(weakest: ScoreSensitivity, strongest: ScoreSensitivity) -> str:
+    """The first screen's figure: "0.40 to 0.56 [0.38, 1.14] (fluency on defects, the weakest)"."""
+    low, high = weakest.interval
+    interval = f"{weakest.drop:.2f} [{low:.2f}, {high:.2f}]"
+    if weakest is strongest:
+        return f"{interval} ({_score_name(weakest)})"
+    return f"{strongest.drop:.2f} to {interval} ({_score_name(weakest)})"
+
+
+def score_seen(found: ScoreSensitivity) -> str:
+    """ "coverage on defects: sees a mean drop of 0.62 score points with 80% power at n = 32"."""
+    if math.isnan(found.drop):
+        return f"{_score_name(found)}: too few pairs (n = {found.n}) for a power statement"
+    return (
+        f"{_score_name(found)}: sees a mean drop of {found.drop:.2f} score points with "
+        f"{found.power:.0%} power at n = {found.n} (sd of paired differences {found.sd:.2f}, "
+        f"drop interval {found.interval[0]:.2f}-{found.interval[1]:.2f}; "
+        f"fails below {found.level:.4g}, Holm's first step in the family)"
     )

@@ -6,12 +6,17 @@ Pure functions over result rows; the plugin turns a failed gate into a failed te
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import scipy.optimize
+import scipy.special
 import scipy.stats
 
 from judges.core.results import JudgementRow
+from judges.core.thresholds import distinct_digits, threshold_text
 from judges.sets.planted import Gates
 from judges.stats.estimates.intervals import Estimate, Rate, wilson
 
@@ -106,27 +111,6 @@ class RateCeiling(Gate):
         return super().as_dict() | {"p_value": self.p_value, "alpha": self.alpha}
 
 
-def threshold_text(threshold: float) -> str:
-    """A threshold as written: two decimals, more only where gates.toml gives more."""
-    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:g}"
-
-
-def distinct_digits(value: float, threshold: float | None, digits: int = 2) -> int:
-    """The fewest decimals (at least `digits`, at most 6) at which `value` and `threshold`
-    read differently, so a value that fails its threshold never prints as equal to it."""
-    if threshold is None or math.isnan(value):
-        return digits
-    shown = threshold_text(threshold)
-    # Never fewer decimals than the threshold shows: 0.005 against <= 0.005, not 0.01.
-    digits = max(digits, len(shown.partition(".")[2]))
-    if value == threshold:
-        return digits
-    for places in range(digits, 7):
-        if f"{value:.{places}f}" != f"{threshold:.{places}f}" and f"{value:.{places}f}" != shown:
-            return places
-    return 6
-
-
 def not_evaluated(gate: Any) -> bool:
     """A gate that should have been decided but had too few usable rows (no data, undefined).
 
@@ -178,3 +162,71 @@ def evaluate(rows: list[JudgementRow], gates: Gates | None) -> list[Gate]:
         )
     results.append(Gate(ERROR_RATE, error_rate(rows), gates.max_error_rate, False))
     return results
+
+
+@dataclass(frozen=True)
+class RatePrior:
+    """What is known of one category's rate before its own draws: Beta(a, b)."""
+
+    a: float
+    b: float
+
+
+JEFFREYS = RatePrior(0.5, 0.5)
+
+
+def shared_prior(counts: Sequence[tuple[int, int]]) -> RatePrior | None:
+    """The Beta prior the judge's categories share, fitted to every category's (k, n) by
+    maximum likelihood of the beta-binomial (empirical Bayes); None with fewer than two
+    categories. Where the categories look alike it is strong (close to pooling them all),
+    so one category that drew every defect is read as the judge's rate, not as a perfect
+    one; where they differ it is weak and each category speaks for itself."""
+    counts = [(k, n) for k, n in counts if n]
+    if len(counts) < 2:
+        return None
+    successes = np.array([k for k, _ in counts], dtype=float)
+    draws = np.array([n for _, n in counts], dtype=float)
+    pooled = (successes.sum() + 0.5) / (draws.sum() + 1.0)
+
+    def negative_log_likelihood(params: np.ndarray) -> float:
+        mean, concentration = scipy.special.expit(params[0]), math.exp(params[1])
+        a, b = mean * concentration, (1 - mean) * concentration
+        return -float(np.sum(scipy.stats.betabinom.logpmf(successes, draws, a, b)))
+
+    # Concentration from 1 (categories unrelated) to 10^4 (one rate): beyond that the
+    # likelihood is flat and the prior is the pooled rate either way.
+    start = np.array([scipy.special.logit(pooled), math.log(draws.sum())])
+    bounds = [(-12.0, 12.0), (0.0, math.log(1e4))]
+    fitted = scipy.optimize.minimize(negative_log_likelihood, start, bounds=bounds).x
+    mean, concentration = scipy.special.expit(fitted[0]), math.exp(fitted[1])
+    return RatePrior(float(mean * concentration), float((1 - mean) * concentration))
+
+
+def predicted_bound(
+    statistic: Rate | Estimate,
+    at_least: bool,
+    miss: float,
+    others: Sequence[Rate] = (),
+    prior: RatePrior | None = None,
+) -> float | None:
+    """The worst rate the next run of n items of an equally good judge reaches with chance
+    `miss`: the quantile of the beta-binomial predictive of its count, the judge's rate
+    unknown as the accepted draws (the statistic and `others`, more draws of the same items)
+    show it, from the Jeffreys prior. With a `prior` shared by the judge's categories
+    (shared_prior), the bound is the more cautious of the two predictions: a category that
+    drew luckily is not held to its luck, and none is held above its own draws. An estimate
+    (a standard deviation, a kappa, an alpha): None, since one run's interval understates
+    the next run's spread at these sizes."""
+    if not statistic.n or not isinstance(statistic, Rate):
+        return None
+    n = statistic.n
+    k = statistic.successes + sum(other.successes for other in others)
+    drawn = n + sum(other.n for other in others)
+    tail = miss if at_least else 1 - miss
+    counts = []
+    for known in (JEFFREYS, prior) if prior is not None else (JEFFREYS,):
+        predictive = scipy.stats.betabinom(n, known.a + k, known.b + drawn - k)
+        counts.append(float(predictive.ppf(tail)))
+    # A floor: the lower of the two counts; a ceiling: the higher.
+    count = min(counts) if at_least else max(counts)
+    return max(0.0, min(float(n), count)) / n

@@ -27,8 +27,6 @@ from judges.stats.ranking.metrics import (
 )
 from judges.stats.ranking.random_draws import draw_metrics
 
-# Metrics a report names, in this order, with how a reader spells them.
-SHOWN = {"ndcg@10": "nDCG@10", "hard_negative_auc": "hard-negative AUC", "mrr": "MRR"}
 N_DRAWS = 2000
 ALPHA = 0.05
 

@@ -24,15 +24,8 @@ from judges.stats.ranking.metrics import evaluate_ranking, popularity_ranking
 from judges.stats.ranking.metrics_matrix import evaluate_rows
 from judges.stats.ranking.random_draws import shuffled_labels
 
-# The report's metrics, in order, as a reader spells them.
-SHOWN: dict[str, str] = {
-    "ndcg@10": "nDCG@10",
-    "essential_ndcg@10": "essential nDCG@10",
-    "recall@10": "Recall@10 (grade >= 3)",
-    "mrr": "MRR",
-    "map": "MAP",
-    "hard_negative_auc": "hard-negative AUC",
-}
+# The metrics of a reading list, in the report's order (its section spells them).
+SHOWN = ("ndcg@10", "essential_ndcg@10", "recall@10", "mrr", "map", "hard_negative_auc")
 N_RESAMPLES = 1000
 N_DRAWS = 1000
 CONFIDENCE = 0.95

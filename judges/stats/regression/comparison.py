@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judges.calls.fingerprint import describe as describe_fingerprint
-from judges.core.results import JudgementRow
+from judges.core.results import JudgementRow, outcome
 from judges.stats.estimates.floors import detected
 from judges.stats.estimates.intervals import (
     Estimate,
@@ -23,8 +23,10 @@ from judges.stats.estimates.intervals import (
     mcnemar_exact,
     wilson,
 )
+from judges.stats.estimates.paired_tests import binomial_midp
 
 __all__ = [
+    "ALPHA",
     "Comparison",
     "DimensionChange",
     "Flip",
@@ -32,8 +34,10 @@ __all__ = [
     "compare_versions",
     "higher_is_better",
     "numeric",
-    "outcome",
 ]
+
+# The regression gates' level: a comparison reads as they would judge it.
+ALPHA = 0.05
 
 
 def higher_is_better(control: bool) -> bool:
@@ -71,15 +75,6 @@ def bounded_score(value: float, row: JudgementRow, dim: str) -> float:
         if below or above:
             value = float(bound)
     return value
-
-
-def outcome(row: JudgementRow) -> str:
-    """What a main-run row says about its item, in words a reader of the report uses."""
-    if row.status != "ok":
-        return f"error ({row.status})"
-    if row.control:
-        return "held" if row.met else "false positive"
-    return "caught" if row.met else "missed"
 
 
 @dataclass(frozen=True)
@@ -158,8 +153,21 @@ class Comparison:
     mcnemar: McNemar  # on planted defects; controls are reported as flips only
     flips: tuple[Flip, ...]
     dimensions: tuple[DimensionChange, ...]
+    # One-sided McNemar mid-p on the defects' flips: that `after` detects fewer (`worse`),
+    # or more (`better`), than `before`; 1.0 when nothing flipped.
+    midp_worse: float
+    midp_better: float
     fingerprints_before: tuple[str, ...] = ()  # judges that answered, described
     fingerprints_after: tuple[str, ...] = ()
+
+    @property
+    def significantly_worse(self) -> bool:
+        """`after` detects fewer planted defects: what the regression gate would decide."""
+        return self.midp_worse < ALPHA
+
+    @property
+    def significantly_better(self) -> bool:
+        return self.midp_better < ALPHA
 
     @property
     def mixed_fingerprints(self) -> bool:
@@ -244,6 +252,7 @@ def _compare_model(
     ]
     undirected = {c.control for c in changes if not _directed(new, paired, c.control, dimensions)}
     changes = [replace(c, directed=c.control not in undirected) for c in changes]
+    tests = mcnemar_exact(was, now)
     return Comparison(
         judge=judge,
         model=model,
@@ -254,9 +263,11 @@ def _compare_model(
         only_after=len(set(new) - set(old)),
         detection_before=wilson(sum(was), len(was)),
         detection_after=wilson(sum(now), len(now)),
-        mcnemar=mcnemar_exact(was, now),
+        mcnemar=tests,
         flips=flips,
         dimensions=tuple(changes),
+        midp_worse=binomial_midp(tests.b, tests.b + tests.c),
+        midp_better=binomial_midp(tests.c, tests.b + tests.c),
         fingerprints_before=_described(old[item] for item in paired),
         fingerprints_after=_described(new[item] for item in paired),
     )

@@ -301,7 +301,7 @@ def score_power(diffs: np.ndarray, noise_sd: float | None, alpha: float = ALPHA)
         sd = math.sqrt(2) * noise_sd
         basis = f"noise floor sd {noise_sd:.2f} per judgement, above the observed {observed:.2f}"
     drop = mean_drop(sd, int(diffs.size), alpha) if not math.isnan(sd) else math.nan
-    return Power(drop, int(diffs.size), 0.8, "score points", basis)
+    return Power(drop, int(diffs.size), 0.8, "score points", basis, sd)
 
 
 def score_regressions(

@@ -31,16 +31,18 @@ import numpy as np
 import scipy.stats
 
 from judges.stats.estimates.intervals import Rate, wilson
-from judges.stats.estimates.power import POWER, WORTH_DETECTING
+from judges.stats.estimates.power import POWER, WORTH_DETECTING, paired_t_drop
 
 __all__ = [
     "MOST_ITEMS",
     "REPLICATES",
+    "ScoreSensitivity",
     "Sensitivity",
     "defects_needed",
     "detectable_drop",
     "gate_power",
     "gate_sensitivity",
+    "score_sensitivity",
 ]
 
 REPLICATES = 4000  # Monte Carlo error of a power near 0.8: about 0.006
@@ -66,6 +68,7 @@ class Sensitivity:
     required: float  # gates.toml min_detectable_drop
     needed: int | None  # paired defects that would see `required` (None: over 5,000)
     power: float = POWER
+    most_items: int = MOST_ITEMS  # where the search for `needed` stops
     # The drop at the ends of the discordance's 95% interval (more flips: a larger drop).
     interval: tuple[float, float] = (math.nan, math.nan)
 
@@ -267,3 +270,46 @@ def gate_sensitivity(
 
 def _bounds(found: Rate) -> tuple[float, float]:
     return found.low, found.high
+
+
+@dataclass(frozen=True)
+class ScoreSensitivity:
+    """The smallest mean drop a score regression gate (a field's mean on defects or on
+    controls, paired with the baseline) fails on with `power`, at the level it fails at in
+    its family (Holm's first step): the paired t test's figure (noncentral t) at the sd of
+    the paired differences or the noise floor's, as the gate's own power statement takes it."""
+
+    gate: str  # "regression.score[coverage, defects]"
+    drop: float  # score points on the field's scale; nan: too few pairs
+    n: int
+    sd: float
+    level: float
+    power: float = POWER
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The drop at the ends of the sd's 95% chi-square interval (n - 1 degrees of
+        freedom; the figure is proportional to the sd)."""
+        if math.isnan(self.drop) or self.n < 2:
+            return (math.nan, math.nan)
+        df = self.n - 1
+        low, high = (float(scipy.stats.chi2.ppf(q, df)) for q in (0.975, 0.025))
+        return (self.drop * math.sqrt(df / low), self.drop * math.sqrt(df / high))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "gate": self.gate,
+            "drop": None if math.isnan(self.drop) else round(self.drop, 4),
+            "interval": [None if math.isnan(x) else round(x, 4) for x in self.interval],
+            "n": self.n,
+            "sd": None if math.isnan(self.sd) else round(self.sd, 4),
+            "level": self.level,
+            "power": self.power,
+        }
+
+
+def score_sensitivity(
+    gate: str, sd: float, n: int, level: float, power: float = POWER
+) -> ScoreSensitivity:
+    drop = paired_t_drop(sd, n, level, power) if not math.isnan(sd) else math.nan
+    return ScoreSensitivity(gate, drop, n, sd, level, power)
