@@ -20,9 +20,9 @@ from judges.cli.baseline import (
     detection_floors,
     floor_step,
     merge_floors,
+    probe_baseline,
 )
 from judges.cli.main import main
-from judges.cli.probe_baseline import probe_baseline
 from judges.core.results import JudgementRow, write_jsonl
 from judges.core.spec import load_catalog
 from judges.reports.model.folders import Results, build_folder

@@ -1,9 +1,9 @@
 """The package layout holds: the core knows no pytest, layers import downwards only, no import
 cycle (not even one closed by an import inside a function or under TYPE_CHECKING); inside
 `stats` and `reports`, each concern imports only the concerns below it; a probe kind is
-named in its registry alone; the pytest entry point imports nothing of the harness; `reports`
-imports only result types from `stats` (every figure it shows is computed in `stats` or
-`verdicts`).
+named in its registry alone, and a planted set's file in its folder module alone; the pytest
+entry point imports nothing of the harness; `reports` imports only result types from `stats`
+(every figure it shows is computed in `stats` or `verdicts`).
 In `tests/`, no module imports a test module.
 
 The checker reads the source with `ast` (nothing is imported, but for the one rule that asks
@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 import pytest
 
 import judges
+from judges.sets import folder as set_folder
 from judges.sets.probe_kinds import PROBES
 
 ROOT = Path(judges.__file__).resolve().parent
@@ -72,6 +74,28 @@ NOT_PROBE_KINDS: Mapping[tuple[str, str], str] = {
     ("judges/sets/imports.py", "order"): "a released pairwise judgement's order of the pair",
     ("judges/cli/benchmarks.py", "order"): "a field of the neutral format: the order shown",
     ("judges/finale/promotion.py", "order"): "how promotion.json sorts its finalists",
+}
+
+
+# A planted set's files are named once, in the module that knows the set's folder: a module
+# that spells one (to build its path, or in a message) is a module a rename would miss.
+SET_FILES_OWNER = "judges/sets/folder.py"
+SET_FILES = (
+    set_folder.ITEMS_FILE, set_folder.REPLIES_FILE, set_folder.DERIVED_FILE,
+    set_folder.PROBES_FILE, set_folder.PROBE_ITEMS_FILE, set_folder.SET_FILE,
+    set_folder.GATES_FILE, set_folder.EXPECTATIONS_FILE, set_folder.PROBE_EXPECTATIONS_FILE,
+    set_folder.PINS_FILE, set_folder.PINNED_CASSETTES_FILE,
+)  # fmt: skip
+# Modules that may not import the owner, each with its reason.
+NOT_SET_FILE_OWNERS: Mapping[tuple[str, str], str] = {
+    ("judges/pytest_plugin/options.py", "accepted.toml"): "the entry point's options import "
+    "pytest alone (tests/test_plugin_entry.py): their help names the file itself",
+    ("judges/pytest_plugin/options.py", "set.toml"): "likewise, the --noise-repeats help",
+    ("judges/calls/cassette_files.py", "set.toml"): "calls/ is a layer below sets/: a "
+    "cassette's miss message names the file that asks for more repeats",
+    ("judges/corpus/rows.py", "items.jsonl"): "a corpus folder's own items file, not a set's",
+    ("judges/cli/corpus.py", "items.jsonl"): "the corpus import's help: a corpus's files",
+    ("judges/sets/benchmark.py", "items.jsonl"): "a benchmark folder's own items file",
 }
 
 
@@ -289,6 +313,39 @@ def kind_literals(
     return found
 
 
+def set_file_literals(
+    root: Path, names: Collection[str], owner: str, allowed: Collection[tuple[str, str]]
+) -> list[str]:
+    """String literals outside `owner` that spell a set file's name, in a path or a message.
+    Docstrings do not count: they describe a file to the reader and reach no path, message or
+    report (and a module's docstring drawing the set's folder would otherwise be forbidden).
+    A name is matched whole: `probe_expectations.toml` does not spell `expectations.toml`."""
+    spelled = re.compile(
+        "|".join(rf"(?<![\w-]){re.escape(name)}" for name in sorted(names, key=len, reverse=True))
+    )
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        if name == owner:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        docstrings = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        }
+        found += [
+            f"{name}:{node.lineno} spells {file!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            for file in dict.fromkeys(spelled.findall(node.value))
+            if (name, file) not in allowed
+        ]
+    return found
+
+
 # The modules that compose a verdict's parts: only `judges.verdicts` imports them, so the
 # suite, the reports and `baseline` read one verdict and never assemble their own.
 COMPOSERS = ("judges.stats.fitness.judge", "judges.stats.regression.family")
@@ -467,6 +524,24 @@ def test_the_probe_kind_allow_list_names_existing_literals() -> None:
         )
 
 
+def test_each_set_file_is_named_in_the_set_folder_module_alone() -> None:
+    problems = set_file_literals(ROOT, SET_FILES, SET_FILES_OWNER, NOT_SET_FILE_OWNERS)
+    assert not problems, (
+        f"take the name or the path from {SET_FILES_OWNER} (SetFolder, or its *_FILE "
+        "constants) instead:\n" + "\n".join(problems)
+    )
+    owner = (ROOT.parent / SET_FILES_OWNER).read_text(encoding="utf-8")
+    assert all(f'"{name}"' in owner for name in SET_FILES)
+
+
+def test_the_set_file_allow_list_names_existing_literals() -> None:
+    for (name, file), reason in NOT_SET_FILE_OWNERS.items():
+        assert reason.strip() and file in SET_FILES, (name, file)
+        assert file in (ROOT.parent / name).read_text(encoding="utf-8"), (
+            f"{name} no longer spells {file!r}: remove it from NOT_SET_FILE_OWNERS"
+        )
+
+
 def test_no_test_module_is_imported_by_another_module() -> None:
     problems = imports_of_test_modules(graph(TESTS, "tests"))
     assert not problems, (
@@ -608,6 +683,30 @@ def test_a_probe_kind_spelled_outside_its_registry_is_found(tmp_path: Path) -> N
         "pkg/gates.py:1 spells 'max_flip.order'",
         "pkg/rates.py:2 spells 'dummy'",
     ]
+
+
+def test_a_set_file_spelled_outside_its_owner_is_found(tmp_path: Path) -> None:
+    package = plant(tmp_path, {
+        "files.py": 'GATES = "gates.toml"\nPROBES = "probe_expectations.toml"\n',
+        "load.py": '"""Reads gates.toml (a docstring)."""\n'
+        'def load(folder):\n    """Its expectations.toml too."""\n'
+        '    return folder / "gates.toml"\n',
+        "say.py": 'def say(n):\n    return f"{n} items set.toml asks for; expectations.toml"\n',
+        "probes.py": 'WHERE = "probe_expectations.toml"\n',
+        "core/quiet.py": 'HELP = "accepted.toml pins"\n',
+    })  # fmt: skip
+    names = ("gates.toml", "expectations.toml", "probe_expectations.toml", "set.toml")
+    names += ("accepted.toml",)
+    allowed = {("pkg/core/quiet.py", "accepted.toml")}
+    assert set_file_literals(package, names, "pkg/files.py", allowed) == [
+        "pkg/load.py:4 spells 'gates.toml'",
+        "pkg/probes.py:1 spells 'probe_expectations.toml'",
+        "pkg/say.py:2 spells 'set.toml'",
+        "pkg/say.py:2 spells 'expectations.toml'",
+    ]
+    assert set_file_literals(package, names, "pkg/files.py", ())[0] == (
+        "pkg/core/quiet.py:1 spells 'accepted.toml'"
+    )
 
 
 def test_a_module_importing_a_test_module_is_found(tmp_path: Path) -> None:

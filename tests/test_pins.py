@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from judges.core.spec import load_judge
+from judges.sets.folder import PINNED_CASSETTES_FILE as MANIFEST_FILE
+from judges.sets.folder import PINS_FILE
 from judges.sets.items import PlantedSetError
-from judges.sets.pins import MANIFEST_FILE, PINS_FILE, load_pins, note_rerecorded, write_pins
+from judges.sets.pins import load_pins, note_rerecorded, write_pins
 
 MODEL = "local:m"
 

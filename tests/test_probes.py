@@ -321,7 +321,7 @@ def test_effects_from_rows_pair_each_probe_with_its_main_and_redraw_rows():
 
 
 def test_baseline_accepts_the_biased_items_and_sets_no_ceiling_that_cannot_fail():
-    from judges.cli.probe_baseline import probe_baseline
+    from judges.cli.baseline import probe_baseline
 
     rows = version_rows(length_rewarding)
     rows = [r for r in rows if r.item_id != "PE-08" or r.run != "probe-padding"]

@@ -134,7 +134,8 @@ REASON = st.text(
 
 @given(note=REASON, reason=REASON)
 def test_a_pins_notes_read_back_whatever_they_say(note: str, reason: str) -> None:
-    from judges.sets.pins import PINS_FILE, load_pins, note_rerecorded
+    from judges.sets.folder import PINS_FILE
+    from judges.sets.pins import load_pins, note_rerecorded
 
     with tempfile.TemporaryDirectory() as root:
         folder = Path(root)
@@ -152,9 +153,10 @@ def test_a_pins_notes_read_back_whatever_they_say(note: str, reason: str) -> Non
 
 @given(reason=REASON)
 def test_an_acceptance_reason_in_gates_toml_reads_back(reason: str) -> None:
-    from judges.cli.baseline import GATES_HEADER, render_tables
+    from judges.sets.folder import SetFolder
 
     tables = {("local:m", "1.0"): {"accept_not_fit": reason, "accept_regression": reason}}
-    text = render_tables(GATES_HEADER, tables)
+    with tempfile.TemporaryDirectory() as root:  # hypothesis: no function-scoped tmp_path
+        text = SetFolder(Path(root), "j").write_gates(tables).read_text(encoding="utf-8")
     table = tomllib.loads(text)["local:m"]["1.0"]
     assert table["accept_not_fit"] == table["accept_regression"] == reason

@@ -1,4 +1,5 @@
-"""Accept a recorded baseline: accepted misses, the baseline run and suggested gate floors.
+"""Accept a recorded baseline: accepted misses, the baseline run and suggested gate floors,
+and the bias probes' ceilings, accepted failures and regression test.
 
 `python -m judges baseline <judge>` reads the main-run rows in
 `reports/<judge>/<version>/results.jsonl` and writes, beside the planted set:
@@ -10,8 +11,11 @@
   one is suggested where the next run of an equally good judge reaches it with probability
   1 - 0.05/20 (never the achieved point value, which one re-recording of the same prompt
   misses by chance half the time, nor a perfect run's value).
+- `probe_expectations.toml`: each bias probe's biased items, accepted as strict xfails; its
+  `max_flip` ceilings go to gates.toml, and a version more biased than its baseline is
+  refused (`probe_regression`).
 
-Both are meant to be read in review and edited by hand.
+All are meant to be read in review and edited by hand; `judges.sets.folder` writes them.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from judges.core.checks import describe_returned
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
+from judges.reports.format import p_is
+from judges.sets.folder import GATES_FILE, SetFolder
 from judges.sets.planted import STABILITY_FLOORS
+from judges.sets.probes import run_name
 from judges.stats.estimates.floors import (
     RatePrior,
     control_false_positive_rate,
@@ -38,7 +43,6 @@ from judges.stats.estimates.floors import (
 )
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.reliability.gates import gate_statistics
-from judges.storage.files import atomic_write_text
 from judges.verdicts.vocabulary import FIT, NOT_FIT
 
 _STEP = 0.05
@@ -266,33 +270,6 @@ def reading_list_gates(rows: list[JudgementRow], sources: Any) -> dict[str, Any]
     return {"reading_list": {key: b for key, b in bounds.items() if b is not None}}
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, dict):
-        inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str):  # a TOML writer: json.dumps leaves DEL (U+007F) raw
-        return tomli_w.dumps({"v": value})[len("v = ") :].rstrip("\n")
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _toml_key(key: str) -> str:
-    bare = key.replace("_", "").replace("-", "").isalnum()
-    return key if bare else json.dumps(key)
-
-
-def render_tables(header: str, tables: dict[tuple[str, str], dict[str, Any]]) -> str:
-    """`["model"."version"]` tables in model and version order."""
-    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
-    for model, version in sorted(tables, key=lambda k: (k[0], version_key(k[1]))):
-        lines += ["", f'["{model}"."{version}"]']
-        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in tables[(model, version)].items()]
-    return "\n".join(lines) + "\n"
-
-
 _ORDER = (
     "accept_not_fit",
     "accept_regression",
@@ -345,7 +322,7 @@ def inherited_table(
 
 
 def write_baseline(
-    folder: Path,
+    folder: SetFolder,
     rows_by_version: dict[str, list[JudgementRow]],
     reliability: dict[Any, Any],
     *,
@@ -416,31 +393,9 @@ def write_baseline(
                 if (model, version) in (undecided or {}):
                     table["accept_undecided"] = (undecided or {})[(model, version)]
             gates[(model, version)] = _ordered(table)
-    expectations = folder / "expectations.toml"
-    atomic_write_text(
-        expectations,
-        render_tables(
-            "Accepted misses per judge model and prompt version: each is a strict xfail.\n"
-            "Written by `python -m judges baseline` from the recorded baseline; edit the\n"
-            "reasons by hand. A fixed item shows as XPASS: remove its line.",
-            misses,
-        ),
-    )
-    gates_path = folder / "gates.toml"
-    atomic_write_text(gates_path, render_tables(GATES_HEADER, gates))
-    return expectations, gates_path, notes
-
-
-GATES_HEADER = """Gates per judge model and prompt version.
-baseline: the prompt version whose recorded main run is the accepted baseline. A run fails
-  its regression gates only when it is significantly worse than that run: the paired exact
-  McNemar test, one-sided at alpha (default 0.05), on detection and control false positives.
-min_* / max_*: absolute floors the team owns. `python -m judges baseline` suggests one
-  where none is set (a bound the next run of a judge as good as the accepted one reaches
-  with probability 0.9975, so twenty such floors all hold 95% of the time; rounded down to
-  0.05, up for max_*) and keeps the ones already here; never one below chance.
-accept_not_fit: why a judge that is NOT FIT (no better than chance at what the set
-  measures) is kept; its fitness test is then a strict xfail. Never inherited."""
+    # Gates first: a value the writer refuses (a NaN floor) leaves both files as they were.
+    gates_path = folder.write_gates(gates)
+    return folder.write_expectations(misses), gates_path, notes
 
 
 def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
@@ -451,6 +406,77 @@ def fitness_lines(judge: str, version: str, models: Iterable[Any]) -> list[str]:
         if not m.fit:
             line += "; " + "; ".join(m.fitness_reasons())
             if m.accept_not_fit:
-                line += f" (accepted in gates.toml: {m.accept_not_fit})"
+                line += f" (accepted in {GATES_FILE}: {m.accept_not_fit})"
         lines.append(line)
     return lines
+
+
+# ------------------------------------------------------------------ the bias probes
+
+
+def probe_baseline(
+    rows: list[JudgementRow], fields: list[str], score: str
+) -> tuple[dict[str, float], dict[str, dict[str, str]]]:
+    """Suggested `max_flip` per probe, and its biased items as accepted (strict xfails).
+
+    The ceiling is the biased rate's upper Wilson bound rounded up, as for the other floors.
+    A ceiling of 1.0 could never fail, so none is suggested: a probe the judge fails on
+    every item is guarded by its accepted items alone, each of which XPASSes when fixed.
+    """
+    from judges.stats.reliability.probes import outcomes_from_rows, probe_effect
+
+    outcomes = outcomes_from_rows(rows, fields, score)
+    bounds = {p: _bound(probe_effect(p, found).biased, False) for p, found in outcomes.items()}
+    gates = {p: bound for p, bound in bounds.items() if bound is not None}
+    accepted = {
+        probe: {o.item_id: o.error or _probe_reason(o, rows, fields) for o in found if o.biased}
+        for probe, found in outcomes.items()
+    }
+    return gates, {probe: items for probe, items in accepted.items() if items}
+
+
+def _probe_reason(outcome: Any, rows: list[JudgementRow], fields: list[str]) -> str:
+    by_run = {(r.run, r.item_id): r for r in rows if r.repeat == 0}
+
+    def shown(row: JudgementRow) -> str:
+        verdict = row.verdict or {}
+        labels = [str(j.get("relevance")) for j in verdict.get("judgements", ())]
+        values = [f"{f}={json.dumps(verdict.get(f))}" for f in fields]
+        return ", ".join(values + ([f"labels in order {labels}"] if labels else []))
+
+    clean = shown(by_run[("main", outcome.item_id)])
+    probed = shown(by_run[(run_name(outcome.probe), outcome.item_id)])
+    return f"unperturbed {clean} | probed {probed}"[:400]
+
+
+def probe_regression(
+    baseline: list[JudgementRow], rows: list[JudgementRow], fields: list[str], score: str
+) -> str | None:
+    """The bias probes of a version against its baseline's, pooled over every probe item
+    both ran: items biased now only against items biased before only, one-sided McNemar.
+
+    A judge that obeys an injected note, or likes length, can grade the main run exactly
+    as a good one does; only its probes tell, and acceptance would otherwise write each of
+    its biased items as an accepted failure. One pooled test: no family to correct.
+    None when the version is not significantly more biased."""
+    from judges.stats.regression.gates import ALPHA, mcnemar_one_sided
+    from judges.stats.reliability.probes import outcomes_from_rows
+
+    old, new = outcomes_from_rows(baseline, fields, score), outcomes_from_rows(rows, fields, score)
+    before, after = [], []
+    for probe in sorted(set(old) & set(new)):
+        was = {o.item_id: o.biased for o in old[probe]}
+        for outcome in new[probe]:
+            if outcome.item_id in was:  # True = unbiased: the paired test counts good -> bad
+                before.append(not was[outcome.item_id])
+                after.append(not outcome.biased)
+    if not before:
+        return None
+    test = mcnemar_one_sided(before, after)
+    if test.p_value >= ALPHA:
+        return None
+    return (
+        f"bias probes: {test.worse} probe items biased now only vs {test.better} biased "
+        f"before only, of {test.n} paired, one-sided McNemar {p_is(test.p_value, 'mid-p')} "
+        f"(fails below {ALPHA:g})"
+    )

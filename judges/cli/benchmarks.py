@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from judges.reports.sections.benchmark import benchmark_text, published_lines
-from judges.sets.benchmark import FILES, MANIFEST_FILE, BenchmarkError, load_benchmark
+from judges.sets.benchmark import (
+    FILES,
+    ITEMS_FILE,
+    JUDGEMENTS_FILE,
+    MANIFEST_FILE,
+    PUBLISHED_FILE,
+    BenchmarkError,
+    load_benchmark,
+)
+from judges.sets.folder import SET_FILE
 from judges.sets.imports import JUDGE, ImportError_, Release, read_llmbar, strategies_found
 from judges.stats.fitness.benchmark import benchmark_published
 from judges.stats.fitness.benchmark_board import boards
@@ -69,7 +78,7 @@ def import_benchmark(
     benchmark = load_benchmark(src)
     name = benchmark.manifest.name
     folder = benchmark_root(planted_sets, judge) / name
-    files = _files(src) | {"set.toml": SET_TOML.encode()}
+    files = _files(src) | {SET_FILE: SET_TOML.encode()}
     if folder.is_dir() and not replace:
         before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
         if before != files:
@@ -203,9 +212,9 @@ def llmbar_files(reads: Sequence[Release]) -> dict[str, str]:
         ]
     return {
         MANIFEST_FILE: manifest,
-        "items.jsonl": _jsonl(items),
-        "judgements.jsonl": _jsonl(judgements),
-        "published.jsonl": _jsonl(published),
+        ITEMS_FILE: _jsonl(items),
+        JUDGEMENTS_FILE: _jsonl(judgements),
+        PUBLISHED_FILE: _jsonl(published),
         **({"LICENSE": first.license_text} if first.license_text else {}),
     }
 

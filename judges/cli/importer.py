@@ -40,6 +40,7 @@ from judges.cli.release_versions import CONTENT, content_of, version_for
 from judges.core.naming import Case
 from judges.core.runner import first_requests
 from judges.core.spec import JudgeSpec, load_catalog
+from judges.sets.folder import SetFolder
 from judges.sets.imports import (
     JUDGE,
     ImportError_,
@@ -53,6 +54,7 @@ from judges.sets.imports import (
 from judges.sets.items import PlantedItem
 from judges.sets.planted import load_items
 from judges.storage.files import atomic_write_text
+from judges.storage.toml_files import toml_string
 
 # The URI a replay never matches on (method, path and body only); the path is the SDK's.
 _URI = f"http://imported.invalid{IMPORTED_PATH}"
@@ -223,7 +225,7 @@ def import_llmbar(
     folder = release_folder(planted_sets, release)
     version = version_for(strategy, version, release, folder, root / "cassettes")
     spec = _spec(version)
-    items_path = planted_sets / JUDGE / "items.jsonl"
+    items_path = SetFolder(planted_sets, JUDGE).items_path
     kept = load_items(items_path, spec) if items_path.is_file() else []
     taken = taken_prefixes(planted_sets, folder, kept, release)
     read = read_llmbar(src, strategy, release, known_prefixes(folder), taken)
@@ -275,7 +277,7 @@ def import_jsonl(
 ) -> Written:
     """Import a team's logged decisions on items already in the planted set."""
     spec = _spec(version)
-    items = {i.id: i for i in load_items(root / "planted_sets" / JUDGE / "items.jsonl", spec)}
+    items = {i.id: i for i in load_items(SetFolder(root / "planted_sets", JUDGE).items_path, spec)}
     replies = read_jsonl(path, model, set(items))
     fingerprint = {
         "backend": IMPORTED,
@@ -321,17 +323,17 @@ def _write_release(read: Release, folder: Path, version: str) -> int:
     changed: int = _write_if_changed(folder / "LICENSE", read.license_text)
     if read.notes_text:
         changed += _write_if_changed(folder / "README.md", read.notes_text)
-    prefixes = "".join(f'"{name}" = "{prefix}"\n' for name, prefix in read.prefixes.items())
+    prefixes = "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in read.prefixes.items())
     changed += _write_if_changed(folder / "prefixes.toml", prefixes)
     content = content_of(folder)
     sets = dict(content.get("sets", {})) | read.contents
     strategies = dict(content.get("strategies", {})) | {read.strategy: version}
     text = (
         f"# {read.name}: known by its content, whatever its folder or README\n"
-        f"name = {json.dumps(read.name)}\n\n[sets]\n"
-        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(sets.items()))
+        f"name = {toml_string(read.name)}\n\n[sets]\n"
+        + "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in sorted(sets.items()))
         + "\n[strategies]  # strategy -> the prompt version its outputs are under\n"
-        + "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in sorted(strategies.items()))
+        + "".join(f"{toml_string(k)} = {toml_string(v)}\n" for k, v in sorted(strategies.items()))
     )
     changed += _write_if_changed(folder / CONTENT, text)
     for (category, model), stats in sorted(read.published.items()):
@@ -381,8 +383,8 @@ def _run(args: Any) -> int:
 def _check_set_toml(root: Path, done: Written) -> None:
     """Name the models set.toml must list for the offline gate to replay them, and the sets
     of a model with outputs for only some (else its version reads INCOMPLETE)."""
-    path = root / "planted_sets" / JUDGE / "set.toml"
-    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    files = SetFolder(root / "planted_sets", JUDGE)
+    path, table = files.config_path, files.read_config()
     run = table.get("versions", {}).get(done.version, {})
     listed = set(run.get("models", []))
     absent = [f"imported:{m}" for m in done.models if f"imported:{m}" not in listed]

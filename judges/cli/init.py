@@ -28,6 +28,7 @@ from judges.cli.project import (
     read_settings,
 )
 from judges.core.team_judge import TeamJudge, TeamJudgeError
+from judges.sets.folder import ITEMS_FILE, SET_FILE, SetFolder
 
 SKELETON = Path(__file__).parent / "skeleton"
 DEFAULT_MODEL = "local:smollm2-135m"  # the embedded judge of the `local` extra
@@ -124,17 +125,17 @@ def scaffold(
         prompts / name / "1.0.md": "prompt.md",
         root / VERDICTS_PACKAGE / "__init__.py": None,
         root / VERDICTS_PACKAGE / f"{name}.py": "verdict.py.tmpl",
-        planted / name / "items.jsonl": "items.jsonl",
-        planted / name / "set.toml": "set.toml",
+        SetFolder(planted, name).items_path: ITEMS_FILE,
+        SetFolder(planted, name).config_path: SET_FILE,  # its template is named after it
         root / TESTS_FOLDER / "test_judges.py": "test_judges.py.tmpl",
         root / ".github" / "workflows" / "judges.yml": "workflow.yml",
     }
     advice: list[str] = []
     if team is not None:  # the team's code is the prompt and the verdict module
-        for own in ("1.0.md", "__init__.py", f"{name}.py", "items.jsonl", "set.toml"):
+        for own in ("1.0.md", "__init__.py", f"{name}.py", ITEMS_FILE, SET_FILE):
             files = {path: t for path, t in files.items() if path.name != own}
         files[prompts / name / "judge.toml"] = "judge_callable.toml"
-        advice += _items_advice(planted / name / "items.jsonl", name, team)
+        advice += _items_advice(SetFolder(planted, name).items_path, name, team)
     if settings is None:
         files[root / "pytest.ini"] = "pytest.ini"
     elif PROMPTS_KEY not in settings[1] or "pythonpath" not in settings[1]:

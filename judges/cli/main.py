@@ -10,6 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.project import find_project
+from judges.sets.folder import (
+    DERIVED_FILE,
+    EXPECTATIONS_FILE,
+    GATES_FILE,
+    PINS_FILE,
+    PROBES_FILE,
+    SET_FILE,
+    SetFolder,
+)
 
 # The commands declared in their own modules, imported only when the command line names one
 # of them (or asks for the full --help): together they bring in scipy, both SDKs and the
@@ -27,11 +36,11 @@ def _derive(args: argparse.Namespace) -> int:
     from judges.sets.probes import write_probes
 
     spec = args.catalog[args.judge]
-    folder = args.planted_sets / args.judge
-    derivations = load_derivations(folder / "derived.toml")
-    items = [i for i in load_items(folder / "items.jsonl", spec) if i.provenance.source == "hand"]
+    folder = SetFolder(args.planted_sets, args.judge)
+    derivations = load_derivations(folder.derived_path)
+    items = [i for i in load_items(folder.items_path, spec) if i.provenance.source == "hand"]
     derived = derive_all(items, derivations)
-    write_derived(folder / "items.jsonl", derived)
+    write_derived(folder.items_path, derived)
     for item in derived:
         print(f"{item.id} {item.category}: {item.provenance.perturbation}")
     planted = load_planted_set(args.planted_sets, spec)
@@ -139,11 +148,9 @@ def _baseline(args: argparse.Namespace) -> int:
 def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
     """`baseline --accept`, under the cassette folder's recording lock."""
     from judges.cli.baseline import FLOORS_MET, fitness_lines, write_baseline
-    from judges.cli.probe_baseline import write_probe_expectations
     from judges.cli.recorded import buried_refusal, lacking_refusal, refusal, repin_refusal
     from judges.reports.model.folders import ResultsMissing
     from judges.sets.pins import differing_pins, write_pins
-    from judges.sets.planted import load_gate_tables
     from judges.verdicts.acceptance import Refusal, acceptance
     from judges.verdicts.inputs import load_sources
 
@@ -159,7 +166,8 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         print(f"python -m judges baseline: {'; '.join(sources.notes)}", file=sys.stderr)
         return 2
     accepted = [(model, accept) for model in sorted({row.model for row in accepted_rows})]
-    folder = args.planted_sets / args.judge
+    files = SetFolder(args.planted_sets, args.judge)
+    folder = files.path
     differing = differing_pins(folder, args.judge, accepted, cassettes)
     if differing and not args.repin:
         for line in repin_refusal(_baseline_command(args), differing, cassettes):
@@ -214,7 +222,7 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
             for gate in gates:
                 print(f"floor: {args.judge} {accept} on {model}: {gate.describe()}: fails")
         print(f"python -m judges baseline: prompt {accept} fails floors its table would keep "
-              "(above): not accepted, nothing written. Lower them in gates.toml if the team "
+              f"(above): not accepted, nothing written. Lower them in {GATES_FILE} if the team "
               "agrees, or replace every floor with its suggestion (--reset-floors)",
               file=sys.stderr)  # fmt: skip
         return 1
@@ -225,9 +233,9 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
     not_fit, regressed = dict(checks.not_fit), checks.regressed(args.accept_regression or "")
     undecided = checks.undecided_reasons(args.accept_undecided or "")
     probe_tables = _probe_baseline(args, spec, rows_by_version, reliability)
-    existing = load_gate_tables(args.planted_sets / args.judge / "gates.toml")
+    existing = files.read_gates()
     *written, notes = write_baseline(
-        args.planted_sets / args.judge,
+        files,
         rows_by_version,
         reliability,
         accept=accept,
@@ -241,7 +249,7 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         ),
     )
     if probe_tables is not None:
-        written.append(write_probe_expectations(args.planted_sets / args.judge, probe_tables))
+        written.append(files.write_probe_expectations(probe_tables))
     today = datetime.date.today().isoformat()
     # Pinned with its cassettes and results: an accepted recording is never edited unseen.
     repinned = {
@@ -263,7 +271,8 @@ def _accept(args: argparse.Namespace, spec: Any, cassettes: Path) -> int:
         # One draw as the reference: a lucky one fails honest re-records (gates-and-verdicts.md)
         print(f"note: prompt {accept} has no retest run, so its regression reference is one "
               "draw and a lucky recording makes honest re-records look worse; add "
-              "`retest = true` to set.toml and record the retest before relying on it")  # fmt: skip
+              f"`retest = true` to {SET_FILE} and record the retest before relying on "
+              "it")  # fmt: skip
     print(f"suggested floors (where none was set): {FLOORS_MET}")
     for line in notes:
         print(f"floor {line}")
@@ -335,7 +344,7 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
                 continue
             lines.append(
                 f"warning: {judge} {accept} on {model}: its regression gates are "
-                f"{sensitivity.blind_to(found)} (gates.toml min_detectable_drop "
+                f"{sensitivity.blind_to(found)} ({GATES_FILE} min_detectable_drop "
                 f"{found.required * 100:.0f} points): {sensitivity.needs(found)}; a PASS gated "
                 f"against it will say so. `python -m judges plan {judge} --drop "
                 f"{found.required:g}` plans the set"
@@ -349,10 +358,10 @@ def _probe_regressions(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], models: Any
 ) -> dict[str, str]:
     """Per model, the accepted version's bias probes significantly worse than its baseline's."""
-    from judges.cli.probe_baseline import probe_regression
+    from judges.cli.baseline import probe_regression
     from judges.sets.probes import load_recipe
 
-    recipe = load_recipe(args.planted_sets / args.judge / "probes.toml")
+    recipe = load_recipe(SetFolder(args.planted_sets, args.judge).probes_path)
     if recipe is None:
         return {}
     fields = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
@@ -372,7 +381,7 @@ def _probe_baseline(
     args: argparse.Namespace, spec: Any, rows_by_version: dict[str, Any], extra: dict[Any, Any]
 ) -> dict[tuple[str, str], Any] | None:
     """Fill `max_flip` into `extra` and return the accepted probe failures (None: no probes)."""
-    from judges.cli.probe_baseline import probe_baseline
+    from judges.cli.baseline import probe_baseline
     from judges.sets.planted import load_planted_set
     from judges.sets.probes import load_probe_set
 
@@ -479,7 +488,8 @@ Commands = argparse._SubParsersAction  # what add_subparsers returns: one add_pa
 def _add_derive(commands: Commands) -> None:
     derive = commands.add_parser(
         "derive",
-        help="regenerate a planted set's generated items (derived.toml) and probes (probes.toml)",
+        help=f"regenerate a planted set's generated items ({DERIVED_FILE}) and probes "
+        f"({PROBES_FILE})",
     )
     derive.add_argument("judge", help="judge name, e.g. product_identity")
     derive.add_argument("--planted-sets", type=Path, help=PLANTED_SETS_HELP)
@@ -536,12 +546,12 @@ class _VersionWithoutAccept(argparse.Action):
 def _add_baseline(commands: Commands) -> None:
     baseline = commands.add_parser(
         "baseline",
-        help="accept a recorded run as the baseline: expectations.toml and gates.toml",
+        help=f"accept a recorded run as the baseline: {EXPECTATIONS_FILE} and {GATES_FILE}",
         description="From reports/<judge>/<version>/results.jsonl of every prompt version, "
-        "write the planted set's expectations.toml (every miss, as an accepted miss with its "
-        "reason) and gates.toml: `baseline` names the accepted prompt version, whose main run "
+        f"write the planted set's {EXPECTATIONS_FILE} (every miss, as an accepted miss with its "
+        f"reason) and {GATES_FILE}: `baseline` names the accepted prompt version, whose main run "
         "every version's regression gates compare with (paired McNemar, one-sided mid-p). "
-        "Floors the team set in gates.toml are kept; a missing floor is suggested from the "
+        f"Floors the team set in {GATES_FILE} are kept; a missing floor is suggested from the "
         "interval's bound (lower Wilson bound rounded down to 0.05), never the point value. "
         "Review both files before committing.",
     )
@@ -565,39 +575,39 @@ def _add_baseline(commands: Commands) -> None:
         "--accept-not-fit",
         metavar="REASON",
         help="accept a NOT FIT version (no better than chance) anyway; the reason is written "
-        "to gates.toml as accept_not_fit, and its fitness test becomes a strict xfail",
+        f"to {GATES_FILE} as accept_not_fit, and its fitness test becomes a strict xfail",
     )
     baseline.add_argument(
         "--accept-regression",
         metavar="REASON",
         help="accept a version significantly worse than the current baseline (a failing "
-        "regression gate) anyway; the reason is written to gates.toml as accept_regression",
+        f"regression gate) anyway; the reason is written to {GATES_FILE} as accept_regression",
     )
     baseline.add_argument(
         "--accept-undecided",
         metavar="REASON",
         help="accept an UNDECIDED version (its set too small for any chance test to decide) "
-        "anyway; the reason is written to gates.toml as accept_undecided",
+        f"anyway; the reason is written to {GATES_FILE} as accept_undecided",
     )
     baseline.add_argument(
         "--accept-control-miss",
         metavar="REASON",
         help="accept controls the version marks down (new ones, each named first) as "
-        "accepted misses anyway; the reason is written beside each in expectations.toml",
+        f"accepted misses anyway; the reason is written beside each in {EXPECTATIONS_FILE}",
     )
     baseline.add_argument(
         "--accept-no-verdict",
         metavar="REASON",
         help="accept items the version gave no verdict (an error, a reply it could not read, "
         "a dropped item; each named first) as accepted misses anyway; the reason is written "
-        "beside each in expectations.toml",
+        f"beside each in {EXPECTATIONS_FILE}",
     )
     baseline.add_argument(
         "--repin",
         metavar="REASON",
         help="accept again a version whose pinned cassettes differ from the bytes on disk "
         "(edited, replaced or deleted since acceptance): each is named and pinned anew, and "
-        "the reason is written to accepted.toml as repinned. Without it such an acceptance "
+        f"the reason is written to {PINS_FILE} as repinned. Without it such an acceptance "
         "is refused, nothing written",
     )
     baseline.add_argument("--reports", "--report-dir", type=Path, help=REPORTS_HELP)

@@ -31,6 +31,7 @@ from judges.sets.candidates import (
     plant,
     write_candidates,
 )
+from judges.sets.folder import ITEMS_FILE, PROBES_FILE, SetFolder
 from judges.sets.generators import Generator, GeneratorError, Options, load_generators
 from judges.sets.items import PlantedItem
 from judges.sets.review import REVIEW_FILE
@@ -83,7 +84,7 @@ def _expectations(
     from judges.sets.planted import load_items
 
     defect, control = _conditions(args.expect), _conditions(args.control_expect)
-    items_path = args.planted_sets / spec.name / "items.jsonl"
+    items_path = SetFolder(args.planted_sets, spec.name).items_path
     items = load_items(items_path, spec) if items_path.is_file() else []
     defect = defect or _usual(items, control=False)
     control = control or _usual(items, control=True)
@@ -404,7 +405,7 @@ def add_plant_command(commands: Any) -> None:
         "candidate planted items to planted_sets/<judge>/candidates.jsonl, each with its "
         "source row, generator, seed and the expectation it should meet: defects (truncation, "
         "a sentence dropped, a number changed, a negation, an entity swapped) and invariance "
-        "items (blank lines, spaces, indentation, Markdown). Nothing joins items.jsonl before "
+        f"items (blank lines, spaces, indentation, Markdown). Nothing joins {ITEMS_FILE} before "
         "review. See `python -m judges docs planting`.",
         epilog="example:\n  python -m judges plant support_reply --from rows.jsonl "
         "--map output=reply --control-label good",
@@ -467,7 +468,7 @@ def add_plant_command(commands: Any) -> None:
     )  # fmt: skip
     plant_cmd.add_argument(
         "--apply", action="store_true",
-        help="add the accepted candidates to items.jsonl (invariance ones to probes.toml) and "
+        help=f"add the accepted candidates to {ITEMS_FILE} (invariance ones to {PROBES_FILE}) and "
         "say whether each category is large enough to decide",
     )  # fmt: skip
     plant_cmd.add_argument(

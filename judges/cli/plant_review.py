@@ -18,6 +18,7 @@ from pathlib import Path
 
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import CANDIDATES_FILE, Candidate, read_candidates
+from judges.sets.folder import SetFolder
 from judges.sets.items import PlantedItem
 from judges.sets.review import (
     REVIEW_FILE,
@@ -190,14 +191,14 @@ def apply_lines(
     folder = planted_sets / spec.name
     candidates = read_candidates(folder / CANDIDATES_FILE)
     decisions = read_decisions(folder / REVIEW_FILE)
-    items_path = folder / "items.jsonl"
+    items_path = SetFolder.at(folder).items_path
     existing = load_items(items_path, spec) if items_path.is_file() else []
     applied = apply_decisions(folder, spec, existing, candidates, decisions, default_prefix)
     written = write_applied(folder, spec, applied)
     planted = load_planted_set(planted_sets, spec)  # the grown set, checked as any run does
     # Always, not only when probes were added: an apply stopped between probes.toml and
     # probes.jsonl is finished by running it again.
-    probes_path = folder / "probes.jsonl"
+    probes_path = SetFolder.at(folder).probe_items_path
     before = probes_path.read_bytes() if probes_path.is_file() else None
     if write_probes(planted) and probes_path.read_bytes() != before:
         written.append(probes_path)

@@ -12,6 +12,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec
+from judges.sets.folder import GATES_FILE
 
 # A file that exists, so the example runs as printed (tests/test_hostile_inputs.py runs it).
 ESTIMATE_EXAMPLE = (
@@ -159,8 +160,8 @@ def _chosen(asked: str | None, version: str, baseline: str | None) -> str:
     if asked is not None:
         return f"prompt {version} (--version)"
     if baseline is not None:
-        return f"prompt {version}: the accepted baseline in gates.toml (--version V for another)"
-    return f"prompt {version}: the newest; gates.toml names no baseline (--version V for another)"
+        return f"prompt {version}: the accepted baseline in {GATES_FILE} (--version V for another)"
+    return f"prompt {version}: the newest; {GATES_FILE} names no baseline (--version V for another)"
 
 
 def _estimate(args: argparse.Namespace) -> int:

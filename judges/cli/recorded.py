@@ -14,7 +14,8 @@ from pathlib import Path
 from judges.core.results import read_jsonl
 from judges.core.spec import JudgeSpec
 from judges.reports.model.folders import record_command
-from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.sets.folder import GATES_FILE, SET_FILE
+from judges.sets.planted import load_planted_set
 from judges.verdicts.acceptance import Acceptance, asked_items, recording_gaps
 
 
@@ -24,7 +25,7 @@ def refusal(
     """The lines `baseline --accept` prints when the version is not fully recorded."""
     lines = [
         f"--accept {version}: refused, the recording of {judge} prompt {version} is partial; "
-        "a baseline is accepted only from every item set.toml asks for"
+        f"a baseline is accepted only from every item {SET_FILE} asks for"
     ]
     for model, missing in sorted(gaps.items()):
         total = len(asked[model])
@@ -96,9 +97,9 @@ def survey(
     """Print what each version's recording holds and the accepted baseline; write nothing."""
     spec = catalog[judge]
     planted = load_planted_set(planted_root, spec)
-    tables = load_gate_tables(planted.path / "gates.toml")
+    tables = planted.folder.read_gates()
     accepted = sorted({str(g["baseline"]) for g in tables.values() if g.get("baseline")})
-    print(f"{judge}: accepted baseline {', '.join(accepted) or 'none yet'} (gates.toml)")
+    print(f"{judge}: accepted baseline {', '.join(accepted) or 'none yet'} ({GATES_FILE})")
     for version in versions:
         path = reports / judge / version / "results.jsonl"
         if not path.is_file():

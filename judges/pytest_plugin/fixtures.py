@@ -17,6 +17,7 @@ from judges.pytest_plugin.invocation import rerecord_command
 from judges.pytest_plugin.params import GATES_SKIPPED_PROPERTY, SetCase, case_id, session_key
 from judges.pytest_plugin.session import JudgementMissing, JudgesSession
 from judges.reports.sections.fitness import cannot_show, fitness_reasons, reason_text
+from judges.sets.folder import GATES_FILE
 from judges.sets.planted import Gates
 from judges.stats.estimates.floors import Gate, not_evaluated
 from judges.stats.fitness.chance import Fitness
@@ -100,7 +101,7 @@ class JudgeRunner(probing.ProbeJudging):
         where = planted.gates_source(model, set_case.version)
         if (model, set_case.version) not in planted.gates:
             pytest.skip(
-                f"no gates for {model} prompt {set_case.version} in {planted.path / 'gates.toml'}"
+                f"no gates for {model} prompt {set_case.version} in {planted.folder.gates_path}"
                 f': add a ["{model}"."{set_case.version}"] table'
             )
         failed = [r for r in results if r.passed is False]
@@ -235,7 +236,7 @@ class JudgeRunner(probing.ProbeJudging):
         assert fitness.fit, "\n".join(
             [
                 f"{title} is {NOT_FIT}: no better than chance at what its set measures "
-                "(threshold: chance itself, so no floor in gates.toml can move it)",
+                f"(threshold: chance itself, so no floor in {GATES_FILE} can move it)",
                 *(f"  {reason_text(t)}" for t in fitness.failing),
                 *(
                     [f"  {line}" for line in fitness_reasons(fitness)]
@@ -288,7 +289,7 @@ class JudgeRunner(probing.ProbeJudging):
 
 def planted_gates(session: JudgesSession, set_case: SetCase) -> str:
     planted = session.catalogue.planted_sets[set_case.judge]
-    return f'{planted.path / "gates.toml"} ["{set_case.model}"."{set_case.version}"]'
+    return f'{planted.folder.gates_path} ["{set_case.model}"."{set_case.version}"]'
 
 
 @pytest.fixture

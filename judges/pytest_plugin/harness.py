@@ -308,7 +308,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 accept = None
                 if (row.model, row.prompt_version) in planted.pins:
                     accept = accept_command(session.settings, row.judge, row.prompt_version)
-                expectations = planted.path / "expectations.toml"
+                expectations = planted.folder.expectations_path
                 report.longrepr = now_met_message(row, expectations, accept)
 
 

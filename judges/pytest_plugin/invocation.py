@@ -18,6 +18,7 @@ from judges.calls.backends import ModelRef, is_imported
 from judges.calls.cassettes import recorded_base_url
 from judges.core.checks import describe_verdict
 from judges.core.results import JudgementRow
+from judges.sets.folder import SET_FILE
 
 if TYPE_CHECKING:
     from judges.pytest_plugin.session.settings import Settings
@@ -229,6 +230,6 @@ def missing_fix(model: ModelRef, rerecord: str) -> str:
         return (
             f"{model} is imported, never recorded: import its outputs (python -m judges import "
             "llmbar SRC --strategy S --prompt-version V), or list only the sets it has outputs "
-            f'for in set.toml: [versions."V"] model_items = {{ "{model}" = ["<set>"] }}'
+            f'for in {SET_FILE}: [versions."V"] model_items = {{ "{model}" = ["<set>"] }}'
         )
     return f"Re-record it with:  {rerecord}"

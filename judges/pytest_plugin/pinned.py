@@ -19,7 +19,8 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.options import OPTION_RERECORD_BASELINE as OPTION
 from judges.reports.format import p_is
-from judges.sets.pins import PINS_FILE, Pin, note_rerecorded
+from judges.sets.folder import PINS_FILE
+from judges.sets.pins import Pin, note_rerecorded
 from judges.sets.planted import PlantedSet
 from judges.storage.restoring import restore_hint
 

@@ -237,7 +237,7 @@ class ProbeJudging:
         ]
         results = flip_gates(effects, thresholds, gates.alpha if gates is not None else 0.05)
         if gates is not None and unset:
-            where = self.session.catalogue.planted_sets[set_case.judge].path / "gates.toml"
+            where = self.session.catalogue.planted_sets[set_case.judge].folder.gates_path
             # A missing threshold must not hide a gate that fails: both are named.
             failed = "".join(f"\n  FAILED {g.describe()}" for g in results if g.passed is False)
             pytest.fail(

@@ -19,6 +19,7 @@ from judges.reports.sections.cost import estimated_part
 from judges.reports.sections.fitness import not_fit_phrase
 from judges.reports.sections.ranking import metric_sentence
 from judges.reports.write import ReportSet
+from judges.sets.folder import GATES_FILE
 from judges.verdicts.vocabulary import NOT_FIT
 
 CHECK_HINT = "run `python -m pytest regression_tests` and commit the result"
@@ -39,7 +40,7 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
     if unevaluated:
         gates += f", {unevaluated} not evaluated"
     if m.gates_table is None:
-        gates += " (no thresholds in gates.toml)"
+        gates += f" (no thresholds in {GATES_FILE})"
     verdict = m.verdict_word()
     if m.incomplete:  # INCOMPLETE: the same reason as report.md's
         verdict += f": {m.incomplete_reason()}"
@@ -47,7 +48,7 @@ def model_line(m: ModelReport, judge: str, version: str) -> str:
         failing = m.fitness.failing if m.fitness is not None else []
         why = not_fit_phrase(failing) if failing else m.fitness_reasons()[0]
         if verdict == NOT_FIT:
-            accepted = ", accepted in gates.toml" if m.accept_not_fit else ""
+            accepted = f", accepted in {GATES_FILE}" if m.accept_not_fit else ""
             verdict += f" ({why}{accepted})"
         elif m.accept_not_fit:  # FAIL keeps the accepted NOT FIT in view
             verdict += f"; {NOT_FIT}, accepted ({why})"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from judges.sets.folder import PROBES_FILE, SET_FILE
 from judges.sets.items import PlantedSetError
 from judges.sets.set_config import SetConfig
 
@@ -56,15 +57,15 @@ def set_runs(config: SetConfig) -> list[Run]:
     """The runs set.toml gives its judge; each configured by its items, labels or switch."""
     runs: list[Run] = []
     if config.noise_items:
-        runs.append(Run("noise", "set.toml noise_versions", config.noise_versions))
+        runs.append(Run("noise", f"{SET_FILE} noise_versions", config.noise_versions))
     if config.retest or config.retest_versions is not None:
-        runs.append(Run("retest", "set.toml retest_versions", config.retest_versions))
+        runs.append(Run("retest", f"{SET_FILE} retest_versions", config.retest_versions))
     if config.sme_labels:
-        runs.append(Run("sme", "set.toml sme_versions", config.sme_versions))
+        runs.append(Run("sme", f"{SET_FILE} sme_versions", config.sme_versions))
     if config.panel is not None:
-        runs.append(Run("panel", "set.toml [panel] versions", config.panel.versions))
+        runs.append(Run("panel", f"{SET_FILE} [panel] versions", config.panel.versions))
     if config.reading_list:
-        key = "set.toml reading_list_versions"
+        key = f"{SET_FILE} reading_list_versions"
         runs.append(Run("reading_list", key, config.reading_list_versions))
     return runs
 
@@ -73,7 +74,7 @@ def judge_runs(planted: Configured, probes: Restricted | None) -> list[Run]:
     """Every run the judge has: set.toml's, then the bias probes of probes.toml."""
     runs = set_runs(planted.config)
     if probes is not None:
-        runs.append(Run("probes", "probes.toml versions", probes.versions))
+        runs.append(Run("probes", f"{PROBES_FILE} versions", probes.versions))
     return runs
 
 

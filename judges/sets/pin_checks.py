@@ -18,8 +18,9 @@ from pathlib import Path
 
 from judges.calls.cassette_files import recorded_request_strings
 from judges.core.spec import PLACEHOLDER, JudgeSpec
+from judges.sets.folder import PINNED_CASSETTES_FILE, PINS_FILE
 from judges.sets.items import PlantedSetError
-from judges.sets.pins import MANIFEST_FILE, PINS_FILE, next_version
+from judges.sets.pins import next_version
 from judges.sets.planted import PlantedSet
 from judges.sets.tables import table_line
 from judges.storage.restoring import restore_hint
@@ -32,7 +33,7 @@ RERECORD = "--rerecord-baseline"
 def pins_against_gates(planted: PlantedSet) -> None:
     """Every baseline gates.toml names is pinned in accepted.toml, and every pin's version
     has a table that names a baseline."""
-    gates_path, pins_path = planted.path / "gates.toml", planted.path / PINS_FILE
+    gates_path, pins_path = planted.folder.gates_path, planted.folder.pins_path
     accept = f"python -m judges baseline {planted.judge} --accept"
     for (model, version), table in sorted(planted.gates.items()):
         baseline = table.baseline
@@ -43,7 +44,7 @@ def pins_against_gates(planted: PlantedSet) -> None:
         raise PlantedSetError(
             f'{gates_path}:{line}: ["{model}"."{source}"] names baseline = "{baseline}", but '
             f'{pins_path} pins no ["{model}"."{baseline}"]: a baseline is accepted by '
-            f"`{accept} {baseline}`, which writes both files. Restore accepted.toml ("
+            f"`{accept} {baseline}`, which writes both files. Restore {PINS_FILE} ("
             + restore_hint([pins_path], "it was not kept")
             + ") or accept the baseline again with that command"
         )
@@ -61,8 +62,8 @@ def pins_against_gates(planted: PlantedSet) -> None:
         if pin.cassettes is None:
             raise PlantedSetError(
                 f'{pins_path}:{line}: ["{model}"."{version}"] pins the prompt files but not '
-                f"the cassettes of the accepted recording (an accepted.toml older than "
-                f"{MANIFEST_FILE}, or edited by hand): pin them with `{accept} {version}`"
+                f"the cassettes of the accepted recording (an {PINS_FILE} older than "
+                f"{PINNED_CASSETTES_FILE}, or edited by hand): pin them with `{accept} {version}`"
             )
 
 
@@ -71,7 +72,7 @@ def changed_cassettes(planted: PlantedSet, cassettes: Path, accept_options: str 
     cassette that is gone is the replay's to report (it names the file to restore).
     `accept_options`: what the `baseline --accept` of the message needs to find this
     session's results (its report folder where it is not the default)."""
-    manifest = planted.path / MANIFEST_FILE
+    manifest = planted.folder.pinned_cassettes_path
     for (model, version), pin in sorted(planted.pins.items()):
         changed = [
             name

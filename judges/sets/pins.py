@@ -25,21 +25,12 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import tomli_w
-
 from judges.core.spec import JudgeSpec, version_key
+from judges.sets.folder import SetFolder
 from judges.sets.items import PlantedSetError
-from judges.sets.tables import load_tables, table_line
-from judges.storage.files import atomic_write_text, jsonl_lines
+from judges.sets.tables import table_line
+from judges.storage.files import jsonl_lines
 from judges.storage.restoring import restore_hint
-
-PINS_FILE = "accepted.toml"
-MANIFEST_FILE = "accepted-cassettes.sha256"
-_HEADER = """# Accepted baselines, pinned by `python -m judges baseline --accept`: the prompt
-# files each was recorded with, its cassettes (listed in accepted-cassettes.sha256) and
-# its results. A pinned prompt is never edited (add a new version instead), and
-# `pytest --record` never replaces its cassettes unless given --rerecord-baseline.
-"""
 
 
 @dataclass(frozen=True)
@@ -102,10 +93,10 @@ def prompt_digests(spec: JudgeSpec, version: str) -> dict[str, str]:
 def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
     """The pins of accepted.toml, keyed by (model, version), each with its cassettes from
     accepted-cassettes.sha256; none when there is no file."""
-    path = folder / PINS_FILE
-    manifest = _load_manifest(folder / MANIFEST_FILE)
+    files = SetFolder.at(folder)
+    path, manifest = files.pins_path, files.read_pinned_cassettes()
     pins: dict[tuple[str, str], Pin] = {}
-    for (model, version), table in load_tables(path).items():
+    for (model, version), table in files.read_pins().items():
         prompts = table.get("prompts")
         if not isinstance(prompts, dict) or not all(
             isinstance(name, str) and isinstance(digest, str) for name, digest in prompts.items()
@@ -116,30 +107,14 @@ def load_pins(folder: Path) -> dict[tuple[str, str], Pin]:
                 '{ "<file>" = "<sha256>" }, as `python -m judges baseline --accept` writes it'
             )
         pinned, rerecorded = str(table.get("pinned", "")), str(table.get("rerecorded", ""))
-        cassettes = _pinned_cassettes(path, folder / MANIFEST_FILE, manifest, table, model, version)
+        cassettes = _pinned_cassettes(
+            path, files.pinned_cassettes_path, manifest, table, model, version
+        )
         results, repinned = str(table.get("results", "")), str(table.get("repinned", ""))
         pins[(model, version)] = Pin(
             model, version, pinned, prompts, rerecorded, cassettes, results, repinned
         )
     return pins
-
-
-def _load_manifest(path: Path) -> dict[str, str]:
-    """accepted-cassettes.sha256: path under the cassettes folder -> sha256."""
-    if not path.is_file():
-        return {}
-    files: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        digest, _, name = line.partition("  ")
-        if len(digest) != 64 or not name:
-            raise PlantedSetError(
-                f"{path}:{number}: expected `<sha256>  <path under cassettes/>`, as "
-                "`python -m judges baseline --accept` writes it"
-            )
-        files[name] = digest
-    return files
 
 
 def _pinned_cassettes(
@@ -181,7 +156,7 @@ def _pinned_cassettes(
 
 def edited_pins(spec: JudgeSpec, pins: dict[tuple[str, str], Pin], folder: Path) -> None:
     """Refuse a run whose accepted baseline's prompt file changed or went away."""
-    path = folder / PINS_FILE
+    path = SetFolder.at(folder).pins_path
     for (model, version), pin in sorted(pins.items()):
         if spec.retired(version):  # a callable judge's: no prompt file, its code moved on
             continue
@@ -270,7 +245,7 @@ def write_pins(
         if reports is not None:
             pin = replace(pin, results=results_digest(reports, spec.name, version, model))
         pins[(model, version)] = pin
-    return _write(folder, pins)
+    return save_pins(folder, pins)
 
 
 def note_rerecorded(
@@ -284,38 +259,23 @@ def note_rerecorded(
         judge = folder.name
         pin = replace(pin, cassettes=recorded_cassettes(cassettes, judge, version, model))
     pins[(model, version)] = pin
-    return _write(folder, pins)
+    return save_pins(folder, pins)
 
 
-def _write(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
-    path = folder / PINS_FILE
-    lines = [_HEADER]
+def save_pins(folder: Path, pins: dict[tuple[str, str], Pin]) -> Path:
+    """accepted.toml and its cassette list, written from `pins` as they are."""
+    tables: dict[tuple[str, str], dict[str, object]] = {}
     manifest: dict[str, str] = {}
-    for model, version in sorted(pins, key=lambda key: (key[0], version_key(key[1]))):
-        pin = pins[(model, version)]
-        files = ", ".join(f'"{name}" = "{digest}"' for name, digest in sorted(pin.prompts.items()))
-        lines += [f'["{model}"."{version}"]', f'pinned = "{pin.pinned}"']
-        lines += [f"prompts = {{ {files} }}"]
+    for key, pin in pins.items():
+        prompts = dict(sorted(pin.prompts.items()))
+        table: dict[str, object] = {"pinned": pin.pinned, "prompts": prompts}
         if pin.cassettes is not None:
             count, digest = len(pin.cassettes), cassettes_digest(pin.cassettes)
-            lines += [f'cassettes = {{ files = {count}, sha256 = "{digest}" }}']
+            table["cassettes"] = {"files": count, "sha256": digest}
             manifest |= pin.cassettes
-        lines += [f'results = "{pin.results}"'] if pin.results else []
-        # A TOML writer, not json.dumps: a reason may hold any character (an emoji's JSON
-        # escape is a surrogate pair TOML refuses).
-        notes = {"rerecorded": pin.rerecorded, "repinned": pin.repinned}
-        lines += [tomli_w.dumps({key: text}).rstrip("\n") for key, text in notes.items() if text]
-        lines += [""]
-    atomic_write_text(path, "\n".join(lines))
-    if manifest or (folder / MANIFEST_FILE).is_file():
-        listing = "".join(f"{digest}  {name}\n" for name, digest in sorted(manifest.items()))
-        atomic_write_text(folder / MANIFEST_FILE, _MANIFEST_HEADER + listing)
-    return path
-
-
-_MANIFEST_HEADER = """# The cassettes of the accepted baselines (accepted.toml), pinned by
-# `python -m judges baseline --accept`: check them with `sha256sum -c` from cassettes/.
-"""
+        notes = {"results": pin.results, "rerecorded": pin.rerecorded, "repinned": pin.repinned}
+        tables[key] = table | {name: text for name, text in notes.items() if text}
+    return SetFolder.at(folder).write_pins(tables, manifest)
 
 
 def next_version(versions: list[str]) -> str:

@@ -17,15 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec, version_key
 from judges.sets.enrolment import check_versions, find_run, run_versions, set_runs
+from judges.sets.folder import SET_FILE, SetFolder
 from judges.sets.items import PlantedItem, PlantedSetError, ReplyFixture
 from judges.sets.pins import Pin, edited_pins, load_pins
 from judges.sets.preflight import expectation_problem
 from judges.sets.reading_list import load_reading_list, reading_list_items
 from judges.sets.set_config import SetConfig
-from judges.sets.tables import load_tables, load_toml, per_model_version, table_line
+from judges.sets.tables import table_line
 from judges.storage.files import json_lines
 
-REPLIES_FILE = "replies.jsonl"
 ItemT = TypeVar("ItemT", bound=PlantedItem)
 
 
@@ -37,7 +37,8 @@ class Gates(BaseModel):
     fail a run only when it is significantly worse than that run (one-sided at `alpha`).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A NaN floor is never met nor failed (every comparison with it is false): refused.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     baseline: str | None = None
     alpha: float = Field(default=0.05, gt=0, lt=0.5)
@@ -93,6 +94,11 @@ class PlantedSet:
     # A callable judge's reply fixtures (replies.jsonl): its code on raw replies, no model.
     reply_fixtures: list[ReplyFixture] = field(default_factory=list)
 
+    @property
+    def folder(self) -> SetFolder:
+        """The set's folder: where each of its files is, read and written."""
+        return SetFolder.at(self.path)
+
     def run_versions(self, run: str) -> tuple[str, ...]:
         """The prompt versions set.toml's run `run` covers (none if the judge lacks it)."""
         return run_versions(find_run(self, run), self.versions)
@@ -100,7 +106,7 @@ class PlantedSet:
     def gates_source(self, model: str, version: str) -> str:
         """Where the gates of (model, version) come from, for messages and reports."""
         source = self.inherited_gates.get((model, version))
-        where = f'{self.path / "gates.toml"} ["{model}"."{source or version}"]'
+        where = f'{self.folder.gates_path} ["{model}"."{source or version}"]'
         if source is not None:
             where += f" (inherited: prompt {version} has no table of its own)"
         return where
@@ -235,7 +241,7 @@ def _check_categories(path: Path, items: Sequence[PlantedItem], lines: dict[str,
 def load_reply_fixtures(root: Path, spec: JudgeSpec) -> list[ReplyFixture]:
     """A callable judge's reply fixtures (`replies.jsonl` beside its planted items), or
     none; a judge with prompt files has none (its replies are parsed by the harness)."""
-    path = root / spec.name / REPLIES_FILE
+    path = SetFolder(root, spec.name).replies_path
     if not path.is_file():
         return []
     if spec.team is None:
@@ -246,17 +252,12 @@ def load_reply_fixtures(root: Path, spec: JudgeSpec) -> list[ReplyFixture]:
     return _read_items(path, spec, ReplyFixture)
 
 
-def load_gate_tables(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """The raw tables of a gates.toml, keyed by (model, version), for rewriting it."""
-    return load_tables(path)
-
-
 def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
-    folder = root / spec.name
-    items = load_items(folder / "items.jsonl", spec)
+    files = SetFolder(root, spec.name)
+    folder = files.path
+    items = load_items(files.items_path, spec)
     ids = {item.id for item in items}
-    misses_path = folder / "expectations.toml"
-    misses = per_model_version(misses_path, load_toml(misses_path))
+    misses_path, misses = files.expectations_path, files.read_expectations()
     for (model, version), table in misses.items():
         unknown = sorted(set(table) - ids)
         if unknown:
@@ -264,9 +265,9 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
                 f'{misses_path}: ["{model}"."{version}"] lists {unknown}, which are not '
                 "items of the set; remove them"
             )
-    gates_path = folder / "gates.toml"
+    gates_path = files.gates_path
     gates: dict[tuple[str, str], Gates] = {}
-    for key, table in per_model_version(gates_path, load_toml(gates_path)).items():
+    for key, table in files.read_gates().items():
         try:
             gates[key] = Gates.model_validate(table)
         except ValidationError as error:
@@ -278,9 +279,9 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
                 f'{gates_path}: ["{key[0]}"."{key[1]}"]: baseline = {baseline!r} is not a '
                 f"prompt version of {spec.name} ({', '.join(spec.versions)}); name one of them"
             )
-    config_path = folder / "set.toml"
+    config_path = files.config_path
     try:
-        config = SetConfig.model_validate(load_toml(config_path))
+        config = SetConfig.model_validate(files.read_config())
     except ValidationError as error:
         raise PlantedSetError(f"{config_path}: {error}") from None
     if config.kind != "planted":
@@ -311,7 +312,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     reading = _reading_list_items(folder, config, spec) if config.reading_list else []
     clash = sorted(ids & {item.id for item in reading})
     if clash:
-        raise PlantedSetError(f"{folder / 'items.jsonl'}: ids {clash} are reading-list ids")
+        raise PlantedSetError(f"{files.items_path}: ids {clash} are reading-list ids")
     # A callable judge's retired versions keep their tables: the current one inherits them.
     retired = {version for _, version in gates if spec.retired(version)}
     inherited = _inherit_gates(gates, sorted({*retired, *spec.versions}, key=version_key))
@@ -414,7 +415,7 @@ def _reading_list_items(folder: Path, config: SetConfig, spec: JudgeSpec) -> lis
     path = folder / str(config.reading_list)
     if not path.is_file():
         raise PlantedSetError(
-            f"{folder / 'set.toml'}: reading_list names {path.name}, which does not exist"
+            f"{folder / SET_FILE}: reading_list names {path.name}, which does not exist"
         )
     items = reading_list_items(load_reading_list(path), spec.name)
     for item in items:
@@ -433,7 +434,7 @@ def load_planted_sets(root: Path, catalog: dict[str, JudgeSpec]) -> dict[str, Pl
     return {
         name: load_planted_set(root, spec)
         for name, spec in catalog.items()
-        if (root / name / "items.jsonl").is_file()
+        if SetFolder(root, name).items_path.is_file()
     }
 
 

@@ -32,10 +32,10 @@ from pydantic import (
 from judges.core.results import Expectation
 from judges.core.runner import Subject
 from judges.sets.enrolment import Run, check_versions
+from judges.sets.folder import PROBES_FILE, SetFolder
 from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.planted import PlantedSet
 from judges.sets.probe_kinds import PROBE_KINDS, PROBES, taking
-from judges.sets.tables import load_tables
 from judges.storage.files import atomic_write_text, json_lines
 
 NOISE_RUN = "probe-noise"
@@ -246,13 +246,13 @@ def generate(planted: PlantedSet, recipe: ProbeFile, where: Path) -> list[ProbeI
 
 def load_probe_set(planted: PlantedSet) -> ProbeSet | None:
     """The probe items on file, checked against the recipe (a drift is a usage error)."""
-    recipe_path = planted.path / "probes.toml"
+    recipe_path = planted.folder.probes_path
     recipe = load_recipe(recipe_path)
     if recipe is None:
         return None
-    probes_run = Run("probes", "probes.toml versions", recipe.versions)
+    probes_run = Run("probes", f"{PROBES_FILE} versions", recipe.versions)
     check_versions(recipe_path, [probes_run], planted.versions)
-    items_path = planted.path / "probes.jsonl"
+    items_path = planted.folder.probe_items_path
     fix = f"run python -m judges derive {planted.judge}"
     if not items_path.is_file():
         raise PlantedSetError(f"{items_path} is missing: {fix}")
@@ -264,32 +264,32 @@ def load_probe_set(planted: PlantedSet) -> ProbeSet | None:
             raise PlantedSetError(f"{items_path}:{number}: {error}") from None
     if on_file != generate(planted, recipe, recipe_path):
         raise PlantedSetError(f"{items_path} does not match {recipe_path}: {fix}")
-    accepted = load_accepted(planted.path / "probe_expectations.toml", on_file)
+    accepted = load_accepted(planted.folder, on_file)
     return ProbeSet(
         planted.judge, planted.path, recipe.score, tuple(on_file), recipe.versions, accepted
     )
 
 
 def load_accepted(
-    path: Path, items: list[ProbeItem]
+    folder: SetFolder, items: list[ProbeItem]
 ) -> dict[tuple[str, str], dict[str, dict[str, str]]]:
     """`["model"."version".<probe>]` tables of item id = reason; unknown entries are errors."""
     known = {(item.probe, item.id) for item in items}
-    accepted = load_tables(path)
+    path, accepted = folder.probe_expectations_path, folder.read_probe_expectations()
     for (model, version), probes in accepted.items():
         for probe, table in probes.items():
             unknown = sorted(i for i in table if (probe, i) not in known)
             if probe not in PROBES or not isinstance(table, dict) or unknown:
                 raise PlantedSetError(
                     f'{path}: ["{model}"."{version}".{probe}] names no probe items of this set '
-                    f"({unknown or probe}); probes are {list(PROBES)} with items from probes.toml"
+                    f"({unknown or probe}); probes are {list(PROBES)} with items from {PROBES_FILE}"
                 )
     return accepted
 
 
 def write_probes(planted: PlantedSet) -> list[ProbeItem]:
     """Regenerate probes.jsonl from probes.toml; returns the items written."""
-    recipe_path = planted.path / "probes.toml"
+    recipe_path = planted.folder.probes_path
     recipe = load_recipe(recipe_path)
     if recipe is None:
         return []
@@ -297,5 +297,5 @@ def write_probes(planted: PlantedSet) -> list[ProbeItem]:
     text = "".join(
         json.dumps(item.model_dump(mode="json"), ensure_ascii=False) + "\n" for item in items
     )
-    atomic_write_text(planted.path / "probes.jsonl", text)
+    atomic_write_text(planted.folder.probe_items_path, text)
     return items

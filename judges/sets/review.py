@@ -32,17 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judges.core.spec import JudgeSpec
 from judges.sets.candidates import Candidate
+from judges.sets.folder import SetFolder
 from judges.sets.items import PlantedItem, PlantedSetError, Provenance
 from judges.sets.probe_kinds import invariance_probe
 from judges.storage.files import atomic_write_text, json_lines
+from judges.storage.toml_files import write_toml
 
 REVIEW_FILE = "review.jsonl"
-PROBES_FILE = "probes.toml"
 
 
 class Decision(BaseModel):
@@ -171,7 +171,7 @@ def apply_decisions(
     done.unknown = sorted(set(decisions) - set(by_id))
     in_set = {item.provenance.candidate for item in existing if item.provenance.candidate}
     ids = _Ids(existing, default_prefix)
-    items_path = folder / "items.jsonl"
+    items_path = SetFolder.at(folder).items_path
     # Controls first: a defect names its row's control as its clean item, a probe needs it.
     order = {"control": 0, "defect": 1, "invariance": 2}
     # source row id -> the planted item holding the row as it is (its inputs, unchanged)
@@ -183,7 +183,7 @@ def apply_decisions(
         for c in candidates
         if _key(c.source.inputs) in holding
     }
-    probes_on_file = _probe_items(folder / PROBES_FILE)
+    probes_on_file = _probe_items(SetFolder.at(folder).probes_path)
     for candidate in sorted(candidates, key=lambda c: order[c.kind]):
         decision = decisions.get(candidate.id)
         if decision is None:
@@ -322,7 +322,7 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
     written whole and atomically; returns the files written."""
     written = []
     if applied.added:
-        path = folder / "items.jsonl"
+        path = SetFolder.at(folder).items_path
         old = path.read_text(encoding="utf-8") if path.is_file() else ""
         if old and not old.endswith("\n"):
             old += "\n"
@@ -333,7 +333,7 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
         atomic_write_text(path, old + new)
         written.append(path)
     if applied.probes:
-        path = folder / PROBES_FILE
+        path = SetFolder.at(folder).probes_path
         table = _read_toml(path)
         if "score" not in table:
             scored = [*spec.config.dimensions, *([spec.config.flag] if spec.config.flag else [])]
@@ -360,6 +360,6 @@ def write_applied(folder: Path, spec: JudgeSpec, applied: Applied) -> list[Path]
             texts = [e[3] for e in entries if e[3] is not None]
             if texts:
                 entry["written"] = list(entry.get("written", [])) + texts
-        atomic_write_text(path, tomli_w.dumps(table))
+        write_toml(path, table, error=PlantedSetError)
         written.append(path)
     return written

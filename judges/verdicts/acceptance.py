@@ -236,7 +236,7 @@ def missing_reasons(planted: PlantedSet, version: str, verdict: ModelVerdict) ->
     if key not in planted.pins or verdict.fitness is None:
         return []
     table = planted.gates.get(key)
-    path = planted.path / "gates.toml"
+    path = planted.folder.gates_path
     accept = f"python -m judges baseline {planted.judge} --accept {version}"
     where = f'{path}: ["{verdict.model}"."{version}"] is the accepted baseline (pinned) but'
     fix = f"restore it (git checkout -- {path}), or accept the version again with `{accept}"

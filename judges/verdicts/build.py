@@ -4,10 +4,8 @@ and completeness are composed."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from judges.core.results import JudgementRow
-from judges.sets.tables import load_tables
 from judges.stats.estimates.floors import detected
 from judges.stats.fitness.pairwise import is_pairwise
 from judges.verdicts.completeness import missing_items, missing_runs
@@ -122,5 +120,5 @@ def _probes(
     if planted is None or score is None:
         return None
     gates = planted.gates.get((model, version))
-    accepted = load_tables(Path(planted.path) / "probe_expectations.toml").get((model, version))
+    accepted = planted.folder.read_probe_expectations().get((model, version))
     return probe_report(rows, fields, score, gates, previous, accepted)

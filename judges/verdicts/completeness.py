@@ -14,6 +14,7 @@ from judges.calls.backends import ModelRef, is_imported
 from judges.calls.cassette_files import recorded_base_url
 from judges.core.results import JudgementRow
 from judges.sets.enrolment import Run, judge_runs
+from judges.sets.folder import SET_FILE
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import PlantedSet
 from judges.sets.probes import NOISE_RUN, ProbeSet, load_recipe, run_name
@@ -25,7 +26,7 @@ from judges.sets.reading_list import RUN as READING_LIST_RUN
 def missing_reason(missing: int, runs: Sequence[str] = ()) -> str:
     reasons = []
     if missing:
-        reasons.append(f"{missing} item{'s' * (missing != 1)} set.toml asks for not judged")
+        reasons.append(f"{missing} item{'s' * (missing != 1)} {SET_FILE} asks for not judged")
     if runs:
         names = sorted({run.split(" ", 1)[0] for run in runs})
         reasons.append(f"lacks the {', '.join(names)} run{'s' * (len(names) != 1)} of its judge")
@@ -41,7 +42,7 @@ def missing_items(
     if missing:
         shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
         notes.append(
-            f"{len(missing)} of the {len(asked)} items set.toml asks for have no main-run row "
+            f"{len(missing)} of the {len(asked)} items {SET_FILE} asks for have no main-run row "
             f"({shown}): statistics cover the rows there are; run the full suite to complete"
         )
     return missing
@@ -92,7 +93,7 @@ def missing_runs(
 def _probes(planted: PlantedSet) -> ProbeSet | None:
     """The probes.toml restriction only: the probe items are the tests' concern."""
     try:
-        recipe = load_recipe(Path(planted.path) / "probes.toml")
+        recipe = load_recipe(planted.folder.probes_path)
     except PlantedSetError:
         return None  # the probe section's note says why
     if recipe is None:

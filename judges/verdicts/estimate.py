@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judges.core.results import Expectation, JudgementRow
+from judges.sets.folder import SET_FILE
 from judges.sets.planted import PlantedSet
 from judges.stats.estimates.prevalence import CorrectedRate, corrected_pass_rate
 from judges.storage.files import DuplicateKey, duplicate_key_message, jsonl_lines, strict_json_loads
@@ -203,5 +204,5 @@ def configured_estimate(
         verdicts, left_out = read_outputs(path)
         return estimate_pass_rate(judge, version, model, main, verdicts, rule, left_out)
     except EstimateError as error:
-        notes.append(f"pass-rate estimate not computed (set.toml outputs): {error}")
+        notes.append(f"pass-rate estimate not computed ({SET_FILE} outputs): {error}")
         return None

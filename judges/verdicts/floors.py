@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.core.results import JudgementRow
 from judges.core.spec import JudgeSpec
+from judges.sets.folder import GATES_FILE
 from judges.sets.planted import STABILITY_FLOORS, Gates
 from judges.sets.reading_list import RUN
 from judges.stats.estimates.floors import Gate, evaluate
@@ -90,7 +91,7 @@ def gates_table(
     if planted is None:
         return None, None
     source = planted.inherited_gates.get((model, version))
-    where = f'{sources.planted_root}/{planted.judge}/gates.toml ["{model}"."{source or version}"]'
+    where = f'{sources.planted_root}/{planted.judge}/{GATES_FILE} ["{model}"."{source or version}"]'
     if source is not None:
         where += f" (inherited: prompt {version} has no table of its own)"
         origin = planted.gates[(model, source)]  # what it inherited from
@@ -121,7 +122,7 @@ def table_floors(
                     evaluate_reliability(section, result, getattr(table, section))
                 )
             except ValueError as error:
-                notes.append(f"gates.toml: {error}")
+                notes.append(f"{GATES_FILE}: {error}")
     return floors
 
 
@@ -147,7 +148,7 @@ def reading_list(
     if planted is None or not planted.reading_list or not any(r.run == RUN for r in rows):
         return None
     if sources.reading_list is None:
-        notes.append(f"reading list not scored: {planted.path / 'set.toml'} names no reading_list")
+        notes.append(f"reading list not scored: {planted.folder.config_path} names no reading_list")
         return None
     try:
         return evaluate_run(
@@ -179,5 +180,5 @@ def extra_floors(
                 for key, threshold in sorted(table.reading_list.items())
             )
     except ValueError as error:
-        notes.append(f"gates.toml: {error}")
+        notes.append(f"{GATES_FILE}: {error}")
     return floors

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.core.spec import JudgeSpec
+from judges.sets.folder import ITEMS_FILE, SetFolder
 from judges.sets.items import PlantedSetError
 from judges.sets.planted import PlantedSet, load_planted_set
 from judges.sets.reading_list import ReadingList, load_reading_list
@@ -70,8 +71,8 @@ def load_sources(judge: str, catalog: Mapping[str, JudgeSpec], planted_root: Pat
             planted_root=shown,
             notes=(f"judge {judge!r} is not in the catalog: no dimensions, gates or planted set",),
         )
-    if not (planted_root / judge / "items.jsonl").is_file():
-        note = f"no planted set {shown}/{judge}/items.jsonl: no gates or accepted misses"
+    if not SetFolder(planted_root, judge).items_path.is_file():
+        note = f"no planted set {shown}/{judge}/{ITEMS_FILE}: no gates or accepted misses"
         return Sources(spec, planted_root=shown, notes=(note,))
     try:
         planted = load_planted_set(planted_root, spec)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from judges.core.results import JudgementRow
@@ -78,7 +77,7 @@ def probe_score(planted: PlantedSet | None) -> str | None:
     if planted is None:
         return None
     try:
-        recipe = load_recipe(Path(planted.path) / "probes.toml")
+        recipe = load_recipe(planted.folder.probes_path)
     except PlantedSetError:
         return None
     return recipe.score if recipe else None

@@ -11,6 +11,7 @@ from typing import TypedDict
 
 from judges.core.results import JudgementRow
 from judges.core.spec import version_key
+from judges.sets.folder import GATES_FILE, PINS_FILE
 from judges.sets.planted import Gates
 from judges.stats.estimates.power import POWER, WORTH_DETECTING
 from judges.stats.planning.categories import CategoryPower, category_power, discordance_of
@@ -72,7 +73,7 @@ def regressions(
     if table is not None and table.accept_regression and table.baseline == version:
         notes.append(
             "accepted as the baseline although significantly worse than the baseline before "
-            f"it (gates.toml accept_regression): {table.accept_regression}"
+            f"it ({GATES_FILE} accept_regression): {table.accept_regression}"
         )
     power = tuple(category_power(main, discordance, alpha))
     judge = sources.spec.name if sources.spec is not None else "JUDGE"
@@ -377,10 +378,10 @@ def _acceptance_regressions(
     if not any(gate.passed is False for gate in gates):
         return {}
     notes.append(
-        f"prompt {version} is the baseline in gates.toml but acceptance refuses it: it is "
+        f"prompt {version} is the baseline in {GATES_FILE} but acceptance refuses it: it is "
         f"significantly worse than prompt {earlier}, the accepted baseline before it, and "
         "no accept_regression says why. `python -m judges baseline --accept` never made it "
-        f"the baseline; restore gates.toml and accepted.toml, or accept it knowingly with "
+        f"the baseline; restore {GATES_FILE} and {PINS_FILE}, or accept it knowingly with "
         f"`python -m judges baseline {sources.planted.judge} --accept {version} "
         '--accept-regression "<why>"`'
     )

@@ -22,7 +22,7 @@ def weak_set_lines(planted: PlantedSet, suggest_plan: bool = True) -> list[str]:
     `suggest_plan`: point to `judges plan` for the counts (not when it is `plan` speaking)."""
     if is_pairwise_set(planted.items) or is_ranking_set(planted.items):
         return []  # no controls by design: chance is a coin flip, or a random ranking
-    items = planted.path / "items.jsonl"
+    items = planted.folder.items_path
     controls = sum(item.control for item in planted.items)
     defects = Counter(item.category for item in planted.items if not item.control)
     if not defects:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Protocol
 
+from judges.sets.folder import PROBE_EXPECTATIONS_FILE
+
 __all__ = [
     "AT_CHANCE",
     "BETTER",
@@ -173,7 +175,7 @@ WORDS: dict[str, Word] = {
             Verdict.FAIL,
             "a gate failed, a planted item failed its expectation, an accepted miss is now met "
             "(strict XPASS), or a bias-probe item is biased and not accepted in "
-            "probe_expectations.toml",
+            f"{PROBE_EXPECTATIONS_FILE}",
             frozenset(
                 {
                     Cause.REGRESSION,

@@ -36,11 +36,11 @@ from typing import Any
 
 import pytest
 
-from judges.cli.baseline import GATES_HEADER, render_tables
 from judges.core.rules import RELEVANCE_POINTS, score_to_level, weighted_score
 from judges.core.runner import Subject, first_requests
 from judges.core.spec import PROMPTS_ROOT, JudgeSpec, load_catalog
-from judges.sets.planted import load_gate_tables, load_planted_set
+from judges.sets.folder import SetFolder
+from judges.sets.planted import load_planted_set
 from judges.sets.probes import load_probe_set
 from judges.sets.reading_list import TIERS
 
@@ -389,9 +389,10 @@ def inherit_accepted_table(root: Path, judge: str, accepted: str) -> None:
     suggested from that version's own run, which it meets by construction; a version
     recorded after the acceptance is gated by the accepted one's floors (and baseline).
     Each copy keeps its own accepted misses and probe failures (their own files)."""
-    path = root / "planted_sets" / judge / "gates.toml"
-    tables = {key: table for key, table in load_gate_tables(path).items() if key[1] == accepted}
-    path.write_text(render_tables(GATES_HEADER, tables), encoding="utf-8")
+    files = SetFolder(root / "planted_sets", judge)
+    files.write_gates(
+        {key: table for key, table in files.read_gates().items() if key[1] == accepted}
+    )
 
 
 def remeasure(

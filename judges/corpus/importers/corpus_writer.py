@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from judges.corpus.manifest import MANIFEST_FILE, CorpusError, Scale
 from judges.corpus.rows import (
     ITEMS_FILE,
@@ -32,6 +30,7 @@ from judges.corpus.rows import (
     load_corpus,
 )
 from judges.storage.files import atomic_write_text
+from judges.storage.toml_files import write_toml
 
 # The one table every reader reads a score written as a word by (case and spaces ignored);
 # a tool's own literals (Inspect's C, P, I, N) or a team's labels are given beside it.
@@ -250,7 +249,7 @@ def write_corpus(
             atomic_write_text(staging / PUBLISHED_FILE, jsonl_text(rows.published))
         for path in rows.copied:
             shutil.copyfile(path, staging / path.name)
-        atomic_write_text(staging / MANIFEST_FILE, tomli_w.dumps(manifest))
+        write_toml(staging / MANIFEST_FILE, manifest, error=CorpusError)
         try:
             corpus = load_corpus(staging, judged=bool(rows.judgements))
         except CorpusError as error:  # name the folder the user will look in

@@ -147,11 +147,11 @@ def run_preflight(catalogue: Catalogue, settings: Settings) -> None:
             fields = spec.parse_inputs(planted.items[0].inputs).prompt_fields()
             preflight.check_prompt_placeholders(spec, fields)
         known = _known_models(spec, planted, settings)
-        for name, tables in (
-            ("expectations.toml", planted.accepted_misses),
-            ("gates.toml", planted.gates),
+        for path, tables in (
+            (planted.folder.expectations_path, planted.accepted_misses),
+            (planted.folder.gates_path, planted.gates),
         ):
-            preflight.check_table_keys(planted.path / name, tables, spec, known)
+            preflight.check_table_keys(path, tables, spec, known)
         pins_against_gates(planted)
         # The pins describe the project's own cassettes/ (accepted-cassettes.sha256 is
         # relative to it): a recording into another --cassette-dir replaces nothing accepted.

@@ -23,6 +23,7 @@ from judges.reports.sections.fitness import (
 from judges.reports.sections.pairwise import pairwise_dict
 from judges.reports.sections.ranking import ranker_lines
 from judges.reports.sections.reply_fixtures import ReplyCheck
+from judges.sets.folder import GATES_FILE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.ranking.ranker import RankerSummary
 from judges.stats.regression.comparison import Comparison
@@ -90,7 +91,7 @@ class ModelReport(ModelVerdict):
     def ranking_lines(self) -> list[str]:
         if self.ranking is None:
             return []
-        note = [f"- accepted in gates.toml: {self.ranking_note}"] if self.ranking_note else []
+        note = [f"- accepted in {GATES_FILE}: {self.ranking_note}"] if self.ranking_note else []
         return [*ranker_lines(self.ranking), *note]
 
     def failure_counts(self) -> str:
@@ -297,7 +298,7 @@ class FolderReport:
         if word == NOT_FIT:
             problems = [p for p in self.problems() if p not in pairwise]
             accepted = [
-                f"{entry} (accepted in gates.toml)" for entry in self.pairwise_accepted_not_fit()
+                f"{entry} (accepted in {GATES_FILE})" for entry in self.pairwise_accepted_not_fit()
             ]
             parts = self._not_fit_parts(accepted=None) + pairwise + accepted
             also = f"; also {', '.join(problems)}" if problems else ""
@@ -364,7 +365,7 @@ class FolderReport:
             if accepted:  # "NOT FIT, accepted: why" reads the reason first
                 parts.append(f"{who}{m.accept_not_fit} ({why})")
                 continue
-            kept = f" (accepted in gates.toml: {m.accept_not_fit})" if m.accept_not_fit else ""
+            kept = f" (accepted in {GATES_FILE}: {m.accept_not_fit})" if m.accept_not_fit else ""
             parts.append(f"{who}{why}{kept}")
         return parts
 

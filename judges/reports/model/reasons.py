@@ -16,6 +16,7 @@ from judges.reports.sections.fitness import (
     named,
     worse_and_at_chance,
 )
+from judges.sets.folder import EXPECTATIONS_FILE, GATES_FILE, PROBE_EXPECTATIONS_FILE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
@@ -91,13 +92,13 @@ def model_reasons(m: ModelReport, who: str, judge: str, version: str) -> list[Re
         text = f"{who}{n} new failure{'s' * (n != 1)} of {m.n_main} items"
         reasons.append(Reason(Cause.NEW_FAILURE, f"{text} (failures.md)", text, "", m.model))
     if m.accepted_met:
-        text = f"{who}accepted misses now met (remove them from expectations.toml)"
+        text = f"{who}accepted misses now met (remove them from {EXPECTATIONS_FILE})"
         reasons.append(
             Reason(Cause.ACCEPTED_MET, f"{text}: {named(list(m.accepted_met))}", text, "", m.model)
         )
     if m.probes is not None and m.probes.unaccepted:
         n = len(m.probes.unaccepted)
-        text = f"{who}{n} biased probe item{'s' * (n != 1)} (probe_expectations.toml)"
+        text = f"{who}{n} biased probe item{'s' * (n != 1)} ({PROBE_EXPECTATIONS_FILE})"
         reasons.append(Reason(Cause.BIASED_PROBE, text, text, "", m.model))
     # INCOMPLETE's one-line reason is the same in every format (`incomplete_reason`).
     missing = f"{who}{m.incomplete_reason()}"
@@ -211,7 +212,7 @@ def blind_reason(blind: Sequence[Sensitivity], itself: bool) -> str:
     whose = "as the accepted baseline, its gates are " if itself else ""
     needs = ", ".join(sensitivity.enough(found) for found in blind)
     return (
-        f"{whose}blind to {seen} (gates.toml asks for {blind[0].required * 100:.0f}): "
+        f"{whose}blind to {seen} ({GATES_FILE} asks for {blind[0].required * 100:.0f}): "
         f"{needs} would see it"
     )
 
@@ -226,7 +227,7 @@ def pairwise_reasons(report: FolderReport) -> list[Reason]:
     accepted = report.pairwise_accepted_not_fit()
     if accepted:  # a pairwise judge: its sets at chance that gates.toml keeps
         sets = [entry.removesuffix(f": {NOT_FIT}") for entry in accepted]
-        text = f"{AT_CHANCE} on {len(sets)} sets, accepted in gates.toml: {named(sets, 3)}"
+        text = f"{AT_CHANCE} on {len(sets)} sets, accepted in {GATES_FILE}: {named(sets, 3)}"
         short = f"{AT_CHANCE} on {len(sets)} set{'s' * (len(sets) != 1)}"
         reasons.append(Reason(Cause.NOT_FIT_ACCEPTED, text, short, named(sets, 1)))
     return reasons

@@ -24,6 +24,7 @@ from judges.reports.model.reasons import (
 from judges.reports.model.result_line import RESULT_LIMIT, one_line
 from judges.reports.sections import sensitivity
 from judges.reports.sections.fitness import chance_reading
+from judges.sets.folder import GATES_FILE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.regression.comparison import Comparison
@@ -219,7 +220,7 @@ def _sensitivity_figure(model: str, found: Sensitivity) -> Figure:
     )
     return Figure(
         model, sensitivity.title(found), value, found.n,
-        f"declared {found.required * 100:.0f} points (gates.toml)", reads,
+        f"declared {found.required * 100:.0f} points ({GATES_FILE})", reads,
     )  # fmt: skip
 
 
@@ -243,7 +244,7 @@ def baseline_warning(report: FolderReport) -> str | None:
         worse = worse_than_previous(m.comparison) if m.comparison is not None else None
         if worse is not None and m.baseline_version == report.version:
             who = f"{m.model}: " if len(report.models) > 1 else ""
-            found.append(f"{who}this accepted baseline (gates.toml) is {worse}")
+            found.append(f"{who}this accepted baseline ({GATES_FILE}) is {worse}")
     return "; ".join(found) or None
 
 

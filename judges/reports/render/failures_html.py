@@ -13,6 +13,7 @@ from judges.core.checks import describe_verdict
 from judges.core.results import outcome
 from judges.reports.model.data import FAILURES_MD, ModelReport
 from judges.reports.render.charts import esc
+from judges.sets.folder import EXPECTATIONS_FILE
 from judges.verdicts.verdict import Failure, key_fields
 
 __all__ = ["failures_html"]
@@ -55,7 +56,7 @@ def _detail(failure: Failure) -> str:
     """The second line of a failure: why it is accepted, the rationale, the reply."""
     parts = []
     if failure.accepted_miss is not None:
-        parts.append(f"<b>Accepted (expectations.toml):</b> {esc(failure.accepted_miss)}")
+        parts.append(f"<b>Accepted ({EXPECTATIONS_FILE}):</b> {esc(failure.accepted_miss)}")
     if rationale := _rationale(failure):
         parts.append(f"<b>Rationale:</b> {esc(rationale)}")
     return "<br>".join(parts) + _raw(failure)
@@ -91,7 +92,7 @@ def failures_html(m: ModelReport) -> str:
     head = (
         f'<h3 id="failures-{esc(m.model)}">Failures: {esc(m.failure_counts())}</h3>'
         f'<p class="caption">Main-run items that failed their expectation or errored. A new '
-        "failure fails the run; an accepted miss is listed in expectations.toml and runs as a "
+        f"failure fails the run; an accepted miss is listed in {EXPECTATIONS_FILE} and runs as a "
         f'strict xfail. The same in <a href="{FAILURES_MD}">{FAILURES_MD}</a>.</p>'
     )
     if not m.failures:
@@ -105,7 +106,7 @@ def failures_html(m: ModelReport) -> str:
     table = f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
     met = (
         f'<p class="note">Accepted misses the judge now gets right (strict XPASS: delete their '
-        f"lines from expectations.toml, or run `python -m judges baseline`): "
+        f"lines from {EXPECTATIONS_FILE}, or run `python -m judges baseline`): "
         f"{esc(', '.join(m.accepted_met))}</p>"
         if m.accepted_met
         else ""

@@ -9,6 +9,7 @@ from judges.core.checks import describe_verdict
 from judges.core.quoting import md_prose, md_text
 from judges.core.results import Expectation, outcome
 from judges.reports.model.data import FolderReport
+from judges.sets.folder import EXPECTATIONS_FILE
 from judges.verdicts.verdict import Failure, key_fields
 
 __all__ = ["render_failures_md"]
@@ -44,7 +45,7 @@ def _failure_md(f: Failure) -> list[str]:
     lines = [f"### {row.item_id} ({kind}): {outcome(row)}, {label}", ""]
     if f.accepted_miss is not None:
         # The harness's sentence (`baseline --accept` writes it), which a teammate may edit.
-        lines += [f"**Accepted miss** (expectations.toml): {md_prose(f.accepted_miss)}", ""]
+        lines += [f"**Accepted miss** ({EXPECTATIONS_FILE}): {md_prose(f.accepted_miss)}", ""]
     lines.append(f"- Expected: {' and '.join(_expectation(e) for e in row.expect) or '-'}")
     if row.status == "ok":
         returned = describe_verdict(row) or json.dumps(key_fields(row.verdict), ensure_ascii=False)
@@ -86,7 +87,7 @@ def render_failures_md(report: FolderReport) -> str:
         "",
         f"{new} new failure(s) and {accepted} accepted miss(es): main-run judgements that "
         "failed their expectation or errored. A new failure fails the run; an accepted miss is "
-        "listed in the planted set's expectations.toml and runs as a strict xfail. New "
+        f"listed in the planted set's {EXPECTATIONS_FILE} and runs as a strict xfail. New "
         "failures come first.",
         "",
     ]

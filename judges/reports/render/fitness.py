@@ -8,6 +8,7 @@ from judges.reports.format import sided_p
 from judges.reports.model.data import ModelReport
 from judges.reports.render.charts import esc
 from judges.reports.sections.fitness import cannot_show, chance_reading, weak_spots
+from judges.sets.folder import GATES_FILE
 from judges.stats.fitness.chance import ChanceTest
 from judges.verdicts.vocabulary import AT_CHANCE, BETTER, FIT, NOT_FIT, WORSE
 
@@ -15,7 +16,7 @@ __all__ = ["FITNESS_INTRO", "fitness_html", "fitness_md"]
 
 FITNESS_INTRO = (
     "Is the judge better than chance at what this set measures? Each test's threshold is "
-    "chance itself (one-sided, alpha 0.05), so no floor in gates.toml can move it: detection "
+    f"chance itself (one-sided, alpha 0.05), so no floor in {GATES_FILE} can move it: detection "
     "of planted defects against the control false-positive rate (Fisher exact; Newcombe "
     "interval of the difference), defect scores below control scores on the targeted "
     "dimension (Mann-Whitney; AUC), agreement with SME labels, test-retest and noise beyond "
@@ -47,7 +48,7 @@ def _headline(m: ModelReport) -> str:
     if not m.fitness.tests:
         head = f"**{NOT_FIT}**: no chance test applies to this set."
     if m.accept_not_fit:
-        head += f" Accepted in gates.toml (accept_not_fit): {m.accept_not_fit}"
+        head += f" Accepted in {GATES_FILE} (accept_not_fit): {m.accept_not_fit}"
     return head
 
 

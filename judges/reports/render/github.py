@@ -20,6 +20,7 @@ from pathlib import Path
 from judges.reports.format import p_is
 from judges.reports.model.data import FolderReport, ModelReport
 from judges.reports.model.summary import first_screen
+from judges.sets.folder import EXPECTATIONS_FILE, SetFolder
 from judges.stats.estimates.floors import Gate
 from judges.verdicts.vocabulary import FAIL, NOT_FIT, WORDS
 
@@ -214,8 +215,8 @@ def _item_annotations(
             lines[row.item_id] = f"{where}: item {row.item_id} ({row.category}) {row.status}: {why}"
     for item_id in m.accepted_met:
         lines[item_id] = (
-            f"{where}: item {item_id} is an accepted miss in expectations.toml but the judge "
-            "now meets it (strict xfail): remove it from expectations.toml"
+            f"{where}: item {item_id} is an accepted miss in {EXPECTATIONS_FILE} but the judge "
+            f"now meets it (strict xfail): remove it from {EXPECTATIONS_FILE}"
         )
     for item_id, message in lines.items():
         line = item_line(items_file, item_id) if items_file.is_file() else None
@@ -231,8 +232,8 @@ def all_annotations(
     for folder in folders:
         set_dir = planted_root / folder.judge
         for m in folder.models:
-            found += _gate_annotations(folder, m, set_dir / "gates.toml", root)
-            found += _item_annotations(folder, m, set_dir / "items.jsonl", root)
+            found += _gate_annotations(folder, m, SetFolder.at(set_dir).gates_path, root)
+            found += _item_annotations(folder, m, SetFolder.at(set_dir).items_path, root)
     return found
 
 

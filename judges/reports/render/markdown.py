@@ -29,6 +29,7 @@ from judges.reports.sections.pairwise import pairwise_markdown
 from judges.reports.sections.probes import changes_markdown, probes_markdown
 from judges.reports.sections.reading_list import reading_list_md
 from judges.reports.sections.reply_fixtures import reply_fixtures_markdown
+from judges.sets.folder import EXPECTATIONS_FILE
 from judges.stats.estimates.floors import Gate
 from judges.stats.estimates.intervals import Estimate, Rate
 from judges.stats.regression.gates import Regression
@@ -293,7 +294,7 @@ def _failures_summary_md(m: ModelReport) -> list[str]:
         f"### Failures (details in [{FAILURES_MD}]({FAILURES_MD}))",
         "",
         f"{m.failure_counts()}, of {m.n_main} main-run items. A new failure fails the run; an "
-        "accepted miss is listed in expectations.toml and runs as a strict xfail.",
+        f"accepted miss is listed in {EXPECTATIONS_FILE} and runs as a strict xfail.",
     ]
     if m.failures:
         lines += ["", "| Item | Category | Outcome | Kind |", "|---|---|---|---|"]
@@ -304,7 +305,7 @@ def _failures_summary_md(m: ModelReport) -> list[str]:
         lines += [
             "",
             "Accepted misses the judge now gets right (their strict xfail passes unexpectedly; "
-            f"remove them from expectations.toml): {', '.join(m.accepted_met)}",
+            f"remove them from {EXPECTATIONS_FILE}): {', '.join(m.accepted_met)}",
         ]
     return [*lines, ""]
 

@@ -14,6 +14,7 @@ from typing import Any
 from judges.core.quoting import md_cell, md_prose, md_text
 from judges.core.thresholds import distinct_digits, threshold_text
 from judges.reports.format import number, p_value, rate_percent_short, sided_p
+from judges.sets.folder import GATES_FILE
 from judges.stats.estimates.intervals import Rate
 from judges.stats.fitness.chance import ChanceTest
 from judges.stats.fitness.pairwise import SetOutcome
@@ -28,7 +29,7 @@ EXPLAINED = (
     "both (a coin or a position-follower is as likely to be wrong twice as right twice: "
     "50%), each one-sided p-value named by its side. A set is NOT FIT unless significantly "
     "better than chance, FAIL if a floor of "
-    "gates.toml fails, else PASS. LLMBar columns are computed as the paper's code does: "
+    f"{GATES_FILE} fails, else PASS. LLMBar columns are computed as the paper's code does: "
     "`equal` counts two replies without a winner as the same winner, and its kappas encode "
     "a winner '1' as 1 and anything else as 0 against gold labels 1 or 2 (so they are not "
     "Cohen's kappa against the gold label)."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from judges.sets.folder import GATES_FILE
 from judges.stats.regression.sensitivity import ScoreSensitivity, Sensitivity
 
 __all__ = [
@@ -105,7 +106,7 @@ def basis(found: Sensitivity) -> str:
 def describe(found: Sensitivity) -> str:
     """The whole statement: what it sees, from what, and against gates.toml's drop."""
     return (
-        f"{seen(found)} ({basis(found)}); gates.toml asks for {found.required * 100:.0f} points: "
+        f"{seen(found)} ({basis(found)}); {GATES_FILE} asks for {found.required * 100:.0f} points: "
         + ("blind to it; " + needs(found) if found.blind else "it sees it")
     )
 
