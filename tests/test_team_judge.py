@@ -379,7 +379,8 @@ def test_a_reply_fixture_whose_judge_never_returns_fails_after_its_time(
         "expect": [{"field": "score", "op": ">=", "value": 2}], "provenance": {"source": "hand"},
     })  # fmt: skip
     session = SimpleNamespace(
-        catalog={"paper_relevance": spec}, settings=SimpleNamespace(judge_timeout_s=0.1)
+        catalogue=SimpleNamespace(catalog={"paper_relevance": spec}),
+        settings=SimpleNamespace(judge_timeout_s=0.1),
     )
     case = ReplyCase("paper_relevance", "0.3.1", fixture)
     with pytest.raises(AssertionError) as failed:

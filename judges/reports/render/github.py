@@ -89,11 +89,12 @@ def _verdict_cell(m: ModelReport) -> str:
     word = m.verdict_word()
     if word == NOT_FIT and m.accept_not_fit:
         return f"{NOT_FIT} (accepted)"
-    if m.incomplete:  # INCOMPLETE: the same reason as report.md's
-        word += f": {m.incomplete_reason()}"
     if word == FAIL and not m.fit and m.accept_not_fit:  # the accepted NOT FIT stays visible
         return f"{FAIL} :x:; {NOT_FIT} (accepted)"
-    return word + ("" if WORDS[word].passing else " :x:")
+    mark = "" if WORDS[word].passing else " :x:"
+    if m.incomplete:  # INCOMPLETE: the same reason as report.md's
+        return f"{word}: {m.incomplete_reason()}{mark}"
+    return word + mark
 
 
 def summary_markdown(folders: Iterable[FolderReport]) -> str:
