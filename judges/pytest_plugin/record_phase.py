@@ -46,6 +46,7 @@ from judges.core.results import JudgementRow
 from judges.core.runner import Subject
 from judges.pytest_plugin.invocation import record_missing_command, rerecord_command
 from judges.pytest_plugin.session import JudgesSession, RunPlan
+from judges.pytest_plugin.session.judging import live_phase
 from judges.sets.probes import NOISE_DRAW
 
 GRACE_S = 10.0  # after Ctrl-C, how long the calls in flight may still finish
@@ -99,16 +100,18 @@ class Judgement:
     subject: Subject | None = None  # a bias probe's inputs instead of the planted item's
 
     def judge(self, session: JudgesSession) -> list[JudgementRow]:
-        """Judge it exactly as its test would: same cassette, repeats and draws in order."""
-        return session.judging.judge_case(
-            self.case,
-            rerecord=rerecord_command(self.nodeid),
-            run=self.run,
-            repeats=self.plan.repeats_for(self.case.version),
-            draw_offset=self.plan.draw_offset,
-            sampling=self.plan.sampling,
-            subject=self.subject,
-        )
+        """Judge it exactly as its test would: same cassette, repeats and draws in order;
+        here, and in the batch phase through this method, live where the test replays."""
+        with live_phase():
+            return session.judging.judge_case(
+                self.case,
+                rerecord=rerecord_command(self.nodeid),
+                run=self.run,
+                repeats=self.plan.repeats_for(self.case.version),
+                draw_offset=self.plan.draw_offset,
+                sampling=self.plan.sampling,
+                subject=self.subject,
+            )
 
 
 def rows_file(scratch: Path, session_id: str) -> Path:

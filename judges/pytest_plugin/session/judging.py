@@ -13,8 +13,8 @@ from the report folder (`recorded_baselines`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,25 @@ class JudgementMissing(Exception):
     """No recorded judgement matches: the cassette is absent or stale."""
 
 
+# Set by the record and batch phases around each judgement they call (per thread: the
+# record phase judges in a pool): a judgement is called live nowhere else; a test replays.
+_live_phase = threading.local()
+
+
+@contextmanager
+def live_phase() -> Iterator[None]:
+    """The record or batch phase's judgement: the one place it may be called live."""
+    _live_phase.on = True
+    try:
+        yield
+    finally:
+        _live_phase.on = False
+
+
+def in_live_phase() -> bool:
+    return bool(getattr(_live_phase, "on", False))
+
+
 class Judging:
     """Judges the session's cases: the catalogue says what, the policy record or replay."""
 
@@ -144,6 +163,14 @@ class Judging:
         if not replay_only and path in self.prerecorded:  # called live by the record phase
             return self.prerecorded.pop(path)
         record = not replay_only and self.policy.should_record(path, repeats, case, run)
+        if record and not in_live_phase():
+            # The record phase judges every collected test's cassette before any test runs;
+            # one it left is a test's live call, which would bypass the phase's cost cap,
+            # lock and rows file: refused, never made.
+            raise JudgementMissing(
+                f"{_relative(path)} was not recorded by the record phase, and a test only "
+                f"replays; record it with:  {rerecord or 'pytest --record'}"
+            )
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
