@@ -156,7 +156,7 @@ class ProbeJudging:
     check_gates: Callable[..., None]
 
     def judge_probe(self, probe_case: ProbeCase) -> JudgementRow:
-        """Judge one probe item (live with --record, else replayed) in its own cassette."""
+        """Judge one probe item in its own cassette: the record phase's rows, else replayed."""
         __tracebackhide__ = True
         case = probe_case.case
         probes = self.session.catalogue.probe_sets[case.judge]

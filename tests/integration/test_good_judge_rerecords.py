@@ -141,7 +141,10 @@ def test_rerecords_of_a_good_judge_read_pass_against_its_accepted_first_copy(
     assert ('class="w blind"' in overview) == any_blind  # marked on the overview page
     # `baseline --accept` said what the new baseline's two paired gates will see.
     said = [line for line in accepted.splitlines() if line.startswith(("sees:", "warning:"))]
-    assert len(said) == 2 and all(f"{JUDGE} 1.0 on {MODEL}: " in line for line in said), said
+    assert all(f"{JUDGE} 1.0 on {MODEL}: " in line for line in said), said
+    scores = [line for line in said if "score points" in line]
+    assert len(said) - len(scores) == 2, said  # and what each score gate will see
+    assert scores and all(": sees a mean drop of " in line for line in scores), said
     # Each copy was gated against the accepted first one, both of its draws.
     report = (repository / "reports" / JUDGE / "1.3" / "report.md").read_text(encoding="utf-8")
     assert "vs prompt 1.0 main run" in report and "worse than both baseline draws" in report

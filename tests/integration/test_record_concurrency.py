@@ -1,5 +1,6 @@
-"""The record phase: live judgements called concurrently before the tests, cassettes
-identical to a sequential recording, the cost cap held by the calls in flight."""
+"""The record phase: live judgements called concurrently before the tests (the only live
+calls: a test replays), cassettes identical to a sequential recording, the cost cap held by
+the calls in flight."""
 
 from __future__ import annotations
 
@@ -44,19 +45,20 @@ def _record(project: JudgesProject, *args: str, workers: str = "0") -> pytest.Ru
     return project.run("-k", "test_planted_item", *args, workers=workers, record="all")
 
 
-def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
+def test_cassettes_are_identical_at_concurrency_1_and_16_and_no_test_calls_live(
     project: JudgesProject, fake_judge: FakeJudge
 ) -> None:
     fake_judge.delay_s = LATENCY_S
     judgements = len(versions()) * len(ITEMS)
 
-    # Without the record phase: each test records its own cassette through vcrpy.
-    sequential = _record(project, "-p", "no:judges.pytest_plugin.record")
-    sequential.assert_outcomes(passed=judgements)
-    baseline = _recorded(project)
-    assert len(baseline) == judgements
-    assert fake_judge.max_in_flight == 1
+    # Without the record phase no judgement is called at all: a test only replays, and one
+    # whose cassette the phase did not record fails naming the command that records it.
+    alone = _record(project, "-p", "no:judges.pytest_plugin.record")
+    alone.assert_outcomes(failed=judgements)
+    alone.stdout.fnmatch_lines(["*was not recorded by the record phase, and a test only replays*"])
+    assert fake_judge.calls == [] and _recorded(project) == {}
 
+    baseline: dict[str, bytes] = {}
     for concurrency in ("1", "16"):
         fake_judge.reset()
         if concurrency == "1":
@@ -68,7 +70,8 @@ def test_cassettes_are_identical_at_concurrency_1_and_16_and_without_the_phase(
         # One request per judgement: the tests took the phase's rows, they did not call again.
         assert len(fake_judge.calls) == judgements
         assert fake_judge.max_in_flight == (1 if concurrency == "1" else judgements)
-        assert _recorded(project) == baseline
+        baseline = baseline or _recorded(project)  # one at a time: the sequential recording
+        assert len(baseline) == judgements and _recorded(project) == baseline
         result.stderr.fnmatch_lines([f"judges record: {judgements}/{judgements} judgements*"])
 
     replayed = project.run("-k", "test_planted_item")
