@@ -331,14 +331,15 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
     will see, against gates.toml's min_detectable_drop (judges.stats.regression.sensitivity)."""
     from judges.reports.sections import sensitivity
     from judges.sets.planted import Gates
-    from judges.verdicts.regressions import baseline_score_sensitivity, baseline_sensitivity
+    from judges.verdicts.regressions import baseline_sensitivity
 
     lines = []
     fields = (tuple(spec.config.dimensions), spec.config.flag)
     for model in sorted({row.model for row in rows if row.run == "main"}):
         table = sources.planted.gates.get((model, accept)) or Gates()
         mine = [row for row in rows if row.model == model]
-        for found in baseline_sensitivity(model, accept, mine, sources, fields, table):
+        paired, scores = baseline_sensitivity(model, accept, mine, sources, fields, table)
+        for found in paired:
             if not found.blind:
                 lines.append(f"sees: {judge} {accept} on {model}: {sensitivity.seen(found)}")
                 continue
@@ -349,7 +350,7 @@ def _gate_sight(judge: str, spec: Any, sources: Any, accept: str, rows: list[Any
                 f"against it will say so. `python -m judges plan {judge} --drop "
                 f"{found.required:g}` plans the set"
             )
-        for score in baseline_score_sensitivity(model, accept, mine, sources, fields, table):
+        for score in scores:
             lines.append(f"sees: {judge} {accept} on {model}: {sensitivity.score_seen(score)}")
     return lines
 

@@ -141,7 +141,7 @@ def _paired_gates(
     table = table.model_copy(update={"alpha": args.alpha, "min_detectable_drop": args.drop})
     mine = [r for r in rows if r.model == model]
     fields = (tuple(spec.config.dimensions), spec.config.flag)
-    found = baseline_sensitivity(model, version, mine, sources, fields, table, args.power)
+    found, _ = baseline_sensitivity(model, version, mine, sources, fields, table, args.power)
     return [_GateNeed(gate) for gate in found]
 
 

@@ -31,7 +31,6 @@ from judges.verdicts.inputs import Sources
 
 __all__ = [
     "agreement_gate",
-    "baseline_score_sensitivity",
     "baseline_sensitivity",
     "earlier_baseline",
     "family_level",
@@ -122,9 +121,8 @@ def _gates(
         return found
     if table.baseline == version:
         found |= _acceptance_regressions(model, version, main, sources, baselines, notes)
-        drawn = _as_baseline(model, version, rows, sources, fields, table)
-        found["sensitivity"] = () if drawn is None else sensitivity(*drawn, table)
-        found["score_sensitivity"] = () if drawn is None else score_sensitivities(drawn[3], table)
+        paired, scores = baseline_sensitivity(model, version, rows, sources, fields, table)
+        found["sensitivity"], found["score_sensitivity"] = paired, scores
         return found
     baseline_rows = baselines.get(table.baseline, ())
     baseline = [r for r in baseline_rows if r.model == model and r.run == "main"]
@@ -193,49 +191,19 @@ def baseline_sensitivity(
     fields: tuple[Sequence[str], str | None],
     table: Gates,
     power: float = POWER,
-) -> tuple[Sensitivity, ...]:
-    """What the paired gates of a version gated against `version` (its rows: every run of
-    `model`) as the accepted baseline will see: its own retest stands in for an unchanged
-    re-record (without one, its main run against itself). Empty without a main run."""
-    found = _as_baseline(model, version, rows, sources, fields, table)
-    if found is None:
-        return ()
-    main, own_retest, again, family = found
-    return sensitivity(main, own_retest, again, family, table, power)
-
-
-def baseline_score_sensitivity(
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    sources: Sources,
-    fields: tuple[Sequence[str], str | None],
-    table: Gates,
-    power: float = POWER,
-) -> tuple[ScoreSensitivity, ...]:
-    """What the score gates of a version gated against `version` will see, as
-    baseline_sensitivity says it for the paired gates."""
-    found = _as_baseline(model, version, rows, sources, fields, table)
-    return () if found is None else score_sensitivities(found[3], table, power)
-
-
-def _as_baseline(
-    model: str,
-    version: str,
-    rows: Sequence[JudgementRow],
-    sources: Sources,
-    fields: tuple[Sequence[str], str | None],
-    table: Gates,
-) -> tuple[list[JudgementRow], list[JudgementRow], list[JudgementRow], list[Regression]] | None:
-    """The accepted baseline's main run, its retest, the draw that stands in for an unchanged
-    re-record (the retest; without one, the main run) and that re-record's family."""
+) -> tuple[tuple[Sensitivity, ...], tuple[ScoreSensitivity, ...]]:
+    """What the paired gates and the score gates of a version gated against `version` (its
+    rows: every run of `model`) as the accepted baseline will see: its own retest stands in
+    for an unchanged re-record (without one, its main run against itself), and that
+    re-record's family is built once for both. Empty without a main run."""
     main = [row for row in rows if row.run == "main"]
     if not main or sources.planted is None:
-        return None
+        return (), ()
     own_retest = [row for row in rows if row.run == "retest"]
     again = retest_as_draw(main, own_retest) or main
     family = _family(model, version, rows, (again, ()), version, sources, fields, table)
-    return main, own_retest, again, family
+    paired = sensitivity(main, own_retest, again, family, table, power)
+    return paired, score_sensitivities(family, table, power)
 
 
 def score_sensitivities(
