@@ -34,6 +34,7 @@ from judges.calls.backends import ModelRef  # noqa: E402
 from judges.calls.progress import Progress  # noqa: E402
 from judges.core.naming import Case  # noqa: E402
 from judges.pytest_plugin import record_phase  # noqa: E402
+from judges.pytest_plugin.row_journal import RowJournal  # noqa: E402
 from judges.pytest_plugin.session import JudgesSession, RecordMode, Settings  # noqa: E402
 from tests.integration._support import (  # noqa: E402
     JUDGE,
@@ -81,9 +82,9 @@ def record(root: Path, url: str, calls: int, concurrency: int) -> tuple[float, d
     session = JudgesSession(settings)
     todo = judgements(session, calls)
     progress = Progress(len(todo), lambda text, final: None, session.ledger.spent_usd)
-    rows_file = root / f"rows-{concurrency}.jsonl"
+    journal = RowJournal(root / f"rows-{concurrency}.jsonl")
     started = time.perf_counter()
-    recorded = record_phase.record_all(session, todo, concurrency, progress, rows_file)
+    recorded = record_phase.record_all(session, todo, concurrency, progress, journal)
     elapsed = time.perf_counter() - started
     failed = [p for p, rows in recorded.items() if any(r.status != "ok" for r in rows)]
     if len(recorded) != len(todo) or failed:

@@ -116,7 +116,7 @@ def test_strict_by_default_a_coercible_reply_is_an_error_row() -> None:
                  coerce=False)  # fmt: skip
     assert row.status == "unparseable"
     assert "factual_accuracy: wrong type" in row.error
-    assert row.coerced == [] and "coerced" not in row.stable_dump()
+    assert row.coerced == [] and "coerced" not in row.dump()
 
 
 def test_lenient_rows_record_each_coercion_and_the_cap_still_applies() -> None:
@@ -124,7 +124,7 @@ def test_lenient_rows_record_each_coercion_and_the_cap_still_applies() -> None:
     row = judged("product_identity", text, coerce=True)
     assert row.status == "ok"
     assert row.coerced == ["product_identity_match: 'no' -> False"]
-    assert row.stable_dump()["coerced"] == row.coerced
+    assert row.dump()["coerced"] == row.coerced
     assert row.verdict["factual_accuracy"] == 1 and row.verdict["capped"] is True
 
 

@@ -24,7 +24,7 @@ Status = Literal["ok", "unparseable", "incomplete", "cost_cap", "transport", "er
 # would make the row unreadable and every report built from it fail.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Fields that differ between two honest replays; reports and snapshots leave them out.
-VOLATILE_FIELDS = frozenset({"latency_s"})
+VOLATILE_FIELDS = frozenset({"latency_s", "live"})  # left out of results.jsonl
 
 
 class Expectation(BaseModel):
@@ -164,13 +164,17 @@ class JudgementRow(BaseModel):
     def key(self) -> tuple[str, str, str, str, str, int]:
         return (self.judge, self.prompt_version, self.model, self.item_id, self.run, self.repeat)
 
-    def stable_dump(self) -> dict[str, Any]:
-        """The row without volatile fields, for files that must be byte-identical.
+    def dump(self, *, volatile: bool = False) -> dict[str, Any]:
+        """The row as JSON data: the one serialisation of a row, wherever it is written.
 
-        `coerced`, `error_kind` and `fingerprint` are written only when set: older rows
-        stay as they were.
+        results.jsonl, which must stay byte-identical from run to run, keeps the stable
+        fields; the session's row journal, read back by the same session, adds the volatile
+        ones (`volatile`: the latency, and whether it was judged live). `coerced`,
+        `error_kind` and `fingerprint` are written only when set: older rows stay as they
+        were.
         """
-        exclude = set(VOLATILE_FIELDS) | {"live"} | (set() if self.coerced else {"coerced"})
+        exclude = set() if volatile else set(VOLATILE_FIELDS)
+        exclude |= set() if self.coerced else {"coerced"}
         if self.fingerprint is None:
             exclude.add("fingerprint")
         if self.error_kind is None:
@@ -196,7 +200,7 @@ def jsonl_text(rows: Iterable[JudgementRow], damaged: Iterable[str] = ()) -> str
     only copy of what the judge said); every reader reports them with their line number.
     """
     ordered = sorted(rows, key=lambda r: r.key)
-    text = "".join(json.dumps(r.stable_dump(), sort_keys=True) + "\n" for r in ordered)
+    text = "".join(json.dumps(r.dump(), sort_keys=True) + "\n" for r in ordered)
     return text + "".join(line + "\n" for line in damaged)
 
 

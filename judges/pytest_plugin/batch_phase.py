@@ -42,7 +42,8 @@ from judges.calls.cassettes import answering, threaded_recording
 from judges.calls.ledger import CostCapReached, Reported
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.batch_plan import Planner
-from judges.pytest_plugin.record_phase import Judgement, append_rows
+from judges.pytest_plugin.record_phase import Judgement
+from judges.pytest_plugin.row_journal import RowJournal
 from judges.pytest_plugin.session import JudgesSession
 
 BATCH_MAX = 10_000  # requests per batch (OpenAI takes 50 000, Anthropic 100 000)
@@ -71,7 +72,7 @@ class BatchPhase:
     session: JudgesSession
     store: BatchStore
     write: Callable[[str, bool], None]  # (line, final), as the record phase's progress
-    rows_file: Path
+    journal: RowJournal  # the phase's (`row_journal`)
     poll_s: float = DEFAULT_POLL_S
     apis: dict[str, BatchAPI] = field(default_factory=dict)
     holds: dict[str, str] = field(default_factory=dict)  # batch key -> ledger hold
@@ -154,7 +155,7 @@ class BatchPhase:
         )
         with answering(cursor.answer):
             rows = judgement.judge(self.session)
-        append_rows(self.rows_file, judgement.path, rows)
+        self.journal.append(judgement.path, rows)
         self.store.mark_written(judgement.path)
         self.written += 1
         return rows

@@ -3,8 +3,8 @@
 The entry point (`judges.pytest_plugin.plugin`) declares the options and registers this
 module once a run uses the harness; this module registers the record phase's hooks. Each
 hook is a few lines handing off to `JudgesSession` (one per process, in `config.stash`).
-Result rows travel from xdist workers to the controlling process on the test reports'
-`user_properties`, so reports are written once, by the controller.
+Result rows reach the controlling process through the session's row journals
+(`row_journal`), so reports are written once, by the controller.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import pytest
 
 from judges.calls.backends import BackendError
 from judges.core.naming import Case
-from judges.core.results import JudgementRow
 from judges.core.spec import SpecError, version_key
 from judges.pytest_plugin import fixtures, record, reply_fixtures
 from judges.pytest_plugin import probes as probing
@@ -51,11 +50,11 @@ from judges.pytest_plugin.params import (
     GATES_SKIPPED_PROPERTY,
     ITEM_FIXTURES,
     REPLY_PROPERTY,
-    ROW_PROPERTY,
     SET_FIXTURES,
     SetCase,
     case_id,
     item_params,
+    last_row_key,
     live_key,
     session_key,
     set_params,
@@ -300,9 +299,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if report.when == "call" and report.failed and str(report.longrepr).startswith(XPASS):
         session = item.config.stash.get(session_key, None)
-        rows = [v for name, v in item.user_properties if name == ROW_PROPERTY]
-        if session is not None and rows:
-            row = JudgementRow.model_validate(rows[-1])
+        row = item.stash.get(last_row_key, None)
+        if session is not None and row is not None:
             planted = session.catalogue.planted_sets.get(row.judge)
             if planted is not None:
                 accept = None
@@ -337,7 +335,8 @@ def _reply_check(report: pytest.TestReport, found: dict[str, Any]) -> ReplyCheck
 
 
 class _ResultCollector:
-    """Gathers the result rows that tests attached to their reports."""
+    """Gathers what tests attached to their reports: why gates were skipped, and the
+    outcomes of reply fixtures (the rows travel in the row journals)."""
 
     def __init__(self, session: JudgesSession) -> None:
         self.session = session
@@ -345,9 +344,6 @@ class _ResultCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and report.skipped):
             properties = report.user_properties
-            self.session.gathered.add_rows(
-                value for name, value in properties if name == ROW_PROPERTY
-            )
             for name, value in properties:
                 if name == GATES_SKIPPED_PROPERTY:
                     self.session.gates_skipped.append(str(value))
@@ -376,7 +372,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _notices(judges_session: JudgesSession) -> list[str]:
     """What the run skipped, kept or could not judge, each with its fix."""
-    notices = gates_skipped_lines(judges_session.gates_skipped)
+    notices = judges_session.gathered.damaged + gates_skipped_lines(judges_session.gates_skipped)
     notices += judges_session.baselines.lines() + judges_session.rerecorded
     if not judges_session.settings.live and judges_session.catalogue.planted_sets:
         notices += unrecorded_lines(judges_session)

@@ -15,16 +15,18 @@ import pytest
 
 from judges.calls.backends import ModelRef
 from judges.core.naming import Case
+from judges.core.results import JudgementRow
 from judges.pytest_plugin.session import JudgesSession
 from judges.sets.planted import PlantedSet
 from judges.stats.fitness.pairwise import is_pairwise_set
 
-ROW_PROPERTY = "judges.row"  # result rows travel on the test reports' user_properties
 GATES_SKIPPED_PROPERTY = "judges.gates_skipped"
 # A reply-fixture test's judge, version, fixture and check: its outcome reaches the report.
 REPLY_PROPERTY = "judges.reply_check"
 
 session_key = pytest.StashKey[JudgesSession]()
+# A test's last judged row, for the message when an expected failure now passes.
+last_row_key = pytest.StashKey[JudgementRow]()
 # judges.pytest_plugin.live.Live: the cassette lock, the embedded judge (a live controller)
 live_key = pytest.StashKey[Any]()
 

@@ -16,7 +16,7 @@ import pytest
 from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.pytest_plugin.invocation import rerecord_command
-from judges.pytest_plugin.params import ROW_PROPERTY, SetCase
+from judges.pytest_plugin.params import SetCase, last_row_key
 from judges.pytest_plugin.session import JudgementMissing
 from judges.sets.probes import NOISE_DRAW, NOISE_RUN, run_name
 from judges.stats.reliability.probes import Outcome
@@ -144,9 +144,8 @@ class ProbeJudging:
             missing = ""
         if missing:
             pytest.fail(missing, pytrace=False)
-        if attach:
-            for row in rows:
-                self.item.user_properties.append((ROW_PROPERTY, row.model_dump(mode="json")))
+        if attach and rows:
+            self.item.stash[last_row_key] = rows[-1]
             capped = [row for row in rows if row.status == "cost_cap"]
             if capped:
                 pytest.skip(f"cost_cap: {capped[0].error}")

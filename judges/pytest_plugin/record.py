@@ -66,21 +66,22 @@ def _writer(config: pytest.Config, tty: bool) -> Any:
 def pytest_collection_finish(session: pytest.Session) -> None:
     from judges.calls.progress import Progress
     from judges.pytest_plugin import record_phase
+    from judges.pytest_plugin.row_journal import phase_journal
 
     config = session.config
     judges = config.stash.get(session_key, None)
     if judges is None or not judges.settings.live or config.getoption("collectonly"):
         return
     settings = judges.settings
-    rows_file = record_phase.rows_file(settings.scratch, settings.session_id)
+    journal = phase_journal(settings.scratch, settings.session_id)
     judgements = record_phase.gather(judges, _needed(session.items))
     judgements += record_phase.probe_judgements(judges, _probes_needed(session.items))
     if not judgements:  # nothing to call live (or the xdist controller, which collects none)
         return
     with record_phase.phase_lock(settings.scratch, settings.session_id) as first:
         if not first:
-            judges.judging.prerecorded.update(record_phase.read_rows(rows_file))
-            stopped = record_phase.stopped_file(rows_file)
+            judges.judging.prerecorded.update(journal.judgements())
+            stopped = record_phase.stopped_file(journal)
             if stopped.is_file():  # the phase stopped on a judge that cannot be reached
                 _stop(session, stopped.read_text(encoding="utf-8"))
             return
@@ -94,9 +95,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                     f"batch APIs; {', '.join(own)} call(s) a judge function that sends its "
                     f"own: record them without {OPTION_BATCH}, or deselect them with -k"
                 )
-            judges.judging.prerecorded.update(_batch_phase(config, judges, judgements, rows_file))
+            judges.judging.prerecorded.update(_batch_phase(config, judges, judgements, journal))
             return
-        if not _serve_embedded(session, judges, judgements, rows_file):
+        if not _serve_embedded(session, judges, judgements, journal):
             return
         concurrency = config.getoption("judges_concurrency")
         concurrency = concurrency or record_phase.default_concurrency(judgements)
@@ -112,18 +113,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
         try:
             recorded = record_phase.record_all(
-                judges, judgements, concurrency, progress, rows_file, lambda: _embedded(config)
+                judges, judgements, concurrency, progress, journal, lambda: _embedded(config)
             )
         except record_phase.ServerDown as down:
-            record_phase.stopped_file(rows_file).write_text(str(down), encoding="utf-8")
-            judges.judging.prerecorded.update(record_phase.read_rows(rows_file))
+            record_phase.stopped_file(journal).write_text(str(down), encoding="utf-8")
+            judges.judging.prerecorded.update(journal.judgements())
             _stop(session, str(down))
             return
         judges.judging.prerecorded.update(recorded)
 
 
 def _serve_embedded(
-    session: pytest.Session, judges: Any, judgements: list[Any], rows_file: Any
+    session: pytest.Session, judges: Any, judgements: list[Any], journal: Any
 ) -> bool:
     """Start the embedded judge if a judgement about to be called needs it (here, not at
     configure: a run with nothing to record starts no server); False if it cannot start,
@@ -138,7 +139,7 @@ def _serve_embedded(
     try:
         serve_embedded(judges, session.config.stash[live_key], OPTION_BASE_URL)
     except LiveSetupError as error:
-        record_phase.stopped_file(rows_file).write_text(str(error), encoding="utf-8")
+        record_phase.stopped_file(journal).write_text(str(error), encoding="utf-8")
         _stop(session, str(error))
         return False
     return True
@@ -169,7 +170,7 @@ def _embedded(config: pytest.Config) -> str | None:
 
 
 def _batch_phase(
-    config: pytest.Config, judges: Any, judgements: list[Any], rows_file: Any
+    config: pytest.Config, judges: Any, judgements: list[Any], journal: Any
 ) -> dict[Any, Any]:
     from judges.calls.backends import BackendError
     from judges.calls.batch.store import BatchStore
@@ -182,7 +183,7 @@ def _batch_phase(
             judges,
             store,
             _writer(config, sys.stderr.isatty()),
-            rows_file,
+            journal,
             poll_s=config.getoption("judges_batch_poll") or DEFAULT_POLL_S,
         )
         return phase.run(judgements)
@@ -192,9 +193,9 @@ def _batch_phase(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Interrupted, the tests never reported some judgements the phase finished: their rows
-    join the session's before the plugin writes the reports (in the controller, which reads
-    the file that whichever process ran the phase wrote)."""
+    """Interrupted, a phase may still be writing the judgements in flight (for up to its
+    grace period): the controller waits for it before the session's end reads every row
+    journal, so those rows reach the reports too."""
     from judges.pytest_plugin import record_phase
 
     judges = session.config.stash.get(session_key, None)
@@ -205,5 +206,3 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     settings = judges.settings
     record_phase.wait_for_phase(settings.scratch, settings.session_id, record_phase.GRACE_S + 5)
-    finished = record_phase.read_rows(record_phase.rows_file(settings.scratch, settings.session_id))
-    judges.gathered.add_unreported(row for rows in finished.values() for row in rows)

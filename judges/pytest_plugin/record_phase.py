@@ -4,9 +4,10 @@ must be called live is called concurrently, at most `--judge-concurrency` in fli
 Each judgement runs exactly as its test would run it (`Judging.judge_case`, the same
 cassette, repeats in order), in a thread of its own; `cassettes.threaded_recording` sends each
 thread's requests to its own cassette, so the files are those of a sequential recording.
-The rows are kept (in the session, and in a JSONL file for the other xdist workers) and the
-tests then take them instead of calling again. A phase cut short by Ctrl-C or SIGTERM still
-reports what finished: the session's end reads the same file (`plugin_record`). Under
+The rows are kept (in the session, and in the phase's row journal for the other xdist
+workers, `row_journal`) and the tests then take them instead of calling again. A phase cut
+short by Ctrl-C or SIGTERM still reports what finished: the session's end reads every
+journal of the session. Under
 xdist every worker collects the same items: the first to take the phase's lock records for
 all, the others wait and read rows.
 
@@ -20,7 +21,6 @@ its calls `LIVE_RETRIES + 1` times already). The rows already recorded are kept,
 from __future__ import annotations
 
 import fcntl
-import json
 import threading
 import time
 from collections import Counter
@@ -45,6 +45,7 @@ from judges.core.naming import Case
 from judges.core.results import JudgementRow
 from judges.core.runner import Subject
 from judges.pytest_plugin.invocation import record_missing_command, rerecord_command
+from judges.pytest_plugin.row_journal import RowJournal
 from judges.pytest_plugin.session import JudgesSession, RunPlan
 from judges.pytest_plugin.session.judging import live_phase
 from judges.sets.probes import NOISE_DRAW
@@ -114,14 +115,10 @@ class Judgement:
             )
 
 
-def rows_file(scratch: Path, session_id: str) -> Path:
-    """The rows of every judgement the phase finished, one JSON line per cassette."""
-    return scratch / f"record-phase-{session_id}.jsonl"
-
-
-def stopped_file(rows_file: Path) -> Path:
-    """Beside the rows: why the phase stopped early (`ServerDown`), for the other processes."""
-    return rows_file.with_suffix(".stopped")
+def stopped_file(journal: RowJournal) -> Path:
+    """Beside the phase's journal: why it stopped early (`ServerDown`), for the other
+    processes."""
+    return journal.path.with_suffix(".stopped")
 
 
 def default_concurrency(judgements: Sequence[Judgement]) -> int:
@@ -209,12 +206,12 @@ def record_all(
     judgements: Sequence[Judgement],
     concurrency: int,
     progress: Progress,
-    rows_file: Path,
+    journal: RowJournal,
     embedded: Callable[[], str | None] = lambda: None,
 ) -> dict[Path, list[JudgementRow]]:
-    """Call every judgement, `concurrency` at a time; each finished one is appended to
-    `rows_file`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight, keeps
-    what finished and raises KeyboardInterrupt again; a judge that cannot be reached
+    """Call every judgement, `concurrency` at a time; each finished one is appended to the
+    phase's `journal`. Ctrl-C stops sending, waits up to GRACE_S for the calls in flight,
+    keeps what finished and raises KeyboardInterrupt again; a judge that cannot be reached
     (`ServerWatch`) does the same and raises `ServerDown`.
 
     A team's judge callable sends through any HTTP library, which vcrpy patches per
@@ -229,14 +226,14 @@ def record_all(
         )
     try:
         if pooled:
-            _record_pooled(session, pooled, concurrency, progress, rows_file, recorded, watch)
+            _record_pooled(session, pooled, concurrency, progress, journal, recorded, watch)
         for judgement in own:
             done: Future[list[JudgementRow]] = Future()
             try:
                 done.set_result(judgement.judge(session))
             except Exception as error:  # kept as the pool keeps it: its test shows the error
                 done.set_exception(error)
-            rows = _keep(session, judgement, done, recorded, progress, rows_file)
+            rows = _keep(session, judgement, done, recorded, progress, journal)
             progress.tick()
             if watch.finished(rows):
                 raise ServerDown()
@@ -256,7 +253,7 @@ def _record_pooled(
     judgements: Sequence[Judgement],
     concurrency: int,
     progress: Progress,
-    rows_file: Path,
+    journal: RowJournal,
     recorded: dict[Path, list[JudgementRow]],
     watch: ServerWatch,
 ) -> None:
@@ -271,7 +268,7 @@ def _record_pooled(
             while pending:
                 finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    _keep(session, futures[future], future, recorded, progress, rows_file)
+                    _keep(session, futures[future], future, recorded, progress, journal)
                 progress.tick()
                 if watch.tripped:
                     raise ServerDown()
@@ -283,7 +280,7 @@ def _record_pooled(
             running = {future for future in pending if not future.cancelled()}
             finished, _ = wait(running, timeout=GRACE_S)
             for future in finished:
-                _keep(session, futures[future], future, recorded, progress, rows_file)
+                _keep(session, futures[future], future, recorded, progress, journal)
             raise
         pool.shutdown()
 
@@ -294,7 +291,7 @@ def _keep(
     future: Future,
     recorded: dict[Path, list[JudgementRow]],
     progress: Progress,
-    rows_file: Path,
+    journal: RowJournal,
 ) -> list[JudgementRow]:
     """A judgement that raised is not kept: its test calls it again and shows the error."""
     error = future.exception()
@@ -303,7 +300,7 @@ def _keep(
         return rows
     if rows:
         recorded[judgement.path] = rows
-        append_rows(rows_file, judgement.path, rows)
+        journal.append(judgement.path, rows)
     failed = error is not None or any(r.status != "ok" for r in rows)
     progress.finished(failed, calls_of(session, judgement))
     return rows
@@ -370,26 +367,6 @@ def stop_message(
         f"({model}) cannot be reached: {error}\n{fix}\nThe rows of the {done} that finished "
         f"are kept; once it answers, record the rest with:  {command}"
     )
-
-
-def append_rows(rows_file: Path, path: Path, rows: list[JudgementRow]) -> None:
-    """One recorded cassette's rows, for the other processes and an interrupted session."""
-    line = {"path": str(path), "rows": [r.model_dump(mode="json") for r in rows]}
-    with rows_file.open("a", encoding="utf-8") as stream:
-        stream.write(json.dumps(line) + "\n")
-
-
-def read_rows(rows_file: Path) -> dict[Path, list[JudgementRow]]:
-    """What another process recorded in this session's phase. A last line without its end
-    was cut by a kill: its cassette is kept, its row is not (the test calls it again)."""
-    if not rows_file.is_file():
-        return {}
-    recorded = {}
-    for text in rows_file.read_text(encoding="utf-8").splitlines(keepends=True):
-        if text.strip() and text.endswith("\n"):
-            line = json.loads(text)
-            recorded[Path(line["path"])] = [JudgementRow.model_validate(r) for r in line["rows"]]
-    return recorded
 
 
 @contextmanager

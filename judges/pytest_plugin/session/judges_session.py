@@ -88,14 +88,16 @@ class JudgesSession:
             part.settings = settings
 
     def finish(self, check_reports: bool, notices: Callable[[], list[str]]) -> Outcome:
-        """Write the rows gathered, then write (or, checking, compare) their reports, then
-        the one outcome every output renders; `notices` is asked after the reports.
+        """Write the rows the session's journals hold, then write (or, checking, compare)
+        their reports, then the one outcome every output renders; `notices` is asked after
+        the reports.
 
         The rows go to disk first, with SIGINT and SIGTERM held until they are written: an
         interrupt while the far slower reports are built (statistics, the baseline replayed
         from its cassettes) loses no row, and skips the reports, saying how to rebuild them."""
         stop: KeyboardInterrupt | None = None
         saved: list[Path] = []
+        self.gathered.read_journals(self.settings.scratch, self.settings.session_id)
         if self.gathered.rows or self.gathered.reply_checks:  # reply checks alone make a report too
             try:
                 if self.settings.rerecord_baseline:  # reads the previous results: first

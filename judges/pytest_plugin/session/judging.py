@@ -37,6 +37,7 @@ from judges.core.runner import Call, Subject, judge
 from judges.core.spec import Sampling
 from judges.pytest_plugin.invocation import missing_fix, with_recording_options
 from judges.pytest_plugin.pinned import BaselineGuard, missing_hint
+from judges.pytest_plugin.row_journal import process_journal
 from judges.pytest_plugin.session.catalogue import Catalogue
 from judges.pytest_plugin.session.settings import RecordMode, Settings
 from judges.sets.pins import Pin
@@ -142,6 +143,8 @@ class Judging:
         self._replayed: dict[tuple[Any, ...], tuple[JudgementRow, ...]] = {}
         # Cassette -> rows recorded by the record phase (judges.pytest_plugin.record_phase).
         self.prerecorded: dict[Path, list[JudgementRow]] = {}
+        # The rows this process's tests replay, for the session's end (`row_journal`).
+        self.journal = process_journal(settings.scratch, settings.session_id)
 
     def judge_case(
         self,
@@ -160,13 +163,13 @@ class Judging:
         `subject` overrides the planted item's inputs (a bias probe of it).
         """
         path = case.cassette(self.settings.cassettes, run)
-        if not replay_only and path in self.prerecorded:  # called live by the record phase
-            return self.prerecorded.pop(path)
+        if not replay_only and path in self.prerecorded:  # called live by the record phase,
+            return self.prerecorded.pop(path)  # and in its journal already
         record = not replay_only and self.policy.should_record(path, repeats, case, run)
         if record and not in_live_phase():
             # The record phase judges every collected test's cassette before any test runs;
             # one it left is a test's live call, which would bypass the phase's cost cap,
-            # lock and rows file: refused, never made.
+            # lock and journal: refused, never made.
             raise JudgementMissing(
                 f"{_relative(path)} was not recorded by the record phase, and a test only "
                 f"replays; record it with:  {rerecord or 'pytest --record'}"
@@ -174,27 +177,32 @@ class Judging:
         # An item test and its set's test replay the same cassette: read it once.
         replay_key = (path, _mtime(path), repeats, draw_offset, _sampling_key(sampling))
         if not record and replay_key in self._replayed:
-            return list(self._replayed[replay_key])
-        batch = record and self.settings.batch
-        if batch and not is_answering():  # a batch session never calls on its own
-            raise JudgementMissing(f"{_relative(path)} was not recorded by the batch phase; "
-                                   "resume it with:  pytest --record --batch --resume")  # fmt: skip
-        spec = self.catalogue.catalog[case.judge]
-        judged = subject or self.catalogue.subject(case)
-        draws = range(draw_offset, draw_offset + repeats)
-        calls = self.calls(case.model, record, run, draws, sampling, spec.team is not None)
-        own_client = spec.team is not None and not record
-        try:
-            with replay_keys() if own_client else nullcontext():
-                rows = judge_in_cassette(
-                    path, case.model, lambda: [judge(spec, case.version, judged, c) for c in calls],
-                    record=record, server_fingerprint=self.settings.server_fingerprint,
-                    every_transport=spec.team is not None,
-                )  # fmt: skip
-        except CassetteMiss as miss:
-            raise self._missing(miss, case, run, repeats, rerecord) from None
-        if not record:
-            self._replayed[replay_key] = tuple(rows)
+            rows = list(self._replayed[replay_key])
+        else:
+            batch = record and self.settings.batch
+            if batch and not is_answering():  # a batch session never calls on its own
+                raise JudgementMissing(f"{_relative(path)} was not recorded by the batch "
+                                       "phase; resume it with:  pytest --record --batch "
+                                       "--resume")  # fmt: skip
+            spec = self.catalogue.catalog[case.judge]
+            judged = subject or self.catalogue.subject(case)
+            draws = range(draw_offset, draw_offset + repeats)
+            calls = self.calls(case.model, record, run, draws, sampling, spec.team is not None)
+            own_client = spec.team is not None and not record
+            try:
+                with replay_keys() if own_client else nullcontext():
+                    rows = judge_in_cassette(
+                        path, case.model,
+                        lambda: [judge(spec, case.version, judged, c) for c in calls],
+                        record=record, server_fingerprint=self.settings.server_fingerprint,
+                        every_transport=spec.team is not None,
+                    )  # fmt: skip
+            except CassetteMiss as miss:
+                raise self._missing(miss, case, run, repeats, rerecord) from None
+            if not record:
+                self._replayed[replay_key] = tuple(rows)
+        if not replay_only and not in_live_phase():  # a phase journals its own rows
+            self.journal.append(path, rows)
         return rows
 
     def _missing(

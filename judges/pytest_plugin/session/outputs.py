@@ -1,7 +1,7 @@
 """What a session gathers and tells people at its end.
 
-The rows it gathered (`GatheredRows`: from its tests, from xdist workers, and from a record
-phase cut short, with the usage they add up to per model); one `Outcome`, built once when
+The rows it gathered (`GatheredRows`: every row journal of the session, its tests', xdist
+workers' and phases', with the usage they add up to per model); one `Outcome`, built once when
 the session finishes, that the terminal summary, the GitHub step summary and annotations,
 and the exit status only render; and each test's JUnit properties.
 """
@@ -9,7 +9,6 @@ and the exit status only render; and each test's JUnit properties.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from judges.calls.ledger import Ledger
 from judges.core.naming import Case
 from judges.core.results import JudgementRow, Usage
+from judges.pytest_plugin.row_journal import session_rows
 from judges.pytest_plugin.session.catalogue import Catalogue
 from judges.pytest_plugin.session.judging import Judging, recorded_baselines
 from judges.pytest_plugin.session.settings import Settings
@@ -31,26 +31,22 @@ Markup = dict[str, bool]
 
 
 class GatheredRows:
-    """The rows a session gathered: from its tests, from xdist workers, and from a record
-    phase cut short; with the usage they add up to per model."""
+    """The rows a session gathered, read at its end from every row journal of the session
+    (its tests', its xdist workers', a record or batch phase's), with the usage they add up
+    to per model; and the outcomes of its reply fixtures' tests."""
 
     def __init__(self) -> None:
         self.rows: list[JudgementRow] = []
+        self.damaged: list[str] = []  # journal lines that held no rows, each a notice
         # (judge, version) -> the outcomes of its reply fixtures' tests in this session.
         self.reply_checks: dict[tuple[str, str], list[ReplyCheck]] = {}
 
     def add_reply_check(self, judge: str, version: str, check: ReplyCheck) -> None:
         self.reply_checks.setdefault((judge, version), []).append(check)
 
-    def add_rows(self, rows: Iterable[object]) -> None:
-        self.rows.extend(JudgementRow.model_validate(row) for row in rows)
-
-    def add_unreported(self, rows: Iterable[JudgementRow]) -> int:
-        """Rows judged live that no test reported (a record phase cut short), each once."""
-        reported = {row.key for row in self.rows}
-        new = [row for row in rows if row.key not in reported]
-        self.rows.extend(new)
-        return len(new)
+    def read_journals(self, scratch: Path, session_id: str) -> None:
+        read = session_rows(scratch, session_id)
+        self.rows, self.damaged = read.rows, read.damaged
 
     def usage_by_model(self) -> dict[str, Usage]:
         """Calls, tokens and cost per model over every row of this session."""
