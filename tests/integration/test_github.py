@@ -136,6 +136,7 @@ def test_junit_xml_carries_judge_version_model_item_and_category(failing: Judges
                 "model": MODEL,
             }
             assert (found["item_id"], found["category"]) == (item["id"], item["category"])
+            assert not [name for name in found if name.startswith("judges.")]  # no row in it
         gate = by_name[f"test_detection_gates[{JUDGE}-{version}]"]
         assert (gate["judge"], gate["prompt_version"], gate["model"]) == (JUDGE, version, MODEL)
         assert "item_id" not in gate

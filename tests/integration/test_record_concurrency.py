@@ -170,6 +170,25 @@ def test_an_interrupt_keeps_every_finished_cassette_and_reports_its_row(
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
+def test_every_row_the_phase_recorded_reaches_results_when_the_tests_stop_early(
+    project: JudgesProject, fake_judge: FakeJudge, workers: str
+) -> None:
+    """`-x` stops the tests at the first failure; the judgements the phase already made (and
+    paid for) are in its row journal, so their rows are written all the same."""
+    fake_judge.scores = {item["id"]: 0 for item in ITEMS}  # every control is a false positive
+    result = _record(project, "-x", workers=workers)
+
+    total = len(versions()) * len(ITEMS)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) >= 1
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) < total  # stopped early
+    assert len(fake_judge.calls) == total
+    rows = project.results()
+    assert set(rows) == _finished(project) and len(rows) == total
+    assert not list((project.root / ".judges-tmp").glob("rows-*"))  # the journals are gone
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_429_pauses_every_call_in_flight_for_its_retry_after(
     project: JudgesProject, fake_judge: FakeJudge, workers: str
 ) -> None:
