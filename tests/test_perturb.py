@@ -117,3 +117,43 @@ def test_derived_items_match_their_recipe(judge):
     assert derivations and {item.id for item in derived} == set(on_file)
     for item in derived:
         assert item == on_file[item.id], f"{item.id} drifted: run python -m judges derive {judge}"
+
+
+@pytest.mark.parametrize("judge", ["product_identity", "geval"])
+def test_deriving_again_rewrites_no_byte_of_the_committed_set(judge, tmp_path):
+    """Generated items are replaced where they stand, not moved after the hand items."""
+    spec = load_catalog()[judge]
+    committed = ROOT / "planted_sets" / judge / "items.jsonl"
+    copy = tmp_path / "items.jsonl"
+    copy.write_bytes(committed.read_bytes())
+    folder = ROOT / "planted_sets" / judge
+    hand = [i for i in load_items(committed, spec) if i.provenance.source == "hand"]
+    perturb.write_derived(
+        copy, perturb.derive_all(hand, perturb.load_derivations(folder / "derived.toml"))
+    )
+    assert copy.read_bytes() == committed.read_bytes()
+
+
+def test_a_new_generated_item_is_appended_and_a_stale_second_copy_goes(tmp_path):
+    spec = load_catalog()["geval"]
+    committed = ROOT / "planted_sets" / "geval" / "items.jsonl"
+    items = load_items(committed, spec)
+    hand = [i for i in items if i.provenance.source == "hand"]
+    generated = [i for i in items if i.provenance.source == "generated"]
+    lines = committed.read_text(encoding="utf-8").splitlines()
+    first = next(n for n, line in enumerate(lines) if f'"id": "{generated[0].id}"' in line)
+    last = next(n for n, line in enumerate(lines) if f'"id": "{generated[-1].id}"' in line)
+    copy = tmp_path / "items.jsonl"
+    # The last generated item missing, a stale copy of the first at the end.
+    copy.write_text(
+        "\n".join([*lines[:last], *lines[last + 1 :], lines[first]]) + "\n", encoding="utf-8"
+    )
+
+    derivations = perturb.load_derivations(ROOT / "planted_sets" / "geval" / "derived.toml")
+    perturb.write_derived(copy, perturb.derive_all(hand, derivations))
+
+    ids = [item.id for item in load_items(copy, spec)]
+    assert len(ids) == len(set(ids)) == len(items)
+    written = copy.read_text(encoding="utf-8").splitlines()
+    assert written[first] == lines[first]  # in place
+    assert written[-1] == lines[last]  # the missing one appended, byte for byte

@@ -232,15 +232,20 @@ def derive_all(items: list[PlantedItem], derivations: list[Derivation]) -> list[
 
 
 def write_derived(items_path: Path, derived: list[PlantedItem]) -> None:
-    """Replace (or append) the generated items in a set's JSONL, keeping every other line."""
-    new = {item.id: item for item in derived}
-    lines = []
+    """Replace the generated items in place in a set's JSONL and append the new ones,
+    keeping every other line where it is: deriving again rewrites no line it need not."""
+    new = {
+        item.id: json.dumps(item.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+        for item in derived
+    }
+    lines, placed = [], set()
     for line in jsonl_lines(items_path.read_text(encoding="utf-8")):
-        if line.strip() and json.loads(line).get("id") in new:
+        item_id = json.loads(line).get("id") if line.strip() else None
+        if item_id in new:
+            if item_id not in placed:  # a second copy of a generated item goes
+                lines.append(new[item_id])
+                placed.add(item_id)
             continue
         lines.append(line)
-    for item in derived:
-        lines.append(
-            json.dumps(item.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
-        )
+    lines += [text for item_id, text in new.items() if item_id not in placed]
     atomic_write_text(items_path, "\n".join(lines) + "\n")
