@@ -93,6 +93,11 @@ class PlantedSet:
     versions: tuple[str, ...] = ()  # the judge's prompt versions, oldest first
     # A callable judge's reply fixtures (replies.jsonl): its code on raw replies, no model.
     reply_fixtures: list[ReplyFixture] = field(default_factory=list)
+    # (model, version) -> probe -> item id -> reason: probe_expectations.toml, read with the
+    # set; `sets.probes.load_probe_set` checks each entry against the probe items.
+    accepted_probe_failures: dict[tuple[str, str], dict[str, dict[str, str]]] = field(
+        default_factory=dict
+    )
 
     @property
     def folder(self) -> SetFolder:
@@ -321,6 +326,7 @@ def load_planted_set(root: Path, spec: JudgeSpec) -> PlantedSet:
     return PlantedSet(
         spec.name, folder, items, misses, gates, config, reading, inherited, pins,
         tuple(spec.versions), load_reply_fixtures(root, spec),
+        files.read_probe_expectations(),
     )  # fmt: skip
 
 

@@ -32,7 +32,7 @@ from pydantic import (
 from judges.core.results import Expectation
 from judges.core.runner import Subject
 from judges.sets.enrolment import Run, check_versions
-from judges.sets.folder import PROBES_FILE, SetFolder
+from judges.sets.folder import PROBES_FILE
 from judges.sets.items import PlantedItem, PlantedSetError
 from judges.sets.planted import PlantedSet
 from judges.sets.probe_kinds import PROBE_KINDS, PROBES, taking
@@ -264,18 +264,19 @@ def load_probe_set(planted: PlantedSet) -> ProbeSet | None:
             raise PlantedSetError(f"{items_path}:{number}: {error}") from None
     if on_file != generate(planted, recipe, recipe_path):
         raise PlantedSetError(f"{items_path} does not match {recipe_path}: {fix}")
-    accepted = load_accepted(planted.folder, on_file)
+    accepted = checked_accepted(planted, on_file)
     return ProbeSet(
         planted.judge, planted.path, recipe.score, tuple(on_file), recipe.versions, accepted
     )
 
 
-def load_accepted(
-    folder: SetFolder, items: list[ProbeItem]
+def checked_accepted(
+    planted: PlantedSet, items: list[ProbeItem]
 ) -> dict[tuple[str, str], dict[str, dict[str, str]]]:
-    """`["model"."version".<probe>]` tables of item id = reason; unknown entries are errors."""
+    """The set's `["model"."version".<probe>]` tables of item id = reason, each naming
+    probe items of this set; unknown entries are errors."""
     known = {(item.probe, item.id) for item in items}
-    path, accepted = folder.probe_expectations_path, folder.read_probe_expectations()
+    path, accepted = planted.folder.probe_expectations_path, planted.accepted_probe_failures
     for (model, version), probes in accepted.items():
         for probe, table in probes.items():
             unknown = sorted(i for i in table if (probe, i) not in known)

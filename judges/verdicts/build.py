@@ -120,5 +120,5 @@ def _probes(
     if planted is None or score is None:
         return None
     gates = planted.gates.get((model, version))
-    accepted = planted.folder.read_probe_expectations().get((model, version))
+    accepted = planted.accepted_probe_failures.get((model, version))
     return probe_report(rows, fields, score, gates, previous, accepted)
